@@ -1,0 +1,66 @@
+"""Fit time of the Laplace fit against scikit-learn's MAP solvers on the same data.
+
+Run by hand: ``python benchmarks/bench_laplace.py [--quick]``. For each (N, d) it times
+``BayesianLogisticRegression`` (MAP + posterior covariance) against
+``LogisticRegression(solver="lbfgs")`` and ``BayesianPoissonRegression(link="log")`` against
+``PoissonRegressor`` with the matching penalty, all in the same run, and prints the ratio and the
+largest coefficient difference. Target: ratio <= 1.5.
+"""
+
+import argparse
+import time
+
+import numpy as np
+from scipy.special import expit
+from sklearn.linear_model import LogisticRegression, PoissonRegressor
+
+from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
+
+
+def _time(fn, repeats):
+    best = np.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def _data(n, d, model, rng):
+    X = rng.standard_normal((n, d))
+    theta = rng.standard_normal(d) / np.sqrt(d)
+    eta = X @ theta
+    if model == "logistic":
+        return X, (rng.random(n) < expit(eta)).astype(int)
+    return X, rng.poisson(np.exp(0.5 * eta + 0.5))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="N up to 1e5 only")
+    args = parser.parse_args()
+    sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
+    rng = np.random.default_rng(0)
+    s = 1.0
+    print(f"{'model':9s} {'N':>9s} {'d':>4s} {'ours [s]':>9s} {'sklearn [s]':>11s} "
+          f"{'ratio':>6s} {'max |coef diff|':>15s}")
+    for model in ("logistic", "poisson"):
+        for n in sizes:
+            for d in (10, 100):
+                X, y = _data(n, d, model, rng)
+                repeats = 3 if n * d <= 1e7 else 1
+                if model == "logistic":
+                    ours = BayesianLogisticRegression(prior_scale=s)
+                    ref = LogisticRegression(C=s**2, solver="lbfgs", max_iter=1000)
+                else:
+                    ours = BayesianPoissonRegression(prior_scale=s)
+                    ref = PoissonRegressor(alpha=1 / (n * s**2), max_iter=1000)
+                t_ours, fitted = _time(lambda: ours.fit(X, y), repeats)
+                t_ref, fitted_ref = _time(lambda: ref.fit(X, y), repeats)
+                diff = np.max(np.abs(np.ravel(fitted.coef_) - np.ravel(fitted_ref.coef_)))
+                print(f"{model:9s} {n:9d} {d:4d} {t_ours:9.3f} {t_ref:11.3f} "
+                      f"{t_ours / t_ref:6.2f} {diff:15.2e}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

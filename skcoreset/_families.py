@@ -1,0 +1,284 @@
+"""Likelihood families of generalized linear models, written in the linear predictor.
+
+Every family gives, for targets ``y`` and linear predictors ``eta = x . theta``:
+
+* ``loglik(y, eta)``: the log-likelihood ``log p(y | eta)`` of each point (normalising
+  constants included, so sums of it are log marginal likelihood terms);
+* ``d1(y, eta)``, ``d2(y, eta)``: its first and second derivatives in ``eta``;
+* ``expected_loglik(y, m, v)``: ``E[log p(y | eta)]`` over ``eta ~ N(m, v)`` with its
+  gradients in ``m`` and ``v`` (closed form where it exists, Gauss-Hermite otherwise);
+* ``mean(eta)``: the conditional mean ``E[y | eta]`` (inverse link).
+
+``y`` has shape ``(n,)`` and ``eta`` shape ``(n,)`` or ``(n, S)`` (one column per parameter
+draw); the result has the shape of ``eta``. All functions stay finite for ``|eta|`` up to 1e4.
+Nothing here knows about scikit-learn: targets arrive already encoded (``{-1, +1}`` labels for
+the logistic family, non-negative counts for Poisson).
+"""
+
+import numpy as np
+from numpy.polynomial.hermite_e import hermegauss
+from scipy.special import expit, gammaln, log_expit
+
+# exp() overflows past ~709; the Poisson log link evaluates exp(min(eta, _LOG_RATE_MAX)) so
+# that log-likelihoods and derivatives of absurd predictors stay finite (and hugely negative).
+_LOG_RATE_MAX = 500.0
+_LOG_VAR_MAX = 700.0  # same idea for the log of a variance
+# Below this, softplus(eta) = exp(eta) to double precision; log(softplus) is computed as eta.
+_SOFTPLUS_LOG_CUTOFF = -35.0
+
+
+def gauss_hermite(n_points):
+    """Nodes and weights of ``n_points``-point Gauss-Hermite quadrature for N(0, 1).
+
+    ``sum(weights * f(nodes))`` approximates ``E[f(z)]`` for ``z ~ N(0, 1)``; it is exact for
+    polynomials of degree up to ``2 * n_points - 1``.
+    """
+    nodes, weights = hermegauss(n_points)
+    return nodes, weights / np.sqrt(2.0 * np.pi)
+
+
+def _as_column(y, eta):
+    """Broadcast a target vector against predictors of shape (n,) or (n, S)."""
+    y = np.asarray(y, dtype=float)
+    return y[:, None] if np.ndim(eta) == 2 and y.ndim == 1 else y
+
+
+class Family:
+    """Base class: Gauss-Hermite expectations on top of ``loglik``, ``d1`` and ``d2``.
+
+    Parameters
+    ----------
+    n_quadrature : int, default=32
+        Number of Gauss-Hermite points used by :meth:`expected_loglik` and
+        :meth:`expected_mean` when no closed form exists.
+    """
+
+    name = None
+
+    def __init__(self, n_quadrature=32):
+        self.n_quadrature = n_quadrature
+
+    def _nodes(self, m, v):
+        z, weights = gauss_hermite(self.n_quadrature)
+        m = np.asarray(m, dtype=float)
+        sd = np.sqrt(np.maximum(np.asarray(v, dtype=float), 0.0))
+        return m[..., None] + sd[..., None] * z, weights
+
+    def expected_loglik(self, y, m, v):
+        """``E[log p(y | eta)]`` for ``eta ~ N(m, v)`` and its gradients.
+
+        Parameters
+        ----------
+        y, m, v : ndarray of shape (n,)
+            Targets, means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        value, grad_m, grad_v : ndarray of shape (n,)
+            The expectation and its partial derivatives. With quadrature, ``grad_m = E[d1]``
+            and ``grad_v = E[d2] / 2`` (Bonnet's and Price's theorems).
+        """
+        eta, weights = self._nodes(m, v)
+        y = np.asarray(y, dtype=float)[:, None]
+        value = self.loglik(y, eta) @ weights
+        grad_m = self.d1(y, eta) @ weights
+        grad_v = 0.5 * (self.d2(y, eta) @ weights)
+        return value, grad_m, grad_v
+
+    def expected_mean(self, m, v):
+        """Mean and variance of ``E[y | eta]`` over ``eta ~ N(m, v)``.
+
+        Returns
+        -------
+        mean, var : ndarray of shape (n,)
+            ``E[mu(eta)]`` and ``Var[mu(eta)]`` where ``mu`` is the inverse link.
+        """
+        eta, weights = self._nodes(m, v)
+        mu = self.mean(eta)
+        mean = mu @ weights
+        var = np.maximum((mu**2) @ weights - mean**2, 0.0)
+        return mean, var
+
+
+class LogisticFamily(Family):
+    """Bernoulli likelihood with logit link; labels encoded as ``y in {-1, +1}``.
+
+    ``log p(y | eta) = -log(1 + exp(-y eta))``.
+    """
+
+    name = "logistic"
+
+    def loglik(self, y, eta):
+        return log_expit(_as_column(y, eta) * eta)
+
+    def d1(self, y, eta):
+        y = _as_column(y, eta)
+        return y * expit(-y * eta)
+
+    def d2(self, y, eta):
+        p = expit(eta)
+        return -p * (1.0 - p)
+
+    def mean(self, eta):
+        """Probability of the positive class."""
+        return expit(eta)
+
+    def link(self, mean_y):
+        """Predictor whose ``E[y]`` (in the ±1 encoding) is ``mean_y``, clipped to be finite."""
+        p = np.clip(0.5 * (1.0 + mean_y), 1e-6, 1 - 1e-6)
+        return np.log(p) - np.log1p(-p)
+
+
+class PoissonFamily(Family):
+    """Poisson likelihood for counts with ``link="log"`` or ``link="softplus"``.
+
+    The rate is ``exp(eta)`` (log link) or ``log(1 + exp(eta))`` (softplus link, as in the
+    coreset papers). ``log p(y | eta) = y log(rate) - rate - log(y!)``.
+
+    Parameters
+    ----------
+    link : {"log", "softplus"}, default="log"
+        Inverse link from the linear predictor to the Poisson rate.
+    n_quadrature : int, default=32
+        Gauss-Hermite points for the softplus link's expectations.
+    """
+
+    name = "poisson"
+
+    def __init__(self, link="log", n_quadrature=32):
+        super().__init__(n_quadrature=n_quadrature)
+        if link not in ("log", "softplus"):
+            raise ValueError(f"link must be 'log' or 'softplus', got {link!r}.")
+        self.link_name = link
+
+    # --- softplus helpers: rate, log rate and sigma/rate, all stable -------------------
+    @staticmethod
+    def _softplus(eta):
+        return np.logaddexp(0.0, eta)
+
+    @classmethod
+    def _log_softplus(cls, eta):
+        small = eta < _SOFTPLUS_LOG_CUTOFF
+        rate = cls._softplus(np.where(small, 0.0, eta))
+        return np.where(small, eta, np.log(rate))
+
+    def mean(self, eta):
+        """Poisson rate ``E[y | eta]``."""
+        if self.link_name == "log":
+            return np.exp(np.minimum(eta, _LOG_RATE_MAX))
+        return self._softplus(eta)
+
+    def link(self, rate):
+        """Predictor with the given Poisson rate (rates clipped away from zero)."""
+        rate = np.maximum(rate, 1e-3)
+        if self.link_name == "log":
+            return np.log(rate)
+        return rate + np.log(-np.expm1(-rate))  # log(expm1(rate)), stable
+
+    def loglik(self, y, eta):
+        y = _as_column(y, eta)
+        if self.link_name == "log":
+            log_rate = eta
+        else:
+            log_rate = self._log_softplus(eta)
+        # y * log_rate with the convention 0 * log 0 = 0
+        return np.where(y > 0, y * log_rate, 0.0) - self.mean(eta) - gammaln(y + 1.0)
+
+    def d1(self, y, eta):
+        y = _as_column(y, eta)
+        if self.link_name == "log":
+            return y - self.mean(eta)
+        ratio = np.exp(log_expit(eta) - self._log_softplus(eta))  # sigmoid / rate
+        return y * ratio - expit(eta)
+
+    def d2(self, y, eta):
+        if self.link_name == "log":
+            return -self.mean(eta)
+        y = _as_column(y, eta)
+        sig = expit(eta)
+        ratio = np.exp(log_expit(eta) - self._log_softplus(eta))
+        return (y * ratio - sig) * (1.0 - sig) - y * ratio**2
+
+    def expected_loglik(self, y, m, v):
+        if self.link_name == "softplus":
+            return super().expected_loglik(y, m, v)
+        y = np.asarray(y, dtype=float)
+        m = np.asarray(m, dtype=float)
+        v = np.asarray(v, dtype=float)
+        rate = np.exp(np.minimum(m + 0.5 * v, _LOG_RATE_MAX))
+        return y * m - rate - gammaln(y + 1.0), y - rate, -0.5 * rate
+
+    def expected_mean(self, m, v):
+        if self.link_name == "softplus":
+            return super().expected_mean(m, v)
+        m = np.asarray(m, dtype=float)
+        v = np.asarray(v, dtype=float)
+        # log-normal moments, the variance exp(2m + v) (e^v - 1) formed in log space
+        mean = np.exp(np.minimum(m + 0.5 * v, _LOG_RATE_MAX))
+        with np.errstate(divide="ignore"):  # v = 0 gives log(0) = -inf, i.e. variance 0
+            log_var = 2.0 * m + 2.0 * v + np.log(-np.expm1(-v))
+        return mean, np.exp(np.minimum(log_var, _LOG_VAR_MAX))
+
+
+class GaussianFamily(Family):
+    """Gaussian likelihood with identity link and known noise scale.
+
+    ``log p(y | eta) = -(y - eta)^2 / (2 noise^2) - log(2 pi noise^2) / 2``.
+
+    Parameters
+    ----------
+    noise_scale : float, default=1.0
+        Standard deviation of the observation noise.
+    """
+
+    name = "gaussian"
+
+    def __init__(self, noise_scale=1.0, n_quadrature=32):
+        super().__init__(n_quadrature=n_quadrature)
+        if not noise_scale > 0:
+            raise ValueError(f"noise_scale must be positive, got {noise_scale!r}.")
+        self.noise_scale = float(noise_scale)
+
+    @property
+    def _precision(self):
+        return 1.0 / self.noise_scale**2
+
+    def _log_norm(self):
+        return -0.5 * np.log(2.0 * np.pi * self.noise_scale**2)
+
+    def loglik(self, y, eta):
+        resid = _as_column(y, eta) - eta
+        return -0.5 * self._precision * resid**2 + self._log_norm()
+
+    def d1(self, y, eta):
+        return self._precision * (_as_column(y, eta) - eta)
+
+    def d2(self, y, eta):
+        return np.full(np.shape(eta), -self._precision)
+
+    def mean(self, eta):
+        return np.asarray(eta, dtype=float)
+
+    def link(self, mean_y):
+        return mean_y
+
+    def expected_loglik(self, y, m, v):
+        y = np.asarray(y, dtype=float)
+        m = np.asarray(m, dtype=float)
+        v = np.asarray(v, dtype=float)
+        value = -0.5 * self._precision * ((y - m) ** 2 + v) + self._log_norm()
+        return value, self._precision * (y - m), np.full(m.shape, -0.5 * self._precision)
+
+    def expected_mean(self, m, v):
+        return np.asarray(m, dtype=float), np.asarray(v, dtype=float)
+
+
+def make_family(model, *, link="log", noise_scale=1.0):
+    """Family object for a model name: ``"logistic"``, ``"poisson"`` or ``"gaussian"``."""
+    if model == "logistic":
+        return LogisticFamily()
+    if model == "poisson":
+        return PoissonFamily(link=link)
+    if model == "gaussian":
+        return GaussianFamily(noise_scale=noise_scale)
+    raise ValueError(f"Unknown model {model!r}; expected 'logistic', 'poisson' or 'gaussian'.")

@@ -1,0 +1,22 @@
+"""Posterior inference for weighted GLMs: one function per method, no scikit-learn inside.
+
+Every method takes ``(X, y, family, sample_weight=..., prior_prec=..., fit_intercept=...)``
+plus its own options and returns an :class:`~skcoreset._inference._common.InferenceResult`.
+"""
+
+from ._common import InferenceResult, LogPosterior, prior_precision
+from .laplace import laplace
+
+METHODS = {"laplace": laplace}
+
+
+def fit_posterior(method, X, y, family, **kwargs):
+    """Dispatch to the inference function named ``method``."""
+    try:
+        function = METHODS[method]
+    except KeyError:
+        raise ValueError(f"Unknown method {method!r}; expected one of {sorted(METHODS)}.")
+    return function(X, y, family, **kwargs)
+
+
+__all__ = ["InferenceResult", "LogPosterior", "fit_posterior", "laplace", "prior_precision"]

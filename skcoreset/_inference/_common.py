@@ -1,0 +1,116 @@
+"""Pieces shared by the inference methods: the Gaussian prior and the weighted log posterior."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from .._design import linear_predictor, n_params, rmatvec, weighted_gram
+
+
+def prior_precision(n_features, *, prior_scale, intercept_prior_scale, fit_intercept):
+    """Diagonal of the prior precision of ``theta = [coef..., intercept]``.
+
+    The prior is ``N(0, prior_scale^2 I)`` on the coefficients and, independently,
+    ``N(0, intercept_prior_scale^2)`` on the intercept.
+    """
+    diag = np.full(n_params(n_features, fit_intercept), prior_scale**-2.0)
+    if fit_intercept:
+        diag[-1] = intercept_prior_scale**-2.0
+    return diag
+
+
+@dataclass
+class InferenceResult:
+    """What an inference function returns.
+
+    Attributes
+    ----------
+    posterior : GaussianPosterior or SamplePosterior
+        The fitted posterior over ``theta``.
+    n_iter : int
+        Iterations (Newton steps, proximal steps, MCMC steps) run.
+    converged : bool
+        Whether the stopping criterion was met before the iteration cap.
+    log_evidence : float or None
+        Estimate of the log marginal likelihood, where the method gives one.
+    elbo : float or None
+        Evidence lower bound at the end, for variational methods.
+    extra : dict
+        Method-specific diagnostics.
+    """
+
+    posterior: object
+    n_iter: int
+    converged: bool
+    log_evidence: float = None
+    elbo: float = None
+    extra: dict = field(default_factory=dict)
+
+
+class LogPosterior:
+    """Unnormalised weighted log posterior of a GLM under a diagonal Gaussian prior.
+
+    ``log p(theta | data) = sum_n w_n log p(y_n | a_n . theta) - theta^T P theta / 2 + const``
+    with design rows ``a_n = [x_n, 1]`` (or ``x_n`` without intercept).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+        Targets encoded for ``family``.
+    family : Family
+    sample_weight : ndarray of shape (n,)
+        Non-negative multipliers of each point's log-likelihood.
+    prior_prec : ndarray of shape (p,)
+        Diagonal prior precision.
+    fit_intercept : bool
+    """
+
+    def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept):
+        self.X = X
+        self.y = y
+        self.family = family
+        self.sample_weight = sample_weight
+        self.prior_prec = prior_prec
+        self.fit_intercept = fit_intercept
+
+    def eta(self, theta):
+        return linear_predictor(self.X, theta, self.fit_intercept)
+
+    def loglik(self, theta, eta=None):
+        """Weighted log-likelihood; theta (p,) -> float, theta (S, p) -> (S,)."""
+        eta = self.eta(theta) if eta is None else eta
+        return self.sample_weight @ self.family.loglik(self.y, eta)
+
+    def log_prior(self, theta):
+        """Unnormalised log prior ``-theta^T P theta / 2``."""
+        return -0.5 * np.sum(self.prior_prec * np.asarray(theta) ** 2, axis=-1)
+
+    def value(self, theta, eta=None):
+        return self.loglik(theta, eta) + self.log_prior(theta)
+
+    def grad(self, theta, eta):
+        r = self.sample_weight * self.family.d1(self.y, eta)
+        return rmatvec(self.X, r, self.fit_intercept) - self.prior_prec * theta
+
+    def neg_hessian(self, eta):
+        """``-d^2 log posterior / d theta^2``: the Laplace precision at ``theta``."""
+        c = -self.sample_weight * self.family.d2(self.y, eta)
+        H = weighted_gram(self.X, np.maximum(c, 0.0), self.fit_intercept)
+        H[np.diag_indices_from(H)] += self.prior_prec
+        return H
+
+    def log_prior_normaliser(self):
+        """``log`` of the prior's normalising constant: ``(log det P - p log 2 pi) / 2``."""
+        return 0.5 * (np.sum(np.log(self.prior_prec)) - len(self.prior_prec) * np.log(2 * np.pi))
+
+
+def laplace_log_evidence(log_post, theta, eta, posterior):
+    """Laplace estimate of ``log p(data)`` at the mode ``theta`` with precision-based posterior.
+
+    ``log p(data) ~ log p(data, theta) + p/2 log 2 pi + log det(cov) / 2``; exact for the
+    Gaussian family.
+    """
+    logdet_cov = 2.0 * np.sum(np.log(np.diag(posterior.cov_cholesky)))
+    p = len(theta)
+    return (log_post.value(theta, eta) + log_post.log_prior_normaliser()
+            + 0.5 * p * np.log(2 * np.pi) + 0.5 * logdet_cov)

@@ -1,0 +1,47 @@
+"""Input checks shared by estimators and coreset constructors, with messages naming the problem."""
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_array, column_or_1d
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Validate ``sample_weight`` as likelihood multipliers.
+
+    Returns a float64 array of shape ``(n_samples,)``: ones for ``None``, the value repeated
+    for a scalar. Raises ``ValueError`` for a wrong length, NaN/inf, negative entries or
+    weights that are all zero.
+    """
+    if sample_weight is None:
+        return np.ones(n_samples)
+    if isinstance(sample_weight, numbers.Number):
+        sample_weight = np.full(n_samples, float(sample_weight))
+    else:
+        sample_weight = check_array(sample_weight, ensure_2d=False, dtype=np.float64,
+                                    input_name="sample_weight")
+        if sample_weight.ndim != 1:
+            raise ValueError(
+                f"sample_weight must be 1-D, got an array of shape {sample_weight.shape}.")
+        if sample_weight.shape[0] != n_samples:
+            raise ValueError(f"sample_weight has {sample_weight.shape[0]} entries but X has "
+                             f"{n_samples} rows.")
+    if not np.all(np.isfinite(sample_weight)):
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if np.any(sample_weight < 0):
+        raise ValueError("sample_weight contains negative values; weights must be >= 0.")
+    if n_samples > 0 and not np.any(sample_weight > 0):
+        raise ValueError("sample_weight is zero everywhere; at least one weight must be > 0.")
+    return sample_weight
+
+
+def check_counts(y):
+    """Validate Poisson targets: finite, non-negative integers. Returns float64 of shape (n,)."""
+    y = column_or_1d(y, warn=True).astype(np.float64, copy=False)
+    if not np.all(np.isfinite(y)):
+        raise ValueError("Input y contains NaN or infinity.")
+    if np.any(y < 0):
+        raise ValueError("Poisson targets are counts: y contains negative values.")
+    if np.any(y != np.round(y)):
+        raise ValueError("Poisson targets are counts: y contains non-integer values.")
+    return y

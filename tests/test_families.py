@@ -1,0 +1,155 @@
+"""Likelihood families checked against finite differences, quadrature and closed forms."""
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+from scipy.special import gammaln
+
+from skcoreset._families import (
+    GaussianFamily, LogisticFamily, PoissonFamily, gauss_hermite, make_family)
+
+FAMILIES = {
+    "logistic": (LogisticFamily(), np.array([-1.0, 1.0, 1.0, -1.0, 1.0])),
+    "poisson-log": (PoissonFamily("log"), np.array([0.0, 1.0, 3.0, 7.0, 0.0])),
+    "poisson-softplus": (PoissonFamily("softplus"), np.array([0.0, 1.0, 3.0, 7.0, 2.0])),
+    "gaussian": (GaussianFamily(noise_scale=0.7), np.array([-1.3, 0.2, 2.5, 0.0, 4.0])),
+}
+ETA = np.array([-3.0, -0.4, 0.3, 1.1, 2.0])
+
+
+@pytest.fixture(params=sorted(FAMILIES))
+def family_and_y(request):
+    return FAMILIES[request.param]
+
+
+def test_derivatives_match_finite_differences(family_and_y):
+    family, y = family_and_y
+    h = 1e-5
+    fd1 = (family.loglik(y, ETA + h) - family.loglik(y, ETA - h)) / (2 * h)
+    fd2 = (family.d1(y, ETA + h) - family.d1(y, ETA - h)) / (2 * h)
+    np.testing.assert_allclose(family.d1(y, ETA), fd1, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(family.d2(y, ETA), fd2, rtol=1e-6, atol=1e-8)
+
+
+def test_loglik_is_a_normalised_density():
+    # logistic: p(+1) + p(-1) = 1; Poisson: sum over counts = 1; Gaussian integrates to 1
+    eta = np.array([-2.0, 0.5, 3.0])
+    logit = LogisticFamily()
+    total = np.exp(logit.loglik(np.ones(3), eta)) + np.exp(logit.loglik(-np.ones(3), eta))
+    np.testing.assert_allclose(total, 1.0)
+    for link in ("log", "softplus"):
+        fam = PoissonFamily(link)
+        counts = np.arange(200.0)
+        mass = [np.exp(fam.loglik(counts, np.full(200, e))).sum() for e in eta]
+        np.testing.assert_allclose(mass, 1.0)
+        np.testing.assert_allclose(fam.loglik(np.array([4.0]), np.array([0.3])),
+                                   stats.poisson.logpmf(4, fam.mean(np.array([0.3]))))
+    gauss = GaussianFamily(noise_scale=2.0)
+    np.testing.assert_allclose(gauss.loglik(np.array([1.0]), np.array([0.2])),
+                               stats.norm.logpdf(1.0, 0.2, 2.0))
+
+
+@pytest.mark.parametrize("eta_value", [-1e4, -800.0, -40.0, 40.0, 800.0, 1e4])
+def test_finite_for_huge_predictors(family_and_y, eta_value):
+    family, y = family_and_y
+    eta = np.full(len(y), eta_value)
+    for out in (family.loglik(y, eta), family.d1(y, eta), family.d2(y, eta), family.mean(eta)):
+        assert np.all(np.isfinite(out))
+
+
+def test_extreme_values_are_the_right_limits():
+    logit = LogisticFamily()
+    np.testing.assert_allclose(logit.loglik(np.array([1.0, -1.0]), np.array([-1e4, 1e4])),
+                               [-1e4, -1e4])
+    soft = PoissonFamily("softplus")
+    # rate ~ exp(eta) for very negative eta: log p(y | eta) ~ y * eta - log y!
+    np.testing.assert_allclose(soft.loglik(np.array([2.0]), np.array([-1e4])),
+                               2.0 * -1e4 - gammaln(3.0))
+    np.testing.assert_allclose(soft.d1(np.array([2.0]), np.array([-1e4])), 2.0)
+
+
+def test_two_dimensional_predictors_broadcast_per_row(family_and_y):
+    family, y = family_and_y
+    eta = np.column_stack([ETA, ETA + 0.5, ETA - 1.0])
+    for name in ("loglik", "d1", "d2"):
+        out = getattr(family, name)(y, eta)
+        assert out.shape == eta.shape
+        np.testing.assert_allclose(out[:, 1], getattr(family, name)(y, ETA + 0.5))
+
+
+def test_gauss_hermite_is_exact_for_polynomials():
+    z, w = gauss_hermite(10)
+    np.testing.assert_allclose(w.sum(), 1.0)
+    np.testing.assert_allclose(w @ z**2, 1.0)
+    np.testing.assert_allclose(w @ z**4, 3.0)
+    np.testing.assert_allclose(w @ z**18, 17 * 15 * 13 * 11 * 9 * 7 * 5 * 3, rtol=1e-10)
+
+
+def _expectation_by_integration(family, y, m, v):
+    def integrand(eta):
+        return family.loglik(np.array([y]), np.array([eta]))[0] * stats.norm.pdf(eta, m, np.sqrt(v))
+    sd = np.sqrt(v)
+    return integrate.quad(integrand, m - 12 * sd, m + 12 * sd, epsabs=1e-12, limit=200)[0]
+
+
+def test_expected_loglik_matches_numerical_integration(family_and_y):
+    family, y = family_and_y
+    m = np.array([-1.0, 0.2, 0.5, 1.5, -0.3])
+    v = np.array([0.3, 2.0, 0.01, 1.0, 4.0])
+    value, _, _ = family.expected_loglik(y, m, v)
+    expected = [_expectation_by_integration(family, *args) for args in zip(y, m, v)]
+    np.testing.assert_allclose(value, expected, rtol=1e-7, atol=1e-9)
+
+
+def test_expected_loglik_gradients_match_finite_differences(family_and_y):
+    family, y = family_and_y
+    m = np.array([-1.0, 0.2, 0.5, 1.5, -0.3])
+    v = np.array([0.3, 2.0, 0.01, 1.0, 4.0])
+    _, grad_m, grad_v = family.expected_loglik(y, m, v)
+    h = 1e-5
+    fd_m = (family.expected_loglik(y, m + h, v)[0] - family.expected_loglik(y, m - h, v)[0]) / (2 * h)
+    fd_v = (family.expected_loglik(y, m, v + h)[0] - family.expected_loglik(y, m, v - h)[0]) / (2 * h)
+    np.testing.assert_allclose(grad_m, fd_m, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(grad_v, fd_v, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("family", [PoissonFamily("log"), GaussianFamily(noise_scale=1.3)])
+def test_closed_forms_equal_quadrature(family):
+    y = np.array([0.0, 2.0, 5.0])
+    m = np.array([-0.5, 0.7, 1.4])
+    v = np.array([0.2, 0.9, 0.05])
+    closed = family.expected_loglik(y, m, v)
+    quadrature = super(type(family), family).expected_loglik(y, m, v)
+    for a, b in zip(closed, quadrature):
+        np.testing.assert_allclose(a, b, rtol=1e-9)
+    for a, b in zip(family.expected_mean(m, v), super(type(family), family).expected_mean(m, v)):
+        np.testing.assert_allclose(a, b, rtol=1e-8)
+
+
+def test_expected_mean_matches_monte_carlo():
+    rng = np.random.default_rng(0)
+    m, v = np.array([0.4]), np.array([1.7])
+    draws = m + np.sqrt(v) * rng.standard_normal(400_000)
+    for family in (LogisticFamily(), PoissonFamily("softplus"), PoissonFamily("log")):
+        mean, var = family.expected_mean(m, v)
+        mu = family.mean(draws)
+        np.testing.assert_allclose(mean, mu.mean(), rtol=5e-3)
+        np.testing.assert_allclose(var, mu.var(), rtol=3e-2)
+
+
+def test_link_inverts_mean():
+    for family, mean in [(PoissonFamily("log"), 3.0), (PoissonFamily("softplus"), 0.2),
+                         (GaussianFamily(), -1.5)]:
+        np.testing.assert_allclose(family.mean(np.array(family.link(mean))), mean)
+    # logistic: mean of +-1 labels 0.5 means P(y=1) = 0.75
+    np.testing.assert_allclose(LogisticFamily().mean(LogisticFamily().link(0.5)), 0.75)
+
+
+def test_make_family_rejects_unknown_names():
+    assert make_family("poisson", link="softplus").link_name == "softplus"
+    with pytest.raises(ValueError, match="Unknown model"):
+        make_family("probit")
+    with pytest.raises(ValueError, match="link"):
+        PoissonFamily("identity")
+    with pytest.raises(ValueError, match="noise_scale"):
+        GaussianFamily(noise_scale=0.0)

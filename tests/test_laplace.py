@@ -1,0 +1,152 @@
+"""Laplace approximation: MAP against scikit-learn, covariance against an independent Hessian,
+exact agreement with the conjugate Gaussian posterior."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression, PoissonRegressor
+
+from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
+from skcoreset._families import GaussianFamily, LogisticFamily, PoissonFamily
+from skcoreset._inference import laplace, prior_precision
+
+
+def _logistic_data(n=300, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (rng.random(n) < expit(X @ np.linspace(-1, 1.5, d) + 0.3)).astype(int)
+    return X, y
+
+
+def _poisson_data(n=300, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * 0.5
+    return X, rng.poisson(np.exp(X @ np.linspace(-0.5, 0.8, d) + 1.0))
+
+
+@pytest.mark.parametrize("prior_scale", [0.3, 1.0, 5.0])
+def test_logistic_map_equals_sklearn(prior_scale):
+    X, y = _logistic_data()
+    ours = BayesianLogisticRegression(prior_scale=prior_scale, fit_intercept=False).fit(X, y)
+    ref = LogisticRegression(C=prior_scale**2, fit_intercept=False, tol=1e-12,
+                             max_iter=10_000).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-5)
+
+
+@pytest.mark.parametrize("prior_scale", [0.3, 1.0, 5.0])
+def test_poisson_map_equals_sklearn(prior_scale):
+    X, y = _poisson_data()
+    n = len(y)
+    ours = BayesianPoissonRegression(prior_scale=prior_scale, fit_intercept=False).fit(X, y)
+    ref = PoissonRegressor(alpha=1 / (n * prior_scale**2), fit_intercept=False, tol=1e-12,
+                           max_iter=10_000).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-5)
+
+
+def _numerical_neg_hessian(f, theta, h=1e-4):
+    p = len(theta)
+    H = np.empty((p, p))
+    for i in range(p):
+        for j in range(p):
+            ei, ej = np.eye(p)[i] * h, np.eye(p)[j] * h
+            H[i, j] = -(f(theta + ei + ej) - f(theta + ei - ej)
+                        - f(theta - ei + ej) + f(theta - ei - ej)) / (4 * h * h)
+    return H
+
+
+@pytest.mark.parametrize("family,data", [
+    (LogisticFamily(), _logistic_data(n=120, d=2)),
+    (PoissonFamily("log"), _poisson_data(n=120, d=2)),
+    (PoissonFamily("softplus"), _poisson_data(n=120, d=2)),
+])
+def test_covariance_is_inverse_of_finite_difference_hessian(family, data):
+    X, y = data
+    if family.name == "logistic":
+        y = np.where(y == 1, 1.0, -1.0)
+    rng = np.random.default_rng(1)
+    w = rng.uniform(0.5, 2.0, len(y))
+    prior = prior_precision(2, prior_scale=1.5, intercept_prior_scale=4.0, fit_intercept=True)
+
+    def log_post(theta):
+        eta = X @ theta[:-1] + theta[-1]
+        return w @ family.loglik(y, eta) - 0.5 * np.sum(prior * theta**2)
+
+    result = laplace(X, y, family, sample_weight=w, prior_prec=prior, fit_intercept=True)
+    H = _numerical_neg_hessian(log_post, result.posterior.mean)
+    np.testing.assert_allclose(result.posterior.cov @ H, np.eye(3), atol=1e-5)
+    # the mode is a stationary point of the log posterior
+    h = 1e-6
+    grad = [(log_post(result.posterior.mean + h * e) - log_post(result.posterior.mean - h * e))
+            / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(grad, 0.0, atol=1e-5)
+
+
+def test_gaussian_family_gives_the_exact_conjugate_posterior_and_evidence():
+    rng = np.random.default_rng(4)
+    n, d, noise, s, s0 = 50, 3, 0.6, 2.0, 5.0
+    X = rng.normal(size=(n, d))
+    y = X @ [1.0, -2.0, 0.5] + 0.7 + noise * rng.normal(size=n)
+    w = rng.uniform(0.0, 3.0, n)
+    prior = prior_precision(d, prior_scale=s, intercept_prior_scale=s0, fit_intercept=True)
+    result = laplace(X, y, GaussianFamily(noise_scale=noise), sample_weight=w,
+                     prior_prec=prior, fit_intercept=True)
+    A = np.column_stack([X, np.ones(n)])
+    precision = A.T @ (w[:, None] * A) / noise**2 + np.diag(prior)
+    cov = np.linalg.inv(precision)
+    mean = cov @ (A.T @ (w * y)) / noise**2
+    np.testing.assert_allclose(result.posterior.mean, mean, rtol=1e-9)
+    np.testing.assert_allclose(result.posterior.cov, cov, rtol=1e-9)
+    # evidence of weighted Bayesian linear regression, in closed form
+    log_norm = 0.5 * np.sum(w * np.log(1 / (2 * np.pi * noise**2)))
+    quad = -0.5 * (np.sum(w * y**2) / noise**2 - mean @ precision @ mean)
+    logdet = 0.5 * (np.sum(np.log(prior)) - np.linalg.slogdet(precision)[1])
+    np.testing.assert_allclose(result.log_evidence, log_norm + quad + logdet, rtol=1e-10)
+    assert result.n_iter == 1
+
+
+def test_separable_data_stay_finite_and_converge():
+    X = np.concatenate([np.linspace(-3, -0.5, 50), np.linspace(0.5, 3, 50)])[:, None]
+    y = (X[:, 0] > 0).astype(int)
+    clf = BayesianLogisticRegression(prior_scale=10.0).fit(X, y)
+    assert np.all(np.isfinite(clf.coef_)) and np.all(np.isfinite(clf.posterior_.cov))
+    assert clf.coef_[0, 0] > 1
+    proba, std = clf.predict_proba(np.array([[-1e4], [-1.0], [1.0], [1e4]]), return_std=True)
+    assert np.all(np.isfinite(proba)) and np.all(np.isfinite(std))
+    assert np.all(np.diff(proba[:, 1]) > 0) and proba[0, 1] < 0.1 and proba[-1, 1] > 0.9
+
+
+def test_huge_predictors_and_duplicated_rows_stay_finite():
+    rng = np.random.default_rng(0)
+    X = np.repeat(rng.normal(size=(5, 2)) * 1e3, 40, axis=0)
+    y = np.repeat([0, 1, 0, 1, 1], 40)
+    clf = BayesianLogisticRegression().fit(X, y)
+    assert np.all(np.isfinite(clf.posterior_.cov))
+    assert np.all(np.isfinite(clf.predict_proba(X * 1e3)))
+    counts = np.repeat([0, 3, 1, 500, 2], 40)
+    reg = BayesianPoissonRegression().fit(X / 1e3, counts)
+    assert np.all(np.isfinite(reg.predict(X, return_std=True)))
+
+
+def test_convergence_warning_when_max_iter_is_hit():
+    X, y = _logistic_data()
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        clf = BayesianLogisticRegression(max_iter=1).fit(X, y)
+    assert clf.n_iter_ == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert BayesianLogisticRegression().fit(X, y).n_iter_ < 15
+
+
+def test_warm_start_from_the_mode_needs_no_step():
+    X, y = _logistic_data()
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    prior = prior_precision(X.shape[1], prior_scale=1.0, intercept_prior_scale=10.0,
+                            fit_intercept=True)
+    kwargs = dict(sample_weight=np.ones(len(y)), prior_prec=prior, fit_intercept=True)
+    first = laplace(X, y_pm, LogisticFamily(), **kwargs)
+    again = laplace(X, y_pm, LogisticFamily(), theta0=first.posterior.mean, **kwargs)
+    assert again.n_iter == 0
+    np.testing.assert_allclose(again.posterior.cov, first.posterior.cov)

@@ -1,0 +1,182 @@
+"""The estimators' contract: weights, predictions with uncertainty, and input errors."""
+
+import pickle
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import cross_val_score
+from sklearn.multiclass import OneVsRestClassifier
+
+from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
+
+
+def _logistic_data(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(rng.random(n) < expit(X @ [1.0, -2.0, 0.5] - 0.3), "spam", "ham")
+    return X, y
+
+
+def _poisson_data(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2)) * 0.5
+    return X, rng.poisson(np.exp(X @ [0.7, -0.4] + 1.2))
+
+
+def _fit_both(est, X, y, **fit_kwargs):
+    return clone(est).fit(X, y, **fit_kwargs)
+
+
+ESTIMATOR_DATA = [
+    (BayesianLogisticRegression(), _logistic_data()),
+    (BayesianPoissonRegression(), _poisson_data()),
+    (BayesianPoissonRegression(link="softplus"), _poisson_data()),
+]
+
+
+def _assert_same_posterior(a, b, rtol=1e-7):
+    np.testing.assert_allclose(a.posterior_.mean, b.posterior_.mean, rtol=rtol, atol=1e-10)
+    np.testing.assert_allclose(a.posterior_.cov, b.posterior_.cov, rtol=rtol, atol=1e-12)
+
+
+@pytest.mark.parametrize("est,data", ESTIMATOR_DATA)
+def test_weight_semantics_are_unnormalised_likelihood_multipliers(est, data):
+    X, y = data
+    n = len(y)
+    plain = _fit_both(est, X, y)
+    _assert_same_posterior(plain, _fit_both(est, X, y, sample_weight=np.ones(n)))
+    # zero weight == dropping the row
+    w = np.ones(n)
+    w[:20] = 0
+    _assert_same_posterior(_fit_both(est, X, y, sample_weight=w), _fit_both(est, X[20:], y[20:]))
+    # integer weights == repeated rows
+    w = np.random.default_rng(1).integers(1, 4, n)
+    _assert_same_posterior(_fit_both(est, X, y, sample_weight=w),
+                           _fit_both(est, np.repeat(X, w, axis=0), np.repeat(y, w)))
+    # scaling every weight tempers the likelihood: the posterior narrows
+    hot = _fit_both(est, X, y, sample_weight=np.full(n, 4.0))
+    assert np.all(np.diag(hot.posterior_.cov) < np.diag(plain.posterior_.cov))
+    assert hot.log_evidence_ != pytest.approx(plain.log_evidence_)
+
+
+def test_predict_proba_integrates_the_sigmoid_over_the_posterior():
+    X, y = _logistic_data(n=60)
+    clf = BayesianLogisticRegression().fit(X, y)
+    Xq = np.array([[0.3, -0.2, 1.0], [2.0, 1.0, -1.0], [0.0, 0.0, 0.0]])
+    proba, std = clf.predict_proba(Xq, return_std=True)
+    draws = clf.posterior_.sample(400_000, random_state=0)
+    p = expit(Xq @ draws[:, :-1].T + draws[:, -1])
+    np.testing.assert_allclose(proba[:, 1], p.mean(axis=1), atol=2e-3)
+    np.testing.assert_allclose(std, p.std(axis=1), rtol=1e-2)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert proba.shape == (3, 2) and std.shape == (3,)
+    assert list(clf.classes_) == ["ham", "spam"]
+    # the integrated probability is pulled towards 1/2 relative to the plug-in estimate
+    plug_in = expit(clf.decision_function(Xq))
+    assert np.all(np.abs(proba[:, 1] - 0.5) <= np.abs(plug_in - 0.5) + 1e-12)
+    np.testing.assert_array_equal(clf.predict(Xq), clf.classes_[(plug_in > 0.5).astype(int)])
+    np.testing.assert_allclose(np.exp(clf.predict_log_proba(Xq)), proba)
+
+
+@pytest.mark.parametrize("link", ["log", "softplus"])
+def test_poisson_predictive_mean_and_std_match_monte_carlo(link):
+    X, y = _poisson_data(n=40)
+    reg = BayesianPoissonRegression(link=link).fit(X, y)
+    Xq = np.array([[0.5, -0.5], [-1.0, 2.0]])
+    mean, std = reg.predict(Xq, return_std=True)
+    rng = np.random.default_rng(0)
+    draws = reg.posterior_.sample(200_000, random_state=rng)
+    eta = Xq @ draws[:, :-1].T + draws[:, -1]
+    rate = np.exp(eta) if link == "log" else np.logaddexp(0, eta)
+    counts = rng.poisson(rate)
+    np.testing.assert_allclose(mean, counts.mean(axis=1), rtol=1e-2)
+    np.testing.assert_allclose(std, counts.std(axis=1), rtol=2e-2)
+    np.testing.assert_allclose(reg.predict(Xq), mean)
+    assert reg.coef_.shape == (2,) and isinstance(reg.intercept_, float)
+
+
+@pytest.mark.parametrize("est,data", ESTIMATOR_DATA)
+def test_fitting_does_not_mutate_inputs_and_clones_pickle(est, data):
+    X, y = data
+    w = np.linspace(0.5, 2, len(y))
+    copies = X.copy(), y.copy(), w.copy()
+    fitted = clone(est).fit(X, y, sample_weight=w)
+    for a, b in zip((X, y, w), copies):
+        np.testing.assert_array_equal(a, b)
+    restored = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(restored.predict(X), fitted.predict(X))
+
+
+def test_dataframe_feature_names_are_recorded():
+    pd = pytest.importorskip("pandas")
+    X, y = _logistic_data()
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    clf = BayesianLogisticRegression().fit(frame, y)
+    assert list(clf.feature_names_in_) == ["a", "b", "c"]
+    with pytest.warns(UserWarning, match="feature names"):
+        np.testing.assert_allclose(clf.predict_proba(frame), clf.predict_proba(X))
+
+
+def test_cross_validation_and_one_vs_rest_work():
+    X, y = _logistic_data()
+    scores = cross_val_score(BayesianLogisticRegression(), X, y, cv=3, scoring="neg_log_loss")
+    assert np.all(scores < 0) and np.all(scores > -1)
+    rng = np.random.default_rng(0)
+    y3 = rng.integers(0, 3, len(y))
+    ovr = OneVsRestClassifier(BayesianLogisticRegression()).fit(X, y3)
+    assert ovr.predict_proba(X).shape == (len(y), 3)
+
+
+@pytest.mark.parametrize("y,match", [
+    (np.r_[np.zeros(10), np.ones(10), 2 * np.ones(10)], "Only binary classification.*OneVsRest"),
+    (np.ones(30), "only one class"),
+    (np.linspace(0, 1, 30), "Unknown label type"),
+])
+def test_classifier_target_errors(y, match):
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match=match):
+        BayesianLogisticRegression().fit(X, y)
+
+
+@pytest.mark.parametrize("y,match", [
+    (np.r_[-1.0, np.ones(29)], "negative"),
+    (np.r_[0.5, np.ones(29)], "non-integer"),
+    (np.r_[np.nan, np.ones(29)], "NaN"),
+])
+def test_poisson_target_errors(y, match):
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match=match):
+        BayesianPoissonRegression().fit(X, y)
+
+
+@pytest.mark.parametrize("est,data", ESTIMATOR_DATA)
+def test_input_errors_name_the_problem(est, data):
+    X, y = data
+    n = len(y)
+    bad_X = X.copy()
+    bad_X[3, 1] = np.nan
+    cases = [
+        ((bad_X, y), {}, "NaN"),
+        ((np.where(bad_X == bad_X, X, np.inf), y), {}, "infinity"),
+        ((X, y), {"sample_weight": -np.ones(n)}, "negative"),
+        ((X, y), {"sample_weight": np.zeros(n)}, "zero everywhere"),
+        ((X, y), {"sample_weight": np.ones(n + 1)}, "entries but X has"),
+        ((X, y), {"sample_weight": np.r_[np.nan, np.ones(n - 1)]}, "NaN"),
+        ((X, y[:-1]), {}, "inconsistent numbers of samples"),
+        ((X[:0], y[:0]), {}, "0 sample"),
+    ]
+    for args, kwargs, match in cases:
+        with pytest.raises(ValueError, match=match):
+            clone(est).fit(*args, **kwargs)
+    for param in ({"prior_scale": 0.0}, {"prior_scale": -1.0}, {"max_iter": 0},
+                  {"method": "nuts"}, {"tol": -1.0}):
+        with pytest.raises(ValueError, match=list(param)[0]):
+            clone(est).set_params(**param).fit(X, y)
+    with pytest.raises(NotFittedError):
+        clone(est).predict(X)
+    fitted = clone(est).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        fitted.predict(X[:, :1])
