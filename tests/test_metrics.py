@@ -1,0 +1,351 @@
+"""Metrics against closed forms and direct (slow) computations."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from scipy.special import gammaln, log_expit
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skcoreset import BayesianLogisticRegression
+from skcoreset import metrics
+from skcoreset.datasets import make_logistic_regression, make_poisson_regression
+from skcoreset.metrics import gaussian_kl, loglik_relative_error, polynomial_mmd, posterior_kl
+
+
+def _random_spd(rng, p):
+    a = rng.normal(size=(p, p))
+    return a @ a.T + p * np.eye(p)
+
+
+# --- gaussian_kl ----------------------------------------------------------------------------
+
+def _kl_closed_form(m0, S0, m1, S1):
+    inv1 = np.linalg.inv(S1)
+    d = m1 - m0
+    return 0.5 * (np.trace(inv1 @ S0) + d @ inv1 @ d - len(m0)
+                  + np.linalg.slogdet(S1)[1] - np.linalg.slogdet(S0)[1])
+
+
+def test_gaussian_kl_closed_form():
+    rng = np.random.default_rng(0)
+    for p in (1, 3, 6):
+        m0, m1 = rng.normal(size=p), rng.normal(size=p)
+        S0, S1 = _random_spd(rng, p), _random_spd(rng, p)
+        kl = gaussian_kl(m0, S0, m1, S1)
+        assert isinstance(kl, float)
+        np.testing.assert_allclose(kl, _kl_closed_form(m0, S0, m1, S1), rtol=1e-10)
+        assert kl > 0 and kl != pytest.approx(gaussian_kl(m1, S1, m0, S0))  # not symmetric
+        assert abs(gaussian_kl(m0, S0, m0, S0)) < 1e-12
+    # univariate: log(s1/s0) + (s0^2 + (m0 - m1)^2) / (2 s1^2) - 1/2
+    expected = np.log(2.0 / 1.0) + (1.0 + 9.0) / (2 * 4.0) - 0.5
+    assert gaussian_kl([0.0], [[1.0]], [3.0], [[4.0]]) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("args, match", [
+    (([0.0, 0.0], np.eye(3), [0.0, 0.0], np.eye(2)), "shape"),
+    (([0.0, 0.0], np.eye(2), [0.0], np.eye(1)), "dimensions"),
+    ((np.zeros((2, 1)), np.eye(2), [0.0, 0.0], np.eye(2)), "1-D"),
+    (([0.0, np.nan], np.eye(2), [0.0, 0.0], np.eye(2)), "NaN"),
+    (([0.0, 0.0], -np.eye(2), [0.0, 0.0], np.eye(2)), "positive definite"),
+])
+def test_gaussian_kl_errors(args, match):
+    with pytest.raises(ValueError, match=match):
+        gaussian_kl(*args)
+
+
+# --- posterior_kl ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def logistic_data():
+    return make_logistic_regression(300, coef=[1.0, -1.0, 0.5], intercept=0.2, random_state=0)
+
+
+def test_posterior_kl_between_estimators(logistic_data):
+    X, y = logistic_data
+    wide = BayesianLogisticRegression(prior_scale=10.0).fit(X, y)
+    narrow = BayesianLogisticRegression(prior_scale=0.1).fit(X, y)
+    same = BayesianLogisticRegression(prior_scale=10.0).fit(X, y)
+    kl = posterior_kl(narrow, wide)
+    assert kl > 0.1
+    assert kl == pytest.approx(gaussian_kl(narrow.posterior_.mean, narrow.posterior_.cov,
+                                           wide.posterior_.mean, wide.posterior_.cov))
+    assert kl == pytest.approx(narrow.posterior_.kl(wide.posterior_))
+    assert posterior_kl(wide, narrow) != pytest.approx(kl)
+    assert abs(posterior_kl(wide, same)) < 1e-10
+    assert abs(posterior_kl(wide, wide)) < 1e-12
+
+
+def test_posterior_kl_pipelines_and_posterior_objects(logistic_data):
+    X, y = logistic_data
+    est = BayesianLogisticRegression().fit(StandardScaler().fit_transform(X), y)
+    pipe = make_pipeline(StandardScaler(), BayesianLogisticRegression(prior_scale=0.3)).fit(X, y)
+    post = pipe[-1].posterior_
+    assert posterior_kl(pipe, est) == pytest.approx(post.kl(est.posterior_))
+    assert posterior_kl(post, est.posterior_) == pytest.approx(post.kl(est.posterior_))
+    # anything with mean and cov (e.g. MCMC samples) is moment matched
+    draws = post.sample(20_000, random_state=0)
+    samples = SimpleNamespace(mean=draws.mean(axis=0), cov=np.cov(draws.T))
+    assert posterior_kl(samples, post) == pytest.approx(
+        gaussian_kl(samples.mean, samples.cov, post.mean, post.cov))
+    assert posterior_kl(samples, post) < 1e-2
+
+
+def test_posterior_kl_errors(logistic_data):
+    X, y = logistic_data
+    fitted = BayesianLogisticRegression().fit(X, y)
+    with pytest.raises(NotFittedError):
+        posterior_kl(BayesianLogisticRegression(), fitted)
+    with pytest.raises(NotFittedError):
+        posterior_kl(fitted, make_pipeline(StandardScaler(), BayesianLogisticRegression()))
+    no_intercept = BayesianLogisticRegression(fit_intercept=False).fit(X, y)
+    with pytest.raises(ValueError, match="different lengths"):
+        posterior_kl(fitted, no_intercept)
+    with pytest.raises(ValueError, match="different lengths"):
+        posterior_kl(fitted, BayesianLogisticRegression().fit(X[:, :2], y))
+    with pytest.raises(TypeError, match="posterior"):
+        posterior_kl(fitted, np.zeros(4))
+    with pytest.raises(TypeError, match="no posterior_"):
+        posterior_kl(LogisticRegression().fit(X, y), fitted)
+    bad = SimpleNamespace(mean=np.zeros(4), cov=np.eye(3))
+    with pytest.raises(ValueError, match="shape"):
+        posterior_kl(fitted, bad)
+
+
+# --- polynomial_mmd -------------------------------------------------------------------------
+
+def _mmd2_loops(A, B, degree, coef0, unbiased):
+    def k(x, y):
+        return (float(np.dot(x, y)) + coef0) ** degree
+
+    def mean_k(P, Q, skip_diagonal):
+        total, count = 0.0, 0
+        for i in range(len(P)):
+            for j in range(len(Q)):
+                if skip_diagonal and i == j:
+                    continue
+                total += k(P[i], Q[j])
+                count += 1
+        return total / count
+
+    return (mean_k(A, A, unbiased) + mean_k(B, B, unbiased) - 2 * mean_k(A, B, False))
+
+
+@pytest.mark.parametrize("degree, coef0", [(1, 0.0), (2, 1.0), (3, 0.2), (4, 0.5)])
+@pytest.mark.parametrize("unbiased", [False, True])
+def test_mmd_matches_double_loop(degree, coef0, unbiased):
+    rng = np.random.default_rng(degree)
+    A = rng.normal(size=(7, 3))
+    B = rng.normal(loc=0.3, size=(5, 3))
+    expected = _mmd2_loops(A, B, degree, coef0, unbiased)
+    got = polynomial_mmd(A, B, degree=degree, coef0=coef0, unbiased=unbiased)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    # both internal routes, whichever the public function picked
+    for route in (metrics._mmd2_gram, metrics._mmd2_features):
+        mmd2, k_aa, k_bb = route(A, B, degree, coef0)
+        np.testing.assert_allclose(mmd2, _mmd2_loops(A, B, degree, coef0, False), rtol=1e-10,
+                                   atol=1e-12)
+        np.testing.assert_allclose(k_aa, np.mean((A @ A.T + coef0) ** degree), rtol=1e-12)
+        np.testing.assert_allclose(k_bb, np.mean((B @ B.T + coef0) ** degree), rtol=1e-12)
+
+
+def test_mmd_routes_and_blocks_agree(monkeypatch):
+    rng = np.random.default_rng(1)
+    A, B = rng.normal(size=(300, 4)), rng.normal(size=(200, 4)) * 1.2
+    assert metrics._use_features(500, 4, 3)
+    assert not metrics._use_features(50, 40, 3)
+    gram = metrics._mmd2_gram(A, B, 3, 0.2)
+    features = metrics._mmd2_features(A, B, 3, 0.2)
+    np.testing.assert_allclose(gram, features, rtol=1e-9)
+    # tiny blocks: many row batches give the same sums
+    monkeypatch.setattr(metrics, "_BLOCK_ELEMENTS", 1000)
+    np.testing.assert_allclose(metrics._mmd2_gram(A, B, 3, 0.2), gram, rtol=1e-12)
+    np.testing.assert_allclose(metrics._mmd2_features(A, B, 3, 0.2), features, rtol=1e-12)
+    # high dimension, few samples: the public function takes the Gram route
+    A, B = rng.normal(size=(6, 40)), rng.normal(size=(5, 40))
+    np.testing.assert_allclose(polynomial_mmd(A, B), _mmd2_loops(A, B, 3, 0.2, False),
+                               rtol=1e-10)
+
+
+def test_mmd_same_distribution_near_zero_and_grows_with_shift():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(3000, 3))
+    B = rng.normal(size=(3000, 3))
+    values = [polynomial_mmd(A, B + shift) for shift in (0.0, 0.25, 0.5, 1.0)]
+    assert np.all(np.diff(values) > 0)
+    assert values[0] < 0.05 * values[1]
+    assert polynomial_mmd(A, A) == pytest.approx(0.0, abs=1e-12)
+    # unbiased: centred on 0 under the null, so small in absolute terms
+    assert abs(polynomial_mmd(A, B, unbiased=True)) < 0.05 * values[1]
+    assert polynomial_mmd(A, B) == pytest.approx(polynomial_mmd(B, A))
+    assert polynomial_mmd(A, B + 0.5, squared=False) == pytest.approx(np.sqrt(values[2]))
+
+
+def test_mmd_detects_third_moment_only_up_to_degree():
+    # same mean and variance, different skewness: degree 3 sees it, degree 2 does not
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(4000, 1))
+    B = rng.exponential(size=(4000, 1)) - 1.0
+    assert polynomial_mmd(A, B, degree=3) > 10 * polynomial_mmd(A, B, degree=2)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"samples_b": np.zeros((4, 3))}, ValueError, "features"),
+    ({"samples_a": [[np.nan, 0.0]] * 3}, ValueError, "NaN"),
+    ({"degree": 0}, ValueError, "degree"),
+    ({"degree": 2.5}, TypeError, "degree"),
+    ({"coef0": -1.0}, ValueError, "coef0"),
+    ({"samples_a": np.zeros((1, 2)), "unbiased": True}, ValueError, "two samples"),
+])
+def test_mmd_errors(kwargs, error, match):
+    args = {"samples_a": np.zeros((4, 2)), "samples_b": np.ones((3, 2))}
+    args.update(kwargs)
+    with pytest.raises(error, match=match):
+        polynomial_mmd(args.pop("samples_a"), args.pop("samples_b"), **args)
+
+
+# --- loglik_relative_error ------------------------------------------------------------------
+
+def _direct_error(loglik, weights_full, indices, weights_core):
+    full = sum(weights_full[n] * loglik[n] for n in range(len(loglik)))
+    core = sum(w * loglik[i] for i, w in zip(indices, weights_core))
+    return abs(full - core) / abs(full)
+
+
+@pytest.fixture(scope="module")
+def coreset():
+    rng = np.random.default_rng(0)
+    indices = rng.choice(400, size=30, replace=False)
+    return indices, rng.uniform(5.0, 20.0, size=30)
+
+
+def test_loglik_error_zero_for_full_data(logistic_data):
+    X, y = logistic_data
+    thetas = np.random.default_rng(0).normal(size=(25, 4))
+    n = len(y)
+    err = loglik_relative_error(X, y, np.arange(n), np.ones(n), thetas)
+    assert err.shape == (25,) and np.all(err == 0.0)
+    # the same with weighted full data and the coreset carrying those weights
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=n)
+    err = loglik_relative_error(X, y, np.arange(n), w, thetas, sample_weight=w)
+    assert np.all(err == 0.0)
+
+
+def test_loglik_error_logistic_matches_direct(coreset):
+    X, y = make_logistic_regression(400, coef=[2.0, -1.0], random_state=0)
+    indices, weights = coreset
+    thetas = np.random.default_rng(2).normal(size=(5, 3))
+    labels = np.where(y == 1, "yes", "no")  # any two classes: the larger ("yes") is +1
+    err = loglik_relative_error(X, labels, indices, weights, thetas)
+    for s, theta in enumerate(thetas):
+        eta = X @ theta[:2] + theta[2]
+        loglik = log_expit(np.where(y == 1, eta, -eta))
+        assert err[s] == pytest.approx(_direct_error(loglik, np.ones(400), indices, weights),
+                                       rel=1e-10)
+    for encoded in (y, 2 * y - 1):
+        np.testing.assert_allclose(loglik_relative_error(X, encoded, indices, weights, thetas),
+                                   err, rtol=1e-12)
+    # a single parameter vector gives a float
+    single = loglik_relative_error(X, y, indices, weights, thetas[0])
+    assert isinstance(single, float) and single == pytest.approx(err[0])
+
+
+def test_loglik_error_without_intercept_and_chunked(monkeypatch, coreset):
+    X, y = make_logistic_regression(400, coef=[2.0, -1.0], random_state=0)
+    indices, weights = coreset
+    thetas = np.random.default_rng(3).normal(size=(6, 2))
+    err = loglik_relative_error(X, y, indices, weights, thetas, fit_intercept=False)
+    for s, theta in enumerate(thetas):
+        loglik = log_expit((2 * y - 1) * (X @ theta))
+        assert err[s] == pytest.approx(_direct_error(loglik, np.ones(400), indices, weights))
+    monkeypatch.setattr(metrics, "_BLOCK_ELEMENTS", 50)  # row blocks of 8
+    chunked = loglik_relative_error(X, y, indices, weights, thetas, fit_intercept=False)
+    np.testing.assert_allclose(chunked, err, rtol=1e-12)
+
+
+@pytest.mark.parametrize("link", ["log", "softplus"])
+def test_loglik_error_poisson_matches_direct(link, coreset):
+    X, y = make_poisson_regression(400, coef=[0.5, -0.2], intercept=0.5, link=link,
+                                   random_state=0)
+    indices, weights = coreset
+    sample_weight = np.random.default_rng(4).uniform(0.5, 1.5, size=400)
+    thetas = np.random.default_rng(5).normal(scale=0.5, size=(4, 3))
+    err = loglik_relative_error(X, y, indices, weights, thetas, model="poisson", link=link,
+                                sample_weight=sample_weight)
+    for s, theta in enumerate(thetas):
+        eta = X @ theta[:2] + theta[2]
+        rate = np.exp(eta) if link == "log" else np.log1p(np.exp(eta))
+        loglik = y * np.log(rate) - rate - gammaln(y + 1)
+        assert err[s] == pytest.approx(_direct_error(loglik, sample_weight, indices, weights),
+                                       rel=1e-9)
+
+
+def test_loglik_error_gaussian_matches_direct(coreset):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(400, 2))
+    y = X @ [1.0, 2.0] + rng.normal(scale=0.5, size=400)
+    indices, weights = coreset
+    thetas = rng.normal(size=(3, 3))
+    err = loglik_relative_error(X, y, indices, weights, thetas, model="gaussian",
+                                noise_scale=0.5)
+    for s, theta in enumerate(thetas):
+        resid = y - X @ theta[:2] - theta[2]
+        loglik = -0.5 * resid**2 / 0.25 - 0.5 * np.log(2 * np.pi * 0.25)
+        assert err[s] == pytest.approx(_direct_error(loglik, np.ones(400), indices, weights))
+
+
+def test_loglik_error_repeated_indices_add_up(logistic_data):
+    X, y = logistic_data
+    thetas = np.random.default_rng(7).normal(size=(3, 4))
+    repeated = loglik_relative_error(X, y, [3, 3, 8], [1.0, 2.0, 4.0], thetas)
+    merged = loglik_relative_error(X, y, [3, 8], [3.0, 4.0], thetas)
+    np.testing.assert_allclose(repeated, merged, rtol=1e-12)
+    # an empty coreset is off by 100 %
+    np.testing.assert_allclose(loglik_relative_error(X, y, [], [], thetas), 1.0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"coreset_indices": [0, 300]}, r"\[0, 300\)"),
+    ({"coreset_indices": [-1, 2]}, r"\[0, 300\)"),
+    ({"coreset_indices": [0.5, 2.0]}, "integers"),
+    ({"coreset_weights": [1.0]}, "shape"),
+    ({"coreset_weights": [1.0, -1.0]}, "negative"),
+    ({"coreset_weights": [1.0, np.nan]}, "NaN"),
+    ({"theta": np.zeros(3)}, "theta must have shape"),
+    ({"theta": np.zeros((2, 5))}, "theta must have shape"),
+    ({"theta": [np.nan] * 4}, "NaN"),
+    ({"X": np.full((300, 3), np.nan)}, "NaN"),
+    ({"y": np.arange(300) % 3}, "binary"),
+    ({"y": np.zeros(10)}, "inconsistent"),
+    ({"model": "probit"}, "probit"),
+    ({"sample_weight": np.ones(5)}, "sample_weight"),
+])
+def test_loglik_error_validation(kwargs, match, logistic_data):
+    X, y = logistic_data
+    args = {"X": X, "y": y, "coreset_indices": [0, 1], "coreset_weights": [1.0, 2.0],
+            "theta": np.zeros(4)}
+    args.update(kwargs)
+    positional = [args.pop(k) for k in ("X", "y", "coreset_indices", "coreset_weights",
+                                        "theta")]
+    with pytest.raises(ValueError, match=match):
+        loglik_relative_error(*positional, **args)
+
+
+def test_loglik_error_single_class_labels():
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    theta = np.array([0.5, -0.5, 0.1])
+    err_pos = loglik_relative_error(X, np.ones(20), [0], [5.0], theta)
+    eta = X @ theta[:2] + theta[2]
+    assert err_pos == pytest.approx(_direct_error(log_expit(eta), np.ones(20), [0], [5.0]))
+    err_neg = loglik_relative_error(X, np.zeros(20), [0], [5.0], theta)
+    assert err_neg == pytest.approx(_direct_error(log_expit(-eta), np.ones(20), [0], [5.0]))
+    with pytest.raises(ValueError, match="ambiguous"):
+        loglik_relative_error(X, np.full(20, "a"), [0], [5.0], theta)
+
+
+def test_public_names():
+    assert set(metrics.__all__) == {"gaussian_kl", "posterior_kl", "polynomial_mmd",
+                                    "loglik_relative_error"}
