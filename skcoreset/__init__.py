@@ -1,9 +1,20 @@
 """skcoreset: Bayesian coresets and Bayesian GLMs for scikit-learn."""
 
 from ._posterior import GaussianPosterior
+from .coreset import (FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, UniformCoreset,
+                      WeightedSubset)
 from .linear_model import BayesianLogisticRegression, BayesianPoissonRegression
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["BayesianLogisticRegression", "BayesianPoissonRegression", "GaussianPosterior",
-           "__version__"]
+__all__ = [
+    "BayesianLogisticRegression",
+    "BayesianPoissonRegression",
+    "FrankWolfeCoreset",
+    "GIGACoreset",
+    "GaussianPosterior",
+    "SensitivityCoreset",
+    "UniformCoreset",
+    "WeightedSubset",
+    "__version__",
+]

@@ -6,5 +6,8 @@ moves them, only this module changes.
 
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._set_output import _get_output_config
+from sklearn.utils.validation import _num_samples
 
-__all__ = ["HasMethods", "Interval", "StrOptions", "_fit_context"]
+__all__ = ["HasMethods", "Interval", "StrOptions", "_fit_context", "_get_output_config",
+           "_num_samples"]

@@ -15,11 +15,13 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._design import latent_moments, split_theta
+from ._docstrings import fill_doc
 from ._families import LogisticFamily, PoissonFamily
 from ._inference import fit_posterior
 from ._inference._common import prior_precision
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._validation import check_counts, check_sample_weight
+from .coreset._base import reject_weighted_subset, unpack_weighted_subset
 
 _METHODS = {"laplace"}
 
@@ -49,6 +51,7 @@ class _BaseBayesianGLM(BaseEstimator):
 
     def _fit(self, X, y, sample_weight):
         """Validate, fit the posterior and set the fitted attributes common to both models."""
+        X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -66,16 +69,19 @@ class _BaseBayesianGLM(BaseEstimator):
         self._set_coef(coef, float(intercept))
         return self
 
+    def _check_predict_input(self, X):
+        check_is_fitted(self)
+        reject_weighted_subset(X)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
     def _latent_moments(self, X):
         """Posterior mean and variance of the linear predictor at each row of X."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = self._check_predict_input(X)
         return latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
                               self.fit_intercept)
 
     def _linear_predictor(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = self._check_predict_input(X)
         return X @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
 
 
@@ -127,6 +133,10 @@ _COMMON_ATTRS_DOC = """
 """
 
 
+_fill_glm_doc = fill_doc(common_params=_COMMON_PARAMS_DOC, common_attrs=_COMMON_ATTRS_DOC)
+
+
+@_fill_glm_doc
 class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
     """Bayesian binary logistic regression with posterior uncertainty.
 
@@ -280,6 +290,7 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
 
+@_fill_glm_doc
 class BayesianPoissonRegression(RegressorMixin, _BaseBayesianGLM):
     """Bayesian Poisson regression for counts with posterior predictive uncertainty.
 
@@ -393,7 +404,3 @@ class BayesianPoissonRegression(RegressorMixin, _BaseBayesianGLM):
             return mean, np.sqrt(mean + rate_var)
         return mean
 
-
-for _cls in (BayesianLogisticRegression, BayesianPoissonRegression):
-    _cls.__doc__ = _cls.__doc__.format(common_params=_COMMON_PARAMS_DOC.strip() + "\n",
-                                       common_attrs=_COMMON_ATTRS_DOC.strip() + "\n")

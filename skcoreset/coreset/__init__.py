@@ -1,0 +1,10 @@
+"""Coreset constructors: transformers that build a small weighted subset of the training data
+whose weighted log-likelihood stands in for the full data's."""
+
+from ._base import BaseCoreset, WeightedSubset
+from ._hilbert import FrankWolfeCoreset, GIGACoreset
+from ._sensitivity import SensitivityCoreset
+from ._uniform import UniformCoreset
+
+__all__ = ["BaseCoreset", "FrankWolfeCoreset", "GIGACoreset", "SensitivityCoreset",
+           "UniformCoreset", "WeightedSubset"]

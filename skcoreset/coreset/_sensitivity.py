@@ -1,0 +1,161 @@
+"""Sensitivity-based importance sampling for logistic regression (paper 002)."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.metrics import pairwise_distances_argmin_min
+from sklearn.metrics.pairwise import euclidean_distances
+
+from .._sklearn_compat import Interval
+from ._base import BaseCoreset, fill_coreset_doc
+
+# R = a / sqrt(I) with a = 3 (paper 002, §4 "Experimental setup")
+_RADIUS_CONSTANT = 3.0
+_ROWS_PER_CHUNK = 65_536
+
+
+def _signed_design(X, y, rows, fit_intercept):
+    """``Z_n = y_n a_n`` for the given rows, with ``a_n = [x_n, 1]`` when there is an intercept."""
+    Z = X[rows] * y[rows, None]
+    if fit_intercept:
+        Z = np.column_stack([Z, y[rows]])
+    return Z
+
+
+def _row_chunks(n):
+    for start in range(0, n, _ROWS_PER_CHUNK):
+        yield slice(start, min(start + _ROWS_PER_CHUNK, n))
+
+
+def assign_clusters(X, y, centres, fit_intercept):
+    """Nearest centre of every signed design vector and the squared distance to it."""
+    n = X.shape[0]
+    labels = np.empty(n, dtype=np.intp)
+    sq_dist = np.empty(n)
+    for rows in _row_chunks(n):
+        labels[rows], dist = pairwise_distances_argmin_min(
+            _signed_design(X, y, rows, fit_intercept), centres)
+        sq_dist[rows] = dist**2
+    return labels, sq_dist
+
+
+def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_intercept):
+    """Sensitivity upper bounds m_n of Lemma 3.1 (paper 002, eq. 3.1).
+
+    ``m_n = W / (1 + sum_i W_i^(-n) exp(-R ||Q_i - Z_n||))`` with the cluster centres ``Q_i``
+    in place of the leave-one-out cluster means (as the paper's appendix does), ``W`` the
+    total weight and ``W_i^(-n)`` the weight of cluster ``i`` without point ``n``. With unit
+    weights ``W = N`` and ``W_i^(-n) = |G_i^(-n)|``. Rows are processed in chunks so memory
+    stays bounded for large N.
+    """
+    n = X.shape[0]
+    cluster_weight = np.bincount(labels, weights=sample_weight, minlength=len(centres))
+    bounds = np.empty(n)
+    for rows in _row_chunks(n):
+        dist = euclidean_distances(_signed_design(X, y, rows, fit_intercept), centres)
+        others = np.tile(cluster_weight, (dist.shape[0], 1))
+        others[np.arange(dist.shape[0]), labels[rows]] -= sample_weight[rows]
+        others = np.maximum(others, 0.0)
+        bounds[rows] = sample_weight.sum() / (1.0 + np.sum(others * np.exp(-radius * dist), 1))
+    return bounds
+
+
+@fill_coreset_doc
+class SensitivityCoreset(BaseCoreset):
+    """Coreset for Bayesian logistic regression by sensitivity sampling (paper 002, Alg. 1).
+
+    Clusters the signed design vectors ``Z_n = y_n [x_n, 1]`` with k-means++ (scikit-learn's
+    :class:`~sklearn.cluster.KMeans`) fitted on a uniform subsample of
+    ``min(1000 k, 0.025 N)`` rows (at least k), bounds every row's sensitivity by Lemma 3.1
+    using the cluster centres, draws M rows from the multinomial with probabilities
+    ``p_n`` proportional to ``w_n m_n`` and weights each drawn row ``K_n w_n / (p_n M)``
+    (``K_n`` its number of draws), so the weighted log-likelihood is unbiased.
+
+    Parameters
+    ----------
+    M : int, default=100
+        Number of multinomial draws; the coreset has at most M distinct rows.
+    n_clusters : int, default=6
+        Number of k-means clusters k (the paper uses 4 for low-dimensional and 6 for
+        high-dimensional data).
+    radius : float, default=None
+        Radius R of the parameter ball on which the bounds hold. ``None`` uses the paper's
+        heuristic ``R = 3 / sqrt(I)`` with ``I`` the normalised k-means score of the data.
+    {common_params}
+    Attributes
+    ----------
+    sensitivities_ : ndarray of shape (n_samples,)
+        Sensitivity upper bounds m_n of every training row.
+    radius_ : float
+        The radius R used.
+    cluster_centers_ : ndarray of shape (n_centres, n_params)
+        k-means centres of the signed design vectors (fewer than ``n_clusters`` only when the
+        k-means subsample has fewer distinct points).
+    {common_attrs}
+    Notes
+    -----
+    Only the logistic model is supported: the bounds of Lemma 3.1 are specific to it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcoreset import SensitivityCoreset
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 3))
+    >>> y = (X @ [1.0, -1.0, 0.5] + rng.logistic(size=2000) > 0).astype(int)
+    >>> coreset = SensitivityCoreset(M=100, random_state=0).fit(X, y)
+    >>> len(coreset.sample_indices_) <= 100
+    True
+    """
+
+    _parameter_constraints = {
+        **BaseCoreset._parameter_constraints,
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "radius": [Interval(Real, 0, None, closed="neither"), None],
+    }
+
+    def __init__(self, M=100, *, n_clusters=6, radius=None, model="auto", link="log",
+                 noise_scale=1.0, prior_scale=1.0, intercept_prior_scale=10.0,
+                 fit_intercept=True, random_state=None, verbose=0):
+        super().__init__(M, model=model, link=link, noise_scale=noise_scale,
+                         prior_scale=prior_scale, intercept_prior_scale=intercept_prior_scale,
+                         fit_intercept=fit_intercept, random_state=random_state,
+                         verbose=verbose)
+        self.n_clusters = n_clusters
+        self.radius = radius
+
+    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+        if self.model_ != "logistic":
+            raise ValueError(
+                "SensitivityCoreset supports only the logistic model (the sensitivity bounds "
+                f"of paper 002 are specific to it), got model {self.model_!r}.")
+        n = X.shape[0]
+        n_sub = max(self.n_clusters, min(1000 * self.n_clusters, int(0.025 * n)))
+        candidates = np.flatnonzero(sample_weight > 0)
+        sub = rng.choice(candidates, size=min(n_sub, len(candidates)), replace=False)
+        Z_sub = _signed_design(X, y, sub, self.fit_intercept)
+        # k-means cannot place more centres than there are distinct points
+        k = min(self.n_clusters, len(np.unique(Z_sub, axis=0)))
+        kmeans = KMeans(n_clusters=k, init="k-means++", n_init=1,
+                        random_state=rng.randint(np.iinfo(np.int32).max))
+        kmeans.fit(Z_sub, sample_weight=sample_weight[sub])
+        self.cluster_centers_ = kmeans.cluster_centers_
+        labels, sq_dist = assign_clusters(X, y, self.cluster_centers_, self.fit_intercept)
+        radius = self.radius
+        if radius is None:
+            score = np.average(sq_dist, weights=sample_weight)  # normalised k-means score I
+            radius = _RADIUS_CONSTANT / np.sqrt(max(score, np.finfo(float).tiny))
+        self.radius_ = float(radius)
+        bounds = sensitivity_upper_bounds(X, y, sample_weight, self.cluster_centers_, labels,
+                                          self.radius_, self.fit_intercept)
+        self.sensitivities_ = bounds
+        if self.verbose:
+            print(f"[SensitivityCoreset] R = {self.radius_:.4g}, mean sensitivity "
+                  f"{np.average(bounds, weights=sample_weight):.4g}")
+        importance = sample_weight * bounds
+        p = importance / importance.sum()
+        counts = rng.multinomial(self.M, p)
+        indices = np.flatnonzero(counts)
+        weights = counts[indices] * sample_weight[indices] / (p[indices] * self.M)
+        return indices, weights

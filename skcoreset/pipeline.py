@@ -1,0 +1,238 @@
+"""A Pipeline that applies coreset steps during fit only and hands their weights on.
+
+:class:`Pipeline` is scikit-learn's :class:`sklearn.pipeline.Pipeline` with one difference:
+a step that has ``fit_coreset`` (every coreset constructor) replaces the data by its weighted
+subset while the pipeline is fitted, and every later step whose ``fit`` accepts
+``sample_weight`` receives the coreset weights. At prediction, scoring and transform time
+coreset steps are skipped, so predictions are made for every row.
+"""
+
+import inspect
+import time
+from collections import defaultdict
+
+from sklearn import pipeline as sk_pipeline
+
+__all__ = ["Pipeline", "make_pipeline"]
+
+
+def _is_coreset(step):
+    return hasattr(step, "fit_coreset")
+
+
+def _accepts_sample_weight(method):
+    try:
+        parameters = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+    return "sample_weight" in parameters or any(
+        p.kind == p.VAR_KEYWORD for p in parameters.values())
+
+
+class Pipeline(sk_pipeline.Pipeline):
+    """Pipeline of transforms, coreset constructors and a final estimator.
+
+    Behaves like :class:`sklearn.pipeline.Pipeline` except that steps with a ``fit_coreset``
+    method act only during :meth:`fit`: the data that reach the following steps are the
+    coreset rows, and those steps (when their ``fit`` accepts ``sample_weight``) and the final
+    estimator receive the coreset weights as ``sample_weight``. At prediction time coreset
+    steps are skipped. Works with any final estimator that accepts ``sample_weight``
+    (scikit-learn's ``LogisticRegression``, ``PoissonRegressor``, ...), with
+    :class:`~sklearn.model_selection.GridSearchCV` over the coreset's parameters, ``clone``,
+    ``set_params`` and pickling.
+
+    Parameters
+    ----------
+    steps : list of (str, estimator) tuples
+        The steps, the last one the final estimator; ``"passthrough"`` or ``None`` skip a step.
+    memory : None, default=None
+        Must be ``None``: caching fitted transformers is not supported, because a coreset step
+        changes the rows every later step sees.
+    verbose : bool, default=False
+        Print the time each step takes to fit.
+    transform_input : None, default=None
+        Must be ``None`` (it requires metadata routing, which this pipeline does not use).
+
+    Attributes
+    ----------
+    named_steps : :class:`~sklearn.utils.Bunch`
+        Steps by name (as in scikit-learn's Pipeline).
+
+    See Also
+    --------
+    make_pipeline : Build a Pipeline with generated step names.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import scale
+    >>> from skcoreset import GIGACoreset, BayesianLogisticRegression
+    >>> from skcoreset.pipeline import Pipeline
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> pipe = Pipeline([("coreset", GIGACoreset(M=50, random_state=0)),
+    ...                  ("clf", BayesianLogisticRegression())]).fit(scale(X), y)
+    >>> pipe.predict_proba(scale(X)).shape
+    (569, 2)
+    """
+
+    def _split_params(self, params):
+        """``{"step__param": v}`` -> ``{step: {param: v}}``."""
+        by_step = defaultdict(dict)
+        for key, value in params.items():
+            step, sep, param = key.partition("__")
+            if not sep or step not in self.named_steps:
+                raise ValueError(
+                    f"Pipeline.fit does not accept the {key!r} parameter. Pass parameters to "
+                    "steps as 'stepname__parameter', e.g. 'coreset__sample_weight'.")
+            by_step[step][param] = value
+        return by_step
+
+    def _check_steps(self):
+        names = [name for name, _ in self.steps]
+        if len(set(names)) != len(names):
+            raise ValueError(f"Pipeline step names must be unique, got {names}.")
+        for name, step in self.steps[:-1]:
+            if step is None or step == "passthrough":
+                continue
+            if not (hasattr(step, "fit") and (hasattr(step, "transform") or _is_coreset(step))):
+                raise TypeError(f"Intermediate step {name!r} must be a transformer or a "
+                                f"coreset constructor, got {step!r}.")
+        final = self.steps[-1][1]
+        if final not in (None, "passthrough") and not hasattr(final, "fit"):
+            raise TypeError(f"The last step must have a fit method, got {final!r}.")
+
+    def _check_supported_options(self):
+        if self.memory is not None:
+            raise ValueError("skcoreset.pipeline.Pipeline does not support memory caching: "
+                             "a coreset step changes the rows every later step sees.")
+        if getattr(self, "transform_input", None) is not None:
+            raise ValueError("skcoreset.pipeline.Pipeline does not support transform_input.")
+
+    @staticmethod
+    def _fit_step(step, X, y, weights, params, last):
+        """Fit one step on (X, y) with the coreset weights so far; return the new data."""
+        if weights is not None and "sample_weight" not in params:
+            if _accepts_sample_weight(step.fit):
+                params = {**params, "sample_weight": weights}
+            elif last or _is_coreset(step):
+                raise TypeError(
+                    f"{type(step).__name__}.fit does not accept sample_weight, so it cannot "
+                    "use the coreset's weights; use an estimator that accepts sample_weight "
+                    "after a coreset step.")
+        if _is_coreset(step):
+            return step.fit_coreset(X, y, **params)
+        if last:
+            step.fit(X, y, **params)
+            return X, y, weights
+        if hasattr(step, "fit_transform"):
+            return step.fit_transform(X, y, **params), y, weights
+        return step.fit(X, y, **params).transform(X), y, weights
+
+    def fit(self, X, y=None, **params):
+        """Fit the steps in order; coreset steps replace the data by their weighted subset.
+
+        Parameters
+        ----------
+        X : iterable
+            Training data, as the first step expects it.
+        y : iterable, default=None
+            Training targets.
+        **params : dict of str -> object
+            Parameters of the steps' ``fit`` methods, as ``stepname__parameter``; e.g.
+            ``coreset__sample_weight`` for weighted input data.
+
+        Returns
+        -------
+        self : object
+            Pipeline with fitted steps.
+        """
+        self._check_supported_options()
+        self.steps = list(self.steps)
+        self._check_steps()
+        step_params = self._split_params(params)
+        weights = None
+        for index, (name, step) in enumerate(self.steps):
+            if step is None or step == "passthrough":
+                continue
+            start = time.perf_counter()
+            X, y, weights = self._fit_step(step, X, y, weights, step_params[name],
+                                           last=index == len(self.steps) - 1)
+            if self.verbose:
+                print(f"[Pipeline] ({index + 1} of {len(self.steps)}) fitting {name}, "
+                      f"total={time.perf_counter() - start:.1f}s")
+        return self
+
+    def fit_transform(self, X, y=None, **params):
+        """Fit, then transform all of X (coreset steps skipped).
+
+        Parameters
+        ----------
+        X : iterable
+        y : iterable, default=None
+        **params : dict of str -> object
+            Step parameters as in :meth:`fit`.
+
+        Returns
+        -------
+        Xt : array-like of shape (n_samples, n_transformed_features)
+        """
+        return self.fit(X, y, **params).transform(X)
+
+    def fit_predict(self, X, y=None, **params):
+        """Fit, then predict for every row of X (coreset steps skipped).
+
+        Parameters
+        ----------
+        X : iterable
+        y : iterable, default=None
+        **params : dict of str -> object
+            Step parameters as in :meth:`fit`.
+
+        Returns
+        -------
+        y_pred : ndarray
+        """
+        return self.fit(X, y, **params).predict(X)
+
+    def _iter(self, with_final=True, filter_passthrough=True):
+        # The one hook into scikit-learn's internals: every inference-time method of
+        # sklearn's Pipeline walks the steps through _iter(filter_passthrough=True), so
+        # treating coreset steps as passthrough there skips them at prediction time.
+        for index, name, step in super()._iter(with_final=with_final,
+                                               filter_passthrough=filter_passthrough):
+            if filter_passthrough and _is_coreset(step):
+                continue
+            yield index, name, step
+
+
+def make_pipeline(*steps, verbose=False):
+    """Build a :class:`Pipeline` from steps, naming them after their lowercased class names.
+
+    Parameters
+    ----------
+    *steps : list of estimators
+    verbose : bool, default=False
+        Print the time each step takes to fit.
+
+    Returns
+    -------
+    p : Pipeline
+
+    Examples
+    --------
+    >>> from skcoreset import UniformCoreset, BayesianLogisticRegression
+    >>> from skcoreset.pipeline import make_pipeline
+    >>> make_pipeline(UniformCoreset(M=100), BayesianLogisticRegression())
+    Pipeline(steps=[('uniformcoreset', UniformCoreset()),
+                    ('bayesianlogisticregression', BayesianLogisticRegression())])
+    """
+    names = [type(step).__name__.lower() for step in steps]
+    counts = {name: names.count(name) for name in names}
+    seen = defaultdict(int)
+    unique = []
+    for name in names:  # duplicates become name-1, name-2, ... as in scikit-learn
+        if counts[name] > 1:
+            seen[name] += 1
+            name = f"{name}-{seen[name]}"
+        unique.append(name)
+    return Pipeline(list(zip(unique, steps)), verbose=verbose)

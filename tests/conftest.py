@@ -1,0 +1,36 @@
+"""Shared fixtures: the papers' N = 500 data sets, read from ../shared/data when present."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+DATA_DIR = Path(os.environ.get("SKCORESET_DATA",
+                               Path(__file__).resolve().parents[2] / "shared" / "data"))
+LOGISTIC_SETS = ["synth_lr", "phishing", "ds1"]
+POISSON_SETS = ["synth_poiss", "biketrips", "airportdelays"]
+
+
+def load_paper_dataset(name):
+    """Whitened covariates (intercept column dropped), targets and the model name.
+
+    As in the papers' experiments (paper 000, Appendix C): covariates whitened with the
+    training mean and covariance, labels mapped from {-1, 1} to {0, 1}; the intercept is
+    fitted by the models with the same N(0, 1) prior as the coefficients.
+    """
+    path = DATA_DIR / f"{name}.npz"
+    if not path.exists():
+        pytest.skip(f"paper data {path} not available")
+    data = np.load(path)
+    X, y = data["X"][:, :-1], data["y"]
+    chol = np.linalg.cholesky(np.atleast_2d(np.cov(X, rowvar=False)))
+    X_white = np.linalg.solve(chol, (X - X.mean(axis=0)).T).T
+    if name in LOGISTIC_SETS:
+        return X_white, (y > 0).astype(int), "logistic"
+    return X_white, y.astype(int), "poisson"
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)

@@ -1,0 +1,134 @@
+"""The coreset Pipeline and the headline use: cross-validating the coreset size."""
+
+import pickle
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression, PoissonRegressor
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import Pipeline as SkPipeline
+from sklearn.preprocessing import StandardScaler
+
+from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression, GIGACoreset,
+                       UniformCoreset)
+from skcoreset.pipeline import Pipeline, make_pipeline
+
+
+def _data(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)) * [1.0, 2.0, 0.5, 1.0] + 3.0
+    y = (rng.random(n) < expit((X - 3.0) @ [1.0, -0.5, 2.0, 0.0])).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("pipeline_class", [Pipeline, SkPipeline])
+def test_headline_grid_search_over_coreset_size(pipeline_class):
+    X, y = _data()
+    pipe = pipeline_class([("coreset", GIGACoreset(M=50, projection_dim=100, random_state=0)),
+                           ("clf", BayesianLogisticRegression())])
+    search = GridSearchCV(pipe, {"coreset__M": [10, 40, 160]}, scoring="neg_log_loss", cv=3)
+    search.fit(X, y)
+    assert search.best_params_["coreset__M"] in (40, 160)
+    X_test, _ = _data(n=50, seed=1)
+    proba, std = search.best_estimator_.predict_proba(X_test, return_std=True)
+    assert proba.shape == (50, 2) and std.shape == (50,) and np.all(std > 0)
+    scores = search.cv_results_["mean_test_score"]
+    assert scores[0] < scores[2]  # a larger coreset gives a better held-out log-loss
+
+
+def test_coreset_pipeline_equals_fitting_on_the_weighted_subset():
+    X, y = _data()
+    coreset = UniformCoreset(M=80, random_state=3)
+    pipe = Pipeline([("coreset", coreset), ("clf", BayesianLogisticRegression())]).fit(X, y)
+    fitted_coreset = pipe.named_steps["coreset"]
+    idx, w = fitted_coreset.sample_indices_, fitted_coreset.sample_weight_
+    ref = BayesianLogisticRegression().fit(X[idx], y[idx], sample_weight=w)
+    np.testing.assert_allclose(pipe[-1].coef_, ref.coef_)
+    # prediction skips the coreset step: one prediction per row, training data included
+    assert pipe.predict(X).shape == (len(y),)
+    np.testing.assert_allclose(pipe.predict_proba(X), ref.predict_proba(X))
+    assert pipe.score(X, y) == pytest.approx(ref.score(X, y))
+    np.testing.assert_array_equal(pipe.fit_predict(X, y), ref.predict(X))
+
+
+def test_later_steps_and_foreign_final_estimators_receive_the_weights():
+    X, y = _data()
+    pipe = Pipeline([("coreset", UniformCoreset(M=80, random_state=0)),
+                     ("scale", StandardScaler()),
+                     ("clf", LogisticRegression(C=1.0))]).fit(X, y)
+    idx, w = pipe["coreset"].sample_indices_, pipe["coreset"].sample_weight_
+    scaler = StandardScaler().fit(X[idx], sample_weight=w)
+    np.testing.assert_allclose(pipe["scale"].mean_, scaler.mean_)
+    ref = LogisticRegression(C=1.0).fit(scaler.transform(X[idx]), y[idx], sample_weight=w)
+    np.testing.assert_allclose(pipe["clf"].coef_, ref.coef_, rtol=1e-6)
+    np.testing.assert_allclose(pipe.predict_proba(X), ref.predict_proba(scaler.transform(X)))
+
+    rng = np.random.default_rng(0)
+    counts = rng.poisson(np.exp(0.3 * (X[:, 0] - 3.0)))
+    pois = Pipeline([("coreset", UniformCoreset(M=100, random_state=0)),
+                     ("reg", PoissonRegressor())]).fit(X, counts)
+    assert pois["coreset"].model_ == "poisson" and pois.predict(X).shape == (len(y),)
+
+
+def test_final_estimator_without_sample_weight_is_a_clear_error():
+    X, y = _data()
+    pipe = Pipeline([("coreset", UniformCoreset(M=50)), ("knn", KNeighborsClassifier())])
+    with pytest.raises(TypeError, match="does not accept sample_weight"):
+        pipe.fit(X, y)
+    # without a coreset step the pipeline is an ordinary one
+    Pipeline([("scale", StandardScaler()), ("knn", KNeighborsClassifier())]).fit(X, y)
+
+
+def test_plain_sklearn_pipeline_never_goes_silently_unweighted():
+    X, y = _data()
+    foreign = SkPipeline([("coreset", UniformCoreset(M=50)), ("clf", LogisticRegression())])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        foreign.fit(X, y)
+    ours = SkPipeline([("coreset", UniformCoreset(M=50, random_state=0)),
+                       ("clf", BayesianLogisticRegression())]).fit(X, y)
+    idx, w = ours["coreset"].sample_indices_, ours["coreset"].sample_weight_
+    ref = BayesianLogisticRegression().fit(X[idx], y[idx], sample_weight=w)
+    np.testing.assert_allclose(ours["clf"].coef_, ref.coef_)
+    X_new, _ = _data(n=30, seed=5)
+    np.testing.assert_allclose(ours.predict_proba(X_new), ref.predict_proba(X_new))
+    with pytest.raises(ValueError, match="weighted subset"):
+        ours.predict(X)  # the training data would pass through the coreset step
+    with pytest.raises(ValueError, match="already carries"):
+        BayesianLogisticRegression().fit(ours["coreset"].transform(X), y,
+                                         sample_weight=np.ones(len(y)))
+
+
+def test_incoming_weights_coreset_of_coreset_and_params():
+    X, y = _data()
+    w = np.where(np.arange(len(y)) < 100, 0.0, 2.0)
+    pipe = Pipeline([("first", UniformCoreset(M=200, random_state=0)),
+                     ("second", GIGACoreset(M=40, projection_dim=100, random_state=0)),
+                     ("clf", BayesianLogisticRegression())])
+    pipe.fit(X, y, first__sample_weight=w)
+    assert np.all(pipe["first"].sample_indices_ >= 100)
+    np.testing.assert_allclose(pipe["first"].sample_weight_.sum(), w.sum())
+    assert len(pipe["second"].sample_indices_) <= 40
+    with pytest.raises(ValueError, match="stepname__parameter"):
+        pipe.fit(X, y, sample_weight=w)
+    with pytest.raises(ValueError, match="memory"):
+        clone(pipe).set_params(memory="/tmp").fit(X, y)
+
+
+def test_clone_set_params_pickle_cross_val_and_make_pipeline():
+    X, y = _data()
+    pipe = make_pipeline(UniformCoreset(M=60, random_state=0), BayesianLogisticRegression())
+    assert list(pipe.named_steps) == ["uniformcoreset", "bayesianlogisticregression"]
+    pipe.set_params(uniformcoreset__M=100)
+    cloned = clone(pipe)
+    assert cloned.get_params()["uniformcoreset__M"] == 100
+    fitted = cloned.fit(X, y)
+    restored = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_allclose(restored.predict_proba(X), fitted.predict_proba(X))
+    scores = cross_val_score(pipe, X, y, cv=3, scoring="neg_log_loss")
+    assert np.all(np.isfinite(scores))
+    twice = make_pipeline(UniformCoreset(M=60), UniformCoreset(M=30),
+                          BayesianPoissonRegression())
+    assert list(twice.named_steps)[:2] == ["uniformcoreset-1", "uniformcoreset-2"]
