@@ -11,6 +11,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -19,11 +20,18 @@ from ._docstrings import fill_doc
 from ._families import LogisticFamily, PoissonFamily
 from ._inference import fit_posterior
 from ._inference._common import prior_precision
+from ._inference.pass_glm import (PassGLMStatistics, check_pass_degree, is_dask_collection,
+                                 pass_glm, pass_glm_posterior)
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._validation import check_counts, check_sample_weight
 from .coreset._base import reject_weighted_subset, unpack_weighted_subset
 
-_METHODS = {"laplace"}
+_METHODS = {"laplace", "pass_glm"}
+
+
+def _uses_pass_glm(estimator):
+    """``partial_fit`` exists only for the method that accumulates sufficient statistics."""
+    return estimator.method == "pass_glm"
 
 
 class _BaseBayesianGLM(BaseEstimator):
@@ -36,38 +44,103 @@ class _BaseBayesianGLM(BaseEstimator):
         "fit_intercept": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "pass_degree": [Interval(Integral, 2, None, closed="left")],
+        "pass_radius": [Interval(Real, 0, None, closed="neither")],
         "verbose": ["verbose"],
     }
 
     def __init__(self, *, method="laplace", prior_scale=1.0, intercept_prior_scale=10.0,
-                 fit_intercept=True, tol=1e-10, max_iter=100, verbose=0):
+                 fit_intercept=True, tol=1e-10, max_iter=100, pass_degree=2, pass_radius=4.0,
+                 verbose=0):
         self.method = method
         self.prior_scale = prior_scale
         self.intercept_prior_scale = intercept_prior_scale
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
+        self.pass_degree = pass_degree
+        self.pass_radius = pass_radius
         self.verbose = verbose
 
-    def _fit(self, X, y, sample_weight):
-        """Validate, fit the posterior and set the fitted attributes common to both models."""
-        X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        y_encoded = self._encode_target(y)
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        prior = prior_precision(X.shape[1], prior_scale=self.prior_scale,
-                                intercept_prior_scale=self.intercept_prior_scale,
-                                fit_intercept=self.fit_intercept)
-        result = fit_posterior(
-            self.method, X, y_encoded, self._family(), sample_weight=sample_weight,
-            prior_prec=prior, fit_intercept=self.fit_intercept, tol=self.tol,
-            max_iter=self.max_iter, verbose=self.verbose)
+    def _prior(self, n_features):
+        return prior_precision(n_features, prior_scale=self.prior_scale,
+                               intercept_prior_scale=self.intercept_prior_scale,
+                               fit_intercept=self.fit_intercept)
+
+    def _method_options(self):
+        """Keyword arguments of the inference function specific to ``method``."""
+        if self.method == "pass_glm":
+            check_pass_degree(self._family().name, self.pass_degree)
+            return {"degree": self.pass_degree, "radius": self.pass_radius}
+        return {}
+
+    def _store(self, result):
+        """Fitted attributes from an :class:`InferenceResult`."""
         self.posterior_ = result.posterior
         self.n_iter_ = result.n_iter
         self.log_evidence_ = result.log_evidence
         coef, intercept = split_theta(self.posterior_.mean, self.fit_intercept)
         self._set_coef(coef, float(intercept))
         return self
+
+    def _fit(self, X, y, sample_weight):
+        """Validate, fit the posterior and set the fitted attributes common to both models."""
+        X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
+        if is_dask_collection(X):
+            return self._fit_dask(X, y, sample_weight)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        y_encoded = self._encode_target(y)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        result = fit_posterior(
+            self.method, X, y_encoded, self._family(), sample_weight=sample_weight,
+            prior_prec=self._prior(X.shape[1]), fit_intercept=self.fit_intercept,
+            tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
+            **self._method_options())
+        self._pass_statistics = result.extra.get("statistics")
+        return self._store(result)
+
+    def _fit_dask(self, X, y, sample_weight):
+        """One pass over dask chunks: only PASS-GLM's statistics travel to the client."""
+        if self.method != "pass_glm":
+            raise ValueError(
+                f"dask arrays are supported with method='pass_glm', which needs one pass over "
+                f"the chunks; got method={self.method!r}. Compute the arrays first or use "
+                "method='pass_glm'.")
+        import dask.array as da
+
+        X = da.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got an array with {X.ndim} dimensions.")
+        self.n_features_in_ = X.shape[1]
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        y_encoded = self._encode_target_dask(da.asarray(y))
+        result = pass_glm(X, y_encoded, self._family(), sample_weight=sample_weight,
+                          prior_prec=self._prior(X.shape[1]), fit_intercept=self.fit_intercept,
+                          tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
+                          **self._method_options())
+        self._pass_statistics = result.extra["statistics"]
+        return self._store(result)
+
+    def _partial_fit(self, X, y, sample_weight, classes=None):
+        """Add a chunk to PASS-GLM's statistics and refresh the posterior from them."""
+        first_call = getattr(self, "_pass_statistics", None) is None
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, reset=first_call)
+        y_encoded = (self._encode_target(y, classes=classes) if first_call
+                     else self._encode_more(y))
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        options = self._method_options()
+        if first_call:
+            self._pass_statistics = PassGLMStatistics.empty(
+                self._family(), X.shape[1], fit_intercept=self.fit_intercept, **options)
+        elif (self._pass_statistics.degree, self._pass_statistics.radius) != (
+                options["degree"], options["radius"]):
+            raise ValueError("pass_degree or pass_radius changed between partial_fit calls; "
+                             "call fit to start again.")
+        self._pass_statistics.add(X, y_encoded, sample_weight)
+        result = pass_glm_posterior(self._pass_statistics, self._prior(X.shape[1]),
+                                    tol=self.tol, max_iter=self.max_iter, verbose=self.verbose)
+        return self._store(result)
 
     def _check_predict_input(self, X):
         check_is_fitted(self)
@@ -86,10 +159,19 @@ class _BaseBayesianGLM(BaseEstimator):
 
 
 _COMMON_PARAMS_DOC = """
-    method : {"laplace"}, default="laplace"
-        How the posterior is fitted. ``"laplace"``: Gaussian centred at the posterior mode
-        (found by Newton's method with a line search) with covariance the inverse negative
-        Hessian of the log posterior there.
+    method : {"laplace", "pass_glm"}, default="laplace"
+        How the posterior is fitted.
+
+        - ``"laplace"``: Gaussian centred at the posterior mode (found by Newton's method with
+          a line search) with covariance the inverse negative Hessian of the log posterior
+          there.
+        - ``"pass_glm"``: PASS-GLM (Huggins et al., 2017): the GLM mapping function is replaced
+          by its degree-``pass_degree`` Chebyshev approximation on
+          ``[-pass_radius, pass_radius]``, so the log-likelihood depends on the data only
+          through polynomial sufficient statistics computed in one pass (``partial_fit`` for
+          streams, dask arrays chunk by chunk). Degree 2 gives a Gaussian posterior in closed
+          form; higher degrees use Newton and Laplace on the polynomial surrogate. Supports the
+          logistic model and Poisson with ``link="log"``.
 
     prior_scale : float, default=1.0
         Standard deviation of the isotropic Gaussian prior ``N(0, prior_scale^2 I)`` on the
@@ -109,6 +191,17 @@ _COMMON_PARAMS_DOC = """
     max_iter : int, default=100
         Maximum number of Newton iterations; a ``ConvergenceWarning`` is issued when reached.
 
+    pass_degree : int, default=2
+        Degree of PASS-GLM's polynomial approximation (``method="pass_glm"`` only). Logistic:
+        2, 6, 10, ... (the paper's 2 + 4k rule keeps the surrogate concave); Poisson: even.
+        Degrees above 2 store ``C(p + degree, degree)`` monomial sums and are meant for few
+        features.
+
+    pass_radius : float, default=4.0
+        PASS-GLM approximates the mapping function on ``[-pass_radius, pass_radius]``; choose it
+        to cover the linear predictors ``y x . theta`` (logistic) or ``x . theta`` (Poisson) of
+        the data (``method="pass_glm"`` only).
+
     verbose : int, default=0
         Print progress of the fit when positive.
 """
@@ -122,8 +215,9 @@ _COMMON_ATTRS_DOC = """
         Number of iterations run by the fitting method.
 
     log_evidence_ : float
-        Laplace estimate of the log marginal likelihood ``log p(y | X)`` (including the
-        weights).
+        Estimate of the log marginal likelihood ``log p(y | X)`` (including the weights):
+        the Laplace estimate, or for ``method="pass_glm"`` the evidence of the polynomial
+        surrogate.
 
     n_features_in_ : int
         Number of features seen during fit.
@@ -189,20 +283,40 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
     def _family(self):
         return LogisticFamily()
 
-    def _encode_target(self, y):
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        target_type = type_of_target(y)
-        if len(self.classes_) > 2 or target_type == "multiclass":
+    def _check_classes(self, labels):
+        """The (unique) labels must be exactly two classes."""
+        check_classification_targets(labels)
+        if len(labels) > 2 or type_of_target(labels) == "multiclass":
             raise ValueError(
-                f"Only binary classification is supported; y has {len(self.classes_)} "
-                "classes. Wrap BayesianLogisticRegression in "
-                "sklearn.multiclass.OneVsRestClassifier for multi-class problems.")
-        if len(self.classes_) < 2:
+                f"Only binary classification is supported; y has {len(labels)} classes. Wrap "
+                "BayesianLogisticRegression in sklearn.multiclass.OneVsRestClassifier for "
+                "multi-class problems.")
+        if len(labels) < 2:
             raise ValueError(
                 "y contains only one class ({}); BayesianLogisticRegression needs samples of "
-                "two classes.".format(self.classes_[0] if len(self.classes_) else "none"))
+                "two classes.".format(labels[0] if len(labels) else "none"))
+
+    def _encode_target(self, y, classes=None):
+        """Set ``classes_`` (from ``classes`` when given) and encode y as ±1."""
+        check_classification_targets(y)
+        self.classes_ = np.unique(y if classes is None else classes)
+        self._check_classes(self.classes_)
+        return self._encode_more(y)
+
+    def _encode_more(self, y):
+        """Encode labels of a later ``partial_fit`` chunk with the known ``classes_``."""
+        unseen = np.setdiff1d(np.unique(y), self.classes_)
+        if len(unseen):
+            raise ValueError(f"y contains labels {unseen.tolist()} not in classes_ "
+                             f"{self.classes_.tolist()}.")
         return np.where(y == self.classes_[1], 1.0, -1.0)
+
+    def _encode_target_dask(self, y):
+        import dask.array as da
+
+        self.classes_ = da.unique(y).compute()  # only the distinct labels travel
+        self._check_classes(self.classes_)
+        return da.where(y == self.classes_[1], 1.0, -1.0)
 
     def _set_coef(self, coef, intercept):
         self.coef_ = coef.reshape(1, -1)
@@ -228,6 +342,32 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
             Fitted estimator.
         """
         return self._fit(X, y, sample_weight)
+
+    @available_if(_uses_pass_glm)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of a stream to PASS-GLM's sufficient statistics (``method="pass_glm"``).
+
+        The statistics are sums over rows, so fitting chunk by chunk gives the same posterior
+        as one :meth:`fit` on all of them. The posterior is refreshed after every chunk.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            A chunk of training data.
+        y : array-like of shape (n_samples,)
+            Its labels.
+        classes : array-like of shape (2,), default=None
+            Both class labels. Needed on the first call unless that chunk contains both;
+            ignored afterwards.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative log-likelihood multipliers of the chunk's rows.
+
+        Returns
+        -------
+        self : object
+            The estimator with the posterior of all chunks seen so far.
+        """
+        return self._partial_fit(X, y, sample_weight, classes=classes)
 
     def decision_function(self, X):
         """Linear predictor at the posterior mean, ``x . coef_ + intercept_``.
@@ -337,23 +477,41 @@ class BayesianPoissonRegression(RegressorMixin, _BaseBayesianGLM):
 
     def __init__(self, *, link="log", method="laplace", prior_scale=1.0,
                  intercept_prior_scale=10.0, fit_intercept=True, tol=1e-10, max_iter=100,
-                 verbose=0):
+                 pass_degree=2, pass_radius=4.0, verbose=0):
         super().__init__(method=method, prior_scale=prior_scale,
                          intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
-                         verbose=verbose)
+                         pass_degree=pass_degree, pass_radius=pass_radius, verbose=verbose)
         self.link = link
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.positive_only = True
+        # a degree-2 polynomial in place of exp() on [-R, R] fits counts only roughly
+        tags.regressor_tags.poor_score = self.method == "pass_glm"
         return tags
 
     def _family(self):
         return PoissonFamily(link=self.link)
 
-    def _encode_target(self, y):
+    def _encode_target(self, y, classes=None):
         return check_counts(y)
+
+    _encode_more = _encode_target
+
+    def _encode_target_dask(self, y):
+        import dask
+        import dask.array as da
+
+        finite, smallest, integral = dask.compute(
+            da.isfinite(y).all(), y.min(), (y == da.round(y)).all())
+        if not finite:
+            raise ValueError("Input y contains NaN or infinity.")
+        if smallest < 0:
+            raise ValueError("Poisson targets are counts: y contains negative values.")
+        if not integral:
+            raise ValueError("Poisson targets are counts: y contains non-integer values.")
+        return y.astype(np.float64)
 
     def _set_coef(self, coef, intercept):
         self.coef_ = coef
@@ -379,6 +537,29 @@ class BayesianPoissonRegression(RegressorMixin, _BaseBayesianGLM):
             Fitted estimator.
         """
         return self._fit(X, y, sample_weight)
+
+    @available_if(_uses_pass_glm)
+    def partial_fit(self, X, y, sample_weight=None):
+        """Add a chunk of a stream to PASS-GLM's sufficient statistics (``method="pass_glm"``).
+
+        The statistics are sums over rows, so fitting chunk by chunk gives the same posterior
+        as one :meth:`fit` on all of them. The posterior is refreshed after every chunk.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            A chunk of training data.
+        y : array-like of shape (n_samples,)
+            Its counts.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative log-likelihood multipliers of the chunk's rows.
+
+        Returns
+        -------
+        self : object
+            The estimator with the posterior of all chunks seen so far.
+        """
+        return self._partial_fit(X, y, sample_weight)
 
     def predict(self, X, return_std=False):
         """Posterior predictive mean count, and optionally its standard deviation.

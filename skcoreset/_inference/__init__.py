@@ -6,8 +6,9 @@ plus its own options and returns an :class:`~skcoreset._inference._common.Infere
 
 from ._common import InferenceResult, LogPosterior, prior_precision
 from .laplace import laplace
+from .pass_glm import pass_glm
 
-METHODS = {"laplace": laplace}
+METHODS = {"laplace": laplace, "pass_glm": pass_glm}
 
 
 def fit_posterior(method, X, y, family, **kwargs):
@@ -19,4 +20,5 @@ def fit_posterior(method, X, y, family, **kwargs):
     return function(X, y, family, **kwargs)
 
 
-__all__ = ["InferenceResult", "LogPosterior", "fit_posterior", "laplace", "prior_precision"]
+__all__ = ["InferenceResult", "LogPosterior", "fit_posterior", "laplace", "pass_glm",
+           "prior_precision"]

@@ -748,7 +748,7 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
         raise ValueError("No data accumulated in the PASS-GLM statistics.")
     if stats.degree == 2:
         theta, precision, log_evidence = _quadratic_posterior(stats, prior_prec, stats.coef)
-        n_iter, converged = 0, True
+        n_iter, converged = 1, True  # one closed-form solve
     else:
         theta, precision, log_evidence, n_iter, converged = _polynomial_laplace(
             stats, prior_prec, theta0, tol=tol, max_iter=max_iter, verbose=verbose)

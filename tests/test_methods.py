@@ -1,0 +1,79 @@
+"""The estimators' fitting methods beyond Laplace, seen through the scikit-learn API."""
+
+import numpy as np
+import pytest
+from scipy.special import expit
+
+from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
+
+
+def _logistic(n=2000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 3))
+    return X, np.where(rng.random(n) < expit(X @ [0.8, -0.5, 0.3] + 0.2), "yes", "no")
+
+
+def _counts(n=2000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    return X, rng.poisson(np.exp(X @ [0.4, -0.3] + 0.3))
+
+
+@pytest.mark.parametrize("make,est", [
+    (_logistic, BayesianLogisticRegression(method="pass_glm")),
+    (_counts, BayesianPoissonRegression(method="pass_glm", pass_radius=2.0)),
+    (_logistic, BayesianLogisticRegression(method="pass_glm", pass_degree=6)),
+])
+def test_pass_glm_partial_fit_over_chunks_equals_fit(make, est):
+    X, y = make()
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    full = est.fit(X, y, sample_weight=w)
+    mean, cov = full.posterior_.mean.copy(), full.posterior_.cov.copy()
+    stream = type(est)(**est.get_params())
+    for rows in np.array_split(np.arange(len(y)), 10):
+        kwargs = {"classes": ["no", "yes"]} if y.dtype.kind == "U" else {}
+        stream.partial_fit(X[rows], y[rows], sample_weight=w[rows], **kwargs)
+    np.testing.assert_allclose(stream.posterior_.mean, mean, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(stream.posterior_.cov, cov, rtol=1e-10, atol=1e-12)
+    # fit after partial_fit starts again
+    again = stream.fit(X[:500], y[:500])
+    assert again.posterior_.mean[0] != pytest.approx(mean[0])
+
+
+def test_pass_glm_fit_accepts_dask_arrays():
+    da = pytest.importorskip("dask.array")
+    X, y = _logistic()
+    ref = BayesianLogisticRegression(method="pass_glm").fit(X, y)
+    lazy = BayesianLogisticRegression(method="pass_glm").fit(
+        da.from_array(X, chunks=(300, 3)), da.from_array(y, chunks=300))
+    np.testing.assert_allclose(lazy.posterior_.mean, ref.posterior_.mean, rtol=1e-10)
+    assert list(lazy.classes_) == ["no", "yes"] and lazy.n_features_in_ == 3
+    np.testing.assert_allclose(lazy.predict_proba(X), ref.predict_proba(X))
+    Xc, yc = _counts()
+    reg = BayesianPoissonRegression(method="pass_glm", pass_radius=2.0)
+    ref = reg.fit(Xc, yc).posterior_.mean.copy()
+    lazy = reg.fit(da.from_array(Xc, chunks=(500, 2)), da.from_array(yc, chunks=500))
+    np.testing.assert_allclose(lazy.posterior_.mean, ref, rtol=1e-10)
+    with pytest.raises(ValueError, match="negative"):
+        reg.fit(da.from_array(Xc, chunks=(500, 2)), da.from_array(-yc - 1, chunks=500))
+    with pytest.raises(ValueError, match="method='pass_glm'"):
+        BayesianLogisticRegression().fit(da.from_array(X, chunks=(300, 3)), y)
+
+
+def test_pass_glm_errors_and_availability():
+    X, y = _logistic(n=300)
+    assert not hasattr(BayesianLogisticRegression(), "partial_fit")
+    clf = BayesianLogisticRegression(method="pass_glm")
+    with pytest.raises(ValueError, match="one class"):
+        clf.partial_fit(X[y == "no"], y[y == "no"])
+    clf.partial_fit(X, y)
+    with pytest.raises(ValueError, match="not in classes_"):
+        clf.partial_fit(X[:5], np.array(["maybe"] * 5))
+    with pytest.raises(ValueError, match="changed between partial_fit"):
+        clf.set_params(pass_degree=6).partial_fit(X, y)
+    for degree in (3, 4):
+        with pytest.raises(ValueError, match="degree"):
+            BayesianLogisticRegression(method="pass_glm", pass_degree=degree).fit(X, y)
+    Xc, yc = _counts(n=300)
+    with pytest.raises(ValueError, match="link"):
+        BayesianPoissonRegression(method="pass_glm", link="softplus").fit(Xc, yc)
