@@ -70,11 +70,13 @@ def _expected_failed_checks(estimator):
 ESTIMATORS = [
     BayesianLogisticRegression(),
     BayesianLogisticRegression(method="pass_glm"),
+    BayesianLogisticRegression(method="kl_proximal"),
     BayesianPoissonRegression(),
     BayesianPoissonRegression(link="softplus"),
     BayesianPoissonRegression(method="pass_glm"),
     PoissonOnRoundedTargets(),
     PoissonOnRoundedTargets(method="pass_glm"),
+    PoissonOnRoundedTargets(method="kl_proximal"),
     UniformCoreset(M=10),
     SensitivityOnBinaryTargets(M=10),
     GIGACoreset(M=10, projection_dim=50),

@@ -77,3 +77,24 @@ def test_pass_glm_errors_and_availability():
     Xc, yc = _counts(n=300)
     with pytest.raises(ValueError, match="link"):
         BayesianPoissonRegression(method="pass_glm", link="softplus").fit(Xc, yc)
+
+
+def test_kl_proximal_through_the_estimators():
+    X, y = _logistic(n=400)
+    vi = BayesianLogisticRegression(method="kl_proximal").fit(X, y)
+    laplace = BayesianLogisticRegression().fit(X, y)
+    assert np.isfinite(vi.elbo_) and not hasattr(vi, "log_evidence_")
+    assert vi.elbo_ <= laplace.log_evidence_ + 1.0  # a lower bound, near the evidence
+    np.testing.assert_allclose(vi.posterior_.mean, laplace.posterior_.mean, atol=0.05)
+    # more parameters than rows: the dual path, same answer as the primal one
+    rng = np.random.default_rng(0)
+    Xw = rng.normal(size=(30, 60))
+    yw = (Xw[:, 0] + rng.normal(size=30) > 0).astype(int)
+    wide = BayesianLogisticRegression(method="kl_proximal").fit(Xw, yw)
+    assert wide.coef_.shape == (1, 60) and np.all(np.isfinite(wide.posterior_.cov))
+    Xc, yc = _counts(n=300)
+    reg = BayesianPoissonRegression(method="kl_proximal", kl_beta=1.0).fit(Xc, yc)
+    mean, std = reg.predict(Xc[:5], return_std=True)
+    assert np.all(std > 0) and np.all(mean > 0)
+    with pytest.raises(ValueError, match="kl_beta"):
+        BayesianLogisticRegression(method="kl_proximal", kl_beta=0.0).fit(X, y)

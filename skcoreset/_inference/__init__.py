@@ -5,10 +5,11 @@ plus its own options and returns an :class:`~skcoreset._inference._common.Infere
 """
 
 from ._common import InferenceResult, LogPosterior, prior_precision
+from .kl_proximal import kl_proximal
 from .laplace import laplace
 from .pass_glm import pass_glm
 
-METHODS = {"laplace": laplace, "pass_glm": pass_glm}
+METHODS = {"laplace": laplace, "kl_proximal": kl_proximal, "pass_glm": pass_glm}
 
 
 def fit_posterior(method, X, y, family, **kwargs):
@@ -20,5 +21,5 @@ def fit_posterior(method, X, y, family, **kwargs):
     return function(X, y, family, **kwargs)
 
 
-__all__ = ["InferenceResult", "LogPosterior", "fit_posterior", "laplace", "pass_glm",
-           "prior_precision"]
+__all__ = ["InferenceResult", "LogPosterior", "fit_posterior", "kl_proximal", "laplace",
+           "pass_glm", "prior_precision"]
