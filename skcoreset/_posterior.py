@@ -110,3 +110,107 @@ class GaussianPosterior:
 
     def __repr__(self):
         return f"GaussianPosterior(dim={len(self.mean)})"
+
+
+class SamplePosterior:
+    """Posterior represented by draws of ``theta = [coef..., intercept]``, e.g. from MCMC.
+
+    The draws are the posterior; ``mean`` and ``cov`` are their sample moments, and the
+    Gaussian-only operations (:meth:`logpdf`, :meth:`kl`, ``cov_cholesky``) use the
+    moment-matched Gaussian ``N(mean, cov)``, so code written for
+    :class:`GaussianPosterior` (metrics, the estimators' Gaussian predictions) works
+    unchanged. :meth:`sample` resamples the stored draws and so keeps any skewness or
+    heavy tails they have.
+
+    Parameters
+    ----------
+    samples : array-like of shape (n_samples, p)
+        Draws from the posterior, at least two.
+
+    Attributes
+    ----------
+    samples : ndarray of shape (n_samples, p)
+        The stored draws.
+    mean : ndarray of shape (p,)
+        Sample mean of the draws.
+    cov : ndarray of shape (p, p)
+        Sample covariance of the draws (``n_samples - 1`` in the denominator).
+    cov_cholesky : ndarray of shape (p, p)
+        Lower Cholesky factor of ``cov`` (with the smallest diagonal jitter that makes it
+        exist when the draws span fewer than ``p`` dimensions).
+    """
+
+    def __init__(self, samples):
+        samples = np.asarray(samples, dtype=float)
+        if samples.ndim != 2 or samples.shape[0] < 2:
+            raise ValueError("samples must be a 2-D array of shape (n_samples, p) with at "
+                             f"least two draws, got shape {samples.shape}.")
+        if not np.all(np.isfinite(samples)):
+            raise ValueError("samples contains NaN or infinity.")
+        self.samples = samples
+        self.mean = samples.mean(axis=0)
+        centred = samples - self.mean
+        self.cov = (centred.T @ centred) / (len(samples) - 1)
+        self.cov_cholesky = _stable_cholesky(self.cov)
+        self._precision = None
+
+    @property
+    def n_samples(self):
+        """Number of stored draws."""
+        return self.samples.shape[0]
+
+    @property
+    def precision(self):
+        """Inverse of the sample covariance ``(p, p)``."""
+        if self._precision is None:
+            self._precision = linalg.cho_solve((self.cov_cholesky, True), np.eye(len(self.mean)))
+        return self._precision
+
+    @property
+    def std(self):
+        """Marginal posterior standard deviations ``(p,)`` of the draws."""
+        return np.sqrt(np.diag(self.cov))
+
+    def gaussian(self):
+        """The moment-matched :class:`GaussianPosterior` ``N(mean, cov)``."""
+        return GaussianPosterior(self.mean, self.cov)
+
+    def sample(self, n_samples=1, random_state=None):
+        """Resample ``n_samples`` of the stored draws uniformly with replacement.
+
+        Resampling, rather than drawing from the moment-matched Gaussian, keeps the shape of
+        the posterior the draws represent (skewness, tails, bounded support); it can only
+        return values among the stored draws.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        random_state : int, RandomState instance, Generator or None, default=None
+            Anything :func:`sklearn.utils.check_random_state` accepts, or a
+            :class:`numpy.random.Generator`.
+
+        Returns
+        -------
+        draws : ndarray of shape (n_samples, p)
+        """
+        rng = (random_state if isinstance(random_state, np.random.Generator)
+               else check_random_state(random_state))
+        return self.samples[rng.choice(self.n_samples, size=n_samples)]
+
+    def logpdf(self, theta):
+        """Log density of the moment-matched Gaussian at ``theta`` of shape (p,) or (S, p).
+
+        Draws define no density; this is the Gaussian with the draws' mean and covariance.
+        """
+        return self.gaussian().logpdf(theta)
+
+    def kl(self, other):
+        """``KL(N(mean, cov) || other)`` between moment-matched Gaussians.
+
+        ``other`` is a :class:`GaussianPosterior` or a :class:`SamplePosterior` (then also
+        moment-matched).
+        """
+        return gaussian_kl(self.mean, self.cov_cholesky, other.mean, other.cov_cholesky)
+
+    def __repr__(self):
+        return f"SamplePosterior(n_samples={self.n_samples}, dim={len(self.mean)})"
