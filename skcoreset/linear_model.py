@@ -16,17 +16,19 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._design import latent_moments, split_theta
+from ._posterior import SamplePosterior
 from ._docstrings import fill_doc
 from ._families import LogisticFamily, PoissonFamily
 from ._inference import fit_posterior
 from ._inference._common import prior_precision
+from ._inference.mcmc import sample_predictive_moments
 from ._inference.pass_glm import (PassGLMStatistics, check_pass_degree, is_dask_collection,
                                  pass_glm, pass_glm_posterior)
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._validation import check_counts, check_sample_weight
 from .coreset._base import reject_weighted_subset, unpack_weighted_subset
 
-_METHODS = {"laplace", "kl_proximal", "pass_glm"}
+_METHODS = {"laplace", "kl_proximal", "pass_glm", "mcmc"}
 
 
 def _uses_pass_glm(estimator):
@@ -47,12 +49,18 @@ class _BaseBayesianGLM(BaseEstimator):
         "kl_beta": [Interval(Real, 0, None, closed="neither"), None],
         "pass_degree": [Interval(Integral, 2, None, closed="left")],
         "pass_radius": [Interval(Real, 0, None, closed="neither")],
+        "n_draws": [Interval(Integral, 2, None, closed="left")],
+        "n_burnin": [Interval(Integral, 0, None, closed="left"), None],
+        "thin": [Interval(Integral, 1, None, closed="left"), None],
+        "n_walkers": [Interval(Integral, 2, None, closed="left"), None],
+        "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
 
     def __init__(self, *, method="laplace", prior_scale=1.0, intercept_prior_scale=10.0,
                  fit_intercept=True, tol=1e-10, max_iter=500, kl_beta=None, pass_degree=2,
-                 pass_radius=4.0, verbose=0):
+                 pass_radius=4.0, n_draws=4000, n_burnin=None, thin=None, n_walkers=None,
+                 random_state=None, verbose=0):
         self.method = method
         self.prior_scale = prior_scale
         self.intercept_prior_scale = intercept_prior_scale
@@ -62,6 +70,11 @@ class _BaseBayesianGLM(BaseEstimator):
         self.kl_beta = kl_beta
         self.pass_degree = pass_degree
         self.pass_radius = pass_radius
+        self.n_draws = n_draws
+        self.n_burnin = n_burnin
+        self.thin = thin
+        self.n_walkers = n_walkers
+        self.random_state = random_state
         self.verbose = verbose
 
     def _prior(self, n_features):
@@ -76,12 +89,19 @@ class _BaseBayesianGLM(BaseEstimator):
             return {"degree": self.pass_degree, "radius": self.pass_radius}
         if self.method == "kl_proximal":
             return {"beta": self.kl_beta}
+        if self.method == "mcmc":
+            return {"n_draws": self.n_draws, "n_burnin": self.n_burnin, "thin": self.thin,
+                    "n_walkers": self.n_walkers, "random_state": self.random_state}
         return {}
 
     def _store(self, result):
         """Fitted attributes from an :class:`InferenceResult`."""
         self.posterior_ = result.posterior
         self.n_iter_ = result.n_iter
+        if isinstance(result.posterior, SamplePosterior):
+            self.posterior_samples_ = result.posterior.samples
+        elif hasattr(self, "posterior_samples_"):
+            del self.posterior_samples_
         for name in ("log_evidence", "elbo"):  # set only where the method gives one
             if getattr(result, name) is not None:
                 setattr(self, name + "_", getattr(result, name))
@@ -155,11 +175,20 @@ class _BaseBayesianGLM(BaseEstimator):
         reject_weighted_subset(X)
         return validate_data(self, X, dtype=np.float64, reset=False)
 
-    def _latent_moments(self, X):
-        """Posterior mean and variance of the linear predictor at each row of X."""
+    def _predictive_moments(self, X):
+        """Posterior mean and variance of ``E[y | x]`` at each row of X.
+
+        Averages over the draws for a sample posterior (MCMC); otherwise integrates over the
+        Gaussian posterior of the linear predictor (Gauss-Hermite or closed form).
+        """
         X = self._check_predict_input(X)
-        return latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
+        family = self._family()
+        if isinstance(self.posterior_, SamplePosterior):
+            return sample_predictive_moments(X, self.posterior_.samples, family,
+                                             self.fit_intercept)
+        m, v = latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
                               self.fit_intercept)
+        return family.expected_mean(m, v)
 
     def _linear_predictor(self, X):
         X = self._check_predict_input(X)
@@ -178,6 +207,10 @@ _COMMON_PARAMS_DOC = """
           approximation; maximises the evidence lower bound (``elbo_``). Uses the dual
           updates, which form no ``d x d`` matrix until the end, when there are more
           parameters than rows.
+        - ``"mcmc"``: draws from the exact posterior with emcee's affine-invariant ensemble
+          sampler (vectorised over walkers), walkers started from the Laplace approximation;
+          ``posterior_samples_`` holds the draws and predictions average over them. Practical
+          for up to a few tens of parameters, e.g. on a coreset.
         - ``"pass_glm"``: PASS-GLM (Huggins et al., 2017): the GLM mapping function is replaced
           by its degree-``pass_degree`` Chebyshev approximation on
           ``[-pass_radius, pass_radius]``, so the log-likelihood depends on the data only
@@ -218,6 +251,25 @@ _COMMON_PARAMS_DOC = """
         Degrees above 2 store ``C(p + degree, degree)`` monomial sums and are meant for few
         features.
 
+    n_draws : int, default=4000
+        Number of posterior draws kept by ``method="mcmc"`` (over all walkers).
+
+    n_burnin : int, default=None
+        Ensemble steps discarded before the draws are kept (``method="mcmc"``); ``None``
+        scales it with the number of parameters p: ``100 + 150 p``.
+
+    thin : int, default=None
+        Keep every ``thin``-th ensemble step (``method="mcmc"``); ``None`` chooses the smallest
+        value that runs the chain for about 50 autocorrelation times.
+
+    n_walkers : int, default=None
+        Number of emcee walkers (``method="mcmc"``), at least ``2 p``; ``None`` means
+        ``max(16, 4 p)``.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the MCMC walkers' starting points and moves (``method="mcmc"``), for
+        reproducible draws. The other methods are deterministic.
+
     pass_radius : float, default=4.0
         PASS-GLM approximates the mapping function on ``[-pass_radius, pass_radius]``; choose it
         to cover the linear predictors ``y x . theta`` (logistic) or ``x . theta`` (Poisson) of
@@ -228,9 +280,10 @@ _COMMON_PARAMS_DOC = """
 """
 
 _COMMON_ATTRS_DOC = """
-    posterior_ : GaussianPosterior
+    posterior_ : GaussianPosterior or SamplePosterior
         Posterior over ``theta = [coef..., intercept]`` (intercept last when fitted), with
-        ``mean``, ``cov``, ``sample(n, random_state)``, ``logpdf`` and ``kl``.
+        ``mean``, ``cov``, ``sample(n, random_state)``, ``logpdf`` and ``kl`` (a
+        ``SamplePosterior`` of the draws for ``method="mcmc"``).
 
     n_iter_ : int
         Number of iterations run by the fitting method.
@@ -242,6 +295,10 @@ _COMMON_ATTRS_DOC = """
 
     elbo_ : float
         Evidence lower bound of the fitted Gaussian ``q`` (``method="kl_proximal"`` only).
+
+    posterior_samples_ : ndarray of shape (n_draws, n_params)
+        Posterior draws of ``[coef..., intercept]`` (``method="mcmc"`` only); ``posterior_``
+        is then a ``SamplePosterior`` whose ``mean`` and ``cov`` are their moments.
 
     n_features_in_ : int
         Number of features seen during fit.
@@ -410,8 +467,9 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
     def predict_proba(self, X, return_std=False):
         """Class probabilities integrated over the posterior.
 
-        ``P(y = classes_[1] | x) = E[sigmoid(eta)]`` with ``eta ~ N(m(x), v(x))`` the
-        posterior of the linear predictor, computed by Gauss-Hermite quadrature.
+        ``P(y = classes_[1] | x) = E[sigmoid(eta)]`` over the posterior of the linear
+        predictor ``eta``: by Gauss-Hermite quadrature over its Gaussian ``N(m(x), v(x))``, or
+        for ``method="mcmc"`` by averaging over the posterior draws.
 
         Parameters
         ----------
@@ -427,8 +485,7 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
             Posterior standard deviation of ``P(y = classes_[1] | x)`` (the same as that of
             ``P(y = classes_[0] | x)``). Only returned when ``return_std=True``.
         """
-        m, v = self._latent_moments(X)
-        p, var = self._family().expected_mean(m, v)
+        p, var = self._predictive_moments(X)
         proba = np.column_stack([1.0 - p, p])
         if return_std:
             return proba, np.sqrt(var)
@@ -451,6 +508,9 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         y_pred : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        if isinstance(self.posterior_, SamplePosterior):
+            return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
+        # a symmetric Gaussian latent: E[sigmoid(eta)] > 1/2 exactly when its mean is > 0
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
 
@@ -501,12 +561,14 @@ class BayesianPoissonRegression(RegressorMixin, _BaseBayesianGLM):
 
     def __init__(self, *, link="log", method="laplace", prior_scale=1.0,
                  intercept_prior_scale=10.0, fit_intercept=True, tol=1e-10, max_iter=500,
-                 kl_beta=None, pass_degree=2, pass_radius=4.0, verbose=0):
+                 kl_beta=None, pass_degree=2, pass_radius=4.0, n_draws=4000, n_burnin=None,
+                 thin=None, n_walkers=None, random_state=None, verbose=0):
         super().__init__(method=method, prior_scale=prior_scale,
                          intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
                          kl_beta=kl_beta, pass_degree=pass_degree, pass_radius=pass_radius,
-                         verbose=verbose)
+                         n_draws=n_draws, n_burnin=n_burnin, thin=thin, n_walkers=n_walkers,
+                         random_state=random_state, verbose=verbose)
         self.link = link
 
     def __sklearn_tags__(self):
@@ -604,8 +666,7 @@ class BayesianPoissonRegression(RegressorMixin, _BaseBayesianGLM):
         std : ndarray of shape (n_samples,)
             Only returned when ``return_std=True``.
         """
-        m, v = self._latent_moments(X)
-        mean, rate_var = self._family().expected_mean(m, v)
+        mean, rate_var = self._predictive_moments(X)
         if return_std:
             return mean, np.sqrt(mean + rate_var)
         return mean

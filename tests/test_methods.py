@@ -98,3 +98,29 @@ def test_kl_proximal_through_the_estimators():
     assert np.all(std > 0) and np.all(mean > 0)
     with pytest.raises(ValueError, match="kl_beta"):
         BayesianLogisticRegression(method="kl_proximal", kl_beta=0.0).fit(X, y)
+
+
+def test_mcmc_through_the_estimators():
+    X, y = _logistic(n=300)
+    kwargs = dict(method="mcmc", n_draws=1000, random_state=0)
+    clf = BayesianLogisticRegression(**kwargs).fit(X, y)
+    assert clf.posterior_samples_.shape == (1000, 4)
+    np.testing.assert_array_equal(
+        BayesianLogisticRegression(**kwargs).fit(X, y).posterior_samples_,
+        clf.posterior_samples_)
+    draws = clf.posterior_samples_
+    p = expit(X[:5] @ draws[:, :-1].T + draws[:, -1])
+    proba, std = clf.predict_proba(X[:5], return_std=True)
+    np.testing.assert_allclose(proba[:, 1], p.mean(axis=1))
+    np.testing.assert_allclose(std, p.std(axis=1))
+    np.testing.assert_array_equal(clf.predict(X[:5]), clf.classes_[(p.mean(axis=1) > 0.5)
+                                                                    .astype(int)])
+    np.testing.assert_allclose(clf.coef_.ravel(), draws[:, :-1].mean(axis=0))
+    # refitting with another method drops the draws
+    assert not hasattr(clf.set_params(method="laplace").fit(X, y), "posterior_samples_")
+    Xc, yc = _counts(n=300)
+    reg = BayesianPoissonRegression(**kwargs).fit(Xc, yc)
+    rate = np.exp(Xc[:5] @ reg.posterior_samples_[:, :-1].T + reg.posterior_samples_[:, -1])
+    mean, std = reg.predict(Xc[:5], return_std=True)
+    np.testing.assert_allclose(mean, rate.mean(axis=1))
+    np.testing.assert_allclose(std, np.sqrt(rate.mean(axis=1) + rate.var(axis=1)))

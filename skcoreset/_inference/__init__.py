@@ -7,9 +7,10 @@ plus its own options and returns an :class:`~skcoreset._inference._common.Infere
 from ._common import InferenceResult, LogPosterior, prior_precision
 from .kl_proximal import kl_proximal
 from .laplace import laplace
+from .mcmc import mcmc
 from .pass_glm import pass_glm
 
-METHODS = {"laplace": laplace, "kl_proximal": kl_proximal, "pass_glm": pass_glm}
+METHODS = {"laplace": laplace, "kl_proximal": kl_proximal, "pass_glm": pass_glm, "mcmc": mcmc}
 
 
 def fit_posterior(method, X, y, family, **kwargs):
@@ -22,4 +23,4 @@ def fit_posterior(method, X, y, family, **kwargs):
 
 
 __all__ = ["InferenceResult", "LogPosterior", "fit_posterior", "kl_proximal", "laplace",
-           "pass_glm", "prior_precision"]
+           "mcmc", "pass_glm", "prior_precision"]
