@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 DATA_DIR = Path(os.environ.get("SKCORESET_DATA",
                                Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -29,6 +30,14 @@ def load_paper_dataset(name):
     if name in LOGISTIC_SETS:
         return X_white, (y > 0).astype(int), "logistic"
     return X_white, y.astype(int), "poisson"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _single_threaded_blas():
+    """Test problems are small: BLAS threads only add synchronisation cost (and stall badly
+    when other processes hold the cores)."""
+    with threadpool_limits(limits=1):
+        yield
 
 
 @pytest.fixture
