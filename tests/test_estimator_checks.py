@@ -4,7 +4,8 @@ import numpy as np
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
-                       FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, UniformCoreset)
+                       FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, StreamingCoreset,
+                       UniformCoreset)
 
 # scikit-learn's regressor checks draw continuous targets; a Poisson model rejects
 # non-integer counts by design (ValueError), so these checks cannot pass on the estimator
@@ -83,6 +84,7 @@ ESTIMATORS = [
     SensitivityOnBinaryTargets(M=10),
     GIGACoreset(M=10, projection_dim=50),
     FrankWolfeCoreset(M=10, projection_dim=50),
+    StreamingCoreset(GIGACoreset(M=10, projection_dim=50), block_size=50),
 ]
 
 

@@ -10,6 +10,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._families import make_family
+from .._inference.pass_glm import is_dask_collection
 from .._inference._common import prior_precision
 from .._docstrings import fill_doc
 from .._sklearn_compat import (Interval, StrOptions, _fit_context, _get_output_config,
@@ -47,6 +48,31 @@ class WeightedSubset(np.ndarray):
 
     def __reduce__(self):
         return (WeightedSubset, (np.asarray(self), self.sample_weight, self.sample_indices))
+
+
+def _float_dtypes(X):
+    """float64, except that a float32 ``np.memmap`` stays float32: converting it would load
+    the whole file into memory (the constructors read X in row chunks)."""
+    return [np.float64, np.float32] if isinstance(X, np.memmap) else np.float64
+
+
+def _take_rows(X, indices):
+    """Rows of X (ndarray, DataFrame or dask array; only these rows of a dask array are
+    computed and gathered)."""
+    if hasattr(X, "iloc"):
+        return X.iloc[indices]
+    if is_dask_collection(X):
+        return np.asarray(X[indices].compute())
+    return np.asarray(X)[indices]
+
+
+def _check_dask_features(estimator, X):
+    """The shape checks of ``validate_data`` for a dask array, without computing it."""
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2-D dask array, got {X.ndim} dimension(s).")
+    if X.shape[1] != estimator.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is "
+                         f"expecting {estimator.n_features_in_} features as input.")
 
 
 def _subset_weights(X):
@@ -170,11 +196,13 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
+        X : array-like or dask array of shape (n_samples, n_features)
+            Training data. A float ``np.memmap`` is read in row chunks without being loaded
+            whole. A dask array is processed chunk by chunk where its chunks live and only
+            the coreset rows are gathered (see :class:`StreamingCoreset`, Notes).
+        y : array-like or dask array of shape (n_samples,)
             Targets: binary labels (logistic), counts (poisson) or real values (gaussian).
-        sample_weight : array-like of shape (n_samples,), default=None
+        sample_weight : array-like or dask array of shape (n_samples,), default=None
             Non-negative weights: a row with weight w stands for w rows, so a coreset of a
             coreset (or of merged coresets) approximates the original data.
 
@@ -183,24 +211,50 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
         self : object
             Fitted constructor.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        if is_dask_collection(X):
+            from ._dask import fit_dask  # dask is optional: imported only for dask input
+
+            return fit_dask(self, X, y, sample_weight)
+        X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        self.model_ = resolve_model(self.model, y)
-        y_encoded = self._encode_target(y)
-        family = make_family(self.model_, link=self.link, noise_scale=self.noise_scale)
-        prior_prec = prior_precision(X.shape[1], prior_scale=self.prior_scale,
-                                     intercept_prior_scale=self.intercept_prior_scale,
-                                     fit_intercept=self.fit_intercept)
+        y_encoded, family, prior_prec = self._likelihood(y, X.shape[1])
         rng = check_random_state(self.random_state)
         indices, weights = self._build(X, y_encoded, sample_weight, family, prior_prec, rng)
+        self._set_coreset(indices, weights, X[indices], X.shape[0])
+        return self
+
+    def _likelihood_params(self):
+        """The estimator whose ``model``, ``link``, ``noise_scale``, prior scales and
+        ``fit_intercept`` define the likelihood: this one (a meta-estimator returns its base)."""
+        return self
+
+    def _likelihood(self, y, n_features):
+        """Resolve ``model_`` from y; return the encoded y, the family and the prior precision."""
+        self.model_ = resolve_model(self._likelihood_params().model, y)
+        y_encoded = self._encode_target(y)
+        return (y_encoded, *self._family_and_prior(n_features))
+
+    def _family_and_prior(self, n_features):
+        """The likelihood family of ``model_`` and the diagonal prior precision."""
+        params = self._likelihood_params()
+        family = make_family(self.model_, link=params.link, noise_scale=params.noise_scale)
+        prior_prec = prior_precision(n_features, prior_scale=params.prior_scale,
+                                     intercept_prior_scale=params.intercept_prior_scale,
+                                     fit_intercept=params.fit_intercept)
+        return family, prior_prec
+
+    def _set_coreset(self, indices, weights, rows, n_samples):
+        """Store the coreset sorted by row index, dropping zero weights.
+
+        ``rows`` are the data rows of ``indices`` (in that order); they are kept so that
+        ``transform`` recognises the training data without hashing it.
+        """
         keep = weights > 0
         order = np.argsort(indices[keep], kind="stable")
         self.sample_indices_ = np.asarray(indices[keep][order], dtype=np.intp)
         self.sample_weight_ = np.asarray(weights[keep][order], dtype=float)
-        # what transform needs to recognise the training data without hashing it
-        self._n_samples_fit = X.shape[0]
-        self._coreset_rows = X[self.sample_indices_]
-        return self
+        self._n_samples_fit = n_samples
+        self._coreset_rows = np.asarray(rows, dtype=float)[keep][order]
 
     def fit_coreset(self, X, y, sample_weight=None):
         """Build the coreset and return it as arrays.
@@ -222,16 +276,14 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
         """
         self.fit(X, y, sample_weight=sample_weight)
         idx = self.sample_indices_
-        X_core = X.iloc[idx] if hasattr(X, "iloc") else np.asarray(X)[idx]
-        y_core = y.iloc[idx] if hasattr(y, "iloc") else np.asarray(y)[idx]
-        return X_core, y_core, self.sample_weight_.copy()
+        X_core = self._coreset_rows.copy() if is_dask_collection(X) else _take_rows(X, idx)
+        return X_core, _take_rows(y, idx), self.sample_weight_.copy()
 
     def _is_training_data(self, X):
         """Cheap recognition: same row count and the stored coreset rows in place."""
         if _num_samples(X) != self._n_samples_fit:
             return False
-        rows = np.asarray(X.iloc[self.sample_indices_] if hasattr(X, "iloc")
-                          else np.asarray(X)[self.sample_indices_], dtype=float)
+        rows = np.asarray(_take_rows(X, self.sample_indices_), dtype=float)
         return rows.shape == self._coreset_rows.shape and np.array_equal(rows, self._coreset_rows)
 
     def transform(self, X):
@@ -253,7 +305,15 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
             otherwise ``X`` itself.
         """
         check_is_fitted(self)
-        validate_data(self, X, dtype=np.float64, reset=False)
+        if is_dask_collection(X):
+            # validating a dask array would compute it: check its shape, then compute only
+            # the coreset rows to recognise the training data
+            _check_dask_features(self, X)
+            if not self._is_training_data(X):
+                return X
+            return WeightedSubset(self._coreset_rows.copy(), self.sample_weight_,
+                                  self.sample_indices_)
+        validate_data(self, X, dtype=_float_dtypes(X), reset=False)
         if not self._is_training_data(X):
             return X
         idx = self.sample_indices_

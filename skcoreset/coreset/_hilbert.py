@@ -75,11 +75,27 @@ class _HilbertCoreset(BaseCoreset):
         return result.posterior
 
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
+        thetas = self._draw_projection(X, y, sample_weight, family, prior_prec, rng)
+        return self._build_projected(X, y, sample_weight, family, thetas)
+
+    def _draw_projection(self, X, y, sample_weight, family, prior_prec, rng):
+        """Fit the weighting distribution and draw the J parameters of the projection.
+
+        Split from :meth:`_build_projected` so that merge-reduce and the dask path can draw
+        them once and project every block under the same pi-hat.
+        """
         self.weighting_posterior_ = self._weighting_distribution(
             X, y, sample_weight, family, prior_prec, rng)
-        thetas = self.weighting_posterior_.sample(self.projection_dim, random_state=rng)
+        return self.weighting_posterior_.sample(self.projection_dim, random_state=rng)
+
+    def _build_projected(self, X, y, sample_weight, family, thetas, target=None):
+        """Project on the given draws, run the solver; deterministic given ``thetas``.
+
+        ``target`` is the projected vector to approximate, by default the sum of the rows'
+        vectors; merge-reduce passes the exact sum of all the data the rows stand in for.
+        """
         vectors = project_loglik(X, y, sample_weight, family, thetas, self.fit_intercept)
-        result = self._solve(vectors)
+        result = self._solve(vectors, target)
         self.error_ = result.error
         self.history_ = result.history
         self.stop_reason_ = result.stop_reason
@@ -155,8 +171,8 @@ class GIGACoreset(_HilbertCoreset):
     (True, True)
     """
 
-    def _solve(self, vectors):
-        return giga(vectors, n_iter=self.M)
+    def _solve(self, vectors, target=None):
+        return giga(vectors, target=target, n_iter=self.M)
 
 
 @_fill_hilbert_doc
@@ -194,6 +210,6 @@ class FrankWolfeCoreset(_HilbertCoreset):
     True
     """
 
-    def _solve(self, vectors):
-        return frank_wolfe(vectors, n_iter=self.M)
+    def _solve(self, vectors, target=None):
+        return frank_wolfe(vectors, target=target, n_iter=self.M)
 

@@ -40,24 +40,30 @@ def assign_clusters(X, y, centres, fit_intercept):
     return labels, sq_dist
 
 
-def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_intercept):
+def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_intercept, *,
+                             cluster_weight=None, total_weight=None):
     """Sensitivity upper bounds m_n of Lemma 3.1 (paper 002, eq. 3.1).
 
     ``m_n = W / (1 + sum_i W_i^(-n) exp(-R ||Q_i - Z_n||))`` with the cluster centres ``Q_i``
     in place of the leave-one-out cluster means (as the paper's appendix does), ``W`` the
     total weight and ``W_i^(-n)`` the weight of cluster ``i`` without point ``n``. With unit
     weights ``W = N`` and ``W_i^(-n) = |G_i^(-n)|``. Rows are processed in chunks so memory
-    stays bounded for large N.
+    stays bounded for large N. When X is one chunk of a larger data set, pass the data set's
+    ``cluster_weight`` (shape ``(n_centres,)``) and ``total_weight``; by default both are
+    those of X.
     """
     n = X.shape[0]
-    cluster_weight = np.bincount(labels, weights=sample_weight, minlength=len(centres))
+    if cluster_weight is None:
+        cluster_weight = np.bincount(labels, weights=sample_weight, minlength=len(centres))
+    if total_weight is None:
+        total_weight = sample_weight.sum()
     bounds = np.empty(n)
     for rows in _row_chunks(n):
         dist = euclidean_distances(_signed_design(X, y, rows, fit_intercept), centres)
         others = np.tile(cluster_weight, (dist.shape[0], 1))
         others[np.arange(dist.shape[0]), labels[rows]] -= sample_weight[rows]
         others = np.maximum(others, 0.0)
-        bounds[rows] = sample_weight.sum() / (1.0 + np.sum(others * np.exp(-radius * dist), 1))
+        bounds[rows] = total_weight / (1.0 + np.sum(others * np.exp(-radius * dist), 1))
     return bounds
 
 
@@ -125,34 +131,49 @@ class SensitivityCoreset(BaseCoreset):
         self.n_clusters = n_clusters
         self.radius = radius
 
-    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+    def _check_model(self):
         if self.model_ != "logistic":
             raise ValueError(
                 "SensitivityCoreset supports only the logistic model (the sensitivity bounds "
                 f"of paper 002 are specific to it), got model {self.model_!r}.")
-        n = X.shape[0]
-        n_sub = max(self.n_clusters, min(1000 * self.n_clusters, int(0.025 * n)))
-        candidates = np.flatnonzero(sample_weight > 0)
-        sub = rng.choice(candidates, size=min(n_sub, len(candidates)), replace=False)
-        Z_sub = _signed_design(X, y, sub, self.fit_intercept)
+
+    def _kmeans_sample_size(self, n):
+        """``min(1000 k, 0.025 N)`` rows, at least k."""
+        return max(self.n_clusters, min(1000 * self.n_clusters, int(0.025 * n)))
+
+    def _fit_centres(self, Z_sub, weight_sub, rng):
+        """k-means++ on the subsample of signed design vectors; sets ``cluster_centers_``."""
         # k-means cannot place more centres than there are distinct points
         k = min(self.n_clusters, len(np.unique(Z_sub, axis=0)))
         kmeans = KMeans(n_clusters=k, init="k-means++", n_init=1,
                         random_state=rng.randint(np.iinfo(np.int32).max))
-        kmeans.fit(Z_sub, sample_weight=sample_weight[sub])
+        kmeans.fit(Z_sub, sample_weight=weight_sub)
         self.cluster_centers_ = kmeans.cluster_centers_
-        labels, sq_dist = assign_clusters(X, y, self.cluster_centers_, self.fit_intercept)
+
+    def _set_radius(self, score):
+        """``radius_``: the parameter, or ``3 / sqrt(I)`` from the normalised k-means score I."""
         radius = self.radius
         if radius is None:
-            score = np.average(sq_dist, weights=sample_weight)  # normalised k-means score I
             radius = _RADIUS_CONSTANT / np.sqrt(max(score, np.finfo(float).tiny))
         self.radius_ = float(radius)
+
+    def _report(self, mean_sensitivity):
+        if self.verbose:
+            print(f"[SensitivityCoreset] R = {self.radius_:.4g}, mean sensitivity "
+                  f"{mean_sensitivity:.4g}")
+
+    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+        self._check_model()
+        candidates = np.flatnonzero(sample_weight > 0)
+        n_sub = self._kmeans_sample_size(X.shape[0])
+        sub = rng.choice(candidates, size=min(n_sub, len(candidates)), replace=False)
+        self._fit_centres(_signed_design(X, y, sub, self.fit_intercept), sample_weight[sub], rng)
+        labels, sq_dist = assign_clusters(X, y, self.cluster_centers_, self.fit_intercept)
+        self._set_radius(np.average(sq_dist, weights=sample_weight))
         bounds = sensitivity_upper_bounds(X, y, sample_weight, self.cluster_centers_, labels,
                                           self.radius_, self.fit_intercept)
         self.sensitivities_ = bounds
-        if self.verbose:
-            print(f"[SensitivityCoreset] R = {self.radius_:.4g}, mean sensitivity "
-                  f"{np.average(bounds, weights=sample_weight):.4g}")
+        self._report(np.average(bounds, weights=sample_weight))
         importance = sample_weight * bounds
         p = importance / importance.sum()
         counts = rng.multinomial(self.M, p)
