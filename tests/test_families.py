@@ -153,3 +153,31 @@ def test_make_family_rejects_unknown_names():
         PoissonFamily("identity")
     with pytest.raises(ValueError, match="noise_scale"):
         GaussianFamily(noise_scale=0.0)
+
+
+@pytest.mark.parametrize("v", [0.5, 1.0, 1.5, 10.0, 100.0, 1e4])
+@pytest.mark.parametrize("m", [-30.0, -2.0, 0.7, 5.0])
+def test_logistic_expectations_stay_accurate_for_wide_gaussians(m, v):
+    from scipy.special import expit as sig, log_expit
+
+    def integrate_against_normal(f):
+        sd = np.sqrt(v)
+        return integrate.quad(lambda e: f(e) * stats.norm.pdf(e, m, sd), m - 14 * sd,
+                              m + 14 * sd, points=[0.0], limit=800, epsabs=1e-14)[0]
+
+    family = LogisticFamily()
+    for y in (1.0, -1.0):
+        value, grad_m, grad_v = family.expected_loglik(np.array([y]), np.array([m]),
+                                                       np.array([v]))
+        np.testing.assert_allclose(value, integrate_against_normal(lambda e: log_expit(y * e)),
+                                   rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(grad_m, integrate_against_normal(lambda e: y * sig(-y * e)),
+                                   rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(
+            grad_v, integrate_against_normal(lambda e: -0.5 * sig(e) * sig(-e)),
+            rtol=1e-8, atol=1e-11)
+    mean, var = family.expected_mean(np.array([m]), np.array([v]))
+    expected_mean = integrate_against_normal(sig)
+    np.testing.assert_allclose(mean, expected_mean, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(var, integrate_against_normal(lambda e: sig(e) ** 2)
+                               - expected_mean**2, rtol=1e-7, atol=1e-11)
