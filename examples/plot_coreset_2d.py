@@ -4,24 +4,20 @@ Coreset points on 2-D logistic data
 
 Every coreset constructor selects a few weighted rows of a 2-D logistic-regression data set
 (N = 2,000, true coefficients [3, 3] as in the papers' synthetic data). The full data are drawn
-in light colours; coreset points are drawn with an area that grows with their weight. Uniform subsampling
-spreads its points evenly with equal weights; the Hilbert coresets (GIGA, Frank-Wolfe) and the
-sensitivity coreset concentrate on the points that shape the log-likelihood near the decision
-boundary. The figure is saved as ``coreset_2d.png`` next to this script.
+in light colours; coreset points are drawn with an area that grows with their weight. Uniform
+subsampling spreads its points evenly with equal weights; the Hilbert coresets (GIGA,
+Frank-Wolfe) and the sensitivity coreset concentrate on the points that shape the
+log-likelihood near the decision boundary. Each panel's title gives the KL divergence from the
+posterior fitted on the coreset to the full-data posterior.
 """
 
-from pathlib import Path
+import matplotlib.pyplot as plt
+import numpy as np
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from skcoreset import (BayesianLogisticRegression, FrankWolfeCoreset,  # noqa: E402
-                       GIGACoreset, SensitivityCoreset, UniformCoreset)
-from skcoreset.datasets import make_logistic_regression  # noqa: E402
-from skcoreset.metrics import posterior_kl  # noqa: E402
+from skcoreset import (BayesianLogisticRegression, FrankWolfeCoreset, GIGACoreset,
+                       SensitivityCoreset, UniformCoreset)
+from skcoreset.datasets import make_logistic_regression
+from skcoreset.metrics import posterior_kl
 
 X, y = make_logistic_regression(2000, coef=[3.0, 3.0], random_state=0)
 full = BayesianLogisticRegression().fit(X, y)
@@ -47,6 +43,4 @@ for ax, (name, coreset) in zip(axes, constructors.items()):
     ax.set_xlabel("$x_1$")
 axes[0].set_ylabel("$x_2$")
 fig.tight_layout()
-output = Path(__file__).with_name("coreset_2d.png")
-fig.savefig(output, dpi=100)
-print(f"saved {output}")
+plt.show()
