@@ -1,8 +1,8 @@
 """skcoreset: Bayesian coresets and Bayesian GLMs for scikit-learn."""
 
 from ._posterior import GaussianPosterior
-from .coreset import (FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, StreamingCoreset,
-                      UniformCoreset, WeightedSubset)
+from .coreset import (FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, SparseVICoreset,
+                      StreamingCoreset, UniformCoreset, WeightedSubset)
 from .linear_model import BayesianLogisticRegression, BayesianPoissonRegression
 
 __version__ = "0.1.0.dev0"
@@ -14,6 +14,7 @@ __all__ = [
     "GIGACoreset",
     "GaussianPosterior",
     "SensitivityCoreset",
+    "SparseVICoreset",
     "StreamingCoreset",
     "UniformCoreset",
     "WeightedSubset",

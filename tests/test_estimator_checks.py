@@ -4,8 +4,8 @@ import numpy as np
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
-                       FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, StreamingCoreset,
-                       UniformCoreset)
+                       FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, SparseVICoreset,
+                       StreamingCoreset, UniformCoreset)
 
 # scikit-learn's regressor checks draw continuous targets; a Poisson model rejects
 # non-integer counts by design (ValueError), so these checks cannot pass on the estimator
@@ -85,6 +85,7 @@ ESTIMATORS = [
     GIGACoreset(M=10, projection_dim=50),
     FrankWolfeCoreset(M=10, projection_dim=50),
     StreamingCoreset(GIGACoreset(M=10, projection_dim=50), block_size=50),
+    SparseVICoreset(M=5, n_samples=20, n_iter_opt=5),
 ]
 
 

@@ -4,8 +4,9 @@ whose weighted log-likelihood stands in for the full data's."""
 from ._base import BaseCoreset, WeightedSubset
 from ._hilbert import FrankWolfeCoreset, GIGACoreset
 from ._sensitivity import SensitivityCoreset
+from ._sparsevi import SparseVICoreset
 from ._streaming import StreamingCoreset
 from ._uniform import UniformCoreset
 
 __all__ = ["BaseCoreset", "FrankWolfeCoreset", "GIGACoreset", "SensitivityCoreset",
-           "StreamingCoreset", "UniformCoreset", "WeightedSubset"]
+           "SparseVICoreset", "StreamingCoreset", "UniformCoreset", "WeightedSubset"]
