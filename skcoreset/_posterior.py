@@ -31,7 +31,38 @@ def gaussian_kl(mean0, chol0, mean1, chol1):
     return 0.5 * (np.sum(a**2) + b @ b - p + logdet)
 
 
-class GaussianPosterior:
+class _Moments:
+    """What both posterior kinds share: precision, marginal std and the Gaussian KL, all
+    from ``mean`` and the Cholesky factor of ``cov``."""
+
+    @property
+    def precision(self):
+        """Inverse covariance ``(p, p)``."""
+        if self._precision is None:
+            self._precision = linalg.cho_solve((self.cov_cholesky, True), np.eye(len(self.mean)))
+        return self._precision
+
+    @property
+    def std(self):
+        """Marginal posterior standard deviations ``(p,)``."""
+        return np.sqrt(np.diag(self.cov))
+
+    def kl(self, other):
+        """``KL(self || other)`` between (moment-matched) Gaussians.
+
+        ``other`` is a :class:`GaussianPosterior` or a :class:`SamplePosterior`.
+        """
+        return gaussian_kl(self.mean, self.cov_cholesky, other.mean, other.cov_cholesky)
+
+
+def _as_generator(random_state):
+    """A :class:`numpy.random.Generator` as is, else :func:`check_random_state`'s result."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    return check_random_state(random_state)
+
+
+class GaussianPosterior(_Moments):
     """Multivariate normal posterior ``N(mean, cov)`` over ``theta = [coef..., intercept]``.
 
     Give either ``cov`` or ``precision``; the other is derived through a Cholesky
@@ -71,26 +102,13 @@ class GaussianPosterior:
         self.cov = 0.5 * (cov + cov.T)
         self.cov_cholesky = _stable_cholesky(self.cov)
 
-    @property
-    def precision(self):
-        """Inverse covariance ``(p, p)``."""
-        if self._precision is None:
-            self._precision = linalg.cho_solve((self.cov_cholesky, True), np.eye(len(self.mean)))
-        return self._precision
-
-    @property
-    def std(self):
-        """Marginal posterior standard deviations ``(p,)``."""
-        return np.sqrt(np.diag(self.cov))
-
     def sample(self, n_samples=1, random_state=None):
         """Draw ``n_samples`` parameter vectors, shape ``(n_samples, p)``.
 
         ``random_state`` is anything :func:`sklearn.utils.check_random_state` accepts, or a
         :class:`numpy.random.Generator`.
         """
-        rng = (random_state if isinstance(random_state, np.random.Generator)
-               else check_random_state(random_state))
+        rng = _as_generator(random_state)
         z = rng.standard_normal((n_samples, len(self.mean)))
         return self.mean + z @ self.cov_cholesky.T
 
@@ -104,15 +122,11 @@ class GaussianPosterior:
         out = -0.5 * (np.sum(z**2, axis=0) + logdet + p * np.log(2.0 * np.pi))
         return out[0] if single else out
 
-    def kl(self, other):
-        """``KL(self || other)`` to another :class:`GaussianPosterior`."""
-        return gaussian_kl(self.mean, self.cov_cholesky, other.mean, other.cov_cholesky)
-
     def __repr__(self):
         return f"GaussianPosterior(dim={len(self.mean)})"
 
 
-class SamplePosterior:
+class SamplePosterior(_Moments):
     """Posterior represented by draws of ``theta = [coef..., intercept]``, e.g. from MCMC.
 
     The draws are the posterior; ``mean`` and ``cov`` are their sample moments, and the
@@ -159,18 +173,6 @@ class SamplePosterior:
         """Number of stored draws."""
         return self.samples.shape[0]
 
-    @property
-    def precision(self):
-        """Inverse of the sample covariance ``(p, p)``."""
-        if self._precision is None:
-            self._precision = linalg.cho_solve((self.cov_cholesky, True), np.eye(len(self.mean)))
-        return self._precision
-
-    @property
-    def std(self):
-        """Marginal posterior standard deviations ``(p,)`` of the draws."""
-        return np.sqrt(np.diag(self.cov))
-
     def gaussian(self):
         """The moment-matched :class:`GaussianPosterior` ``N(mean, cov)``."""
         return GaussianPosterior(self.mean, self.cov)
@@ -193,8 +195,7 @@ class SamplePosterior:
         -------
         draws : ndarray of shape (n_samples, p)
         """
-        rng = (random_state if isinstance(random_state, np.random.Generator)
-               else check_random_state(random_state))
+        rng = _as_generator(random_state)
         return self.samples[rng.choice(self.n_samples, size=n_samples)]
 
     def logpdf(self, theta):
@@ -203,14 +204,6 @@ class SamplePosterior:
         Draws define no density; this is the Gaussian with the draws' mean and covariance.
         """
         return self.gaussian().logpdf(theta)
-
-    def kl(self, other):
-        """``KL(N(mean, cov) || other)`` between moment-matched Gaussians.
-
-        ``other`` is a :class:`GaussianPosterior` or a :class:`SamplePosterior` (then also
-        moment-matched).
-        """
-        return gaussian_kl(self.mean, self.cov_cholesky, other.mean, other.cov_cholesky)
 
     def __repr__(self):
         return f"SamplePosterior(n_samples={self.n_samples}, dim={len(self.mean)})"
