@@ -246,7 +246,7 @@ def _reservoir(chunks, size, seed, purpose):
 def _fit_uniform(coreset, chunks, seed, rng):
     sample = _reservoir(chunks, coreset.M, seed, 0)
     part = sample.part
-    return part.take(np.arange(len(part)),
+    return part.take(np.arange(part.size),
                      part.weights * (sample.total_weight / part.weights.sum()))
 
 
@@ -297,7 +297,7 @@ def _mix_draws(M, seed, key, *children):
     if totals.sum() <= 0:
         return children[0]
     pick = block_rng(seed, 5, *key).choice(len(children), size=M, p=totals / totals.sum())
-    starts = np.cumsum([0] + [len(c.part) for c in children])
+    starts = np.cumsum([0] + [c.part.size for c in children])
     slots = np.choose(pick, [np.where(c.slots >= 0, c.slots + s, -1)
                              for c, s in zip(children, starts)])
     part, importance = children[0].part, children[0].importance
@@ -336,10 +336,10 @@ def _fit_sensitivity(coreset, chunks, seed, rng):
                          ).compute()
     coreset.sensitivities_ = _lazy_sensitivities(coreset, stats, chunks)
     coreset._report(draws.total / stats[2])
-    counts = np.bincount(draws.slots[draws.slots >= 0], minlength=len(draws.part))
+    counts = np.bincount(draws.slots[draws.slots >= 0], minlength=draws.part.size)
     p = draws.importance / draws.total
     part = draws.part
-    return part.take(np.arange(len(part)), counts * part.weights / (p * coreset.M))
+    return part.take(np.arange(part.size), counts * part.weights / (p * coreset.M))
 
 
 # --------------------------------------------------------------------------------------------

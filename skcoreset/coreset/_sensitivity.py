@@ -12,7 +12,8 @@ from ._base import BaseCoreset, fill_coreset_doc
 
 # R = a / sqrt(I) with a = 3 (paper 002, §4 "Experimental setup")
 _RADIUS_CONSTANT = 3.0
-_ROWS_PER_CHUNK = 65_536
+# bytes of float64 working memory per row chunk: wide data gets fewer rows per chunk
+_CHUNK_BYTES = 4 << 20
 
 
 def _signed_design(X, y, rows, fit_intercept):
@@ -23,9 +24,11 @@ def _signed_design(X, y, rows, fit_intercept):
     return Z
 
 
-def _row_chunks(n):
-    for start in range(0, n, _ROWS_PER_CHUNK):
-        yield slice(start, min(start + _ROWS_PER_CHUNK, n))
+def row_chunks(n, n_cols):
+    """Slices of about ``_CHUNK_BYTES`` of float64 rows of ``n_cols`` columns each."""
+    step = max(1024, _CHUNK_BYTES // (8 * max(n_cols, 1)))
+    for start in range(0, n, step):
+        yield slice(start, min(start + step, n))
 
 
 def assign_clusters(X, y, centres, fit_intercept):
@@ -33,7 +36,7 @@ def assign_clusters(X, y, centres, fit_intercept):
     n = X.shape[0]
     labels = np.empty(n, dtype=np.intp)
     sq_dist = np.empty(n)
-    for rows in _row_chunks(n):
+    for rows in row_chunks(n, X.shape[1] + 1):
         labels[rows], dist = pairwise_distances_argmin_min(
             _signed_design(X, y, rows, fit_intercept), centres)
         sq_dist[rows] = dist**2
@@ -58,7 +61,7 @@ def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_i
     if total_weight is None:
         total_weight = sample_weight.sum()
     bounds = np.empty(n)
-    for rows in _row_chunks(n):
+    for rows in row_chunks(n, X.shape[1] + 1):
         dist = euclidean_distances(_signed_design(X, y, rows, fit_intercept), centres)
         others = np.tile(cluster_weight, (dist.shape[0], 1))
         others[np.arange(dist.shape[0]), labels[rows]] -= sample_weight[rows]

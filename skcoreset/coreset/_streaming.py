@@ -30,10 +30,8 @@ from .._validation import check_sample_weight
 from ._base import COMMON_ATTRS_DOC, BaseCoreset, _float_dtypes, resolve_model
 from .._docstrings import fill_doc
 from ._hilbert import project_loglik
+from ._sensitivity import row_chunks
 from ._uniform import UniformCoreset
-
-# rows per chunk of the chunked log-likelihood sums: ~5 MB of X at 10 features
-_ROWS_PER_CHUNK = 65_536
 
 
 # --------------------------------------------------------------------------------------------
@@ -55,7 +53,10 @@ class Part(NamedTuple):
     target: np.ndarray = None
     error: float = None
 
-    def __len__(self):
+    @property
+    def size(self):
+        """Number of rows (not ``len``: a part must stay a plain tuple of its six fields
+        for dask's ``sizeof``)."""
         return len(self.indices)
 
     def take(self, rows, weights, error=None):
@@ -72,8 +73,7 @@ class Part(NamedTuple):
 def projected_sum(X, y, sample_weight, family, thetas, fit_intercept):
     """Sum of the rows' projected log-likelihood vectors (paper 001, eq. 39), in chunks."""
     total = np.zeros(len(thetas))
-    for start in range(0, X.shape[0], _ROWS_PER_CHUNK):
-        rows = slice(start, start + _ROWS_PER_CHUNK)
+    for rows in row_chunks(X.shape[0], len(thetas)):
         total += project_loglik(X[rows], y[rows], sample_weight[rows], family, thetas,
                                 fit_intercept).sum(axis=0)
     return total
@@ -117,7 +117,7 @@ class BlockContext:
         """
         keep = np.flatnonzero(part.weights > 0)
         if len(keep) <= self.builder.M:
-            return part.take(keep, part.weights[keep], part.error)
+            return part.take(keep, part.weights[keep], self._error(part))
         X, y, w = part.X[keep], part.y[keep], part.weights[keep]
         builder = copy.copy(self.builder)  # _build sets attributes: one copy per task/thread
         if self.thetas is not None:  # Hilbert: every block projected under the same pi-hat
@@ -129,6 +129,16 @@ class BlockContext:
         positive = weights > 0
         return part.take(keep[rows[positive]], weights[positive],
                          getattr(builder, "error_", None))
+
+    def _error(self, part):
+        """Relative error of a Hilbert part against its exact target, else ``None``."""
+        if self.thetas is None:
+            return None
+        vectors = project_loglik(part.X, part.y, part.weights, self.family, self.thetas,
+                                 self.builder.fit_intercept)
+        norm = np.linalg.norm(part.target)
+        residual = np.linalg.norm(part.target - vectors.sum(axis=0))
+        return residual / norm if norm > 0 else 0.0
 
     def leaf(self, X, y, sample_weight, offset, block):
         """Coreset of one block of rows ``offset, offset + 1, ...``."""
@@ -204,8 +214,7 @@ def loglik_sums(X, y, sample_weight, family, theta, fit_intercept):
     """
     zero_prior = np.zeros(len(theta))
     total = None
-    for start in range(0, X.shape[0], _ROWS_PER_CHUNK):
-        rows = slice(start, start + _ROWS_PER_CHUNK)
+    for rows in row_chunks(X.shape[0], X.shape[1] + 1):
         log_post = LogPosterior(np.asarray(X[rows], dtype=float), y[rows], family,
                                 sample_weight[rows], zero_prior, fit_intercept)
         eta = log_post.eta(theta)
@@ -405,8 +414,8 @@ class StreamingCoreset(BaseCoreset):
         on the scheduler or on how a stream is split into ``partial_fit`` calls.
     verbose : int, default=0
         Print one line per block: blocks and rows consumed, live block coresets, size of
-        the current coreset and, for Hilbert base coresets, the relative error of the last
-        compression in the projected space.
+        the newest merged coreset and, for Hilbert base coresets, its relative error
+        against the exact projected log-likelihood of the rows it stands for.
 
     Attributes
     ----------
@@ -517,7 +526,7 @@ class StreamingCoreset(BaseCoreset):
         if self.verbose:
             error = "" if merged.error is None else f", error {merged.error:.3e}"
             print(f"[StreamingCoreset] block {stream.n_blocks}: {stream.n_samples} rows, "
-                  f"{stream.tree.n_alive()} live coresets, coreset size {len(merged)}"
+                  f"{stream.tree.n_alive()} live coresets, coreset size {merged.size}"
                   f"{error}")
 
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
