@@ -85,7 +85,7 @@ sphinx_gallery_conf = {
     "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",  # execute only plot_*.py
-    "ignore_pattern": r"quickstart\.py$|__init__\.py$",
+    "ignore_pattern": r"(^|/)quickstart\.py$|__init__\.py$",
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,
@@ -95,6 +95,7 @@ sphinx_gallery_conf = {
     "doc_module": ("skcoreset",),
     "reference_url": {"skcoreset": None},
     "show_memory": False,
+    "write_computation_times": False,
     "abort_on_example_error": True,
     "only_warn_on_example_error": False,
 }
@@ -165,15 +166,21 @@ def _skip_foreign_member(app, what, name, obj, skip, options):
     return None
 
 
-_TRAILING_UNDERSCORE_SHAPE = re.compile(r"\(n_features_in_,\)")
+_SHAPE = re.compile(r"shape \(([^)]*)\)")
+_FITTED_NAME = re.compile(r"\b([A-Za-z]\w*_)(?=\s*(,|$))")
 
 
 def _escape_shape_names(app, what, name, obj, options, lines):
-    """``ndarray of shape (n_features_in_,)`` in a numpydoc type line is prose, but reST
-    reads ``n_features_in_`` as a hyperlink reference; write it as code (scikit-learn
-    writes ``(`n_features_in_`,)`` in its docstrings for the same reason)."""
+    """``ndarray of shape (n_features_in_,)`` in a numpydoc type line is prose, but reST reads
+    a word ending in ``_`` as a hyperlink reference ("Unknown target name"); write such
+    fitted-attribute names inside ``shape (...)`` as code (scikit-learn writes
+    ``(`n_features_in_`,)`` in its docstrings for the same reason)."""
+    def escape(match):
+        return "shape (" + _FITTED_NAME.sub(r"``\1``", match.group(1)) + ")"
+
     for i, line in enumerate(lines):
-        lines[i] = _TRAILING_UNDERSCORE_SHAPE.sub("(``n_features_in_``,)", line)
+        if "shape (" in line:
+            lines[i] = _SHAPE.sub(escape, line)
 
 
 def setup(app):

@@ -4,18 +4,20 @@ Coreset points on 2-D logistic data
 
 Every coreset constructor selects a few weighted rows of a 2-D logistic-regression data set
 (N = 2,000, true coefficients [3, 3] as in the papers' synthetic data). The full data are drawn
-in light colours; coreset points are drawn with an area that grows with their weight. Uniform
-subsampling spreads its points evenly with equal weights; the Hilbert coresets (GIGA,
-Frank-Wolfe) and the sensitivity coreset concentrate on the points that shape the
-log-likelihood near the decision boundary. Each panel's title gives the KL divergence from the
-posterior fitted on the coreset to the full-data posterior.
+in light colours; coreset points are drawn with an area that grows with their weight (relative
+to the largest weight in the panel). Uniform subsampling spreads its points like the data,
+with equal weights; the other constructors choose points by how they shape the
+log-likelihood, with weights that vary widely: Frank-Wolfe along the decision boundary,
+GIGA and sparse variational inference with a few heavy points far from it. Each panel's
+title gives the KL divergence from the posterior fitted on the coreset to the full-data
+posterior.
 """
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from skcoreset import (BayesianLogisticRegression, FrankWolfeCoreset, GIGACoreset,
-                       SensitivityCoreset, UniformCoreset)
+                       SensitivityCoreset, SparseVICoreset, UniformCoreset)
 from skcoreset.datasets import make_logistic_regression
 from skcoreset.metrics import posterior_kl
 
@@ -26,9 +28,10 @@ constructors = {
     "Sensitivity": SensitivityCoreset(M=40, random_state=0),
     "Frank-Wolfe": FrankWolfeCoreset(M=40, random_state=0),
     "GIGA": GIGACoreset(M=40, random_state=0),
+    "Sparse VI": SparseVICoreset(M=40, n_iter_opt=50, random_state=0),
 }
 
-fig, axes = plt.subplots(1, len(constructors), figsize=(4 * len(constructors), 4.2),
+fig, axes = plt.subplots(1, len(constructors), figsize=(3.6 * len(constructors), 4.2),
                          sharex=True, sharey=True)
 for ax, (name, coreset) in zip(axes, constructors.items()):
     X_core, y_core, w_core = coreset.fit_coreset(X, y)

@@ -46,8 +46,10 @@ def make_dask_data(seed=0):
 if __name__ == "__main__":
     from distributed import Client, LocalCluster
 
+    # two single-threaded worker processes on this machine; the scheduler's web server
+    # listens on a free loopback port, so it never collides with another cluster
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
         X, y = make_dask_data()
         X, y = client.persist([X, y])  # materialise the chunks on the workers
         print(f"{X.numblocks[0]} chunks of {chunk_rows} rows on {len(client.nthreads())} "

@@ -5,27 +5,32 @@ Posterior KL divergence against coreset size
 The quality measure of the coreset papers: fit the posterior on the weighted coreset and
 measure its KL divergence to the full-data posterior,
 :func:`~skcoreset.metrics.posterior_kl`, as the coreset grows. The data are the papers'
-synthetic logistic regression (``theta = [3, 3, 0]``) with N = 5,000 rows. Each point is the
-median over three random seeds, plotted against the number of distinct rows the coreset
-actually kept (Hilbert coresets may stop below their budget ``M``).
+synthetic logistic regression (``theta = [3, 3, 0]``) with N = 2,000 rows. Each point is the
+median over two random seeds, plotted against the number of distinct rows the coreset
+actually kept (the greedy constructors may stop below their budget ``M``).
 
-Uniform subsampling converges slowly (its weights are all equal, so rare but informative
-rows near the decision boundary are missed); sensitivity sampling draws those rows more
-often; the Hilbert coresets (Frank-Wolfe and GIGA) choose and weight the rows to match the
-log-likelihood directly and need far fewer of them for the same KL.
+Uniform subsampling and sensitivity sampling are random importance samples: their weighted
+log-likelihood is unbiased but noisy, so the KL falls slowly with the size (on this
+well-conditioned 2-D problem sensitivity sampling's varying weights do not pay off at these
+sizes; it is meant for data with rare, informative rows). The Hilbert coresets (Frank-Wolfe
+and GIGA) choose and weight the rows to match the log-likelihood directly and need far fewer
+of them for the same KL. Sparse variational inference optimises the KL divergence itself,
+with weights fitted under the coreset posterior: the most accurate per row, at the highest
+construction cost.
 """
 
 import time
+from functools import partial
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from skcoreset import (BayesianLogisticRegression, FrankWolfeCoreset, GIGACoreset,
-                       SensitivityCoreset, UniformCoreset)
+                       SensitivityCoreset, SparseVICoreset, UniformCoreset)
 from skcoreset.datasets import make_logistic_regression
 from skcoreset.metrics import posterior_kl
 
-X, y = make_logistic_regression(5000, coef=[3.0, 3.0], random_state=0)
+X, y = make_logistic_regression(2000, coef=[3.0, 3.0], random_state=0)
 full = BayesianLogisticRegression().fit(X, y)
 
 constructors = {
@@ -33,9 +38,10 @@ constructors = {
     "Sensitivity": SensitivityCoreset,
     "Frank-Wolfe": FrankWolfeCoreset,
     "GIGA": GIGACoreset,
+    "Sparse VI": partial(SparseVICoreset, n_iter_opt=50),
 }
-budgets = [10, 20, 50, 100, 200, 400]
-seeds = [0, 1, 2]
+budgets = [10, 20, 50, 100]
+seeds = [0, 1]
 
 results = {}
 for name, constructor in constructors.items():
