@@ -46,6 +46,9 @@ _SOFTPLUS_LOG_CUTOFF = -35.0
 
 # Adam's moment decay rates and denominator guard, as in the reference implementation.
 _ADAM_BETA1, _ADAM_BETA2, _ADAM_EPS = 0.9, 0.999, 1e-8
+# Levenberg-Marquardt damping of the exact Fisher block, relative to its mean diagonal:
+# potentials of nearby points are nearly collinear, so the block is ill-conditioned.
+_FISHER_RIDGE = 1e-3
 
 
 # ---------------------------------------------------------------------------------------
@@ -372,8 +375,9 @@ class _MonteCarloMoments:
     """
 
     def __init__(self, X, y, sample_weight, family, fit_intercept, prior_prec, sampler,
-                 n_samples, n_subsample, rng):
+                 n_samples, n_subsample, budget, rng):
         self.X, self.y, self.s = X, y, sample_weight
+        self.budget = budget
         self.family = family
         self.fit_intercept = fit_intercept
         self.prior_prec = prior_prec
@@ -443,6 +447,9 @@ class _MonteCarloMoments:
             self.sampler.update(active, weights)
             g, resid, _, position = self._centred_potentials(active, weights)
         return -(g[position] @ resid) / self.n_samples
+
+    def step_rule(self, n_active):
+        return _AdamStep(n_active, scale=self.s.sum() / self.budget)
 
     def refresh(self, active, weights):
         """Move the sampler to ``pi_w`` for the next selection."""
@@ -547,6 +554,17 @@ class _ExactGaussianMoments:
         self.refresh(active, weights)
         return -self.moments(active)[0]
 
+    def fisher(self, active):
+        """Exact Fisher block ``G_II = Cov_w[f_I, f_I]`` (eqs. 23, 34) at the last refresh."""
+        X, fit = self.X[active], self.fit_intercept
+        factor = linear_predictor(X, self.cov_chol.T, fit)  # rows L^T a_n
+        k = factor @ factor.T
+        nu = self.y[active] - linear_predictor(X, self.mean, fit)
+        return self.tau**2 * (np.outer(nu, nu) * k + 0.5 * k**2)
+
+    def step_rule(self, n_active):
+        return _NaturalStep(self)
+
     def kl(self):
         """Exact ``KL(pi_w || pi)`` and ``KL(pi_w || pi) + KL(pi || pi_w)``."""
         mean, _, chol = self.full
@@ -557,28 +575,77 @@ class _ExactGaussianMoments:
 # ---------------------------------------------------------------------------------------
 # Algorithm 1
 # ---------------------------------------------------------------------------------------
-def _optimise_weights(oracle, active, weights, n_iter, learning_rate):
-    """T projected stochastic gradient steps on the active weights (Algorithm 1, 15-22).
+class _AdamStep:
+    """Gradient normalised per coordinate by Adam's moment estimates (Monte Carlo samplers).
 
-    Each step moves along the KL gradient of eq. (22) with step size
-    ``gamma_t = learning_rate / t``, normalised per coordinate by Adam's running moment
-    estimates (reset every greedy step), then projects onto ``w >= 0``. The normalisation is
-    the reference implementation's (``nn_opt``): the raw gradient scales with the
-    concentration of ``pi_w`` over orders of magnitude, so a fixed ``gamma_t`` is far too
-    small early and divergent late (measured: weights grow to 1e7 on the Poisson data sets).
+    The reference implementation's update (``nn_opt``). The raw gradient scales with the
+    concentration of ``pi_w`` over orders of magnitude, so unnormalised steps
+    ``gamma_t * grad`` are far too small early and divergent late (measured: weights reach
+    1e7 on the Poisson data sets). Normalised, a step is ``gamma_t`` times ``scale``, the
+    mean weight ``sum(s) / M`` of an M-point coreset, so the weights reach their scale
+    whatever N (with unit steps, 20 greedy steps on N = 20,000 rows reached a total weight
+    of 105).
+    The Fisher-preconditioned step of :class:`_NaturalStep` is unstable here: estimated from
+    S draws, the Fisher block of ~S active points is rank-deficient and noisy.
+    """
+
+    def __init__(self, n_active, scale):
+        self.m1 = np.zeros(n_active)
+        self.m2 = np.zeros(n_active)
+        self.scale = scale
+
+    def __call__(self, active, weights, grad, t):
+        self.m1 *= _ADAM_BETA1
+        self.m1 += (1.0 - _ADAM_BETA1) * grad
+        self.m2 *= _ADAM_BETA2
+        self.m2 += (1.0 - _ADAM_BETA2) * grad**2
+        m1_hat = self.m1 / (1.0 - _ADAM_BETA1**t)
+        m2_hat = self.m2 / (1.0 - _ADAM_BETA2**t)
+        return self.scale * m1_hat / (np.sqrt(m2_hat) + _ADAM_EPS)
+
+
+class _NaturalStep:
+    """Natural gradient ``G_II^-1 grad`` with the exact Fisher block (exact sampler).
+
+    ``G(w) = Cov_w[f]`` is the Fisher metric of the coreset manifold (paper 000, eq. 23), so
+    this is steepest descent in its geometry; with ``gamma_1 = 1`` the first step is the
+    Gauss-Newton step to the best weights on the tangent plane at ``pi_w``. Scale-free and,
+    with exact moments, stable: on the Gaussian model it reaches a KL 6-20x lower than the
+    Adam-normalised step at the same M and T (measured, d = 50, N = 2000, M = 200).
+
+    Weights held at 0 by the projection whose gradient pushes them further down are left
+    out of the Newton system (projected Newton, Bertsekas 1982): a Newton step that counts
+    on them moving, then has them clipped, is no descent direction and stalls the
+    algorithm.
+    """
+
+    def __init__(self, oracle):
+        self.oracle = oracle
+
+    def __call__(self, active, weights, grad, t):
+        free = (weights > 0) | (grad <= 0)
+        step = np.zeros_like(grad)
+        if not np.any(free):
+            return step
+        fisher = self.oracle.fisher(active[free])
+        fisher[np.diag_indices_from(fisher)] += (
+            _FISHER_RIDGE * np.trace(fisher) / len(fisher) + np.finfo(float).tiny)
+        step[free] = linalg.cho_solve((_stable_cholesky(fisher), True), grad[free])
+        return step
+
+
+def _optimise_weights(oracle, active, weights, n_iter, learning_rate):
+    """T projected gradient steps on the active weights (Algorithm 1, lines 15-22).
+
+    ``w_I <- max(w_I - gamma_t d_t, 0)`` with ``gamma_t = learning_rate / t`` and ``d_t`` the
+    KL gradient of eq. (22) preconditioned by the oracle's step rule: natural gradient for
+    exact moments, Adam normalisation for Monte Carlo ones (restarted every greedy step).
     """
     weights = weights.copy()
-    m1 = np.zeros_like(weights)
-    m2 = np.zeros_like(weights)
+    direction = oracle.step_rule(len(active))
     for t in range(1, n_iter + 1):
         grad = oracle.gradient(active, weights)
-        m1 *= _ADAM_BETA1
-        m1 += (1.0 - _ADAM_BETA1) * grad
-        m2 *= _ADAM_BETA2
-        m2 += (1.0 - _ADAM_BETA2) * grad**2
-        m1_hat = m1 / (1.0 - _ADAM_BETA1**t)
-        m2_hat = m2 / (1.0 - _ADAM_BETA2**t)
-        weights -= (learning_rate / t) * m1_hat / (np.sqrt(m2_hat) + _ADAM_EPS)
+        weights -= (learning_rate / t) * direction(active, weights, grad, t)
         np.maximum(weights, 0.0, out=weights)
     return weights
 
@@ -603,7 +670,7 @@ class SparseVIResult:
 
 
 def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_samples=100,
-              n_iter_opt=100, learning_rate=1.0, n_subsample=None, sampler="laplace",
+              n_iter_opt=100, learning_rate="auto", n_subsample=None, sampler="laplace",
               random_state=None, verbose=0):
     """Greedy sparse variational inference (paper 000, Algorithm 1).
 
@@ -632,8 +699,11 @@ def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_sa
         sampler.
     n_iter_opt : int, default=100
         Gradient steps T per greedy step.
-    learning_rate : float, default=1.0
-        Step size ``gamma_t = learning_rate / t`` at gradient step ``t``.
+    learning_rate : float or "auto", default="auto"
+        Step size ``gamma_t = learning_rate / t`` at gradient step ``t``: a fraction of the
+        natural-gradient step for the exact sampler, a multiple of the mean coreset weight
+        ``sum(s) / M`` for the others. ``"auto"``: 1 and 0.1 (the paper's ``1 / t`` of
+        sections 5.1-5.2, and its ``0.5 / t`` of section 5.3 at N = 500, M = 100).
     n_subsample : int, default=None
         U: estimate the residual from the active rows plus U uniformly drawn rows (scaled to
         the total) and select among those rows only (sections 3.2-3.3); ``None`` uses every
@@ -664,6 +734,8 @@ def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_sa
 
 def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_samples,
                n_iter_opt, learning_rate, n_subsample, sampler, rng, verbose):
+    if learning_rate == "auto":
+        learning_rate = 1.0 if sampler == "exact" else 0.1
     if sampler == "exact":
         oracle = _ExactGaussianMoments(X, y, sample_weight, family.noise_scale, prior_prec,
                                        fit_intercept)
@@ -673,7 +745,7 @@ def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_s
         else:
             draws = _EnsembleSampler(X, y, family, prior_prec, fit_intercept, n_samples, rng)
         oracle = _MonteCarloMoments(X, y, sample_weight, family, fit_intercept, prior_prec,
-                                    draws, n_samples, n_subsample, rng)
+                                    draws, n_samples, n_subsample, M, rng)
     active = np.empty(0, dtype=np.intp)
     weights = np.empty(0)
     history = []
@@ -705,11 +777,17 @@ _SPARSEVI_PARAMS_DOC = """
         Number T of stochastic gradient steps on the active weights after each greedy
         selection (Algorithm 1, lines 15-22).
 
-    learning_rate : float, default=1.0
-        Step size ``gamma_t = learning_rate / t`` of gradient step ``t`` (paper 000 uses 1
-        in sections 5.1-5.2 and 0.5 in section 5.3). Steps are normalised per coordinate by
-        Adam's moment estimates, as in the reference implementation, so ``gamma_t`` is in
-        units of weight.
+    learning_rate : float or "auto", default="auto"
+        Step size ``gamma_t = learning_rate / t`` of gradient step ``t``. With
+        ``sampler="exact"`` the step is ``gamma_t`` times the natural gradient (the KL
+        gradient preconditioned by the exact Fisher information ``Cov_w[f_I, f_I]``, the
+        metric of paper 000, eq. 23), so ``gamma_1 = 1`` is a full Gauss-Newton step. With
+        the Monte Carlo samplers the gradient is normalised per coordinate by Adam's
+        moment estimates, as in the reference implementation, and the step is ``gamma_t``
+        times the mean coreset weight ``sum(sample_weight) / M``. ``"auto"``: 1 for the
+        exact sampler (the paper's ``gamma_t = 1 / t``, sections 5.1-5.2) and 0.1
+        otherwise (at the paper's N = 500 and M = 100 its ``gamma_t = 0.5 / t`` in units
+        of weight, section 5.3).
 
     n_subsample : int, default=None
         U, for large N: estimate the residual ``f^T (s - w)`` from the active rows plus a
@@ -806,12 +884,12 @@ class SparseVICoreset(BaseCoreset):
         **BaseCoreset._parameter_constraints,
         "n_samples": [Interval(Integral, 2, None, closed="left")],
         "n_iter_opt": [Interval(Integral, 1, None, closed="left")],
-        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "n_subsample": [Interval(Integral, 1, None, closed="left"), None],
         "sampler": [StrOptions({"auto", "exact", "laplace", "mcmc"})],
     }
 
-    def __init__(self, M=100, *, n_samples=100, n_iter_opt=100, learning_rate=1.0,
+    def __init__(self, M=100, *, n_samples=100, n_iter_opt=100, learning_rate="auto",
                  n_subsample=None, sampler="auto", model="auto", link="log", noise_scale=1.0,
                  prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True,
                  random_state=None, verbose=0):

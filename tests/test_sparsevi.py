@@ -1,0 +1,364 @@
+"""SparseVICoreset (paper 000): the closed forms of the Gaussian model, the Monte Carlo
+estimates against them, the greedy algorithm's quality against GIGA and uniform
+subsampling, and the scikit-learn contract."""
+
+import numpy as np
+import pytest
+from numpy.polynomial.legendre import leggauss
+from scipy.special import expit
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline as SkPipeline
+
+from skcoreset import (BayesianLogisticRegression, GIGACoreset, SparseVICoreset,
+                       UniformCoreset)
+from skcoreset._families import make_family
+from skcoreset._inference import laplace, prior_precision
+from skcoreset._posterior import GaussianPosterior
+from skcoreset.coreset._sparsevi import (PotentialEvaluator, _ExactGaussianMoments,
+                                         _LaplaceSampler, _MonteCarloMoments, sparse_vi)
+from skcoreset.pipeline import Pipeline
+
+from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
+
+PAPER_KWARGS = dict(prior_scale=1.0, intercept_prior_scale=1.0, link="softplus")
+
+
+def _logistic_data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (rng.random(n) < expit(X @ [1.5, -1.0, 0.5] + 0.2)).astype(int)
+    return X, y
+
+
+def _regression_data(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    return X, X @ rng.normal(size=d) + 0.5 + rng.normal(size=n)
+
+
+def _exact(X, y, sample_weight=None, noise_scale=1.0):
+    prior = prior_precision(X.shape[1], prior_scale=1.0, intercept_prior_scale=1.0,
+                            fit_intercept=True)
+    s = np.ones(len(y)) if sample_weight is None else sample_weight
+    return _ExactGaussianMoments(X, y, s, noise_scale, prior, True)
+
+
+def _exact_kl(oracle, weights):
+    active = np.flatnonzero(weights)
+    oracle.refresh(active, weights[active])
+    return oracle.kl()
+
+
+# ---------------------------------------------------------------------------------------
+# Potentials and closed forms
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("model, link", [("logistic", "log"), ("poisson", "softplus"),
+                                         ("poisson", "log"), ("gaussian", "log")])
+def test_potential_kernels_are_the_loglik_up_to_a_row_constant(model, link):
+    rng = np.random.default_rng(0)
+    n, d = 300, 3
+    X = rng.normal(size=(n, d))
+    y = {"logistic": np.where(rng.random(n) < 0.5, 1.0, -1.0),
+         "poisson": rng.poisson(3.0, size=n).astype(float),
+         "gaussian": rng.normal(size=n)}[model]
+    family = make_family(model, link=link, noise_scale=0.7)
+    # S draws with wild predictors too (|eta| up to ~400, softplus far left)
+    thetas = rng.normal(size=(40, d + 1)) * np.r_[np.ones(20), 100 * np.ones(20)][:, None]
+    got = PotentialEvaluator(family, True, 40, block_elements=1000)(X, y, thetas)
+    eta = X @ thetas[:, :-1].T + thetas[:, -1]
+    expected = family.loglik(y, eta)
+    assert np.all(np.isfinite(got))
+    diff = got - expected
+    np.testing.assert_allclose(diff - diff[:, :1], 0.0, atol=1e-9 * (1 + np.abs(expected)).max())
+
+
+def test_exact_gradient_matches_finite_differences_of_the_closed_form_kl():
+    X, y = _regression_data(60, 4)
+    oracle = _exact(X, y)
+    rng = np.random.default_rng(1)
+    active = np.array([3, 17, 29, 41, 55])
+    w = rng.uniform(2.0, 15.0, size=5)
+    grad = oracle.gradient(active, w)
+    full = np.zeros(len(y))
+    eps = 1e-4
+    for i, n in enumerate(active):
+        full[active] = w
+        full[n] += eps
+        up = _exact_kl(oracle, full)[0]
+        full[n] -= 2 * eps
+        down = _exact_kl(oracle, full)[0]
+        np.testing.assert_allclose(grad[i], (up - down) / (2 * eps), rtol=1e-5)
+
+
+def test_exact_moments_match_monte_carlo_under_pi_w():
+    X, y = _regression_data(40, 2, seed=2)
+    oracle = _exact(X, y, noise_scale=0.8)
+    active = np.array([0, 5, 9])
+    w = np.array([4.0, 7.0, 2.5])
+    oracle.refresh(active, w)
+    cov, var = oracle.moments(np.arange(40))
+    draws = GaussianPosterior(oracle.mean, oracle.cov).sample(400_000, random_state=0)
+    f = make_family("gaussian", noise_scale=0.8).loglik(y, X @ draws[:, :-1].T + draws[:, -1])
+    f -= f.mean(axis=1, keepdims=True)
+    r = np.ones(40)
+    r[active] -= w
+    mc_cov = f @ (r @ f) / f.shape[1]
+    mc_var = np.mean(f**2, axis=1)
+    np.testing.assert_allclose(var, mc_var, rtol=0.02)
+    np.testing.assert_allclose(cov, mc_cov, rtol=0.03, atol=0.03 * np.abs(mc_cov).max())
+
+
+def test_symmetrised_kl_is_lemma_3s_path_integral():
+    # KL(pi_w || pi) + KL(pi || pi_w) = int_0^1 (s - w)^T G(gamma(t)) (s - w) dt with
+    # gamma(t) = (1 - t) w + t s; G(gamma) (s - gamma) is what moments() returns and
+    # s - gamma(t) = (1 - t)(s - w)
+    X, y = _regression_data(50, 3, seed=3)
+    s = np.random.default_rng(0).integers(1, 3, size=50).astype(float)
+    oracle = _exact(X, y, sample_weight=s)
+    w = np.zeros(50)
+    w[[1, 8, 20, 33]] = [10.0, 20.0, 15.0, 30.0]
+    nodes, quad_weights = leggauss(40)
+    integral = 0.0
+    for node, weight in zip(0.5 * (nodes + 1), 0.5 * quad_weights):
+        oracle.refresh(np.arange(50), (1 - node) * w + node * s)
+        integral += weight * (s - w) @ oracle.moments(np.arange(50))[0] / (1 - node)
+    forward, symmetrised = _exact_kl(oracle, w)
+    np.testing.assert_allclose(symmetrised, integral, rtol=1e-6)
+    assert 0 < forward < symmetrised
+
+
+def test_monte_carlo_moments_agree_with_the_exact_ones():
+    # for the Gaussian model the Laplace approximation is exact, so the Monte Carlo path
+    # estimates the same gradient as the closed form
+    X, y = _regression_data(80, 3, seed=4)
+    family = make_family("gaussian")
+    prior = prior_precision(3, prior_scale=1.0, intercept_prior_scale=1.0, fit_intercept=True)
+    active, w = np.array([2, 11, 40]), np.array([20.0, 25.0, 30.0])
+    exact = _ExactGaussianMoments(X, y, np.ones(80), 1.0, prior, True)
+    sampler = _LaplaceSampler(X, y, family, prior, True)
+    rng = np.random.RandomState(0)
+    mc = _MonteCarloMoments(X, y, np.ones(80), family, True, prior, sampler, 20_000, None, 10,
+                            rng)
+    grads = [mc.gradient(active, w) for _ in range(5)]
+    expected = exact.gradient(active, w)
+    np.testing.assert_allclose(np.mean(grads, axis=0), expected, rtol=0.05,
+                               atol=0.02 * np.abs(expected).max())
+    np.testing.assert_allclose(mc.kl(), exact.kl(), rtol=1e-8)
+
+
+# ---------------------------------------------------------------------------------------
+# Algorithm 1 on the Gaussian model (paper 000, sections 5.1-5.2)
+# ---------------------------------------------------------------------------------------
+def _gaussian_experiment(n, d, M, seed):
+    X, y = _regression_data(n, d, seed=seed)
+    kwargs = dict(model="gaussian", prior_scale=1.0, intercept_prior_scale=1.0,
+                  random_state=seed)
+    svi = SparseVICoreset(M=M, **kwargs).fit(X, y)
+    giga = GIGACoreset(M=M, weighting="laplace-subsample", **kwargs).fit(X, y)
+    oracle = _exact(X, y)
+    kl = {}
+    for name, coreset in (("sparsevi", svi), ("giga", giga)):
+        w = np.zeros(n)
+        w[coreset.sample_indices_] = coreset.sample_weight_
+        kl[name] = _exact_kl(oracle, w)[0]
+    return svi, kl
+
+
+def _check_gaussian_experiment(svi, kl, factor):
+    history = svi.history_[:, 1]
+    assert svi.sampler_ == "exact" and svi.n_iter_ == len(history)
+    np.testing.assert_allclose(history[-1], kl["sparsevi"], rtol=1e-8)
+    # the exact KL falls over the greedy steps: by orders of magnitude, and never rises
+    # from one quarter of the budget to the next (it may stall once no point helps)
+    quarters = history[np.linspace(0, len(history) - 1, 5).astype(int)]
+    assert np.all(np.diff(quarters) <= 1e-5 * quarters[1:]), quarters
+    assert history[-1] < 1e-2 * history[0]
+    assert kl["sparsevi"] * factor <= kl["giga"], kl
+
+
+def test_gaussian_model_kl_falls_and_beats_giga_small():
+    svi, kl = _gaussian_experiment(n=400, d=8, M=40, seed=0)
+    _check_gaussian_experiment(svi, kl, factor=10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1])
+def test_gaussian_model_kl_falls_and_beats_giga_paper_scale(seed):
+    # d = 50 random features, N = 2000, M = 200: at least 10x below GIGA's KL with the
+    # realistic (subsample Laplace) weighting (measured: 100-240x over 5 seeds)
+    svi, kl = _gaussian_experiment(n=2000, d=50, M=200, seed=seed)
+    _check_gaussian_experiment(svi, kl, factor=10)
+
+
+# ---------------------------------------------------------------------------------------
+# Posterior quality on the papers' N = 500 data sets (paper 000, section 5.3)
+# ---------------------------------------------------------------------------------------
+def _relative_kl(X, y, model, coreset, full):
+    family = make_family(model, link="softplus")
+    y_enc = np.where(y == 1, 1.0, -1.0) if model == "logistic" else y.astype(float)
+    prior = prior_precision(X.shape[1], prior_scale=1.0, intercept_prior_scale=1.0,
+                            fit_intercept=True)
+    w = np.zeros(len(y))
+    if full is None:
+        w[:] = 1.0
+    else:
+        w[coreset.sample_indices_] = coreset.sample_weight_
+    post = laplace(X, y_enc, family, sample_weight=w, prior_prec=prior,
+                   fit_intercept=True).posterior
+    if full is None:
+        return post
+    p = len(full.mean)
+    return post.kl(full) / GaussianPosterior(np.zeros(p), np.eye(p)).kl(full)
+
+
+def _median_kls(name, M, seeds, **svi_params):
+    X, y, model = load_paper_dataset(name)
+    full = _relative_kl(X, y, model, None, None)
+    makers = {
+        "sparsevi": lambda s: SparseVICoreset(M, random_state=s, **svi_params),
+        "giga-subsample": lambda s: GIGACoreset(M, weighting="laplace-subsample",
+                                                random_state=s),
+        "uniform": lambda s: UniformCoreset(M, random_state=s),
+    }
+    return {key: np.median([_relative_kl(X, y, model, make(s).set_params(
+        model=model, **PAPER_KWARGS).fit(X, y), full) for s in seeds])
+        for key, make in makers.items()}
+
+
+def test_paper_data_small_coresets_beat_giga_subsample_and_uniform():
+    # fast version of the section 5.3 comparison: M = 30, one seed, fewer draws and steps
+    wins_giga = wins_uniform = 0
+    for name in LOGISTIC_SETS + POISSON_SETS:
+        kl = _median_kls(name, 30, [0], n_samples=50, n_iter_opt=30, learning_rate=0.5)
+        wins_giga += kl["sparsevi"] <= kl["giga-subsample"]
+        wins_uniform += kl["sparsevi"] < 0.5 * kl["uniform"]
+    assert wins_giga >= 5 and wins_uniform >= 5, (wins_giga, wins_uniform)
+
+
+@pytest.mark.slow
+def test_paper_data_m100_beats_giga_subsample_and_uniform():
+    # the issue's claim at the paper's size: M = 100, S = 100, T = 100, gamma_t = 0.5 / t,
+    # median over 3 seeds; GIGA (laplace-subsample) and uniform measured in the same run
+    results = {name: _median_kls(name, 100, [0, 1, 2], n_samples=100, n_iter_opt=100,
+                                 learning_rate=0.5)
+               for name in LOGISTIC_SETS + POISSON_SETS}
+    wins_giga = sum(kl["sparsevi"] <= kl["giga-subsample"] for kl in results.values())
+    well_below_uniform = sum(kl["sparsevi"] < 0.1 * kl["uniform"] for kl in results.values())
+    assert wins_giga >= 5 and well_below_uniform >= 5, results
+
+
+# ---------------------------------------------------------------------------------------
+# Samplers, subsampling, incoming weights
+# ---------------------------------------------------------------------------------------
+def test_mcmc_sampler_builds_a_good_coreset():
+    X, y = _logistic_data(n=400)
+    kwargs = dict(M=15, n_samples=40, n_iter_opt=15, random_state=0)
+    mcmc = SparseVICoreset(sampler="mcmc", **kwargs).fit(X, y)
+    assert mcmc.sampler_ == "mcmc" and len(mcmc.sample_indices_) <= 15
+    assert mcmc.history_[-1, 1] < 0.05 * mcmc.history_[0, 1]
+    # same quality as the Laplace sampler's coreset, on the Laplace KL to the full posterior
+    family = make_family("logistic")
+    prior = prior_precision(3, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+    y_enc = np.where(y == 1, 1.0, -1.0)
+    full = laplace(X, y_enc, family, sample_weight=np.ones(400), prior_prec=prior,
+                   fit_intercept=True).posterior
+    kls = {}
+    for sampler in ("mcmc", "laplace"):
+        cs = SparseVICoreset(sampler=sampler, **kwargs).fit(X, y)
+        w = np.zeros(400)
+        w[cs.sample_indices_] = cs.sample_weight_
+        kls[sampler] = laplace(X, y_enc, family, sample_weight=w, prior_prec=prior,
+                               fit_intercept=True).posterior.kl(full)
+    assert kls["mcmc"] < 3 * kls["laplace"] + 0.05, kls
+
+
+def test_n_subsample_restricts_the_work_and_still_approximates():
+    X, y = _logistic_data(n=20_000, seed=5)
+    cs = SparseVICoreset(M=20, n_samples=30, n_iter_opt=20, n_subsample=200,
+                         random_state=0).fit(X, y)
+    assert 0 < len(cs.sample_indices_) <= 20
+    # the coreset's weight stands for the whole data set
+    assert 0.1 * len(y) < cs.sample_weight_.sum() < 3 * len(y)
+    assert cs.history_[-1, 1] < 0.01 * cs.history_[0, 1]
+
+
+def test_incoming_sample_weight_defines_the_target():
+    X, y = _regression_data(300, 3, seed=6)
+    s = np.random.default_rng(0).integers(0, 4, size=300).astype(float)
+    cs = SparseVICoreset(M=25, model="gaussian", prior_scale=1.0, intercept_prior_scale=1.0,
+                         random_state=0).fit(X, y, sample_weight=s)
+    assert np.all(s[cs.sample_indices_] > 0)  # zero-weight rows stand for nothing
+    w = np.zeros(300)
+    w[cs.sample_indices_] = cs.sample_weight_
+    forward = _exact_kl(_exact(X, y, sample_weight=s), w)[0]
+    np.testing.assert_allclose(cs.history_[-1, 1], forward, rtol=1e-6, atol=1e-10)
+    # the weighted target, not the unweighted one
+    assert forward < 0.1 * _exact_kl(_exact(X, y), w)[0]
+    assert 0.5 * s.sum() < w.sum() < 2 * s.sum()
+
+
+def test_sparse_vi_function_and_exact_sampler_ignore_subsampling():
+    X, y = _regression_data(200, 2, seed=7)
+    prior = prior_precision(2, prior_scale=1.0, intercept_prior_scale=1.0, fit_intercept=True)
+    kwargs = dict(sample_weight=np.ones(200), prior_prec=prior, fit_intercept=True, M=10,
+                  n_iter_opt=10, sampler="exact")
+    a = sparse_vi(X, y, make_family("gaussian"), n_subsample=20,
+                  random_state=np.random.RandomState(0), **kwargs)
+    b = sparse_vi(X, y, make_family("gaussian"), random_state=np.random.RandomState(1),
+                  **kwargs)
+    np.testing.assert_array_equal(a.weights, b.weights)  # deterministic: no Monte Carlo
+    assert a.history.shape == (10, 3) and a.n_iter == 10
+
+
+# ---------------------------------------------------------------------------------------
+# scikit-learn contract
+# ---------------------------------------------------------------------------------------
+FAST = dict(M=10, n_samples=30, n_iter_opt=10)
+
+
+def test_fit_is_deterministic_and_exposes_its_attributes():
+    X, y = _logistic_data()
+    cs = SparseVICoreset(random_state=0, **FAST).fit(X, y)
+    again = SparseVICoreset(random_state=0, **FAST).fit(X, y)
+    np.testing.assert_array_equal(cs.sample_indices_, again.sample_indices_)
+    np.testing.assert_array_equal(cs.sample_weight_, again.sample_weight_)
+    assert cs.sampler_ == "laplace" and cs.n_iter_ == 10 and cs.history_.shape == (10, 3)
+    assert np.all(cs.history_[:, 0] >= 1) and cs.history_[-1, 0] == len(cs.sample_indices_)
+    assert np.all(cs.history_[:, 2] >= cs.history_[:, 1])
+    assert np.all(cs.sample_weight_ > 0) and np.all(np.diff(cs.sample_indices_) > 0)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"n_samples": 1}, "n_samples"), ({"n_iter_opt": 0}, "n_iter_opt"),
+    ({"learning_rate": 0.0}, "learning_rate"), ({"learning_rate": -1.0}, "learning_rate"),
+    ({"n_subsample": 0}, "n_subsample"), ({"sampler": "nuts"}, "sampler"),
+    ({"sampler": "exact"}, "gaussian model"), ({"M": 0}, "M")])
+def test_bad_parameters_get_clear_errors(params, match):
+    X, y = _logistic_data(n=50)
+    with pytest.raises(ValueError, match=match):
+        SparseVICoreset(**FAST).set_params(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("pipeline_class", [Pipeline, SkPipeline])
+def test_pipelines_and_grid_search_over_m(pipeline_class):
+    X, y = _logistic_data(n=400)
+    pipe = pipeline_class([("coreset", SparseVICoreset(random_state=0, **FAST)),
+                           ("clf", BayesianLogisticRegression())])
+    search = GridSearchCV(pipe, {"coreset__M": [2, 20]}, scoring="neg_log_loss", cv=3)
+    search.fit(X, y)
+    assert search.best_params_["coreset__M"] == 20
+    fitted = search.best_estimator_
+    coreset = fitted.named_steps["coreset"]
+    ref = BayesianLogisticRegression().fit(X[coreset.sample_indices_],
+                                           y[coreset.sample_indices_],
+                                           sample_weight=coreset.sample_weight_)
+    np.testing.assert_allclose(fitted[-1].coef_, ref.coef_)
+    assert fitted.predict_proba(X[:5] + 0.01).shape == (5, 2)
+
+
+def test_clone_and_verbose(capsys):
+    X, y = _logistic_data(n=100)
+    cs = clone(SparseVICoreset(verbose=1, **FAST)).fit(X, y)
+    assert "[SparseVI] step" in capsys.readouterr().out
+    assert cs.get_params()["n_samples"] == 30
