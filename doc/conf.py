@@ -86,7 +86,7 @@ sphinx_gallery_conf = {
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",  # execute only plot_*.py
     "ignore_pattern": r"(^|/)quickstart\.py$|__init__\.py$",
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "_gallery_order.ExampleOrder",
     "download_all_examples": False,
     "remove_config_comments": True,
     "matplotlib_animations": False,
@@ -113,8 +113,9 @@ PUBLIC_MODULES = ["skcoreset", "skcoreset.coreset", "skcoreset.pipeline", "skcor
 def _check_api_reference(app):
     """Warn (an error under ``-W``) for a public name missing from ``api.rst``.
 
-    Public names are the ``__all__`` of the public modules; a name is covered when it is
-    listed in an autosummary table of ``api.rst``.
+    Public names are the ``__all__`` of the public modules (or, without one, the public
+    classes and functions a module defines); a name is covered when it is listed in an
+    autosummary table of ``api.rst``.
     """
     import importlib
     import re
@@ -133,7 +134,12 @@ def _check_api_reference(app):
             listed.add(f"{module}.{line.strip()}")
     listed_short = {name.rsplit(".", 1)[1] for name in listed}
     for module_name in PUBLIC_MODULES:
-        public = getattr(importlib.import_module(module_name), "__all__", [])
+        module = importlib.import_module(module_name)
+        public = getattr(module, "__all__", None)
+        if public is None:  # no __all__: the public classes and functions it defines
+            public = [name for name, obj in vars(module).items()
+                      if not name.startswith("_") and callable(obj)
+                      and getattr(obj, "__module__", None) == module_name]
         for name in public:
             if name.startswith("__"):
                 continue
