@@ -58,23 +58,22 @@ print(f"KL(coreset posterior || full-data posterior) = {posterior_kl(best, full)
 # %%
 # Probabilities with their posterior uncertainty
 # ----------------------------------------------
-# Each test row's predicted probability of the positive class with +-2 posterior standard
-# deviations, sorted by the full-data probability. The posterior is least sure where the
-# probability is close to 1/2; the coreset posterior, fitted on fewer (weighted) rows, is
-# wider.
-order = np.argsort(proba[:, 1])
+# Each test row's predicted probability of the positive class against the posterior
+# standard deviation of that probability. The posterior is least sure where the probability
+# is close to 1/2, and the misclassified rows (crosses) lie there; the coreset posterior,
+# fitted on fewer (weighted) rows, is somewhat wider.
 positive = data.target_names[full.classes_[1]]
-fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-for ax, p, s, title in [(axes[0], proba[:, 1], proba_std, f"full data ({len(X_train)} rows)"),
-                        (axes[1], proba_core[:, 1], std_core,
-                         f"GIGA coreset ({len(coreset.sample_indices_)} rows)")]:
-    ax.errorbar(np.arange(len(order)), p[order], yerr=2 * s[order], fmt=".", ms=3,
-                elinewidth=0.8, color="tab:blue", ecolor="tab:gray")
-    ax.scatter(np.arange(len(order)), y_test[order], s=6, c="tab:red", label="true label")
-    ax.set_title(title)
-    ax.set_xlabel("test rows, sorted by full-data probability")
-axes[0].set_ylabel(f"P(y = {positive} | x)  +- 2 std")
-axes[1].legend(loc="center right")
+fig, ax = plt.subplots(figsize=(7, 4.5))
+for p, s, name, color in [(proba[:, 1], proba_std, f"full data ({len(X_train)} rows)", "C0"),
+                          (proba_core[:, 1], std_core,
+                           f"GIGA coreset ({len(coreset.sample_indices_)} rows)", "C1")]:
+    wrong = (p > 0.5) != (y_test == full.classes_[1])
+    ax.scatter(p[~wrong], s[~wrong], s=12, color=color, alpha=0.7, label=name)
+    ax.scatter(p[wrong], s[wrong], s=40, color=color, marker="x",
+               label=f"{name}, misclassified")
+ax.set_xlabel(f"P(y = {positive} | x), integrated over the posterior")
+ax.set_ylabel("posterior std of that probability")
+ax.legend(fontsize=8)
 fig.tight_layout()
 
 # %%
