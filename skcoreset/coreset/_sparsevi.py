@@ -13,10 +13,9 @@ from one of three samplers: closed forms for the Gaussian model (Appendix B, no 
 draws from a warm-started Laplace approximation, or a short warm-started emcee run.
 
 Everything is vectorised over data points: the potentials of all rows for all S draws are one
-matrix product followed by one elementwise kernel, evaluated in cache-sized row blocks.
+matrix product followed by one elementwise kernel, written into reused buffers.
 """
 
-import math
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -28,15 +27,13 @@ from threadpoolctl import threadpool_limits
 from .._design import linear_predictor, rmatvec, weighted_gram
 from .._docstrings import fill_doc
 from .._families import GaussianFamily, LogisticFamily, PoissonFamily
-from .._inference._common import LogPosterior
 from .._inference.laplace import newton_map
 from .._posterior import _stable_cholesky, gaussian_kl
 from .._sklearn_compat import Interval, StrOptions
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, BaseCoreset
 
-# Rows x draws per block of the potential kernel: the temporaries stay small enough to live in
-# cache and on the heap (fresh multi-megabyte temporaries cost page faults on every call).
-_BLOCK_ELEMENTS = 8192
+# Rows x draws per block of the potential kernel: bounds the scratch memory for large N.
+_BLOCK_ELEMENTS = 65536
 # Newton tolerance of the warm-started Laplace refits, in log-density units: far below the
 # Monte Carlo error of S draws, so a refit after a small weight change is often free.
 _NEWTON_TOL = 1e-8
@@ -153,7 +150,7 @@ class PotentialEvaluator:
         Rows x draws per block; bounds the scratch memory for large N.
     """
 
-    def __init__(self, family, fit_intercept, n_draws, block_elements=65536):
+    def __init__(self, family, fit_intercept, n_draws, block_elements=_BLOCK_ELEMENTS):
         self.kernel = potential_kernel(family)
         self.fit_intercept = fit_intercept
         self.block = max(1, block_elements // n_draws)
@@ -403,7 +400,9 @@ class _MonteCarloMoments:
             position = np.searchsorted(rows, active)
             coef[position] -= weights
             return rows, coef, position
-        sub = self.rng.choice(self.candidates, self.n_subsample, replace=False)
+        # with replacement, as the reference implementation: as unbiased, and choice
+        # without replacement permutes all N candidates on every call
+        sub = self.candidates[self.rng.randint(len(self.candidates), size=self.n_subsample)]
         rows = np.concatenate([active, sub])
         scale = len(self.candidates) / self.n_subsample
         coef = np.concatenate([-weights, scale * self.s[sub]])

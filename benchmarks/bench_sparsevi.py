@@ -1,0 +1,179 @@
+"""SparseVI (paper 000, Algorithm 1): construction time and posterior quality next to GIGA.
+
+Run by hand: ``python benchmarks/bench_sparsevi.py [--quick] [--seeds K]``.
+
+Part 1: the six N = 500 data sets of paper 000, section 5.3 (``../shared/data``, whitened,
+prior N(0, I), softplus Poisson link). SparseVI with M = 100, S = 100, T = 100 and the
+Laplace sampler; time per greedy step, total time, and the Laplace KL to the full posterior
+relative to the prior's, next to GIGA (J = 500, subsample-Laplace and full-Laplace weighting)
+and uniform subsampling measured in the same run. Target: M = 100 in under 10 s.
+
+Part 2: synthetic logistic data, N = 1e5, d = 10, with ``n_subsample`` U = 1000, next to GIGA on
+the same data.
+
+Part 3: the Gaussian linear model (exact sampler, no Monte Carlo), d = 50 random features,
+N = 2000, M = 200: exact KL(pi_w || pi) next to GIGA's (paper 000, sections 5.1-5.2 style).
+
+The paper's claim (section 5.3, Fig. 5): SparseVI reaches a KL as low as or lower than GIGA
+without a user-chosen weighting distribution, but is much slower than GIGA, mostly from the
+weight updates.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from skcoreset import GIGACoreset, SparseVICoreset, UniformCoreset
+from skcoreset._families import make_family
+from skcoreset._inference import laplace, prior_precision
+from skcoreset._posterior import GaussianPosterior
+from skcoreset.coreset._sparsevi import _ExactGaussianMoments
+from skcoreset.datasets import make_logistic_regression
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
+LOGISTIC_SETS = ["synth_lr", "phishing", "ds1"]
+POISSON_SETS = ["synth_poiss", "biketrips", "airportdelays"]
+PAPER = dict(prior_scale=1.0, intercept_prior_scale=1.0, link="softplus")
+
+
+def load(name):
+    """Whitened covariates and targets, as in the tests (paper 000, Appendix C)."""
+    data = np.load(DATA_DIR / f"{name}.npz")
+    X, y = data["X"][:, :-1], data["y"]
+    chol = np.linalg.cholesky(np.atleast_2d(np.cov(X, rowvar=False)))
+    X = np.linalg.solve(chol, (X - X.mean(axis=0)).T).T
+    if name in LOGISTIC_SETS:
+        return X, (y > 0).astype(int), "logistic"
+    return X, y.astype(int), "poisson"
+
+
+class RelativeKL:
+    """KL(coreset Laplace || full Laplace) / KL(prior || full Laplace)."""
+
+    def __init__(self, X, y, model):
+        self.X = X
+        self.family = make_family(model, link="softplus")
+        self.y = np.where(y == 1, 1.0, -1.0) if model == "logistic" else y.astype(float)
+        self.prior = prior_precision(X.shape[1], prior_scale=1.0, intercept_prior_scale=1.0,
+                                     fit_intercept=True)
+        self.full = self._posterior(np.ones(len(y)))
+        p = len(self.full.mean)
+        self.prior_kl = GaussianPosterior(np.zeros(p), np.eye(p)).kl(self.full)
+
+    def _posterior(self, weights):
+        return laplace(self.X, self.y, self.family, sample_weight=weights,
+                       prior_prec=self.prior, fit_intercept=True).posterior
+
+    def __call__(self, coreset):
+        w = np.zeros(self.X.shape[0])
+        w[coreset.sample_indices_] = coreset.sample_weight_
+        return self._posterior(w).kl(self.full) / self.prior_kl
+
+
+def timed_fit(make, X, y):
+    start = time.perf_counter()
+    coreset = make().fit(X, y)
+    return coreset, time.perf_counter() - start
+
+
+def part1(seeds, M=100):
+    print(f"Part 1: paper 000 data sets, N = 500, M = {M}, S = 100, T = 100 "
+          f"(median over {len(seeds)} seed{'s' if len(seeds) > 1 else ''})")
+    print(f"{'data set':>14} {'SVI ms/step':>11} {'SVI [s]':>8} {'GIGA-sub [s]':>12} "
+          f"{'GIGA [s]':>9} | {'KL SVI':>9} {'KL GIGA-sub':>11} {'KL GIGA':>9} "
+          f"{'KL uniform':>10}")
+    makers = {
+        "svi": lambda model, s: lambda: SparseVICoreset(M, n_samples=100, n_iter_opt=100,
+                                                        model=model, random_state=s, **PAPER),
+        "giga-sub": lambda model, s: lambda: GIGACoreset(M, weighting="laplace-subsample",
+                                                         model=model, random_state=s, **PAPER),
+        "giga": lambda model, s: lambda: GIGACoreset(M, model=model, random_state=s, **PAPER),
+        "uniform": lambda model, s: lambda: UniformCoreset(M, model=model, random_state=s,
+                                                           **PAPER),
+    }
+    for name in LOGISTIC_SETS + POISSON_SETS:
+        X, y, model = load(name)
+        kl = RelativeKL(X, y, model)
+        times = {key: [] for key in makers}
+        kls = {key: [] for key in makers}
+        steps = []
+        for seed in seeds:
+            for key, make in makers.items():
+                coreset, elapsed = timed_fit(make(model, seed), X, y)
+                times[key].append(elapsed)
+                kls[key].append(kl(coreset))
+                if key == "svi":
+                    steps.append(coreset.n_iter_)
+        t = {key: np.median(v) for key, v in times.items()}
+        k = {key: np.median(v) for key, v in kls.items()}
+        print(f"{name:>14} {1e3 * t['svi'] / np.median(steps):11.1f} {t['svi']:8.2f} "
+              f"{t['giga-sub']:12.2f} {t['giga']:9.2f} | {k['svi']:9.2e} "
+              f"{k['giga-sub']:11.2e} {k['giga']:9.2e} {k['uniform']:10.2e}", flush=True)
+
+
+def part2(n=100_000, M=100, n_subsample=1000):
+    print(f"\nPart 2: synthetic logistic data, N = {n}, d = 10, M = {M}, S = 100, T = 100, "
+          f"n_subsample = {n_subsample}")
+    X, y = make_logistic_regression(n, n_features=10, random_state=0)
+    kl = RelativeKL(X, y, "logistic")
+    rows = [
+        ("SparseVI", lambda: SparseVICoreset(M, n_subsample=n_subsample, model="logistic",
+                                             random_state=0, **PAPER)),
+        ("GIGA-sub", lambda: GIGACoreset(M, weighting="laplace-subsample", model="logistic",
+                                         random_state=0, **PAPER)),
+        ("GIGA", lambda: GIGACoreset(M, model="logistic", random_state=0, **PAPER)),
+        ("uniform", lambda: UniformCoreset(M, model="logistic", random_state=0, **PAPER)),
+    ]
+    print(f"{'constructor':>12} {'ms/step':>8} {'time [s]':>9} {'size':>5} {'relative KL':>11}")
+    for label, make in rows:
+        coreset, elapsed = timed_fit(make, X, y)
+        per_step = 1e3 * elapsed / coreset.n_iter_ if hasattr(coreset, "n_iter_") else np.nan
+        print(f"{label:>12} {per_step:8.1f} {elapsed:9.2f} {len(coreset.sample_indices_):5d} "
+              f"{kl(coreset):11.2e}", flush=True)
+
+
+def part3(seeds, n=2000, d=50, M=200):
+    print(f"\nPart 3: Gaussian linear model, N = {n}, d = {d}, M = {M}, exact sampler, "
+          "T = 100: exact KL(pi_w || pi)")
+    print(f"{'seed':>4} {'SVI [s]':>8} {'KL SVI':>9} {'KL GIGA-sub':>11} {'KL GIGA':>9} "
+          f"{'GIGA-sub / SVI':>14}")
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(n, d))
+        y = X @ rng.normal(size=d) + 0.5 + rng.normal(size=n)
+        kwargs = dict(model="gaussian", prior_scale=1.0, intercept_prior_scale=1.0,
+                      random_state=seed)
+        prior = prior_precision(d, prior_scale=1.0, intercept_prior_scale=1.0,
+                                fit_intercept=True)
+        exact = _ExactGaussianMoments(X, y, np.ones(n), 1.0, prior, True)
+
+        def exact_kl(coreset):
+            exact.refresh(coreset.sample_indices_, coreset.sample_weight_)
+            return exact.kl()[0]
+
+        svi, elapsed = timed_fit(lambda: SparseVICoreset(M, **kwargs), X, y)
+        sub = GIGACoreset(M, weighting="laplace-subsample", **kwargs).fit(X, y)
+        full = GIGACoreset(M, **kwargs).fit(X, y)
+        k = [exact_kl(c) for c in (svi, sub, full)]
+        print(f"{seed:4d} {elapsed:8.2f} {k[0]:9.3g} {k[1]:11.3g} {k[2]:9.3g} "
+              f"{k[1] / k[0]:14.0f}", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one seed, skip part 3")
+    parser.add_argument("--seeds", type=int, default=1, help="seeds per data set (part 1)")
+    args = parser.parse_args()
+    if not DATA_DIR.exists():
+        sys.exit(f"paper data not found in {DATA_DIR}")
+    part1(list(range(args.seeds)))
+    part2()
+    if not args.quick:
+        part3([0, 1])
+
+
+if __name__ == "__main__":
+    main()
