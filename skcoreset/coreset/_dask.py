@@ -41,8 +41,8 @@ from .._validation import check_sample_weight
 from ._base import resolve_model
 from ._sensitivity import (SensitivityCoreset, _signed_design, assign_clusters,
                            sensitivity_upper_bounds)
-from ._streaming import (BlockContext, MergeTree, Part, StreamingCoreset, _Stream, block_rng,
-                         loglik_sums, make_context, summed_laplace)
+from ._streaming import (MergeTree, Part, StreamingCoreset, block_rng, loglik_sums,
+                         make_context, summed_laplace)
 from ._uniform import UniformCoreset
 
 # fan-in of the associative reductions (sums, reservoirs, draws)
@@ -98,7 +98,8 @@ def _merge_summaries(key, *summaries):
 def _as_rows(v, X, name):
     import dask.array as da
 
-    v = da.asarray(v)
+    # a scalar weight, as in memory: made lazily where the chunks are
+    v = da.full(X.shape[0], float(v), chunks=X.chunks[0]) if np.isscalar(v) else da.asarray(v)
     if v.ndim != 1 or v.shape[0] != X.shape[0]:
         raise ValueError(f"{name} must have shape ({X.shape[0]},), got {v.shape}.")
     return v.rechunk((X.chunks[0],)).to_delayed().ravel().tolist()
@@ -133,9 +134,10 @@ def _prepare(coreset, X, y, sample_weight, block_rows=None):
     coreset.model_ = resolve_model(coreset._likelihood_params().model, witness)
     coreset._encode_target(witness)  # target checks; sets classes_ of the logistic model
     sizes = list(X.chunks[0])
+    classes = coreset.classes_ if coreset.model_ == "logistic" else None
     return _Chunks(X.to_delayed().ravel().tolist(), y_blocks, w_blocks,
                    np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist(), sizes,
-                   (coreset.model_, getattr(coreset, "classes_", None)))
+                   (coreset.model_, classes))
 
 
 def _chunk_arrays(target, X, y, w):
@@ -243,7 +245,7 @@ def _reservoir(chunks, size, seed, purpose):
                         dask.delayed(partial(_reservoir_merge, size), pure=True)).compute()
 
 
-def _fit_uniform(coreset, chunks, seed, rng):
+def _fit_uniform(coreset, chunks, seed):
     sample = _reservoir(chunks, coreset.M, seed, 0)
     part = sample.part
     return part.take(np.arange(part.size),
@@ -406,7 +408,7 @@ def fit_dask(coreset, X, y, sample_weight):
                       block_rows=coreset.block_size if streaming else None)
     rng = check_random_state(coreset.random_state)
     if isinstance(coreset, UniformCoreset):
-        part = _fit_uniform(coreset, chunks, rng.randint(np.iinfo(np.int32).max), rng)
+        part = _fit_uniform(coreset, chunks, rng.randint(np.iinfo(np.int32).max))
     elif isinstance(coreset, SensitivityCoreset):
         part = _fit_sensitivity(coreset, chunks, rng.randint(np.iinfo(np.int32).max), rng)
     else:
@@ -423,9 +425,8 @@ def fit_dask(coreset, X, y, sample_weight):
 def _keep_stream(coreset, context, tree, root, chunks):
     """After a dask fit a stream continues from the gathered root, placed at the level of
     the whole tree as the coreset of all blocks seen."""
-    n_blocks = len(chunks.sizes)
-    fresh = MergeTree(context.merge)
-    fresh.levels = [None] * (len(tree.levels) - 1) + [(0, n_blocks - 1, root)]
     coreset._start_stream(context)
-    coreset._stream = _Stream(context, fresh, n_blocks, chunks.n)
-    coreset.n_samples_seen_, coreset.n_blocks_ = chunks.n, n_blocks
+    stream = coreset._stream
+    stream.n_blocks, stream.n_samples = len(chunks.sizes), chunks.n
+    stream.tree.levels = [None] * (len(tree.levels) - 1) + [(0, stream.n_blocks - 1, root)]
+    coreset.n_samples_seen_, coreset.n_blocks_ = stream.n_samples, stream.n_blocks

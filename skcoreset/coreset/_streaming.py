@@ -43,7 +43,8 @@ class Part(NamedTuple):
     ``target`` is, for Hilbert constructors, the exact projected log-likelihood sum of all
     the rows the part stands in for (additive over blocks, so every compression approximates
     the data itself rather than the previous coreset and errors do not compound); ``error``
-    the base constructor's error estimate of the last compression (``error_``), or ``None``.
+    the relative error ``||target - sum_n w_n L_n|| / ||target||`` of the part in the
+    projected space (Hilbert constructors only, else ``None``).
     """
 
     indices: np.ndarray
@@ -377,6 +378,9 @@ _STREAMING_ATTRS_DOC = """
         Number of blocks (leaves of the merge-reduce tree) consumed.
     weighting_posterior_ : GaussianPosterior
         The weighting distribution shared by all blocks. Only for Hilbert base coresets.
+    error_ : float
+        Relative error of the coreset against the exact projected log-likelihood of all
+        rows seen (paper 001, eq. 39). Only for Hilbert base coresets.
 """
 
 
@@ -539,7 +543,10 @@ class StreamingCoreset(BaseCoreset):
     def _finish_stream(self):
         self.n_samples_seen_ = self._stream.n_samples
         self.n_blocks_ = self._stream.n_blocks
-        return self._stream.tree.root()
+        root = self._stream.tree.root()
+        if root.error is not None:
+            self.error_ = root.error
+        return root
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, sample_weight=None, classes=None):
