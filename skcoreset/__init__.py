@@ -1,6 +1,6 @@
 """skcoreset: Bayesian coresets and Bayesian GLMs for scikit-learn."""
 
-from ._posterior import GaussianPosterior
+from ._posterior import GaussianPosterior, SamplePosterior
 from .coreset import (FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, SparseVICoreset,
                       StreamingCoreset, UniformCoreset, WeightedSubset)
 from .linear_model import BayesianLogisticRegression, BayesianPoissonRegression
@@ -13,6 +13,7 @@ __all__ = [
     "FrankWolfeCoreset",
     "GIGACoreset",
     "GaussianPosterior",
+    "SamplePosterior",
     "SensitivityCoreset",
     "SparseVICoreset",
     "StreamingCoreset",

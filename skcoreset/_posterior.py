@@ -84,6 +84,18 @@ class GaussianPosterior(_Moments):
     cov : ndarray of shape (p, p)
     cov_cholesky : ndarray of shape (p, p)
         Lower Cholesky factor ``L`` with ``cov = L @ L.T``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcoreset import GaussianPosterior
+    >>> post = GaussianPosterior(np.zeros(2), precision=np.diag([4.0, 1.0]))
+    >>> post.std
+    array([0.5, 1. ])
+    >>> post.sample(3, random_state=0).shape
+    (3, 2)
+    >>> float(post.kl(post))
+    0.0
     """
 
     def __init__(self, mean, cov=None, *, precision=None):
@@ -152,6 +164,17 @@ class SamplePosterior(_Moments):
     cov_cholesky : ndarray of shape (p, p)
         Lower Cholesky factor of ``cov`` (with the smallest diagonal jitter that makes it
         exist when the draws span fewer than ``p`` dimensions).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcoreset import SamplePosterior
+    >>> draws = np.random.default_rng(0).normal(size=(1000, 2)) + [1.0, -1.0]
+    >>> post = SamplePosterior(draws)
+    >>> np.round(post.mean, 1)
+    array([ 1., -1.])
+    >>> post.sample(5, random_state=0).shape
+    (5, 2)
     """
 
     def __init__(self, samples):

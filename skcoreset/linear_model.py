@@ -196,7 +196,7 @@ class _BaseBayesianGLM(BaseEstimator):
 
 
 _COMMON_PARAMS_DOC = """
-    method : {"laplace", "kl_proximal", "pass_glm"}, default="laplace"
+    method : {"laplace", "kl_proximal", "pass_glm", "mcmc"}, default="laplace"
         How the posterior is fitted.
 
         - ``"laplace"``: Gaussian centred at the posterior mode (found by Newton's method with
@@ -303,7 +303,7 @@ _COMMON_ATTRS_DOC = """
     n_features_in_ : int
         Number of features seen during fit.
 
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has feature names that are all strings.
 """
 

@@ -62,6 +62,15 @@ class SolverResult:
         improving direction, e.g. the target lies outside the cone of the vectors),
         ``"zero target"`` (``w = 0`` is exact) or ``"all zero vectors"`` (``w = 0`` is the only
         solution).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcoreset.solvers import giga
+    >>> vectors = np.random.default_rng(0).normal(size=(200, 5))
+    >>> result = giga(vectors, n_iter=20)
+    >>> result.size <= 20, result.error < 0.1, result.history.shape
+    (True, True, (20, 2))
     """
 
     weights: np.ndarray

