@@ -13,12 +13,30 @@ _ARMIJO = 1e-4
 _MIN_STEP = 1e-10
 
 
+# Reuse the Hessian while the step is small on the scale the Hessian varies on: for GLMs the
+# curvature at a row changes by a factor ~exp(|x . step|), and |x . step| is about
+# sqrt(2 decrement / total weight) for a typical row.
+_STALE_HESSIAN_SCALE = 0.005
+# chord steps are cheap: they go on to a decrement well below tol before the fresh Hessian
+# confirms convergence, so the confirmation rarely asks for another step
+_CHORD_MARGIN = 1e-4
+# a chord step must shrink the decrement at least this much, or the Hessian is refreshed
+_CHORD_RATE = 0.1
+
+
 def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0):
     """Maximise a concave :class:`LogPosterior` by Newton's method with backtracking.
 
     Stops when half the Newton decrement ``g^T H^-1 g / 2`` (the predicted gain of the next
     step, in units of log density) falls below ``tol``, or when the line search cannot
     improve the objective beyond rounding error.
+
+    Once the decrement is small compared with the total weight, the linear predictors move
+    by much less than 1 per step and the Hessian hardly changes: the following steps reuse
+    its Cholesky factor (chord steps, each costing one gradient instead of an ``n p^2``
+    Hessian) and converge linearly at a rate set by that small change. The Hessian is always
+    recomputed at the final point, and convergence is confirmed with it, so the returned
+    precision is exact at the returned mode.
 
     Returns
     -------
@@ -29,25 +47,41 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0):
     precision : ndarray of shape (p, p)
         Negative Hessian of the log posterior at the mode.
     n_iter : int
-        Newton steps taken.
+        Newton (or chord) steps taken.
     converged : bool
     """
     theta = np.array(theta0, dtype=float)
     eta = log_post.eta(theta)
     value = log_post.value(theta, eta)
     eps = np.finfo(float).eps
-    for n_iter in range(max_iter + 1):
+    total_weight = log_post.sample_weight.sum()
+    precision = chol = None
+    fresh = reuse = False
+    last_decrement = np.inf
+    n_iter = 0
+    while True:
+        if not fresh and not (reuse and chol is not None):
+            precision = log_post.neg_hessian(eta)
+            chol = _stable_cholesky(precision)
+            fresh = True
         grad = log_post.grad(theta, eta)
-        precision = log_post.neg_hessian(eta)
-        step = linalg.cho_solve((_stable_cholesky(precision), True), grad)
+        step = linalg.cho_solve((chol, True), grad)
         decrement = grad @ step
+        if not fresh and decrement > _CHORD_RATE * last_decrement:
+            reuse = False  # the stale Hessian no longer pays: refresh it
+            continue
         if verbose:
             print(f"[laplace] iter {n_iter:3d}  log posterior {value:.10g}  "
-                  f"decrement/2 {decrement / 2:.3e}")
-        if decrement / 2 <= tol:
-            return theta, eta, precision, n_iter, True
+                  f"decrement/2 {decrement / 2:.3e}{'' if fresh else ' (chord)'}")
+        if decrement / 2 <= tol * (1.0 if fresh else _CHORD_MARGIN):
+            if fresh:
+                return theta, eta, precision, n_iter, True
+            reuse = False  # confirm with the Hessian at this point
+            continue
         if n_iter == max_iter:
             break
+        reuse = decrement < _STALE_HESSIAN_SCALE * total_weight
+        last_decrement = decrement
         t = 1.0
         while True:
             new_theta = theta + t * step
@@ -58,9 +92,17 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0):
                 break
             t *= 0.5
             if t < _MIN_STEP:
-                # no progress possible at working precision: we are at the mode
+                break
+        if t < _MIN_STEP:
+            if fresh:  # no progress possible at working precision: we are at the mode
                 return theta, eta, precision, n_iter, True
+            reuse = False  # a stale Hessian may be to blame: refresh it and retry
+            continue
         theta, eta, value = new_theta, new_eta, new_value
+        fresh = False
+        n_iter += 1
+    if not fresh:
+        precision = log_post.neg_hessian(eta)
     return theta, eta, precision, max_iter, False
 
 
@@ -70,6 +112,30 @@ def initial_theta(y, family, sample_weight, n_params, fit_intercept):
     if fit_intercept:
         mean = np.average(y, weights=sample_weight)
         theta[-1] = family.link(mean)
+    return theta
+
+
+# Below this many rows per parameter squared, Newton's Hessians are cheap enough as they are.
+_THINNING_MIN_ROWS = 50_000
+_THINNING_STRIDE = 8
+
+
+def thinned_start(log_post, theta0, *, tol, max_iter):
+    """Mode of every ``_THINNING_STRIDE``-th row, reweighted to the full data's total weight.
+
+    A large-N warm start: the thinned problem costs 1/8 of the full Hessians, and its mode is
+    within a few posterior standard deviations of the full one, where Newton converges
+    quadratically, so the full data need about two Hessians instead of five. Deterministic.
+    """
+    rows = slice(0, None, _THINNING_STRIDE)
+    weight = log_post.sample_weight[rows]
+    total = weight.sum()
+    if total <= 0:
+        return theta0
+    thinned = LogPosterior(log_post.X[rows], log_post.y[rows], log_post.family,
+                           weight * (log_post.sample_weight.sum() / total),
+                           log_post.prior_prec, log_post.fit_intercept)
+    theta, *_ = newton_map(thinned, theta0, tol=tol, max_iter=max_iter)
     return theta
 
 
@@ -97,7 +163,7 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
         Newton step cap; a :class:`~sklearn.exceptions.ConvergenceWarning` is raised when hit.
     theta0 : ndarray of shape (p,), default=None
         Starting point (warm start); by default zero coefficients and the intercept at the
-        link of the weighted mean target.
+        link of the weighted mean target, refined for large N by :func:`thinned_start`.
     verbose : int
         Print one line per Newton step when positive.
 
@@ -109,6 +175,8 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     log_post = LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept)
     if theta0 is None:
         theta0 = initial_theta(y, family, sample_weight, len(prior_prec), fit_intercept)
+        if X.shape[0] >= _THINNING_MIN_ROWS:
+            theta0 = thinned_start(log_post, theta0, tol=1e-2, max_iter=max_iter)
     theta, eta, precision, n_iter, converged = newton_map(
         log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
     if not converged:

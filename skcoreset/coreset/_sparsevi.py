@@ -191,21 +191,21 @@ class _ActiveLogPosterior:
 
     def __init__(self, design, y, family, weights, prior_prec):
         self.design, self.y, self.family = design, y, family
-        self.weights = weights
+        self.sample_weight = weights
         self.prior_prec = prior_prec
 
     def eta(self, theta):
         return self.design @ theta
 
     def value(self, theta, eta):
-        return (self.weights @ self.family.loglik(self.y, eta)
+        return (self.sample_weight @ self.family.loglik(self.y, eta)
                 - 0.5 * np.sum(self.prior_prec * theta**2))
 
     def grad(self, theta, eta):
-        return (self.weights * self.family.d1(self.y, eta)) @ self.design - self.prior_prec * theta
+        return (self.sample_weight * self.family.d1(self.y, eta)) @ self.design - self.prior_prec * theta
 
     def neg_hessian(self, eta):
-        c = np.maximum(-self.weights * self.family.d2(self.y, eta), 0.0)
+        c = np.maximum(-self.sample_weight * self.family.d2(self.y, eta), 0.0)
         hessian = (self.design.T * c) @ self.design
         hessian[np.diag_indices_from(hessian)] += self.prior_prec
         return hessian
