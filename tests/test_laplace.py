@@ -150,3 +150,21 @@ def test_warm_start_from_the_mode_needs_no_step():
     again = laplace(X, y_pm, LogisticFamily(), theta0=first.posterior.mean, **kwargs)
     assert again.n_iter == 0
     np.testing.assert_allclose(again.posterior.cov, first.posterior.cov)
+
+
+def test_large_n_warm_start_and_chord_steps_reach_the_same_mode():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60_000, 3))
+    y = np.where(rng.random(60_000) < expit(X @ [0.5, -1.0, 0.2]), 1.0, -1.0)
+    w = rng.uniform(0.5, 1.5, 60_000)
+    prior = prior_precision(3, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+    kwargs = dict(sample_weight=w, prior_prec=prior, fit_intercept=True)
+    warm = laplace(X, y, LogisticFamily(), **kwargs)  # thinned start, then chord steps
+    plain = laplace(X, y, LogisticFamily(), theta0=np.zeros(4), **kwargs)
+    np.testing.assert_allclose(warm.posterior.mean, plain.posterior.mean, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(warm.posterior.precision, plain.posterior.precision, rtol=1e-9)
+    # the returned precision is the Hessian at the returned mode
+    from skcoreset._inference import LogPosterior
+    log_post = LogPosterior(X, y, LogisticFamily(), w, prior, True)
+    np.testing.assert_allclose(log_post.neg_hessian(log_post.eta(warm.posterior.mean)),
+                               warm.posterior.precision, rtol=1e-12)
