@@ -5,7 +5,7 @@ Run by hand: ``python benchmarks/bench_scale.py [--quick]``. Synthetic logistic 
 directory and deleted afterwards) of N = 1e6 and 1e7 rows (``--quick``: 1e5 and 1e6) is
 opened as ``np.memmap``; every case runs in a fresh process, which reports
 
-* ``time``: wall time of ``fit``;
+* ``time``: wall time of ``fit`` (best of two runs below 1e7 rows and on dask);
 * ``peak RSS``: the kernel's high-water mark of the process's resident memory (``VmHWM``;
   ``ru_maxrss`` would also carry the parent's peak across ``exec``). It counts the memmap's
   file pages the kernel keeps mapped while X is read, which are page cache, not
@@ -190,10 +190,12 @@ def run_case(case):
         for method in case["methods"]:  # warm-up: imports on the workers, not timed
             _dask_estimator(method).fit(X[:1000], y[:1000])
         for method in case["methods"]:
-            estimator = _dask_estimator(method)
-            start = time.perf_counter()
-            estimator.fit(X, y)
-            times[method] = time.perf_counter() - start
+            times[method] = np.inf
+            for _ in range(2):  # best of two: the machine may be shared
+                estimator = _dask_estimator(method)
+                start = time.perf_counter()
+                estimator.fit(X, y)
+                times[method] = min(times[method], time.perf_counter() - start)
     finally:
         client.close()
         cluster.close()
@@ -242,8 +244,11 @@ def main():
                  ("giga", 2, None, "Streaming(GIGA) n_jobs=2")]
         for n in sizes:
             for method, n_jobs, blas_threads, label in cases:
-                r = in_fresh_process(dict(kind="memmap", X=files[n][0], y=files[n][1],
-                                          method=method, n_jobs=n_jobs), blas_threads)
+                # best of two fresh processes below 1e7 rows: the machine may be shared
+                r = min((in_fresh_process(dict(kind="memmap", X=files[n][0], y=files[n][1],
+                                               method=method, n_jobs=n_jobs), blas_threads)
+                         for _ in range(2 if n < 10_000_000 else 1)),
+                        key=lambda run: run["time"])
                 results[n, method, n_jobs, blas_threads] = r
                 print(f"{n:6.0e} {label:34s} {r['time']:9.2f} {r['rss_mb']:14.0f} "
                       f"{r['anon_mb']:15.0f} {r['size']:5d}", flush=True)

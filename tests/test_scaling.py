@@ -328,10 +328,11 @@ def test_dask_gathers_only_coreset_rows(client):
         assert len(fitted.sample_indices_) <= M
 
 
-def test_dask_transform_fit_coreset_and_estimator(client):
+def test_dask_transform_fit_coreset_and_estimator(client, capsys):
     X, y = _logistic_data(2000)
     Xd, yd, _ = _dask_inputs(X, y)
-    coreset = GIGACoreset(M=30, projection_dim=100, random_state=0).fit(Xd, yd)
+    coreset = GIGACoreset(M=30, projection_dim=100, random_state=0, verbose=1).fit(Xd, yd)
+    assert "dask: 4 chunks, 2000 rows, coreset size" in capsys.readouterr().out
     # the training data is recognised by computing only the coreset rows
     subset = coreset.transform(Xd)
     assert isinstance(subset, WeightedSubset)

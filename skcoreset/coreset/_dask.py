@@ -200,7 +200,7 @@ def _laplace(chunks, family, prior_prec, fit_intercept):
     def row_sums(theta):
         return _row_sums(chunks, _loglik_sums, family, theta, fit_intercept)
 
-    return summed_laplace(row_sums, weighted_y / total, family, prior_prec, fit_intercept)
+    return summed_laplace(row_sums, weighted_y, total, family, prior_prec, fit_intercept)
 
 
 # --------------------------------------------------------------------------------------------
@@ -419,6 +419,10 @@ def fit_dask(coreset, X, y, sample_weight):
         if streaming:
             _keep_stream(coreset, context, tree, part, chunks)
     coreset._set_coreset(part.indices, part.weights, part.X, chunks.n)
+    if coreset.verbose:
+        error = "" if part.error is None else f", error {part.error:.3e}"
+        print(f"[{type(coreset).__name__}] dask: {len(chunks.sizes)} chunks, {chunks.n} rows, "
+              f"coreset size {len(coreset.sample_indices_)}{error}")
     return coreset
 
 

@@ -232,9 +232,11 @@ class _SummedLogPosterior:
     ``n`` linear predictors, which are never held.
     """
 
-    def __init__(self, row_sums, prior_prec):
+    def __init__(self, row_sums, prior_prec, total_weight):
         self.row_sums = row_sums
         self.prior_prec = prior_prec
+        # newton_map reads the total weight (its Hessian-reuse scale) from sample_weight
+        self.sample_weight = np.array([total_weight])
 
     def eta(self, theta):
         return self.row_sums(theta)
@@ -251,19 +253,22 @@ class _SummedLogPosterior:
         return precision
 
 
-def summed_laplace(row_sums, mean_target, family, prior_prec, fit_intercept):
+def summed_laplace(row_sums, weighted_target, total_weight, family, prior_prec, fit_intercept):
     """Laplace posterior of all the data from ``row_sums(theta)`` (see :func:`loglik_sums`).
 
-    Same mode, precision and Newton iterations as :func:`skcoreset._inference.laplace.laplace`,
-    with every sum over rows computed by ``row_sums``: in memory chunk by chunk, or by a tree
-    reduction on a dask cluster (one pass over the data per Newton trial).
+    The Newton iterations of :func:`skcoreset._inference.laplace.laplace` (same mode to the
+    same tolerance, precision at the mode), with every sum over rows computed by
+    ``row_sums``: in memory chunk by chunk, or by a tree reduction on a dask cluster (one
+    pass over the data per Newton trial).
 
     Parameters
     ----------
     row_sums : callable
         ``theta -> (loglik, grad, neg_hessian)`` of the weighted data.
-    mean_target : float
-        Weighted mean of the encoded targets (starts the intercept).
+    weighted_target : float
+        ``sum_n w_n y_n`` of the encoded targets (starts the intercept at their mean).
+    total_weight : float
+        ``sum_n w_n``.
     family : Family
     prior_prec : ndarray of shape (p,)
     fit_intercept : bool
@@ -272,10 +277,10 @@ def summed_laplace(row_sums, mean_target, family, prior_prec, fit_intercept):
     -------
     GaussianPosterior
     """
-    theta0 = initial_theta(np.array([mean_target]), family, np.ones(1), len(prior_prec),
-                           fit_intercept)
+    theta0 = initial_theta(np.array([weighted_target / total_weight]), family, np.ones(1),
+                           len(prior_prec), fit_intercept)
     theta, _, precision, _, converged = newton_map(
-        _SummedLogPosterior(row_sums, prior_prec), theta0)
+        _SummedLogPosterior(row_sums, prior_prec, total_weight), theta0)
     if not converged:
         warnings.warn("Newton's method for the Laplace weighting distribution did not "
                       "converge; check the data scaling.", ConvergenceWarning)
@@ -347,7 +352,7 @@ def in_memory_access(X, y, sample_weight, family, prior_prec, fit_intercept):
     def full_laplace():
         def row_sums(theta):
             return loglik_sums(X, y, sample_weight, family, theta, fit_intercept)
-        return summed_laplace(row_sums, np.average(y, weights=sample_weight), family,
+        return summed_laplace(row_sums, sample_weight @ y, sample_weight.sum(), family,
                               prior_prec, fit_intercept)
 
     def subsample(size, rng):
