@@ -25,6 +25,9 @@ file by the workers of a ``distributed.LocalCluster`` with 1 and with 2 worker p
 ``BayesianLogisticRegression(method="pass_glm")``, timed after an untimed warm-up fit.
 
 The machine has 2 cores, possibly shared with other work: speed-ups are bounded by 2.
+dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which makes the large
+temporaries of GIGA's projections page-fault on every allocation (a GIGA block takes about
+1.6x longer than in a plain process); set ``distributed.nanny.pre-spawn-environ`` to change it.
 """
 
 import argparse

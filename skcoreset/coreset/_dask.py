@@ -28,7 +28,12 @@ summary numbers, and for the sensitivity coreset the k-means subsample.
   result equals its in-memory ``fit``.
 
 The result does not depend on the scheduler (tasks draw from seeds fixed by their place in
-the tree) and runs on dask's default scheduler or on a ``distributed.Client``.
+the tree) and runs on dask's default scheduler or on a ``distributed.Client``. Validation
+needs one pass over ``y`` and the weights, which returns a handful of values (a "witness" of
+y's type, the weights' extremes); non-finite X raises inside the first task that reads it.
+``transform`` on a dask array compares its shape and computes only the stored coreset rows
+(``X[sample_indices_]``) to recognise the training data; any other dask array passes through
+lazily. ``fit_coreset`` returns the gathered rows and computes ``y[sample_indices_]``.
 """
 
 from typing import NamedTuple
