@@ -1,7 +1,6 @@
 """Scaling out (issue 6): merge-reduce coresets (paper 002, §3.4), parallel and streaming
 construction, dask arrays on a 2-worker distributed cluster, memmap input."""
 
-import os
 import tracemalloc
 import warnings
 
@@ -17,9 +16,6 @@ from skcoreset.coreset._sensitivity import assign_clusters, sensitivity_upper_bo
 
 from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
 from .test_coreset import PAPER_KWARGS, _coreset_posterior, _full_weights
-
-RUN_SLOW = bool(os.environ.get("SKCORESET_SLOW"))
-
 
 def _logistic_data(n, d=3, seed=0):
     rng = np.random.default_rng(seed)
@@ -156,8 +152,7 @@ def test_merge_reduce_kl_on_paper_data(name):
     assert max(ratios.values()) <= 2.0, ratios
 
 
-@pytest.mark.parametrize("n", [20_000, pytest.param(100_000, marks=pytest.mark.skipif(
-    not RUN_SLOW, reason="1e5 rows: set SKCORESET_SLOW=1"))])
+@pytest.mark.parametrize("n", [20_000, pytest.param(100_000, marks=pytest.mark.slow)])
 def test_merge_reduce_kl_on_synthetic_logistic(n):
     X, y = _logistic_data(n, d=5, seed=3)
     cases = [(UniformCoreset(M=100), 5), (SensitivityCoreset(M=100), 3),
