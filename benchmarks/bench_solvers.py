@@ -1,6 +1,7 @@
 """GIGA versus Frank–Wolfe on random vectors (paper 001, §4.2), and the cost of a GIGA iteration.
 
-Run by hand: ``python benchmarks/bench_solvers.py [--quick]``.
+Run by hand: ``python benchmarks/bench_solvers.py [--quick]``. Saves the error-versus-size
+curves of the 1,000-iteration runs at N = 10^5 to ``benchmarks/results/paper001_vectors*.png``.
 
 Part 1 reproduces paper 001, §4.2 at reduced scale: data sets of N standard normal vectors in
 R^50 (the paper: N = 10^6, 20 data sets). For 1, 10, 100 and 1,000 iterations it prints the
@@ -22,6 +23,7 @@ import time
 
 import numpy as np
 
+from _common import results_dir
 from skcoreset.solvers import frank_wolfe, giga
 
 CHECKPOINTS = (1, 10, 100, 1000)
@@ -63,6 +65,27 @@ def part1(n, n_sets, dim=50):
               f"after {f.n_iter}) | GIGA reaches FW's error with {at_fw_error} points  "
               "(reference: 136 vs 188)")
     return ratios, floor_runs
+
+
+def plot(floor_runs, n, path):
+    """Relative error versus coreset size of the 1,000-iteration runs (paper 001, Fig. 3)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for i, (g, f) in enumerate(floor_runs):
+        ax.semilogy(g.history[:, 0], g.history[:, 1], color="C0", alpha=0.7,
+                    label="GIGA" if i == 0 else None)
+        ax.semilogy(f.history[:, 0], f.history[:, 1], color="C1", alpha=0.7,
+                    label="FW" if i == 0 else None)
+    ax.set_xlabel("coreset size")
+    ax.set_ylabel("relative error ||L - L(w)|| / ||L||")
+    ax.set_title(f"Paper 001 §4.2: N = {n:,} normal vectors in R^50, "
+                 f"{len(floor_runs)} data sets")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    print(f"  plot: {path}")
 
 
 def _points_to_reach(result, error):
@@ -115,9 +138,11 @@ def main():
     start = time.perf_counter()
     if args.quick:
         ratios, floor_runs = part1(100_000, 2)
+        plot(floor_runs, 100_000, results_dir() / "paper001_vectors_quick.png")
         timings = part2([10_000, 100_000])
     else:
         ratios, floor_runs = part1(100_000, 5)
+        plot(floor_runs, 100_000, results_dir() / "paper001_vectors.png")
         part1(1_000_000, 2)
         timings = part2([10_000, 100_000, 1_000_000])
 
