@@ -33,6 +33,7 @@ CLAIM = ("Paper 000 §5.3: \"Fig. 4 shows the result of this test, demonstrating
          "practical coreset construction algorithm that reduces the KL divergence to the "
          "posterior appreciably for reasonable coreset sizes.\"")
 METHODS = ["uniform", "sensitivity", "frank-wolfe", "giga-realistic", "giga-optimal", "sparsevi"]
+COLORS = dict(zip(METHODS, ["C0", "C1", "C2", "C3", "C4", "C5"]))
 
 
 def _maker(method, M, seed, model, svi_s, svi_t):
@@ -65,6 +66,7 @@ def run_one(name, seed, grid, svi_s, svi_t):
                 coreset = _maker(method, M, seed, model, svi_s, svi_t).fit(X, y)
                 out_t[method].append(time.perf_counter() - start)
                 out_kl[method].append(kl(coreset))
+        print(f"  done {name} seed {seed}", flush=True)
         return name, seed, out_kl, out_t
 
 
@@ -133,8 +135,8 @@ def main():
     for ax, name in zip(axes.ravel(), names):
         for method, entry in results[name].items():
             q = quartiles(entry["kl"])
-            line, = ax.loglog(grid, q[1], marker="o", ms=3, label=method)
-            ax.fill_between(grid, q[0], q[2], color=line.get_color(), alpha=0.2)
+            ax.loglog(grid, q[1], marker="o", ms=3, label=method, color=COLORS[method])
+            ax.fill_between(grid, q[0], q[2], color=COLORS[method], alpha=0.2)
         ax.set_title(name)
         ax.set_xlabel("coreset size M")
         ax.set_ylabel("KL / KL(prior)")
