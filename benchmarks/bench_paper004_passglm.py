@@ -11,7 +11,7 @@ set; at that size everything is fast, so it checks accuracy only).
 
 Methods (all with prior N(0, I) on the coefficients, N(0, 10^2) on the intercept):
 ``BayesianLogisticRegression`` with method pass_glm (degree 2, R = 4: PASS-LR2), laplace,
-mcmc (emcee; 300 draws at N = 2e3 in --quick, 1000 draws at N = 1e4 in the full run: at
+mcmc (emcee; 300 draws at N = 1e3 in --quick, 1000 draws at N = 1e4 in the full run: at
 d = 20 it took 276 s for N = 1e4 and 1000 draws on this shared machine), scikit-learn ``LogisticRegression`` (MAP, C = 1) and ``SGDClassifier``
 (log loss, alpha = 1/N, 5 epochs); point estimates have no variance. Reference posterior:
 Laplace (at N >= 1e4 with d = 20 Laplace and the exact posterior agree within MC error,
@@ -99,11 +99,11 @@ def compare(X, y, Xt, yt, mcmc_draws):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
-                        help="N in {2e3, 1e5}, MCMC (300 draws) at 2e3 only, dask at 1e5")
+                        help="N in {1e3, 1e5}, MCMC (300 draws) at 1e3 only, dask at 1e5")
     args = parser.parse_args()
     RESULTS.mkdir(parents=True, exist_ok=True)
-    sizes = [2_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
-    mcmc_max, mcmc_draws = (2_000, 300) if args.quick else (10_000, 1000)
+    sizes = [1_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
+    mcmc_max, mcmc_draws = (1_000, 300) if args.quick else (10_000, 1000)
     d = 20
     rng = np.random.default_rng(0)
     print("BLAS limited to 1 thread (threadpoolctl) for the method comparison\n")
