@@ -67,7 +67,6 @@ def part2(sizes, n_proj=500, n_iter=50):
         per_iter = (many - one) / (n_iter - 1)
         print(f"{n:9d} {1e3 * product:12.1f} {1e3 * per_iter:14.1f} {per_iter / product:6.2f}",
               flush=True)
-        del vectors
 
 
 def _timed(fn):

@@ -26,7 +26,6 @@ log-loss 0.70 vs 0.78); fully Bayesian methods slightly beat MAP in log-loss.
 """
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path

@@ -22,55 +22,23 @@ weight updates.
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from skcoreset import GIGACoreset, SparseVICoreset, UniformCoreset
-from skcoreset._families import make_family
-from skcoreset._inference import laplace, prior_precision
-from skcoreset._posterior import GaussianPosterior
+from skcoreset._inference import prior_precision
 from skcoreset.coreset._sparsevi import _ExactGaussianMoments
 from skcoreset.datasets import make_logistic_regression
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
-LOGISTIC_SETS = ["synth_lr", "phishing", "ds1"]
-POISSON_SETS = ["synth_poiss", "biketrips", "airportdelays"]
+from _common import DATA_DIR, LOGISTIC_SETS, POISSON_SETS, RelativeKL, load_dataset
+
 PAPER = dict(prior_scale=1.0, intercept_prior_scale=1.0, link="softplus")
 
 
 def load(name):
     """Whitened covariates and targets, as in the tests (paper 000, Appendix C)."""
-    data = np.load(DATA_DIR / f"{name}.npz")
-    X, y = data["X"][:, :-1], data["y"]
-    chol = np.linalg.cholesky(np.atleast_2d(np.cov(X, rowvar=False)))
-    X = np.linalg.solve(chol, (X - X.mean(axis=0)).T).T
-    if name in LOGISTIC_SETS:
-        return X, (y > 0).astype(int), "logistic"
-    return X, y.astype(int), "poisson"
-
-
-class RelativeKL:
-    """KL(coreset Laplace || full Laplace) / KL(prior || full Laplace)."""
-
-    def __init__(self, X, y, model):
-        self.X = X
-        self.family = make_family(model, link="softplus")
-        self.y = np.where(y == 1, 1.0, -1.0) if model == "logistic" else y.astype(float)
-        self.prior = prior_precision(X.shape[1], prior_scale=1.0, intercept_prior_scale=1.0,
-                                     fit_intercept=True)
-        self.full = self._posterior(np.ones(len(y)))
-        p = len(self.full.mean)
-        self.prior_kl = GaussianPosterior(np.zeros(p), np.eye(p)).kl(self.full)
-
-    def _posterior(self, weights):
-        return laplace(self.X, self.y, self.family, sample_weight=weights,
-                       prior_prec=self.prior, fit_intercept=True).posterior
-
-    def __call__(self, coreset):
-        w = np.zeros(self.X.shape[0])
-        w[coreset.sample_indices_] = coreset.sample_weight_
-        return self._posterior(w).kl(self.full) / self.prior_kl
+    X, y, model, _ = load_dataset(name)
+    return X, y, model
 
 
 def timed_fit(make, X, y):

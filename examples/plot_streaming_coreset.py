@@ -20,7 +20,6 @@ stream, because the posterior of all rows concentrates while the coreset keeps a
 """
 
 import matplotlib.pyplot as plt
-import numpy as np
 from sklearn.pipeline import Pipeline as SklearnPipeline
 
 from skcoreset import BayesianLogisticRegression, GIGACoreset, StreamingCoreset, UniformCoreset

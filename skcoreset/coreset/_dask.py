@@ -317,7 +317,6 @@ def _mix_draws(M, seed, key, *children):
 
 def _lazy_sensitivities(coreset, stats, chunks):
     """The bounds of every row as a lazy dask array (computed only when asked for)."""
-    import dask
     import dask.array as da
 
     def bounds(target, X, y, w, offset, block):
