@@ -47,6 +47,48 @@ def _normal_pdf(x, mean, sd):
     return np.exp(-0.5 * ((x - mean) / sd) ** 2) / (sd * np.sqrt(2.0 * np.pi))
 
 
+# Gaussians wider than this are integrated by splitting (see LogisticFamily): Hermite nodes
+# spaced on the scale of the standard deviation miss curvature concentrated near 0.
+_WIDE_VARIANCE = 1.0
+_N_LAGUERRE = 64
+
+
+def _half_lines(mean, var):
+    """Gauss-Laguerre nodes x, weights, and the N(mean, var) density at x and at -x.
+
+    ``(f(x) * right + g(x) * left) @ weights`` approximates
+    ``int_0^inf exp(-x) [f(x) N(x) + g(x) N(-x)] dx`` for each row's Gaussian.
+    """
+    x, weights = gauss_laguerre(_N_LAGUERRE)
+    sd = np.sqrt(var)[:, None]
+    return x, weights, _normal_pdf(x, mean[:, None], sd), _normal_pdf(-x, mean[:, None], sd)
+
+
+def _exp_log1p_exp_neg(x):
+    """``exp(x) log(1 + exp(-x))`` for x >= 0, stable (it tends to 1)."""
+    u = np.exp(-x)
+    return np.where(u > 1e-8, np.log1p(u) / np.where(u > 0, u, 1.0), 1.0 - 0.5 * u)
+
+
+def _by_width(v, narrow, wide, *arrays):
+    """Evaluate ``narrow(*arrays)`` where ``v <= _WIDE_VARIANCE`` and ``wide(*arrays)``
+    elsewhere; each returns a tuple of arrays. Returns the merged tuple."""
+    arrays = [np.asarray(a, dtype=float) for a in arrays]
+    shape = np.broadcast(*arrays).shape
+    arrays = [np.broadcast_to(a, shape) for a in arrays]
+    is_narrow = np.broadcast_to(np.asarray(v, dtype=float), shape) <= _WIDE_VARIANCE
+    outputs = None
+    for mask, function in ((is_narrow, narrow), (~is_narrow, wide)):
+        if not np.any(mask):
+            continue
+        parts = function(*(a[mask] for a in arrays))
+        if outputs is None:
+            outputs = [np.empty(shape) for _ in parts]
+        for out, part in zip(outputs, parts):
+            out[mask] = part
+    return tuple(outputs) if outputs is not None else ()
+
+
 def _as_column(y, eta):
     """Broadcast a target vector against predictors of shape (n,) or (n, S)."""
     y = np.asarray(y, dtype=float)
@@ -124,8 +166,6 @@ class LogisticFamily(Family):
     """
 
     name = "logistic"
-    _WIDE_VARIANCE = 1.0
-    _N_LAGUERRE = 64
 
     def loglik(self, y, eta):
         # log sigmoid(s) = min(s, 0) - log(1 + exp(-|s|)): stable, and about twice as fast
@@ -150,24 +190,21 @@ class LogisticFamily(Family):
         p = np.clip(0.5 * (1.0 + mean_y), 1e-6, 1 - 1e-6)
         return np.log(p) - np.log1p(-p)
 
-    def _wide_moments(self, mu, v):
+    @staticmethod
+    def _wide_moments(mu, v):
         """Expectations over ``s ~ N(mu, v)`` for wide Gaussians (v > 1), by splitting.
 
         Returns ``E[log sigmoid(s)]``, ``E[sigmoid(-s)]``, ``E[sigmoid(s) sigmoid(-s)]`` and
         ``E[sigmoid(s)^2]``. The remainders are ``int_0^inf r(x) N(x) + r(-x) N(-x) dx`` with
         ``r`` decaying like ``exp(-x)``, written as ``int exp(-x) [exp(x) r(x) ...] dx``.
         """
-        x, weights = gauss_laguerre(self._N_LAGUERRE)
+        x, weights, right, left = _half_lines(mu, v)
         sd = np.sqrt(v)
-        right = _normal_pdf(x, mu[:, None], sd[:, None])
-        left = _normal_pdf(-x, mu[:, None], sd[:, None])
         z = mu / sd
-        u = np.exp(-x)
-        log1p_ratio = np.where(u > 1e-8, np.log1p(u) / np.where(u > 0, u, 1.0), 1.0 - 0.5 * u)
         sig = expit(x)  # exp(x) sigmoid(-x)
         # log sigmoid(s) = min(s, 0) - log1p(exp(-|s|))
         e_min = mu * ndtr(-z) - sd * _normal_pdf(z, 0.0, 1.0)
-        e_loglik = e_min - (log1p_ratio * (right + left)) @ weights
+        e_loglik = e_min - (_exp_log1p_exp_neg(x) * (right + left)) @ weights
         # sigmoid(-s) = step(-s) + [sigmoid(-x) on x > 0, -sigmoid(-x) at s = -x]
         e_sig_neg = ndtr(-z) + (sig * (right - left)) @ weights
         # sigmoid(s) sigmoid(-s) is even; exp(x) sigmoid(x) sigmoid(-x) = sigmoid(x)^2
@@ -177,35 +214,20 @@ class LogisticFamily(Family):
         return e_loglik, e_sig_neg, e_curv, e_sig_sq
 
     def expected_loglik(self, y, m, v):
-        y = np.asarray(y, dtype=float)
-        mu = y * np.asarray(m, dtype=float)
-        v = np.broadcast_to(np.asarray(v, dtype=float), mu.shape)
-        value, grad_m, grad_v = (np.empty(mu.shape) for _ in range(3))
-        narrow = v <= self._WIDE_VARIANCE
-        if np.any(narrow):
-            value[narrow], grad_m[narrow], grad_v[narrow] = super().expected_loglik(
-                y[narrow], m[narrow], v[narrow])
-        wide = ~narrow
-        if np.any(wide):
-            e_loglik, e_sig_neg, e_curv, _ = self._wide_moments(mu[wide], v[wide])
-            value[wide] = e_loglik
-            grad_m[wide] = y[wide] * e_sig_neg  # d/dm: y E[sigmoid(-s)]
-            grad_v[wide] = -0.5 * e_curv  # Price: E[d2] / 2
-        return value, grad_m, grad_v
+        def wide(y, m, v):
+            e_loglik, e_sig_neg, e_curv, _ = self._wide_moments(y * m, v)
+            # d/dm: y E[sigmoid(-s)]; d/dv: E[d2] / 2 (Price)
+            return e_loglik, y * e_sig_neg, -0.5 * e_curv
+
+        return _by_width(v, super().expected_loglik, wide, y, m, v)
 
     def expected_mean(self, m, v):
-        m = np.asarray(m, dtype=float)
-        v = np.broadcast_to(np.asarray(v, dtype=float), m.shape)
-        mean, var = np.empty(m.shape), np.empty(m.shape)
-        narrow = v <= self._WIDE_VARIANCE
-        if np.any(narrow):
-            mean[narrow], var[narrow] = super().expected_mean(m[narrow], v[narrow])
-        wide = ~narrow
-        if np.any(wide):
-            _, e_sig_neg, _, e_sig_sq = self._wide_moments(m[wide], v[wide])
-            mean[wide] = 1.0 - e_sig_neg
-            var[wide] = np.maximum(e_sig_sq - mean[wide] ** 2, 0.0)
-        return mean, var
+        def wide(m, v):
+            _, e_sig_neg, _, e_sig_sq = self._wide_moments(m, v)
+            mean = 1.0 - e_sig_neg
+            return mean, np.maximum(e_sig_sq - mean**2, 0.0)
+
+        return _by_width(v, super().expected_mean, wide, m, v)
 
 
 class PoissonFamily(Family):
@@ -287,9 +309,27 @@ class PoissonFamily(Family):
         rate = np.exp(np.minimum(m + 0.5 * v, _LOG_RATE_MAX))
         return y * m - rate - gammaln(y + 1.0), y - rate, -0.5 * rate
 
+    @staticmethod
+    def _softplus_wide_moments(m, v):
+        """Mean and variance of ``softplus(eta)``, ``eta ~ N(m, v)``, v > 1, by splitting
+        ``softplus = max(eta, 0) + r`` with ``r(eta) = log1p(exp(-|eta|))`` even and decaying
+        like ``exp(-|eta|)`` (closed-form Gaussian moments of ``max(eta, 0)``, half-line
+        Gauss-Laguerre for the terms with r)."""
+        x, weights, right, left = _half_lines(m, v)
+        sd = np.sqrt(v)
+        z = m / sd
+        e_max = m * ndtr(z) + sd * _normal_pdf(z, 0.0, 1.0)
+        e_max_sq = (m**2 + v) * ndtr(z) + m * sd * _normal_pdf(z, 0.0, 1.0)
+        r_scaled = _exp_log1p_exp_neg(x)  # exp(x) r(x)
+        e_r = (r_scaled * (right + left)) @ weights
+        e_max_r = (x * r_scaled * right) @ weights
+        e_r_sq = (r_scaled * np.log1p(np.exp(-x)) * (right + left)) @ weights
+        mean = e_max + e_r
+        return mean, np.maximum(e_max_sq + 2.0 * e_max_r + e_r_sq - mean**2, 0.0)
+
     def expected_mean(self, m, v):
         if self.link_name == "softplus":
-            return super().expected_mean(m, v)
+            return _by_width(v, super().expected_mean, self._softplus_wide_moments, m, v)
         m = np.asarray(m, dtype=float)
         v = np.asarray(v, dtype=float)
         # log-normal moments, the variance exp(2m + v) (e^v - 1) formed in log space

@@ -181,3 +181,19 @@ def test_logistic_expectations_stay_accurate_for_wide_gaussians(m, v):
     np.testing.assert_allclose(mean, expected_mean, rtol=1e-9, atol=1e-11)
     np.testing.assert_allclose(var, integrate_against_normal(lambda e: sig(e) ** 2)
                                - expected_mean**2, rtol=1e-7, atol=1e-11)
+
+
+@pytest.mark.parametrize("v", [0.5, 1.5, 10.0, 100.0, 1e4])
+@pytest.mark.parametrize("m", [-3.0, 0.5, 4.0])
+def test_softplus_rate_moments_stay_accurate_for_wide_gaussians(m, v):
+    sd = np.sqrt(v)
+
+    def integrate_against_normal(f):
+        return integrate.quad(lambda e: f(e) * stats.norm.pdf(e, m, sd), m - 14 * sd,
+                              m + 14 * sd, points=[0.0], limit=800, epsabs=1e-14)[0]
+
+    mean, var = PoissonFamily("softplus").expected_mean(np.array([m]), np.array([v]))
+    expected_mean = integrate_against_normal(lambda e: np.logaddexp(0.0, e))
+    expected_var = integrate_against_normal(lambda e: np.logaddexp(0.0, e) ** 2) - expected_mean**2
+    np.testing.assert_allclose(mean, expected_mean, rtol=1e-9)
+    np.testing.assert_allclose(var, expected_var, rtol=1e-8)
