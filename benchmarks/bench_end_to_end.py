@@ -7,7 +7,7 @@ When ``../shared/data`` exists, ds1 (chemreact, N=500, d=10) is added as a small
 check (there the coreset saves little: N is tiny). MCMC is
 ``BayesianLogisticRegression(method="mcmc", n_draws=1000)`` (emcee), run once on the full data
 (the reference) and once on each weighted coreset (``UniformCoreset``,
-``SensitivityCoreset``; M = 300 and 1000). Reported: wall time (coreset construction + MCMC),
+``SensitivityCoreset``, ``GIGACoreset``; M = 300 and 1000). Reported: wall time (coreset construction + MCMC),
 the speed-up over full-data MCMC, and KL(coreset posterior || full-data posterior) between
 moment-matched Gaussians (``skcoreset.metrics.posterior_kl``), both from MCMC draws. The KL
 of a second full-data MCMC run with another seed is printed as the Monte Carlo noise floor.
@@ -25,10 +25,12 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from skcoreset import BayesianLogisticRegression, SensitivityCoreset, UniformCoreset
+from skcoreset import (BayesianLogisticRegression, GIGACoreset, SensitivityCoreset,
+                       UniformCoreset)
 from skcoreset.datasets import make_logistic_regression
 from skcoreset.metrics import posterior_kl
 
+CONSTRUCTORS = (UniformCoreset, SensitivityCoreset, GIGACoreset)
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "benchmarks" / "results"
@@ -55,7 +57,7 @@ def run(name, X, y, budgets, seeds, noise_floor=True):
     print(f"{'coreset':>20} {'M':>6} {'build [s]':>9} {'MCMC [s]':>9} {'speed-up':>8} "
           f"{'KL to full':>10}")
     rows = []
-    for cls in (UniformCoreset, SensitivityCoreset):
+    for cls in CONSTRUCTORS:
         for M in budgets:
             kls, tb, tm = [], [], []
             for seed in seeds:
@@ -93,7 +95,7 @@ def main():
             print("../shared/data not found: synthetic data only")
     t_full, rows = results[f"synthetic N={n}"]
     best = {r[0]: r for r in rows if r[1] == max(budgets)}
-    s, u = best["SensitivityCoreset"], best["UniformCoreset"]
+    s, u, g = best["SensitivityCoreset"], best["UniformCoreset"], best["GIGACoreset"]
     print(f"\nClaim vs measured (N={n}, M={max(budgets)}):")
     print(f"  coreset + MCMC much faster than full MCMC: {s[4]:.1f}x -> "
           f"{'reproduces' if s[4] > 5 else 'DOES NOT reproduce'}")
@@ -103,12 +105,15 @@ def main():
     print(f"  small KL to the full posterior: sensitivity {s[5]:.3g}, uniform {u[5]:.3g}; "
           f"sensitivity better than uniform -> "
           f"{'reproduces' if s[5] < u[5] else 'DOES NOT reproduce (on this well-conditioned Gaussian design uniform is as good)'}")
+    print(f"  GIGA (Hilbert coreset, full-Laplace weighting): KL {g[5]:.3g} at {g[4]:.1f}x "
+          f"speed-up -> {'close to the full posterior' if g[5] < 1 else 'not close'} "
+          f"(uniform {u[5]:.3g})")
 
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6, 4))
-    for i, name in enumerate(("UniformCoreset", "SensitivityCoreset")):
+    for i, name in enumerate(cls.__name__ for cls in CONSTRUCTORS):
         pts = [(r[2] + r[3], r[5]) for r in rows if r[0] == name]
         ax.scatter(*zip(*pts), label=name, color=f"C{i}")
     ax.axvline(t_full, color="k", ls=":", label="full-data MCMC time")
