@@ -23,7 +23,7 @@ from ._inference import fit_posterior
 from ._inference._common import prior_precision
 from ._inference.mcmc import sample_predictive_moments
 from ._inference.pass_glm import (PassGLMStatistics, check_pass_degree, is_dask_collection,
-                                 pass_glm, pass_glm_posterior)
+                                  pass_glm, pass_glm_posterior)
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._validation import check_counts, check_sample_weight
 from .coreset._base import reject_weighted_subset, unpack_weighted_subset
@@ -670,4 +670,3 @@ class BayesianPoissonRegression(RegressorMixin, _BaseBayesianGLM):
         if return_std:
             return mean, np.sqrt(mean + rate_var)
         return mean
-

@@ -113,8 +113,8 @@ def test_mcmc_through_the_estimators():
     proba, std = clf.predict_proba(X[:5], return_std=True)
     np.testing.assert_allclose(proba[:, 1], p.mean(axis=1))
     np.testing.assert_allclose(std, p.std(axis=1))
-    np.testing.assert_array_equal(clf.predict(X[:5]), clf.classes_[(p.mean(axis=1) > 0.5)
-                                                                    .astype(int)])
+    expected_labels = clf.classes_[(p.mean(axis=1) > 0.5).astype(int)]
+    np.testing.assert_array_equal(clf.predict(X[:5]), expected_labels)
     np.testing.assert_allclose(clf.coef_.ravel(), draws[:, :-1].mean(axis=0))
     # refitting with another method drops the draws
     assert not hasattr(clf.set_params(method="laplace").fit(X, y), "posterior_samples_")

@@ -214,8 +214,9 @@ def test_degree2_closed_form_is_the_exact_posterior_of_the_surrogate():
     stats = pass_glm_statistics(X, y, LOGISTIC, fit_intercept=False)
     result = pass_glm_posterior(stats, prior)
     mode = result.posterior.mean[0]
-    unnorm = lambda t: np.exp(stats.loglik(np.array([t])) - stats.loglik(np.array([mode]))
-                              - 0.5 * prior[0] * t * t)
+    def unnorm(t):
+        return np.exp(stats.loglik(np.array([t])) - stats.loglik(np.array([mode]))
+                      - 0.5 * prior[0] * t * t)
     lo, hi = mode - 3, mode + 3
     z = integrate.quad(unnorm, lo, hi, epsabs=0, epsrel=1e-12)[0]
     mean = integrate.quad(lambda t: t * unnorm(t), lo, hi, epsrel=1e-12)[0] / z

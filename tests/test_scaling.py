@@ -17,6 +17,7 @@ from skcoreset.coreset._sensitivity import assign_clusters, sensitivity_upper_bo
 from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
 from .test_coreset import PAPER_KWARGS, _coreset_posterior, _full_weights
 
+
 def _logistic_data(n, d=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))

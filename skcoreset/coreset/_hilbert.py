@@ -212,4 +212,3 @@ class FrankWolfeCoreset(_HilbertCoreset):
 
     def _solve(self, vectors, target=None):
         return frank_wolfe(vectors, target=target, n_iter=self.M)
-

@@ -202,7 +202,8 @@ class _ActiveLogPosterior:
                 - 0.5 * np.sum(self.prior_prec * theta**2))
 
     def grad(self, theta, eta):
-        return (self.sample_weight * self.family.d1(self.y, eta)) @ self.design - self.prior_prec * theta
+        return ((self.sample_weight * self.family.d1(self.y, eta)) @ self.design
+                - self.prior_prec * theta)
 
     def neg_hessian(self, eta):
         c = np.maximum(-self.sample_weight * self.family.d2(self.y, eta), 0.0)
