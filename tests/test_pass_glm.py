@@ -214,6 +214,7 @@ def test_degree2_closed_form_is_the_exact_posterior_of_the_surrogate():
     stats = pass_glm_statistics(X, y, LOGISTIC, fit_intercept=False)
     result = pass_glm_posterior(stats, prior)
     mode = result.posterior.mean[0]
+
     def unnorm(t):
         return np.exp(stats.loglik(np.array([t])) - stats.loglik(np.array([mode]))
                       - 0.5 * prior[0] * t * t)
