@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import integrate, stats
 from scipy.special import gammaln
 
@@ -198,3 +200,21 @@ def test_softplus_rate_moments_stay_accurate_for_wide_gaussians(m, v):
     expected_var = integrate_against_normal(lambda e: np.logaddexp(0.0, e) ** 2) - expected_mean**2
     np.testing.assert_allclose(mean, expected_mean, rtol=1e-9)
     np.testing.assert_allclose(var, expected_var, rtol=1e-8)
+
+
+# Property-based: every family is finite and concave in eta over the whole admissible range.
+_ETAS = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(eta=_ETAS, label=st.sampled_from([-1.0, 1.0]), count=st.integers(0, 10_000),
+       target=st.floats(-1e3, 1e3))
+def test_families_are_finite_and_concave_everywhere(eta, label, count, target):
+    cases = [(LogisticFamily(), label), (PoissonFamily("log"), float(count)),
+             (PoissonFamily("softplus"), float(count)), (GaussianFamily(2.0), target)]
+    for family, y in cases:
+        y_arr, eta_arr = np.array([y]), np.array([eta])
+        values = [family.loglik(y_arr, eta_arr), family.d1(y_arr, eta_arr),
+                  family.d2(y_arr, eta_arr)]
+        assert all(np.all(np.isfinite(v)) for v in values), (family, y, eta)
+        assert values[2][0] <= 0.0  # concave: the Laplace precision is positive semi-definite
