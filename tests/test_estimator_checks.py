@@ -1,7 +1,9 @@
 """scikit-learn's estimator checks on every public estimator and coreset constructor."""
 
 import numpy as np
+import sklearn
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.fixes import parse_version
 
 from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
                        FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, SparseVICoreset,
@@ -60,7 +62,17 @@ class SensitivityOnBinaryTargets(SensitivityCoreset):
         return super().fit(X, _binary_numeric_target(y), sample_weight=sample_weight)
 
 
+# scikit-learn 1.6 binarises the check's 3-class target for binary-only classifiers by
+# comparing with y[0], which differs between the shuffled weighted data and the repeated data:
+# the two fits then see different labels (fixed in later releases).
+_SKLEARN_16_BINARY_REASON = ("scikit-learn 1.6 binarises y differently for the weighted and "
+                             "the repeated fits of this check")
+
+
 def _expected_failed_checks(estimator):
+    if (isinstance(estimator, BayesianLogisticRegression)
+            and parse_version(sklearn.__version__) < parse_version("1.7")):
+        return {"check_sample_weight_equivalence_on_dense_data": _SKLEARN_16_BINARY_REASON}
     if type(estimator) is BayesianPoissonRegression:
         return {name: _COUNT_REASON for name in _CONTINUOUS_TARGET_CHECKS}
     if hasattr(estimator, "fit_coreset"):
