@@ -32,6 +32,20 @@ def load_paper_dataset(name):
     return X_white, y.astype(int), "poisson"
 
 
+def conjugate_linear_regression(X, y, sample_weight, noise, prior_prec):
+    """Exact posterior (mean, cov) and log evidence of weighted Bayesian linear regression
+    with an intercept, known noise and the diagonal prior precision ``prior_prec``."""
+    A = np.column_stack([X, np.ones(len(y))])
+    w = sample_weight
+    precision = A.T @ (w[:, None] * A) / noise**2 + np.diag(prior_prec)
+    cov = np.linalg.inv(precision)
+    mean = cov @ (A.T @ (w * y)) / noise**2
+    log_norm = 0.5 * np.sum(w * np.log(1 / (2 * np.pi * noise**2)))
+    quad = -0.5 * (np.sum(w * y**2) / noise**2 - mean @ precision @ mean)
+    logdet = 0.5 * (np.sum(np.log(prior_prec)) - np.linalg.slogdet(precision)[1])
+    return mean, cov, log_norm + quad + logdet
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _single_threaded_blas():
     """Test problems are small: BLAS threads only add synchronisation cost (and stall badly
