@@ -1,8 +1,7 @@
 """Uniform subsampling: the baseline of every coreset paper."""
 
-import numpy as np
-
 from ._base import BaseCoreset, fill_coreset_doc
+from ._sampling import uniform_subset
 
 
 @fill_coreset_doc
@@ -38,8 +37,4 @@ class UniformCoreset(BaseCoreset):
     """
 
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
-        candidates = np.flatnonzero(sample_weight > 0)
-        size = min(self.M, len(candidates))
-        indices = rng.choice(candidates, size=size, replace=False)
-        weights = sample_weight[indices] * (sample_weight.sum() / sample_weight[indices].sum())
-        return indices, weights
+        return uniform_subset(self.M, sample_weight, rng)

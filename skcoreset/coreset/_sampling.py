@@ -1,0 +1,72 @@
+"""Uniform row subsets, optionally stratified by class, with weights that keep the totals."""
+
+import numpy as np
+
+
+def _allocate(size, counts):
+    """Split ``size`` draws over strata of ``counts`` rows: proportional by largest remainder,
+    at least one per non-empty stratum while the budget allows, never more than a stratum has.
+    """
+    counts = np.asarray(counts, dtype=np.intp)
+    size = min(size, int(counts.sum()))
+    if size == 0:
+        return np.zeros_like(counts)
+    nonempty = np.flatnonzero(counts > 0)
+    alloc = np.zeros_like(counts)
+    if size <= len(nonempty):  # not enough for every stratum: the largest ones first
+        alloc[nonempty[np.argsort(-counts[nonempty], kind="stable")[:size]]] = 1
+        return alloc
+    alloc[nonempty] = 1
+    while alloc.sum() < size:
+        room = counts - alloc
+        share = (size - alloc.sum()) * room / room.sum()
+        extra = np.minimum(np.floor(share).astype(np.intp), room)
+        if extra.sum() == 0:  # remainders only: one more draw to each largest remainder
+            order = np.argsort(-(share - np.floor(share)), kind="stable")
+            extra[order[:size - alloc.sum()]] = 1
+            extra = np.minimum(extra, room)
+        alloc += extra
+    return alloc
+
+
+def uniform_subset(size, sample_weight, rng, strata=None):
+    """``size`` distinct rows of positive weight, uniformly without replacement.
+
+    Each selected row keeps its incoming weight, rescaled so that the subset's total weight
+    equals the data's. With ``strata`` (e.g. the class labels) the draws are split over the
+    strata in proportion to their numbers of rows, every stratum gets at least one row while
+    ``size`` allows, and the rescaling is per stratum, so each stratum keeps its own total
+    weight: a rare class is never dropped.
+
+    Parameters
+    ----------
+    size : int
+        Number of rows to draw (all rows of positive weight when there are fewer).
+    sample_weight : ndarray of shape (n,)
+        Non-negative incoming weights.
+    rng : numpy.random.RandomState
+    strata : ndarray of shape (n,), default=None
+        Stratum label of every row.
+
+    Returns
+    -------
+    indices : ndarray of shape (n_selected,)
+    weights : ndarray of shape (n_selected,)
+    """
+    candidates = np.flatnonzero(sample_weight > 0)
+    if strata is None:
+        groups = [candidates]
+    else:
+        _, codes = np.unique(strata[candidates], return_inverse=True)
+        order = np.argsort(codes, kind="stable")
+        groups = np.split(candidates[order], np.cumsum(np.bincount(codes))[:-1])
+    alloc = _allocate(size, [len(group) for group in groups])
+    indices, weights = [], []
+    for group, n_draw in zip(groups, alloc):
+        if n_draw == 0:
+            continue
+        chosen = rng.choice(group, size=n_draw, replace=False)
+        indices.append(chosen)
+        weights.append(sample_weight[chosen]
+                       * (sample_weight[group].sum() / sample_weight[chosen].sum()))
+    return np.concatenate(indices), np.concatenate(weights)
