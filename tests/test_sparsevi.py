@@ -15,8 +15,9 @@ from skcoreset import (BayesianLogisticRegression, GIGACoreset, SparseVICoreset,
 from skcoreset._families import make_family
 from skcoreset._inference import laplace, prior_precision
 from skcoreset._posterior import GaussianPosterior
-from skcoreset.coreset._sparsevi import (PotentialEvaluator, _ExactGaussianMoments,
-                                         _LaplaceSampler, _MonteCarloMoments, sparse_vi)
+from skcoreset.coreset._potentials import PotentialEvaluator
+from skcoreset.coreset._samplers import LaplaceSampler
+from skcoreset.coreset._sparsevi import _ExactGaussianMoments, _MonteCarloMoments, sparse_vi
 from skcoreset.pipeline import Pipeline
 
 from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
@@ -136,7 +137,7 @@ def test_monte_carlo_moments_agree_with_the_exact_ones():
     prior = prior_precision(3, prior_scale=1.0, intercept_prior_scale=1.0, fit_intercept=True)
     active, w = np.array([2, 11, 40]), np.array([20.0, 25.0, 30.0])
     exact = _ExactGaussianMoments(X, y, np.ones(80), 1.0, prior, True)
-    sampler = _LaplaceSampler(X, y, family, prior, True)
+    sampler = LaplaceSampler(X, y, family, prior, True)
     rng = np.random.RandomState(0)
     mc = _MonteCarloMoments(X, y, np.ones(80), family, True, prior, sampler, 20_000, None, 10,
                             rng)

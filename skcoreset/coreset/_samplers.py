@@ -1,0 +1,182 @@
+"""Samplers of a coreset posterior ``pi_w ~ exp(sum_n w_n f_n(theta)) pi_0(theta)``.
+
+Both are cheap to move after a small weight change: the Laplace sampler refits only the
+coreset rows by Newton's method warm-started at the previous mode, and the ensemble sampler
+continues its emcee walkers from their previous positions.
+"""
+
+import numpy as np
+from scipy.linalg import lapack
+
+from .._inference.laplace import newton_map
+from .._posterior import _stable_cholesky
+
+# Newton tolerance of the warm-started Laplace refits, in log-density units: far below the
+# Monte Carlo error of S draws, so a refit after a small weight change is often free.
+_NEWTON_TOL = 1e-8
+# emcee stretch-move steps per refresh of the ensemble after a weight update.
+_MCMC_STEPS = 10
+
+
+class _ActiveLogPosterior:
+    """Weighted log posterior of the active rows, for :func:`newton_map`.
+
+    The same quantities as :class:`~skcoreset._inference._common.LogPosterior`, on a dense
+    design ``A = [X_I, 1]`` of at most M rows built once per greedy step: at this size plain
+    GEMMs beat the general code's bookkeeping, and the refit runs T times per greedy step.
+    """
+
+    def __init__(self, design, y, family, weights, prior_prec):
+        self.design, self.y, self.family = design, y, family
+        self.sample_weight = weights
+        self.prior_prec = prior_prec
+
+    def eta(self, theta):
+        return self.design @ theta
+
+    def value(self, theta, eta):
+        return (self.sample_weight @ self.family.loglik(self.y, eta)
+                - 0.5 * np.sum(self.prior_prec * theta**2))
+
+    def grad(self, theta, eta):
+        return ((self.sample_weight * self.family.d1(self.y, eta)) @ self.design
+                - self.prior_prec * theta)
+
+    def neg_hessian(self, eta):
+        c = np.maximum(-self.sample_weight * self.family.d2(self.y, eta), 0.0)
+        hessian = (self.design.T * c) @ self.design
+        hessian[np.diag_indices_from(hessian)] += self.prior_prec
+        return hessian
+
+
+def _warm_newton(log_post, theta, max_full_steps=4):
+    """Mode and precision of a log posterior from a nearby start.
+
+    After a small weight change the previous mode is within a step or two of pure Newton:
+    take full steps while they increase the objective, and hand anything harder (a step that
+    fails to increase it, slow convergence) to the line-searched :func:`newton_map`.
+
+    Returns
+    -------
+    theta : ndarray of shape (p,)
+    precision : ndarray of shape (p, p)
+        Negative Hessian at ``theta``.
+    """
+    eta = log_post.eta(theta)
+    value = log_post.value(theta, eta)
+    for _ in range(max_full_steps):
+        grad = log_post.grad(theta, eta)
+        precision = log_post.neg_hessian(eta)
+        step = np.linalg.solve(precision, grad)
+        if grad @ step / 2 <= _NEWTON_TOL:
+            return theta, precision
+        new_theta = theta + step
+        new_eta = log_post.eta(new_theta)
+        new_value = log_post.value(new_theta, new_eta)
+        if not new_value > value:
+            break
+        theta, eta, value = new_theta, new_eta, new_value
+    theta, _, precision, _, _ = newton_map(log_post, theta, tol=_NEWTON_TOL)
+    return theta, precision
+
+
+def _design(X, fit_intercept):
+    """Dense design ``[X, 1]`` (or ``X``) of a few rows."""
+    return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X.copy()
+
+
+class LaplaceSampler:
+    """Gaussian (Laplace) approximation of ``pi_w``, refitted by warm-started Newton.
+
+    The reference implementation's choice. Only the active rows enter the log posterior, so
+    a refit costs ``O(|I| p^2)``; warm-started from the previous mode after a small weight
+    change it usually takes one Newton step, or none.
+    """
+
+    def __init__(self, X, y, family, prior_prec, fit_intercept):
+        self.X, self.y, self.family = X, y, family
+        self.prior_prec = prior_prec
+        self.fit_intercept = fit_intercept
+        self._active = None
+        self.update(np.empty(0, dtype=np.intp), np.empty(0))
+
+    def update(self, active, weights):
+        """Refit to the coreset posterior with ``weights`` on the rows ``active``."""
+        if not np.any(weights > 0):  # the prior, exactly
+            self.mean = np.zeros(len(self.prior_prec))
+            precision = np.diag(self.prior_prec)
+        else:
+            if self._active is None or not np.array_equal(self._active, active):
+                self._active = active.copy()
+                self._design = _design(self.X[active], self.fit_intercept)
+            log_post = _ActiveLogPosterior(self._design, self.y[active], self.family,
+                                           weights, self.prior_prec)
+            self.mean, precision = _warm_newton(log_post, self.mean)
+        # draws are mean + z^T L^-1 for the precision's Cholesky factor L: one small GEMM
+        # per draw set instead of a triangular solve
+        self.precision_chol = _stable_cholesky(precision)
+        self.precision_chol_inv = lapack.dtrtri(self.precision_chol, lower=1)[0]
+
+    def draw(self, n_draws, rng):
+        """``n_draws`` independent draws, shape ``(n_draws, p)``."""
+        z = rng.standard_normal((n_draws, len(self.mean)))
+        return self.mean + z @ self.precision_chol_inv
+
+    def gaussian(self):
+        """``(mean, cov_cholesky)`` of the approximation."""
+        inv = self.precision_chol_inv
+        return self.mean, _stable_cholesky(inv.T @ inv)
+
+
+class EnsembleSampler:
+    """Short emcee runs on ``pi_w``, each warm-started from the previous walker positions.
+
+    The walkers start as exact draws from the prior (``pi_0``, the coreset posterior of
+    ``w = 0``); after every weight update they take ``_MCMC_STEPS`` stretch moves under the
+    new log posterior, which only involves the active rows. The walker positions are the
+    draws.
+    """
+
+    def __init__(self, X, y, family, prior_prec, fit_intercept, n_draws, rng):
+        import emcee
+
+        from .._inference.mcmc import _stretch_scale, log_probability
+
+        self._emcee, self._log_probability = emcee, log_probability
+        self.X, self.y, self.family = X, y, family
+        self.prior_prec = prior_prec
+        self.fit_intercept = fit_intercept
+        p = len(prior_prec)
+        self.n_walkers = max(n_draws, 2 * p + 2)
+        self.move = emcee.moves.StretchMove(a=_stretch_scale(p))
+        z = rng.standard_normal((self.n_walkers, p))
+        self.positions = z / np.sqrt(prior_prec)
+        self.update(np.empty(0, dtype=np.intp), np.empty(0))
+
+    def update(self, active, weights):
+        """Target the coreset posterior with ``weights`` on the rows ``active``."""
+        self.log_prob = self._log_probability(
+            self.X[active], self.y[active], self.family, sample_weight=weights,
+            prior_prec=self.prior_prec, fit_intercept=self.fit_intercept)
+        self.at_prior = not np.any(weights > 0)
+
+    def draw(self, n_draws, rng):
+        """Advance the ensemble and return ``n_draws`` walker positions."""
+        if not self.at_prior:
+            sampler = self._emcee.EnsembleSampler(
+                self.n_walkers, self.positions.shape[1], self.log_prob, vectorize=True,
+                moves=self.move)
+            sampler.random_state = np.random.RandomState(
+                rng.randint(np.iinfo(np.int32).max)).get_state()
+            state = sampler.run_mcmc(self.positions, _MCMC_STEPS, progress=False,
+                                     skip_initial_state_check=True)
+            self.positions = state.coords
+        if n_draws == self.n_walkers:
+            return self.positions.copy()
+        return self.positions[rng.choice(self.n_walkers, n_draws, replace=False)]
+
+    def gaussian(self):
+        """Moment-matched ``(mean, cov_cholesky)`` of the walkers."""
+        mean = self.positions.mean(axis=0)
+        centred = self.positions - mean
+        return mean, _stable_cholesky(centred.T @ centred / (len(centred) - 1))
