@@ -10,10 +10,16 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from skcoreset import BayesianLogisticRegression
+from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression, GaussianPosterior,
+                       GIGACoreset, StreamingCoreset, UniformCoreset)
 from skcoreset import metrics
+from skcoreset.coreset import BaseCoreset
 from skcoreset.datasets import make_logistic_regression, make_poisson_regression
-from skcoreset.metrics import gaussian_kl, loglik_relative_error, polynomial_mmd, posterior_kl
+from skcoreset.metrics import (CoresetQuality, coreset_quality, gaussian_kl,
+                               loglik_relative_error, mean_error_sd, polynomial_mmd,
+                               posterior_kl)
+
+from .conftest import conjugate_linear_regression
 
 
 def _random_spd(rng, p):
@@ -348,4 +354,211 @@ def test_loglik_error_single_class_labels():
 
 def test_public_names():
     assert set(metrics.__all__) == {"gaussian_kl", "posterior_kl", "polynomial_mmd",
-                                    "loglik_relative_error"}
+                                    "loglik_relative_error", "mean_error_sd",
+                                    "coreset_quality", "CoresetQuality"}
+
+
+# --- mean_error_sd --------------------------------------------------------------------------
+
+def test_mean_error_sd_known_shift():
+    rng = np.random.default_rng(0)
+    cov = _random_spd(rng, 3)
+    sd = np.sqrt(np.diag(cov))
+    ref = GaussianPosterior(rng.normal(size=3), cov)
+    shift = np.array([0.5, -2.5, 1.0]) * sd  # 2.5 sd in the second coordinate
+    moved = GaussianPosterior(ref.mean + shift, 4.0 * cov)  # a's covariance plays no part
+    assert mean_error_sd(moved, ref) == pytest.approx(2.5)
+    assert mean_error_sd(ref, ref) == 0.0
+    # the reference's sd sets the scale: the other direction divides by 2 sd
+    assert mean_error_sd(ref, moved) == pytest.approx(1.25)
+
+
+def test_mean_error_sd_accepts_what_posterior_kl_accepts(logistic_data):
+    X, y = logistic_data
+    est = BayesianLogisticRegression().fit(StandardScaler().fit_transform(X), y)
+    pipe = make_pipeline(StandardScaler(), BayesianLogisticRegression(prior_scale=0.3)).fit(X, y)
+    post = pipe[-1].posterior_
+    expected = np.max(np.abs(post.mean - est.posterior_.mean) / est.posterior_.std)
+    assert expected > 0.05
+    assert mean_error_sd(pipe, est) == pytest.approx(expected)
+    assert mean_error_sd(post, est.posterior_) == pytest.approx(expected)
+    samples = SimpleNamespace(mean=post.mean, cov=post.cov)  # e.g. MCMC moments
+    assert mean_error_sd(samples, est) == pytest.approx(expected)
+
+
+def test_mean_error_sd_errors(logistic_data):
+    X, y = logistic_data
+    fitted = BayesianLogisticRegression().fit(X, y)
+    with pytest.raises(NotFittedError):
+        mean_error_sd(BayesianLogisticRegression(), fitted)
+    with pytest.raises(ValueError, match="different lengths"):
+        mean_error_sd(fitted, BayesianLogisticRegression(fit_intercept=False).fit(X, y))
+    with pytest.raises(TypeError, match="no posterior_"):
+        mean_error_sd(fitted, LogisticRegression().fit(X, y))
+
+
+# --- coreset_quality ------------------------------------------------------------------------
+
+def _given_coreset(indices, weights, **params):
+    """A constructor whose coreset is the given rows with the given weights (times the
+    incoming sample weights): a coreset of known error."""
+
+    class Given(BaseCoreset):
+        def _build(self, X, y, sample_weight, family, prior_prec, rng):
+            return np.asarray(indices), np.asarray(weights) * sample_weight[indices]
+
+    return Given(**params)
+
+
+def _prior(prior_prec):
+    return GaussianPosterior(np.zeros(len(prior_prec)), np.diag(1.0 / prior_prec))
+
+
+def test_coreset_quality_gaussian_model_exact():
+    """The Gaussian model's posterior is Gaussian: the Laplace fits are exact, and so is the
+    KL against the closed-form conjugate posteriors."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 3))
+    y = X @ [1.0, -2.0, 0.5] + 0.3 + 0.7 * rng.normal(size=400)
+    v = rng.uniform(0.5, 2.0, size=400)  # weights of the full data
+    params = dict(model="gaussian", noise_scale=0.7, prior_scale=2.0, intercept_prior_scale=3.0)
+    coreset = UniformCoreset(M=40, random_state=0, **params).fit(X, y, sample_weight=v)
+    quality = coreset_quality(coreset, X, y, sample_weight=v)
+    assert isinstance(quality, CoresetQuality)
+
+    prior_prec = np.array([0.25, 0.25, 0.25, 1 / 9])
+    idx, w = coreset.sample_indices_, coreset.sample_weight_
+    m_full, S_full, _ = conjugate_linear_regression(X, y, v, 0.7, prior_prec)
+    m_core, S_core, _ = conjugate_linear_regression(X[idx], y[idx], w, 0.7, prior_prec)
+    kl = _kl_closed_form(m_core, S_core, m_full, S_full)
+    assert kl > 1.0
+    assert quality.kl == pytest.approx(kl, rel=1e-8)
+    assert quality.max_mean_error_sd == pytest.approx(
+        np.max(np.abs(m_core - m_full) / np.sqrt(np.diag(S_full))), rel=1e-8)
+    assert quality.size == 40
+    prior_kl = _kl_closed_form(np.zeros(4), np.diag(1 / prior_prec), m_full, S_full)
+    assert quality.relative_kl == pytest.approx(kl / prior_kl, rel=1e-8)
+    np.testing.assert_allclose(quality.full_posterior.mean, m_full, rtol=1e-10)
+    np.testing.assert_allclose(quality.full_posterior.cov, S_full, rtol=1e-10)
+
+
+def test_coreset_quality_known_mean_shift():
+    """Gaussian model, x = 1 and no intercept: theta is a mean. The rows with y = a, half of
+    them, with weight 2 give the full posterior's precision and a mean shifted by
+    N (a - b) / (2 sqrt(N + 1/tau^2)) full-posterior sd: k sd, and KL = k^2 / 2 nats."""
+    n, tau, k = 1000, 10.0, 3.0
+    prec = n + tau**-2
+    gap = 2 * k * np.sqrt(prec) / n
+    X = np.ones((n, 1))
+    y = np.where(np.arange(n) % 2 == 0, 1.0 + gap, 1.0)
+    coreset = _given_coreset(np.arange(0, n, 2), np.full(n // 2, 2.0), model="gaussian",
+                             prior_scale=tau, fit_intercept=False).fit(X, y)
+    quality = coreset_quality(coreset, X, y)
+    assert quality.max_mean_error_sd == pytest.approx(k, rel=1e-9)
+    assert quality.kl == pytest.approx(k**2 / 2, rel=1e-9)
+    assert quality.size == n // 2
+    full_mean = (1.0 + gap / 2) * n / prec
+    prior_kl = 0.5 * (tau**2 * prec + full_mean**2 * prec - 1 - np.log(tau**2 * prec))
+    assert quality.relative_kl == pytest.approx(k**2 / 2 / prior_kl, rel=1e-9)
+
+
+@pytest.mark.parametrize("model, kwargs", [
+    ("logistic", {}),
+    ("poisson", dict(link="softplus", prior_scale=0.5, intercept_prior_scale=2.0)),
+    ("poisson", dict(link="log", fit_intercept=False)),
+])
+def test_coreset_quality_full_data_coreset_is_exact(model, kwargs):
+    if model == "logistic":
+        X, y = make_logistic_regression(600, coef=[1.0, -1.0, 0.5], random_state=0)
+    else:
+        X, y = make_poisson_regression(600, coef=[0.5, -0.3], intercept=0.5, random_state=0)
+    v = np.random.default_rng(0).uniform(0.5, 2.0, size=600)
+    coreset = UniformCoreset(M=600, model=model, **kwargs).fit(X, y, sample_weight=v)
+    quality = coreset_quality(coreset, X, y, sample_weight=v)
+    assert quality.size == 600
+    assert abs(quality.kl) < 1e-9
+    assert quality.max_mean_error_sd < 1e-5
+    assert abs(quality.relative_kl) < 1e-9
+
+
+def test_coreset_quality_uses_the_constructors_likelihood():
+    """Same numbers as the estimators with the constructor's link and prior fitted on the
+    coreset and on the full data (a different link or prior would change them)."""
+    X, y = make_poisson_regression(2000, coef=[0.5, -0.3, 0.2], intercept=0.5, random_state=0)
+    params = dict(link="softplus", prior_scale=0.5, intercept_prior_scale=2.0)
+    coreset = UniformCoreset(M=60, random_state=0, **params).fit(X, y)
+    quality = coreset_quality(coreset, X, y)
+    idx = coreset.sample_indices_
+    on_core = BayesianPoissonRegression(**params).fit(X[idx], y[idx],
+                                                      sample_weight=coreset.sample_weight_)
+    on_full = BayesianPoissonRegression(**params).fit(X, y)
+    assert quality.kl > 0.1
+    assert quality.kl == pytest.approx(posterior_kl(on_core, on_full), rel=1e-5)
+    assert quality.max_mean_error_sd == pytest.approx(mean_error_sd(on_core, on_full),
+                                                      rel=1e-5)
+    other = BayesianPoissonRegression(link="log", prior_scale=0.5, intercept_prior_scale=2.0)
+    assert posterior_kl(on_full, other.fit(X, y)) > 1e-3  # the link matters
+    # a meta-constructor's likelihood is its base constructor's
+    stream = StreamingCoreset(GIGACoreset(M=60, projection_dim=100, **params),
+                              block_size=500, random_state=0).fit(X, y)
+    streamed = coreset_quality(stream, X, y, full_posterior=quality.full_posterior)
+    assert streamed.kl == pytest.approx(coreset_quality(stream, X, y).kl, rel=1e-8)
+
+
+def test_coreset_quality_full_posterior_reused(logistic_data):
+    X, y = logistic_data
+    coreset = UniformCoreset(M=50, random_state=0).fit(X, y)
+    first = coreset_quality(coreset, X, y)
+    again = coreset_quality(coreset, X, y, full_posterior=first.full_posterior)
+    assert again == first
+    # a fitted estimator with the same prior gives the same full posterior
+    est = BayesianLogisticRegression().fit(X, y)
+    assert coreset_quality(coreset, X, y, full_posterior=est).kl == pytest.approx(
+        first.kl, rel=1e-6)
+    # the nats are what the ratio is made of
+    assert first.relative_kl == pytest.approx(
+        first.kl / _prior(np.array([1, 1, 1, 0.01])).kl(first.full_posterior))
+    assert first.max_mean_error_sd > 0.1 and first.kl > 0.1
+
+
+def test_coreset_quality_labels_encoded_as_at_fit():
+    """String labels: the positive class is classes_[1], as in the constructor."""
+    X, y = make_logistic_regression(500, coef=[2.0, -1.0], random_state=0)
+    coreset = UniformCoreset(M=100, random_state=0).fit(X, y)
+    named = np.where(y == 1, "yes", "no")
+    named_coreset = UniformCoreset(M=100, random_state=0).fit(X, named)
+    np.testing.assert_array_equal(coreset.sample_indices_, named_coreset.sample_indices_)
+    assert coreset_quality(named_coreset, X, named)[:4] == pytest.approx(
+        coreset_quality(coreset, X, y)[:4])
+
+
+def test_coreset_quality_errors(logistic_data):
+    X, y = logistic_data
+    coreset = UniformCoreset(M=50, random_state=0).fit(X, y)
+    with pytest.raises(NotFittedError):
+        coreset_quality(UniformCoreset(M=50), X, y)
+    with pytest.raises(TypeError, match="coreset constructor"):
+        coreset_quality(BayesianLogisticRegression().fit(X, y), X, y)
+    with pytest.raises(TypeError, match="coreset constructor"):
+        coreset_quality((coreset.sample_indices_, coreset.sample_weight_), X, y)
+    with pytest.raises(ValueError, match="features"):
+        coreset_quality(coreset, X[:, :2], y)
+    with pytest.raises(ValueError, match="not the data the coreset was fitted on"):
+        coreset_quality(coreset, X[:-1], y[:-1])
+    with pytest.raises(ValueError, match="not the data the coreset was fitted on"):
+        coreset_quality(coreset, X[::-1], y[::-1])
+    with pytest.raises(ValueError, match="y has 299 entries but X has 300 rows"):
+        coreset_quality(coreset, X, y[:-1])
+    with pytest.raises(ValueError, match="not fitted on"):
+        coreset_quality(coreset, X, np.where(y == 1, 2, 0))
+    with pytest.raises(ValueError, match="sample_weight has 10 entries"):
+        coreset_quality(coreset, X, y, sample_weight=np.ones(10))
+    with pytest.raises(ValueError, match="5 parameters"):
+        coreset_quality(coreset, X, y, full_posterior=GaussianPosterior(np.zeros(5),
+                                                                        np.eye(5)))
+    with pytest.raises(TypeError, match="full_posterior"):
+        coreset_quality(coreset, X, y, full_posterior=np.zeros(4))
+    counts = np.arange(300) % 4
+    poisson = UniformCoreset(M=50, model="poisson", random_state=0).fit(X, counts)
+    with pytest.raises(ValueError, match="negative"):
+        coreset_quality(poisson, X, -counts)
