@@ -132,12 +132,13 @@ class EnsembleSampler:
     """Short emcee runs on ``pi_w``, each warm-started from the previous walker positions.
 
     The walkers start as exact draws from the prior (``pi_0``, the coreset posterior of
-    ``w = 0``); after every weight update they take ``_MCMC_STEPS`` stretch moves under the
-    new log posterior, which only involves the active rows. The walker positions are the
-    draws.
+    ``w = 0``) or, with :meth:`start_at`, from a Gaussian close to ``pi_w``; after every
+    weight update they take ``n_steps`` stretch moves under the new log posterior, which only
+    involves the active rows. The walker positions are the draws.
     """
 
-    def __init__(self, X, y, family, prior_prec, fit_intercept, n_draws, rng):
+    def __init__(self, X, y, family, prior_prec, fit_intercept, n_draws, rng, *,
+                 n_steps=_MCMC_STEPS):
         import emcee
 
         from .._inference.mcmc import _stretch_scale, log_probability
@@ -146,12 +147,19 @@ class EnsembleSampler:
         self.X, self.y, self.family = X, y, family
         self.prior_prec = prior_prec
         self.fit_intercept = fit_intercept
+        self.n_steps = n_steps
         p = len(prior_prec)
         self.n_walkers = max(n_draws, 2 * p + 2)
         self.move = emcee.moves.StretchMove(a=_stretch_scale(p))
         z = rng.standard_normal((self.n_walkers, p))
         self.positions = z / np.sqrt(prior_prec)
         self.update(np.empty(0, dtype=np.intp), np.empty(0))
+
+    def start_at(self, mean, cov_inv_factor, rng):
+        """Put the walkers at draws ``mean + z @ cov_inv_factor`` of a Gaussian (e.g. the
+        Laplace approximation of ``pi_w`` from :class:`LaplaceSampler`), skipping burn-in."""
+        z = rng.standard_normal((self.n_walkers, len(mean)))
+        self.positions = mean + z @ cov_inv_factor
 
     def update(self, active, weights):
         """Target the coreset posterior with ``weights`` on the rows ``active``."""
@@ -168,7 +176,7 @@ class EnsembleSampler:
                 moves=self.move)
             sampler.random_state = np.random.RandomState(
                 rng.randint(np.iinfo(np.int32).max)).get_state()
-            state = sampler.run_mcmc(self.positions, _MCMC_STEPS, progress=False,
+            state = sampler.run_mcmc(self.positions, self.n_steps, progress=False,
                                      skip_initial_state_check=True)
             self.positions = state.coords
         if n_draws == self.n_walkers:
