@@ -17,7 +17,9 @@ from skcoreset._inference import laplace, prior_precision
 from skcoreset._posterior import GaussianPosterior
 from skcoreset.coreset._potentials import PotentialEvaluator
 from skcoreset.coreset._samplers import LaplaceSampler
-from skcoreset.coreset._sparsevi import _ExactGaussianMoments, _MonteCarloMoments, sparse_vi
+from skcoreset.coreset import _sparsevi
+from skcoreset.coreset._sparsevi import (AUTO_SUBSAMPLE, _ExactGaussianMoments,
+                                         _MonteCarloMoments, resolve_subsample, sparse_vi)
 from skcoreset.pipeline import Pipeline
 
 from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
@@ -284,6 +286,96 @@ def test_n_subsample_restricts_the_work_and_still_approximates():
     assert cs.history_[-1, 1] < 0.01 * cs.history_[0, 1]
 
 
+@pytest.mark.parametrize("weights", ["uniform", "integer", "skewed"])
+def test_subsampled_residual_is_unbiased(weights):
+    # mean over many subsamples of the residual estimate sum_rows coef_r f_r(theta) equals
+    # the full residual f^T (s - w) at fixed draws theta, within standard errors, also when
+    # the incoming weights vary (zero-weight rows stand for nothing)
+    n, n_draws, U = 3000, 4, 200
+    X, y = _logistic_data(n=n, seed=8)
+    y_enc = np.where(y == 1, 1.0, -1.0)
+    rng = np.random.default_rng(0)
+    s = {"uniform": np.ones(n), "integer": rng.integers(0, 4, size=n).astype(float),
+         "skewed": rng.lognormal(sigma=1.5, size=n)}[weights]
+    family = make_family("logistic")
+    prior = prior_precision(3, prior_scale=1.0, intercept_prior_scale=1.0, fit_intercept=True)
+    sampler = LaplaceSampler(X, y_enc, family, prior, True)
+    mc = _MonteCarloMoments(X, y_enc, s, family, True, prior, sampler, n_draws, U, 10,
+                            np.random.RandomState(0))
+    assert mc.n_subsample == U
+    active = np.flatnonzero(s > 0)[[3, 50, 400]]
+    w = np.array([30.0, 200.0, 5.0])
+    thetas = rng.normal(size=(n_draws, 4))
+    f = family.loglik(y_enc[:, None], X @ thetas[:, :-1].T + thetas[:, -1])
+    r = s.copy()
+    r[active] -= w
+    full = r @ f
+    estimates = []
+    for _ in range(4000):
+        rows, coef, position = mc.residual_rows(active, w)
+        assert np.all(s[rows] > 0) and len(rows) == len(active) + U
+        np.testing.assert_array_equal(rows[position], active)
+        estimates.append(coef @ f[rows])
+    estimates = np.array(estimates)
+    standard_error = estimates.std(axis=0) / np.sqrt(len(estimates))
+    assert np.all(np.abs(estimates.mean(axis=0) - full) < 4 * standard_error), (
+        (estimates.mean(axis=0) - full) / standard_error)
+    # and the test has power: the estimate is noisy, its errors far above the tolerance
+    assert np.all(estimates.std(axis=0) > 10 * standard_error)
+
+
+def test_auto_subsample_keeps_small_data_exact_and_bounds_the_work(monkeypatch):
+    assert resolve_subsample("auto", AUTO_SUBSAMPLE) is None
+    assert resolve_subsample("auto", AUTO_SUBSAMPLE + 1) == AUTO_SUBSAMPLE
+    assert resolve_subsample(None, 10**6) is None and resolve_subsample(50, 50) is None
+    assert resolve_subsample(50, 51) == 50
+    # at the paper's N = 500 "auto" is the full-data algorithm, draw for draw
+    X, y = _logistic_data(n=500)
+    auto = SparseVICoreset(random_state=0, **FAST).fit(X, y)
+    every = SparseVICoreset(n_subsample=None, random_state=0, **FAST).fit(X, y)
+    assert auto.n_subsample_ is None
+    np.testing.assert_array_equal(auto.sample_indices_, every.sample_indices_)
+    np.testing.assert_array_equal(auto.sample_weight_, every.sample_weight_)
+    # beyond it, every selection and gradient step evaluates the potentials of the coreset
+    # rows plus the subsample only
+    seen = []
+
+    class Recording(PotentialEvaluator):
+        def __call__(self, X, y, thetas):
+            seen.append(X.shape[0])
+            return super().__call__(X, y, thetas)
+
+    monkeypatch.setattr(_sparsevi, "PotentialEvaluator", Recording)
+    X, y = _logistic_data(n=AUTO_SUBSAMPLE + 3000, seed=9)
+    cs = SparseVICoreset(M=4, n_samples=10, n_iter_opt=3, random_state=0).fit(X, y)
+    assert cs.n_subsample_ == AUTO_SUBSAMPLE
+    assert len(seen) == cs.n_iter_ * 3  # one call per selection and per fresh gradient
+    # (the active rows: one per greedy step at most, some may have fallen to weight 0)
+    assert max(seen) <= AUTO_SUBSAMPLE + cs.n_iter_
+
+
+def test_huge_m_stops_and_says_why():
+    # M = 10**10 acts as the number of rows of positive weight; the loop ends
+    X, y = _logistic_data(n=60, seed=10)
+    s = np.ones(60)
+    s[:20] = 0.0
+    cs = SparseVICoreset(M=10**10, n_samples=20, n_iter_opt=5, random_state=0).fit(
+        X, y, sample_weight=s)
+    assert cs.n_iter_ <= 40 and cs.stop_reason_ in ("max_steps", "no_improvement")
+    assert np.all(cs.sample_indices_ >= 20)
+    assert cs.history_.shape == (cs.n_iter_, 3)
+    # the exact sampler matches the Gaussian posterior with a few points, then re-selects
+    # them without improving: it stops on its own, long before min(M, N) = 200 steps
+    Xg, yg = _regression_data(200, 2, seed=11)
+    gauss = SparseVICoreset(M=10**10, model="gaussian", random_state=0).fit(Xg, yg)
+    assert gauss.stop_reason_ == "no_improvement" and gauss.n_iter_ < 200
+    history = gauss.history_[:, 1]
+    # the last 5 steps did not beat the best KL reached before them
+    assert np.all(history[-5:] >= history[:-5].min())
+    # a budget that runs out is reported as such
+    assert SparseVICoreset(random_state=0, **FAST).fit(X, y).stop_reason_ == "max_steps"
+
+
 def test_incoming_sample_weight_defines_the_target():
     X, y = _regression_data(300, 3, seed=6)
     s = np.random.default_rng(0).integers(0, 4, size=300).astype(float)
@@ -333,7 +425,8 @@ def test_fit_is_deterministic_and_exposes_its_attributes():
 @pytest.mark.parametrize("params, match", [
     ({"n_samples": 1}, "n_samples"), ({"n_iter_opt": 0}, "n_iter_opt"),
     ({"learning_rate": 0.0}, "learning_rate"), ({"learning_rate": -1.0}, "learning_rate"),
-    ({"n_subsample": 0}, "n_subsample"), ({"sampler": "nuts"}, "sampler"),
+    ({"n_subsample": 0}, "n_subsample"), ({"n_subsample": "all"}, "n_subsample"),
+    ({"sampler": "nuts"}, "sampler"),
     ({"sampler": "exact"}, "gaussian model"), ({"M": 0}, "M")])
 def test_bad_parameters_get_clear_errors(params, match):
     X, y = _logistic_data(n=50)
@@ -361,5 +454,15 @@ def test_pipelines_and_grid_search_over_m(pipeline_class):
 def test_clone_and_verbose(capsys):
     X, y = _logistic_data(n=100)
     cs = clone(SparseVICoreset(verbose=1, **FAST)).fit(X, y)
-    assert "[SparseVI] step" in capsys.readouterr().out
+    out = capsys.readouterr().out.splitlines()
     assert cs.get_params()["n_samples"] == 30
+    # set-up, one line per greedy step with elapsed time and ETA, stop reason
+    assert "100 rows" in out[0] and "every row" in out[0]
+    steps = [line for line in out if line.startswith("[SparseVI] step")]
+    assert len(steps) == cs.n_iter_
+    assert steps[0].startswith("[SparseVI] step    1/10")
+    assert all("elapsed" in line and "ETA" in line for line in steps)
+    assert steps[-1].endswith("ETA 0.0s")
+    assert "max_steps" in out[-1]
+    assert _sparsevi._format_seconds(7384.0) == "2h03m"
+    assert _sparsevi._format_seconds(125.0) == "2m05s"
