@@ -1,8 +1,8 @@
 """skcoreset: Bayesian coresets and Bayesian GLMs for scikit-learn."""
 
 from ._posterior import GaussianPosterior, SamplePosterior
-from .coreset import (FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, SparseVICoreset,
-                      StreamingCoreset, UniformCoreset, WeightedSubset)
+from .coreset import (FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
+                      SparseVICoreset, StreamingCoreset, UniformCoreset, WeightedSubset)
 from .linear_model import BayesianLogisticRegression, BayesianPoissonRegression
 
 __version__ = "0.1.0.dev0"
@@ -13,6 +13,7 @@ __all__ = [
     "FrankWolfeCoreset",
     "GIGACoreset",
     "GaussianPosterior",
+    "QuasiNewtonCoreset",
     "SamplePosterior",
     "SensitivityCoreset",
     "SparseVICoreset",

@@ -3,10 +3,12 @@ whose weighted log-likelihood stands in for the full data's."""
 
 from ._base import BaseCoreset, WeightedSubset
 from ._hilbert import FrankWolfeCoreset, GIGACoreset
+from ._quasi_newton import QuasiNewtonCoreset
 from ._sensitivity import SensitivityCoreset
 from ._sparsevi import SparseVICoreset
 from ._streaming import StreamingCoreset
 from ._uniform import UniformCoreset
 
-__all__ = ["BaseCoreset", "FrankWolfeCoreset", "GIGACoreset", "SensitivityCoreset",
-           "SparseVICoreset", "StreamingCoreset", "UniformCoreset", "WeightedSubset"]
+__all__ = ["BaseCoreset", "FrankWolfeCoreset", "GIGACoreset", "QuasiNewtonCoreset",
+           "SensitivityCoreset", "SparseVICoreset", "StreamingCoreset", "UniformCoreset",
+           "WeightedSubset"]
