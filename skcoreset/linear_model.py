@@ -22,8 +22,8 @@ from ._families import LogisticFamily, PoissonFamily
 from ._inference import fit_posterior
 from ._inference._common import prior_precision
 from ._inference.mcmc import sample_predictive_moments
-from ._inference.pass_glm import (PassGLMStatistics, check_pass_degree, is_dask_collection,
-                                  pass_glm, pass_glm_posterior)
+from ._inference.pass_glm import (check_pass_degree, is_dask_collection, pass_glm,
+                                  pass_glm_posterior, start_statistics)
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._validation import check_counts, check_sample_weight
 from .coreset._base import reject_weighted_subset, unpack_weighted_subset
@@ -33,7 +33,13 @@ _METHODS = {"laplace", "kl_proximal", "pass_glm", "mcmc"}
 
 def _uses_pass_glm(estimator):
     """``partial_fit`` exists only for the method that accumulates sufficient statistics."""
-    return estimator.method == "pass_glm"
+    if estimator.method != "pass_glm":
+        # available_if passes this message on (hasattr(estimator, "partial_fit") is False)
+        raise AttributeError(
+            f"partial_fit is only available with method='pass_glm', which accumulates "
+            f"sufficient statistics; this estimator has method={estimator.method!r}. Use "
+            "set_params(method='pass_glm') to fit a stream chunk by chunk, or call fit.")
+    return True
 
 
 class _BaseBayesianGLM(BaseEstimator):
@@ -48,7 +54,7 @@ class _BaseBayesianGLM(BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "kl_beta": [Interval(Real, 0, None, closed="neither"), None],
         "pass_degree": [Interval(Integral, 2, None, closed="left")],
-        "pass_radius": [Interval(Real, 0, None, closed="neither")],
+        "pass_radius": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "n_draws": [Interval(Integral, 2, None, closed="left")],
         "n_burnin": [Interval(Integral, 0, None, closed="left"), None],
         "thin": [Interval(Integral, 1, None, closed="left"), None],
@@ -59,7 +65,7 @@ class _BaseBayesianGLM(BaseEstimator):
 
     def __init__(self, *, method="laplace", prior_scale=1.0, intercept_prior_scale=10.0,
                  fit_intercept=True, tol=1e-10, max_iter=500, kl_beta=None, pass_degree=2,
-                 pass_radius=4.0, n_draws=4000, n_burnin=None, thin=None, n_walkers=None,
+                 pass_radius="auto", n_draws=4000, n_burnin=None, thin=None, n_walkers=None,
                  random_state=None, verbose=0):
         self.method = method
         self.prior_scale = prior_scale
@@ -96,6 +102,7 @@ class _BaseBayesianGLM(BaseEstimator):
 
     def _store(self, result):
         """Fitted attributes from an :class:`InferenceResult`."""
+        self._fitted_method = self.method
         self.posterior_ = result.posterior
         self.n_iter_ = result.n_iter
         if isinstance(result.posterior, SamplePosterior):
@@ -124,8 +131,14 @@ class _BaseBayesianGLM(BaseEstimator):
             prior_prec=self._prior(X.shape[1]), fit_intercept=self.fit_intercept,
             tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
             **self._method_options())
-        self._pass_statistics = result.extra.get("statistics")
+        self._start_stream(result.extra.get("statistics"), result.extra.get("pilot"))
         return self._store(result)
+
+    def _start_stream(self, statistics, pilot):
+        """Keep PASS-GLM's statistics and pilot, from which ``partial_fit`` continues."""
+        self._pass_statistics = statistics
+        self._pass_pilot = pilot
+        self._pass_settings = (self.pass_degree, self.pass_radius, self.fit_intercept)
 
     def _fit_dask(self, X, y, sample_weight):
         """One pass over dask chunks: only PASS-GLM's statistics travel to the client."""
@@ -147,27 +160,46 @@ class _BaseBayesianGLM(BaseEstimator):
                           prior_prec=self._prior(X.shape[1]), fit_intercept=self.fit_intercept,
                           tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
                           **self._method_options())
-        self._pass_statistics = result.extra["statistics"]
+        self._start_stream(result.extra["statistics"], result.extra["pilot"])
         return self._store(result)
 
     def _partial_fit(self, X, y, sample_weight, classes=None):
-        """Add a chunk to PASS-GLM's statistics and refresh the posterior from them."""
+        """Add a chunk to PASS-GLM's statistics and refresh the posterior from them.
+
+        The first chunk starts the stream: its pilot fit chooses the polynomial for
+        ``pass_radius="auto"`` and later chunks are summarised with the same one.
+        """
         first_call = getattr(self, "_pass_statistics", None) is None
+        if first_call and hasattr(self, "posterior_"):
+            raise ValueError(
+                f"partial_fit cannot continue a fit made with method="
+                f"{self._fitted_method!r}: that posterior has no sufficient statistics to add "
+                "chunks to. Call fit with method='pass_glm' (partial_fit then continues from "
+                "it), or partial_fit on an unfitted clone (sklearn.base.clone) to start a new "
+                "stream.")
+        settings = (self.pass_degree, self.pass_radius, self.fit_intercept)
+        if not first_call and settings != self._pass_settings:
+            raise ValueError(
+                f"(pass_degree, pass_radius, fit_intercept) changed from {self._pass_settings} "
+                f"to {settings} since the stream started; the statistics accumulated so far "
+                "use the old values. Restore them, or call fit (or partial_fit on an unfitted "
+                "clone) to start again.")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, reset=first_call)
         y_encoded = (self._encode_target(y, classes=classes) if first_call
                      else self._encode_more(y))
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        options = self._method_options()
+        prior = self._prior(X.shape[1])
         if first_call:
-            self._pass_statistics = PassGLMStatistics.empty(
-                self._family(), X.shape[1], fit_intercept=self.fit_intercept, **options)
-        elif (self._pass_statistics.degree, self._pass_statistics.radius) != (
-                options["degree"], options["radius"]):
-            raise ValueError("pass_degree or pass_radius changed between partial_fit calls; "
-                             "call fit to start again.")
+            options = self._method_options()
+            stats, pilot = start_statistics(
+                X, y_encoded, self._family(), sample_weight=sample_weight, prior_prec=prior,
+                fit_intercept=self.fit_intercept, degree=options["degree"],
+                radius=options["radius"], max_iter=self.max_iter)
+            self._start_stream(stats, pilot)
         self._pass_statistics.add(X, y_encoded, sample_weight)
-        result = pass_glm_posterior(self._pass_statistics, self._prior(X.shape[1]),
-                                    tol=self.tol, max_iter=self.max_iter, verbose=self.verbose)
+        result = pass_glm_posterior(self._pass_statistics, prior, tol=self.tol,
+                                    max_iter=self.max_iter, verbose=self.verbose,
+                                    pilot=self._pass_pilot)
         return self._store(result)
 
     def _check_predict_input(self, X):
@@ -561,7 +593,7 @@ class BayesianPoissonRegression(RegressorMixin, _BaseBayesianGLM):
 
     def __init__(self, *, link="log", method="laplace", prior_scale=1.0,
                  intercept_prior_scale=10.0, fit_intercept=True, tol=1e-10, max_iter=500,
-                 kl_beta=None, pass_degree=2, pass_radius=4.0, n_draws=4000, n_burnin=None,
+                 kl_beta=None, pass_degree=2, pass_radius="auto", n_draws=4000, n_burnin=None,
                  thin=None, n_walkers=None, random_state=None, verbose=0):
         super().__init__(method=method, prior_scale=prior_scale,
                          intercept_prior_scale=intercept_prior_scale,

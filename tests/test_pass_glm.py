@@ -332,8 +332,9 @@ def test_dask_default_scheduler_equals_in_memory(family, degree):
     expected = pass_glm_statistics(X, y, family, sample_weight=w, degree=degree)
     _assert_stats_equal(expected, pass_glm_statistics_dask(Xd, yd, family, sample_weight=wd,
                                                            degree=degree))
-    # y and weights may stay in memory; pass_glm dispatches on the dask X
-    options = dict(prior_prec=_prior(3), fit_intercept=True, degree=degree)
+    # y and weights may stay in memory; pass_glm dispatches on the dask X. A fixed radius:
+    # with radius="auto" the dask pilot is the first chunk, not a subsample of all rows
+    options = dict(prior_prec=_prior(3), fit_intercept=True, degree=degree, radius=4.0)
     a = pass_glm(X, y, family, sample_weight=w, **options)
     b = pass_glm(Xd, y, family, sample_weight=w, **options)
     np.testing.assert_allclose(a.posterior.mean, b.posterior.mean, rtol=1e-10)
@@ -345,7 +346,7 @@ def test_dask_on_local_cluster_equals_in_memory(cluster):
     X, y = _logistic_data(n=4000, d=3)
     w = np.random.default_rng(5).uniform(0.5, 2.0, len(y))
     Xd, yd, wd = _dask_inputs(X, y, w, chunks=500)
-    options = dict(prior_prec=_prior(3), fit_intercept=True)
+    options = dict(prior_prec=_prior(3), fit_intercept=True, radius=4.0)
     with distributed.Client(cluster) as client:
         assert len(client.scheduler_info()["workers"]) == 2
         with distributed.get_task_stream(client=client) as tasks:

@@ -1,46 +1,54 @@
 """PASS-GLM: polynomial approximate sufficient statistics (Huggins, Adams & Broderick, 2017).
 
-A GLM log-likelihood ``sum_n w_n phi(y_n, a_n . theta)`` has no finite sufficient statistics,
-but a degree-``M`` polynomial approximation ``phi_M(s) = sum_m b_m s^m`` of the mapping
-function on ``[-R, R]`` has: expanding ``(c_n . theta)^m`` shows that the approximate
-log-likelihood depends on the data only through the weighted moment sums
-``t_k = sum_n w_n c_n^k`` over the multi-indices ``|k| <= M`` (Algorithm 1 of the paper, lines
-3-7). These sums take one pass over the data, add up over chunks (streams, ``partial_fit``,
-dask map-reduce) and afterwards the posterior costs nothing that depends on ``n``.
+A GLM log-likelihood ``sum_n w_n [y_n s_n - f(s_n)]`` in the linear predictor
+``s_n = a_n . theta`` has no finite sufficient statistics, but with a degree-``M``
+polynomial ``f_M(s) = sum_m b_m s^m`` in place of ``f`` it has: expanding ``(a_n . theta)^m``
+shows that the approximate log-likelihood depends on the data only through the weighted
+moment sums ``t_k = sum_n w_n a_n^k`` over the multi-indices ``|k| <= M`` and the exact linear
+term ``sum_n w_n y_n a_n`` (Algorithm 1 of the paper, lines 3-7). These sums take one pass
+over the data, add up over chunks (streams, ``partial_fit``, dask map-reduce) and afterwards
+the posterior costs nothing that depends on ``n``.
 
 * ``degree=2`` (PASS-LR2, the paper's §5 setting): the approximate log-likelihood is quadratic
   in ``theta``, so under the Gaussian prior the posterior is Gaussian in closed form from
-  ``sum_n w_n c_n`` and ``sum_n w_n a_n a_n^T``.
+  ``sum_n w_n a_n``, ``sum_n w_n y_n a_n`` and ``sum_n w_n a_n a_n^T``.
 * ``degree > 2`` (small ``d`` only: there are ``C(p + M, M)`` monomials): MAP of the polynomial
   surrogate by Newton's method and a Laplace approximation at its mode.
 
-Supported models, with ``a_n = [x_n, 1]`` (or ``x_n``) and ``s_n = a_n . theta``:
+Supported models, with ``a_n = [x_n, 1]`` (or ``x_n``):
 
-* logistic, ``y_n in {-1, +1}``: ``phi(s) = -log(1 + e^-s)`` applied to ``y_n s_n``, so
-  ``c_n = y_n a_n``;
-* Poisson with log link: ``y s - e^s - log y!``; the ``y s`` part is already linear in
-  ``theta`` and kept exactly, only ``e^s`` is approximated (paper Corollary 4.5), so
-  ``c_n = a_n``.
+* logistic, ``y_n in {0, 1}``: ``f(s) = log(1 + e^s)`` (softplus). On an interval symmetric
+  about 0 this is the paper's approximation of ``phi(s) = -log(1 + e^-s)`` at the margins
+  ``y_n s_n`` with labels in ``{-1, +1}``, because ``softplus(s) - s/2`` is even;
+* Poisson with log link: ``f(s) = e^s`` (paper Corollary 4.5); the constant ``-log y!`` is
+  kept exactly.
 
-Valid degrees keep the surrogate bounded above (otherwise the "posterior" is improper):
+The polynomial
+--------------
+``radius=R`` (a number): the truncated Chebyshev series of ``f`` on ``[-R, R]``, as in the
+paper. Valid degrees keep the surrogate bounded above (otherwise the "posterior" is
+improper): logistic ``M = 2 + 4k`` (paper §3: the odd Chebyshev coefficients beyond the first
+vanish, and the coefficient of ``s^(4k)`` has the wrong sign), Poisson ``M`` even (the
+Chebyshev coefficients of ``e^s`` are ``2 I_m(R) > 0``).
 
-* logistic: ``M = 2 + 4k`` (paper §3). The odd Chebyshev coefficients beyond the first vanish
-  (``phi(s) - s/2`` is even), so an odd degree is the even degree below it; the coefficient of
-  ``s^(4k)`` is positive, so ``M = 4k`` lets the log-likelihood grow without bound as
-  ``||theta|| -> oo``.
-* Poisson, log link: ``M`` even. The Chebyshev coefficients of ``e^s`` on ``[-R, R]`` are
-  ``2 I_m(R) > 0`` (modified Bessel functions), so the leading monomial coefficient is
-  positive; ``-f_M(s)`` is then bounded above for even ``M`` and tends to ``+oo`` as
-  ``s -> -oo`` for odd ``M``.
+The error does not shrink with ``n`` (Corollaries 4.1 and 4.4 of the paper) while the
+posterior does, so a fixed interval is fine at small ``n`` and badly biased at large ``n`` or
+when the linear predictors are not centred at 0: degree 2 on ``[-4, 4]`` has constant
+curvature ``f''(0) ~ 0.16`` where a data set of rare positives (``s_n ~ -6``) has 0.0025.
 
-Accuracy: the error does not shrink with ``n`` (Corollaries 4.1 and 4.4 of the paper); it is
-set by how well ``phi_M`` matches ``phi`` where the ``c_n . theta`` lie. Degree 2 on
-``[-4, 4]`` (sup error 0.0687) trades accuracy near ``s = 0`` for range: its constant
-curvature ``2 b_2 = -0.163`` stands in for ``phi''(s) = -sigmoid(s) sigmoid(-s)`` everywhere,
-so on standardised Gaussian or uniform designs the posterior means and variances are
-typically 20-50% off Laplace's (Laplace is the more accurate method in the paper too, §5.1).
-Degree 2 with a radius matched to small margins (``R = 1``), or degree 6 at ``R = 4``, is
-within a few percent.
+``radius="auto"`` (the estimators' default): a *pilot* Laplace fit on a subsample of at most
+``PILOT_ROWS`` rows (every k-th row, per class for the logistic model so rare classes are
+represented; the first chunk for dask arrays and ``partial_fit`` streams) gives linear
+predictors ``s_n`` representative of the posterior, and ``f_M'`` is the weighted
+least-squares fit of ``f'`` on them. The gradient of the surrogate then matches the exact
+one where the data are; for Gaussian designs the residual ``f' - f_M'`` is orthogonal to
+``1`` and to ``s``, which by Stein's lemma makes the surrogate's mode exact up to the pilot's
+error, and ``2 b_2`` is the average curvature ``E f''(s)``. The pilot costs a subsample; the
+data are still read once.
+
+Whatever the polynomial, :func:`pass_glm_posterior` measures its effect on the pilot rows
+(:func:`mean_error_estimate`) and warns when the posterior mean is estimated to be more than
+one posterior standard deviation off.
 """
 
 import functools
@@ -50,12 +58,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.polynomial import chebyshev
 from scipy import linalg
-from scipy.special import gammaln, log_expit
+from scipy.special import expit, gammaln, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
-from .._design import n_params, rmatvec, weighted_gram
+from .._design import linear_predictor, n_params, rmatvec, weighted_gram
 from .._posterior import GaussianPosterior
-from ._common import InferenceResult
+from ._common import InferenceResult, LogPosterior
+from .laplace import laplace
 
 # Default cap on the number of distinct monomials C(p + M, M) for degrees above 2. Statistics,
 # per-row work and each Newton step grow with it (and the Hessian tables with it times p^2).
@@ -68,6 +77,11 @@ _MIN_STEP = 1e-10
 _BLOCK_ENTRIES = 2**21  # rows x monomials held at once when forming moments (16 MB)
 
 _SUPPORTED = "the logistic family and the Poisson family with link='log'"
+# Rows of the pilot subsample for radius="auto" and for the accuracy diagnostic: enough for a
+# stable least-squares fit and an error estimate whose noise is well below one posterior sd.
+PILOT_ROWS = 10_000
+# Warn when the posterior mean is estimated to be this many posterior sds off.
+MEAN_ERROR_WARN_SD = 1.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -78,9 +92,11 @@ def _mapping_function(function):
         return function
     if function == "logistic":
         return log_expit  # phi_logit(s) = -log(1 + e^-s)
+    if function == "softplus":
+        return lambda s: np.logaddexp(0.0, s)  # f(s) = log(1 + e^s), the logistic f
     if function in ("poisson", "exp"):
         return np.exp  # the part of the Poisson log-likelihood that PASS-GLM approximates
-    raise ValueError(f"function must be 'logistic', 'poisson', 'exp' or a callable, "
+    raise ValueError(f"function must be 'logistic', 'softplus', 'poisson', 'exp' or a callable, "
                      f"got {function!r}.")
 
 
@@ -96,8 +112,9 @@ def chebyshev_coefficients(function, degree, radius, *, n_nodes=None):
 
     Parameters
     ----------
-    function : {"logistic", "poisson", "exp"} or callable
-        ``"logistic"``: ``phi(s) = -log(1 + e^-s)``; ``"poisson"`` or ``"exp"``: ``e^s``, the
+    function : {"logistic", "softplus", "poisson", "exp"} or callable
+        ``"logistic"``: ``phi(s) = -log(1 + e^-s)``; ``"softplus"``: ``log(1 + e^s)``, the
+        logistic ``f`` of the model formulation above; ``"poisson"`` or ``"exp"``: ``e^s``, the
         part of the log-link Poisson log-likelihood ``y s - e^s - log y!`` that needs
         approximating. A callable must be vectorised over a 1-D array of ``s``.
     degree : int
@@ -111,8 +128,9 @@ def chebyshev_coefficients(function, degree, radius, *, n_nodes=None):
     Returns
     -------
     coef : ndarray of shape (degree + 1,)
-        ``b_0, ..., b_M`` with ``phi(s) ~ sum_m b_m s^m``. For ``"logistic"`` the odd
-        coefficients beyond ``b_1`` are set to exactly zero, as they are by symmetry.
+        ``b_0, ..., b_M`` with ``phi(s) ~ sum_m b_m s^m``. For ``"logistic"`` and
+        ``"softplus"`` the odd coefficients beyond ``b_1`` are set to exactly zero, as they
+        are by symmetry.
     """
     degree = int(degree)
     if degree < 0:
@@ -127,7 +145,7 @@ def chebyshev_coefficients(function, degree, radius, *, n_nodes=None):
     cheb[0] /= 2.0
     coef = chebyshev.cheb2poly(cheb) / radius ** np.arange(degree + 1)
     coef = np.pad(coef, (0, degree + 1 - len(coef)))
-    if function == "logistic":
+    if function in ("logistic", "softplus"):
         # phi(s) - s/2 = -log(2 cosh(s/2)) is even: remove quadrature round-off
         coef[3::2] = 0.0
         if degree >= 1:
@@ -194,10 +212,143 @@ def check_pass_degree(model, degree):
 
 
 def _surrogate_coefficients(model, degree, radius):
-    """``beta_m`` with per-point surrogate ``[y s] + sum_m beta_m (c . theta)^m``."""
+    """``beta_m = -b_m`` with per-point surrogate ``y s + sum_m beta_m s^m``, ``s = a . theta``."""
+    return -chebyshev_coefficients("softplus" if model == "logistic" else "exp", degree, radius)
+
+
+def _check_bounded(coef):
+    """The surrogate ``sum_m beta_m s^m`` must tend to ``-oo`` both ways (a proper posterior)."""
+    nonzero = np.flatnonzero(coef[2:]) + 2
+    if not len(nonzero) or nonzero[-1] % 2 or coef[nonzero[-1]] >= 0:
+        raise ValueError(
+            "The fitted PASS-GLM polynomial is not bounded above, so its posterior would be "
+            "improper (the pilot's linear predictors do not pin down a degree-"
+            f"{len(coef) - 1} fit). Use pass_degree=2 or a numeric pass_radius.")
+    return coef
+
+
+# --------------------------------------------------------------------------------------------
+# Data-driven polynomial from a pilot subsample (radius="auto")
+# --------------------------------------------------------------------------------------------
+@dataclass(eq=False)
+class Pilot:
+    """A weighted subsample standing in for the data, and a Laplace fit on it.
+
+    Attributes
+    ----------
+    X : ndarray of shape (m, d)
+    y : ndarray of shape (m,)
+        Encoded targets (``{-1, +1}`` or counts).
+    sample_weight : ndarray of shape (m,)
+        Rescaled so that each class (logistic) or the whole subsample (Poisson) has the total
+        weight of the rows it stands for.
+    theta : ndarray of shape (p,)
+        Mode of the weighted log posterior on the subsample.
+    fit_intercept : bool
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    sample_weight: np.ndarray
+    theta: np.ndarray
+    fit_intercept: bool
+
+    def eta(self, theta):
+        return linear_predictor(self.X, theta, self.fit_intercept)
+
+
+def _strided(index, n_keep):
+    return index[::max(1, -(-len(index) // max(n_keep, 1)))]
+
+
+def pilot_rows(y, sample_weight, model, max_rows=PILOT_ROWS):
+    """Indices of a deterministic subsample and its rescaled weights.
+
+    Every k-th row; for the logistic model per class, with the rarer class given up to half
+    of ``max_rows``, so that rare positives are represented. The weights of each stratum are
+    scaled to its total weight, so the subsample's weighted log-likelihood estimates the
+    full one. Costs one pass over ``y`` and ``sample_weight`` only.
+    """
+    n = len(y)
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     if model == "logistic":
-        return chebyshev_coefficients("logistic", degree, radius)
-    return -chebyshev_coefficients("exp", degree, radius)
+        strata = [np.flatnonzero(y > 0), np.flatnonzero(y <= 0)]
+        strata.sort(key=len)
+        rare = _strided(strata[0], max_rows // 2)
+        strata = [rare, _strided(strata[1], max_rows - len(rare))]
+        full = [np.flatnonzero(y > 0), np.flatnonzero(y <= 0)]
+        full.sort(key=len)
+    else:
+        strata, full = [_strided(np.arange(n), max_rows)], [np.arange(n)]
+    index = np.concatenate(strata)
+    weight = np.concatenate([
+        w[kept] * (w[rows].sum() / w[kept].sum()) if w[kept].sum() > 0 else w[kept]
+        for kept, rows in zip(strata, full)])
+    return index, weight
+
+
+def pilot_fit(X, y, family, *, sample_weight, prior_prec, fit_intercept, max_rows=PILOT_ROWS,
+              tol=1e-8, max_iter=100):
+    """:class:`Pilot` from an in-memory data set (or its first chunk)."""
+    model = _model_name(family)
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float).ravel()
+    index, weight = pilot_rows(y, sample_weight, model, max_rows)
+    Xp, yp = X[index], y[index]
+    if not (np.all(np.isfinite(Xp)) and np.all(np.isfinite(yp))):
+        raise ValueError("Input X or y contains NaN or infinity.")
+    with warnings.catch_warnings():
+        # a pilot that stops short of convergence still locates the linear predictors
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        start = laplace(Xp, yp, family, sample_weight=weight, prior_prec=prior_prec,
+                        fit_intercept=fit_intercept, tol=tol, max_iter=max_iter)
+    return Pilot(Xp, yp, weight, start.posterior.mean, bool(fit_intercept))
+
+
+def _derivative(model):
+    """``f'``: the sigmoid for logistic, ``exp`` for Poisson (the GLM mean function)."""
+    return expit if model == "logistic" else np.exp
+
+
+def fitted_coefficients(model, degree, pilot):
+    """Surrogate coefficients ``beta`` from the weighted least-squares fit of ``f'`` on the pilot.
+
+    ``f_M'`` is the degree ``M - 1`` polynomial closest to ``f'`` in the pilot's weighted
+    mean square at its linear predictors ``s_n = a_n . theta_pilot``; ``b_0`` makes ``f_M``
+    match ``f`` on weighted average (it enters only the evidence). Where the ``s_n`` barely
+    vary, the Taylor polynomial of degree 2 at their mean is used instead.
+
+    Returns
+    -------
+    coef : ndarray of shape (degree + 1,)
+    center, half_width : float
+        Weighted mean of the ``s_n`` and their largest distance from it.
+    """
+    s = pilot.eta(pilot.theta)
+    w = pilot.sample_weight
+    center = float(np.average(s, weights=w))
+    half_width = float(np.max(np.abs(s - center))) if len(s) else 0.0
+    fprime = _derivative(model)
+    f = _mapping_function("softplus" if model == "logistic" else "exp")
+    scale = float(np.sqrt(np.average((s - center) ** 2, weights=w)))
+    b = np.zeros(degree + 1)
+    if scale <= 1e-8 * max(1.0, abs(center)) or len(np.unique(s)) <= degree:
+        # Taylor at the centre: f'' = f' (1 - f') for the sigmoid, exp for exp
+        curvature = fprime(center) * (1 - fprime(center)) if model == "logistic" \
+            else np.exp(center)
+        b[1:3] = (fprime(center) - curvature * center, curvature / 2)
+    else:
+        # in z = (s - center) / scale the least-squares system is well conditioned
+        z = (s - center) / scale
+        vander = np.vander(z, degree, increasing=True)
+        sw = np.sqrt(w)
+        dz, *_ = np.linalg.lstsq(vander * sw[:, None], fprime(s) * sw, rcond=None)
+        # integrate f_M'(s) ds = scale * f_M'(z) dz, then back to the monomials of s
+        poly_z = np.polynomial.Polynomial(np.r_[0.0, dz * scale / np.arange(1, degree + 1)])
+        b = poly_z(np.polynomial.Polynomial([-center / scale, 1.0 / scale])).coef
+        b = np.pad(b, (0, degree + 1 - len(b)))
+    b[0] += np.average(f(s) - np.polynomial.polynomial.polyval(s, b), weights=w)
+    return _check_bounded(-b), center, half_width
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,15 +431,15 @@ def _monomial_chain(z, degree):
 class PassGLMStatistics:
     """Approximate sufficient statistics of a weighted GLM data set (Algorithm 1, lines 3-7).
 
-    With design rows ``a_n = [x_n, 1]`` (or ``x_n``), ``c_n = y_n a_n`` (logistic) or
-    ``c_n = a_n`` (Poisson), the surrogate log-likelihood is
+    With design rows ``a_n = [x_n, 1]`` (or ``x_n``), the surrogate log-likelihood is
 
     ``L(theta) = constant + linear . theta + sum_{m=0}^{M} beta_m <T_m, theta^(x m)>``
 
-    with the moment tensors ``T_m = sum_n w_n c_n^(x m)``: ``T_0 = sum_weight``,
+    with the moment tensors ``T_m = sum_n w_n a_n^(x m)``: ``T_0 = sum_weight``,
     ``T_1 = moment1``, ``T_2 = gram`` (dense) and, for ``m >= 3``, ``higher[m]`` holding one
     entry ``sum_n w_n c_n^k`` per monomial ``|k| = m`` (sorted index tuples, lexicographic).
-    Only the degrees with ``beta_m != 0`` are kept (odd ``m >= 3`` are skipped for logistic).
+    Only the degrees with ``beta_m != 0`` are kept (odd ``m >= 3`` vanish for the Chebyshev
+    approximation of the softplus on ``[-R, R]``).
 
     Statistics of disjoint chunks add up (:meth:`merge`), so a stream is summarised chunk by
     chunk (:meth:`add`) and a distributed data set by a map-reduce over its chunks.
@@ -301,23 +452,25 @@ class PassGLMStatistics:
     model : {"logistic", "poisson"}
     n_features : int
     degree : int
-    radius : float
+    radius : float or None
+        Half-width of the Chebyshev interval ``[-radius, radius]``; None when ``coef`` was
+        given (fitted on a pilot, :func:`fitted_coefficients`).
     fit_intercept : bool
     coef : ndarray of shape (degree + 1,)
-        Surrogate coefficients ``beta_m``: the Chebyshev monomial coefficients ``b_m`` of
-        ``phi_logit`` (logistic) or ``-b_m`` of ``e^s`` (Poisson).
+        Surrogate coefficients ``beta_m = -b_m`` of the polynomial ``f_M`` standing in for
+        the softplus (logistic) or ``e^s`` (Poisson).
     n_samples : int
         Rows accumulated.
     sum_weight : float
         ``sum_n w_n``.
     moment1 : ndarray of shape (p,)
-        ``sum_n w_n c_n``.
+        ``sum_n w_n a_n``.
     gram : ndarray of shape (p, p)
-        ``sum_n w_n c_n c_n^T = sum_n w_n a_n a_n^T``.
+        ``sum_n w_n a_n a_n^T``.
     higher : dict of int to ndarray
         Monomial moments of degree ``m >= 3``.
     linear : ndarray of shape (p,)
-        Exact linear term: ``sum_n w_n y_n a_n`` for Poisson, zeros for logistic.
+        Exact linear term ``sum_n w_n y_n a_n`` (labels as 0/1 for logistic).
     constant : float
         Exact constant: ``-sum_n w_n log(y_n!)`` for Poisson, 0 for logistic.
     """
@@ -338,7 +491,7 @@ class PassGLMStatistics:
 
     @classmethod
     def empty(cls, family, n_features, *, degree=2, radius=4.0, fit_intercept=True,
-              max_monomials=MAX_MONOMIALS):
+              max_monomials=MAX_MONOMIALS, coef=None):
         """Zero statistics ready for :meth:`add`.
 
         Parameters
@@ -354,19 +507,28 @@ class PassGLMStatistics:
         max_monomials : int, default=MAX_MONOMIALS
             For ``degree > 2``, refuse when the number of monomials ``C(p + M, M)`` exceeds
             this (the statistics, the per-row work and each Newton step grow with it).
+        coef : ndarray of shape (degree + 1,), default=None
+            Surrogate coefficients ``beta`` to use instead of the Chebyshev ones on
+            ``[-radius, radius]`` (e.g. from :func:`fitted_coefficients`); ``radius`` is then
+            recorded as None.
         """
         model = _model_name(family)
-        degree = check_pass_degree(model, degree)
-        radius = float(radius)
-        if not radius > 0:
-            raise ValueError(f"pass_radius must be positive, got {radius!r}.")
+        if coef is not None:
+            coef = _check_bounded(np.array(coef, dtype=float))
+            degree, radius = len(coef) - 1, None
+        degree = check_pass_degree(model, degree) if coef is None else degree
+        if coef is None:
+            radius = float(radius)
+            if not radius > 0:
+                raise ValueError(f"pass_radius must be positive, got {radius!r}.")
         p = n_params(n_features, fit_intercept)
         if degree > 2 and n_monomials(p, degree) > max_monomials:
             raise ValueError(
                 f"pass_degree={degree} with {p} parameters needs C({p} + {degree}, {degree}) "
                 f"= {n_monomials(p, degree)} monomial statistics, more than max_monomials="
                 f"{max_monomials}. Use pass_degree=2 (O(p^2) statistics) or fewer features.")
-        coef = _surrogate_coefficients(model, degree, radius)
+        if coef is None:
+            coef = _surrogate_coefficients(model, degree, radius)
         higher = {m: np.zeros(len(_monomials(p, m)[0]))
                   for m in range(3, degree + 1) if coef[m] != 0.0}
         return cls(model=model, n_features=int(n_features), degree=degree, radius=radius,
@@ -392,14 +554,13 @@ class PassGLMStatistics:
         """
         X, y, w = self._check_chunk(X, y, sample_weight)
         if self.model == "logistic":
-            c_weights = w * y  # c_n = y_n a_n and y_n^2 = 1
+            self.linear += rmatvec(X, w * (y > 0), self.fit_intercept)  # labels as 0/1
         else:
-            c_weights = w
             self.linear += rmatvec(X, w * y, self.fit_intercept)
             self.constant -= float(w @ gammaln(y + 1.0))
         self.n_samples += X.shape[0]
         self.sum_weight += float(w.sum())
-        self.moment1 += rmatvec(X, c_weights, self.fit_intercept)
+        self.moment1 += rmatvec(X, w, self.fit_intercept)
         if X.shape[0]:
             self.gram += weighted_gram(X, w, self.fit_intercept)
         if self.higher:
@@ -413,6 +574,11 @@ class PassGLMStatistics:
             raise ValueError(f"X must have shape (n, {self.n_features}), got {X.shape}.")
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} entries but X has {X.shape[0]} rows.")
+        # checked here so that dask chunks are checked on their workers, in the same pass
+        if not np.all(np.isfinite(X)):
+            raise ValueError("Input X contains NaN or infinity.")
+        if not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or infinity.")
         w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(
             sample_weight, dtype=np.float64)
         if w.ndim == 0:
@@ -434,8 +600,6 @@ class PassGLMStatistics:
         for start in range(0, X.shape[0], rows):
             block = X[start:start + rows]
             c = np.column_stack([block, np.ones(len(block))]) if self.fit_intercept else block
-            if self.model == "logistic":
-                c = c * y[start:start + rows, None]
             for m, products in _monomial_chain(c, self.degree):
                 if m in self.higher:
                     self.higher[m] += w[start:start + rows] @ products
@@ -444,6 +608,8 @@ class PassGLMStatistics:
         """Statistics of the union of the two data sets (a new object)."""
         keys = ("model", "n_features", "degree", "radius", "fit_intercept")
         mismatch = [k for k in keys if getattr(self, k) != getattr(other, k)]
+        if not mismatch and not np.array_equal(self.coef, other.coef):
+            mismatch = ["coef"]
         if mismatch:
             raise ValueError(f"Cannot merge PASS-GLM statistics that differ in {mismatch}.")
         return replace(
@@ -498,7 +664,7 @@ class PassGLMStatistics:
 
 
 def pass_glm_statistics(X, y, family, *, sample_weight=None, degree=2, radius=4.0,
-                        fit_intercept=True, max_monomials=MAX_MONOMIALS):
+                        fit_intercept=True, max_monomials=MAX_MONOMIALS, coef=None):
     """PASS-GLM statistics of one in-memory chunk of data.
 
     Parameters
@@ -508,7 +674,7 @@ def pass_glm_statistics(X, y, family, *, sample_weight=None, degree=2, radius=4.
         Labels in ``{-1, +1}`` (logistic) or counts (Poisson).
     family : Family or {"logistic", "poisson"}
     sample_weight : ndarray of shape (n,), default=None
-    degree, radius, fit_intercept, max_monomials
+    degree, radius, fit_intercept, max_monomials, coef
         See :meth:`PassGLMStatistics.empty`.
 
     Returns
@@ -516,7 +682,8 @@ def pass_glm_statistics(X, y, family, *, sample_weight=None, degree=2, radius=4.
     PassGLMStatistics
     """
     stats = PassGLMStatistics.empty(family, np.shape(X)[1], degree=degree, radius=radius,
-                                    fit_intercept=fit_intercept, max_monomials=max_monomials)
+                                    fit_intercept=fit_intercept, max_monomials=max_monomials,
+                                    coef=coef)
     return stats.add(X, y, sample_weight)
 
 
@@ -539,7 +706,7 @@ def _merge_all(*stats):
 
 def pass_glm_statistics_dask(X, y, family, *, sample_weight=None, degree=2, radius=4.0,
                              fit_intercept=True, max_monomials=MAX_MONOMIALS, split_every=8,
-                             compute=True):
+                             compute=True, coef=None):
     """PASS-GLM statistics of dask arrays, computed chunk by chunk where the data live.
 
     Each row chunk of ``X`` (rechunked so that all columns are in one block) is summarised on
@@ -555,7 +722,7 @@ def pass_glm_statistics_dask(X, y, family, *, sample_weight=None, degree=2, radi
         Encoded as for :func:`pass_glm_statistics`; rechunked to the row chunks of ``X``.
     family : Family or {"logistic", "poisson"}
     sample_weight : dask.array.Array or ndarray of shape (n,), default=None
-    degree, radius, fit_intercept, max_monomials
+    degree, radius, fit_intercept, max_monomials, coef
         See :meth:`PassGLMStatistics.empty`.
     split_every : int, default=8
         Fan-in of the reduction tree.
@@ -565,6 +732,12 @@ def pass_glm_statistics_dask(X, y, family, *, sample_weight=None, degree=2, radi
     Returns
     -------
     PassGLMStatistics (or a Delayed when ``compute=False``)
+
+    Raises
+    ------
+    ValueError
+        When a chunk contains NaN or infinity (raised by the worker that summarises it, so the
+        data are still read once).
     """
     import dask
     import dask.array as da
@@ -574,7 +747,8 @@ def pass_glm_statistics_dask(X, y, family, *, sample_weight=None, degree=2, radi
         raise ValueError(f"X must be 2-D, got {X.ndim} dimensions.")
     X = X.rechunk({1: -1})
     options = dict(family=_model_name(family), n_features=X.shape[1], degree=degree,
-                   radius=radius, fit_intercept=fit_intercept, max_monomials=max_monomials)
+                   radius=radius, fit_intercept=fit_intercept, max_monomials=max_monomials,
+                   coef=coef)
     template = PassGLMStatistics.empty(**options)  # validates the options on the client
 
     def rows_like_X(v):
@@ -696,8 +870,52 @@ def _linear_predictor_rms(stats, theta):
     return float(np.sqrt(max(theta @ stats.gram @ theta, 0.0) / stats.sum_weight))
 
 
+class PassGLMAccuracyWarning(UserWarning):
+    """The PASS-GLM posterior is measurably off the exact one (see :func:`mean_error_estimate`)."""
+
+
+def _family_of(model):
+    from .._families import LogisticFamily, PoissonFamily
+
+    return LogisticFamily() if model == "logistic" else PoissonFamily(link="log")
+
+
+def mean_error_estimate(stats, theta, prior_prec, pilot):
+    """Estimated error of the PASS-GLM posterior mean, per parameter, in posterior sds.
+
+    The exact log posterior's gradient at the surrogate's mode ``theta`` is the gradient of
+    what the polynomial left out, ``g = sum_n w_n (f_M' - f')(a_n . theta) a_n``; one Newton
+    step ``H^-1 g`` with the exact negative Hessian ``H`` moves ``theta`` to (about) the exact
+    mode. Both sums are estimated on the pilot rows, with weights scaled to the statistics'
+    total weight, so the estimate costs ``O(pilot rows x p^2)`` and needs no pass over the
+    data. Its noise is proportional to the approximation error itself, so a good polynomial
+    gives an estimate near zero.
+
+    Returns
+    -------
+    offset : ndarray of shape (p,)
+        ``(H^-1 g)_j / sqrt((H^-1)_jj)``.
+    """
+    w = pilot.sample_weight * (stats.sum_weight / pilot.sample_weight.sum())
+    s = pilot.eta(theta)
+    slope = np.polynomial.polynomial.polyder(-stats.coef)  # f_M' from beta = -b
+    residual = np.polynomial.polynomial.polyval(s, slope) - _derivative(stats.model)(s)
+    with np.errstate(over="ignore", invalid="ignore"):
+        g = rmatvec(pilot.X, w * residual, pilot.fit_intercept)
+    log_post = LogPosterior(pilot.X, pilot.y, _family_of(stats.model), w, prior_prec,
+                            pilot.fit_intercept)
+    try:
+        chol = linalg.cholesky(log_post.neg_hessian(s), lower=True)
+    except (linalg.LinAlgError, ValueError):
+        return np.full(len(theta), np.inf)
+    step = linalg.cho_solve((chol, True), g)
+    sd = np.sqrt(np.diag(linalg.cho_solve((chol, True), np.eye(len(theta)))))
+    offset = step / sd
+    return np.where(np.isfinite(offset), offset, np.inf)
+
+
 def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=None,
-                       verbose=0):
+                       verbose=0, pilot=None):
     """Gaussian posterior from PASS-GLM statistics (Algorithm 1, lines 8-9).
 
     * ``degree == 2``: the surrogate log posterior is quadratic, so the posterior is exactly
@@ -709,10 +927,13 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
       (started at the degree-2 solution), and a Laplace approximation there; the evidence
       is its Laplace estimate.
 
-    The approximation is only as good as ``phi_M`` is where the data are: Corollary 4.4 of
-    the paper needs most ``|c_n . theta|`` within ``[-R, R]``. A ``UserWarning`` is issued
-    when their weighted root mean square at the posterior mean (available from the
-    statistics, ``extra["linear_predictor_rms"]``) exceeds ``R``.
+    The approximation is only as good as ``f_M`` is where the data are. With a ``pilot``, a
+    :class:`PassGLMAccuracyWarning` is issued when :func:`mean_error_estimate` puts the
+    posterior mean more than one posterior standard deviation from the exact posterior's.
+    Without one, a ``UserWarning`` is issued when the weighted root mean square of the
+    linear predictors at the posterior mean (available from the statistics,
+    ``extra["linear_predictor_rms"]``) exceeds the Chebyshev radius ``R`` (Corollary 4.4 of
+    the paper needs most ``|a_n . theta|`` within ``[-R, R]``).
 
     Parameters
     ----------
@@ -726,12 +947,15 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
     theta0 : ndarray of shape (p,), default=None
         Newton starting point for ``degree > 2``.
     verbose : int, default=0
+    pilot : Pilot, default=None
+        Subsample on which to measure the approximation's effect (:func:`pilot_fit`).
 
     Returns
     -------
     InferenceResult
         ``extra`` holds ``degree``, ``radius``, ``coefficients`` (the ``beta_m``),
-        ``n_samples`` and ``linear_predictor_rms``.
+        ``n_samples``, ``linear_predictor_rms`` and ``mean_error_sd`` (the largest
+        :func:`mean_error_estimate` in absolute value; None without a pilot).
 
     Raises
     ------
@@ -746,6 +970,8 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
                          f"got {prior_prec!r}.")
     if stats.n_samples == 0:
         raise ValueError("No data accumulated in the PASS-GLM statistics.")
+    if theta0 is None and pilot is not None and stats.radius is None:
+        theta0 = pilot.theta  # a fitted polynomial has no degree-2 Chebyshev counterpart
     if stats.degree == 2:
         theta, precision, log_evidence = _quadratic_posterior(stats, prior_prec, stats.coef)
         n_iter, converged = 1, True  # one closed-form solve
@@ -753,7 +979,19 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
         theta, precision, log_evidence, n_iter, converged = _polynomial_laplace(
             stats, prior_prec, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
     rms = _linear_predictor_rms(stats, theta)
-    if rms > stats.radius:
+    mean_error = None
+    if pilot is not None:
+        mean_error = float(np.max(np.abs(mean_error_estimate(stats, theta, prior_prec, pilot))))
+        if mean_error > MEAN_ERROR_WARN_SD:
+            warnings.warn(
+                f"The PASS-GLM posterior mean is estimated to be {mean_error:.3g} posterior "
+                f"standard deviations from the exact posterior's (the degree-{stats.degree} "
+                f"polynomial's error measured on {len(pilot.y)} pilot rows): with "
+                f"{stats.n_samples} rows the posterior is narrower than the approximation "
+                "error. Use method='laplace' for this data set, a higher pass_degree (few "
+                "features), or pass_radius='auto' if a numeric radius was set.",
+                PassGLMAccuracyWarning, stacklevel=3)
+    if stats.radius is not None and rms > stats.radius:
         warnings.warn(
             f"The linear predictors have root mean square {rms:.3g} at the PASS-GLM "
             f"posterior mean, beyond pass_radius={stats.radius:g}: the polynomial "
@@ -761,7 +999,7 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
             UserWarning)
     extra = {"degree": stats.degree, "radius": stats.radius,
              "coefficients": stats.coef.copy(), "n_samples": stats.n_samples,
-             "linear_predictor_rms": rms}
+             "linear_predictor_rms": rms, "mean_error_sd": mean_error}
     return InferenceResult(posterior=GaussianPosterior(theta, precision=precision),
                            n_iter=n_iter, converged=converged, log_evidence=log_evidence,
                            extra=extra)
@@ -771,7 +1009,7 @@ def _polynomial_laplace(stats, prior_prec, theta0, *, tol, max_iter, verbose):
     """Mode, precision and Laplace log evidence of a surrogate of degree above 2."""
     if theta0 is None:
         theta0 = _quadratic_posterior(
-            stats, prior_prec, _surrogate_coefficients(stats.model, 2, stats.radius))[0]
+            stats, prior_prec, _surrogate_coefficients(stats.model, 2, stats.radius or 4.0))[0]
     theta, precision, n_iter, converged = _surrogate_newton(
         stats, prior_prec, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
     try:
@@ -792,14 +1030,82 @@ def _polynomial_laplace(stats, prior_prec, theta0, *, tol, max_iter, verbose):
     return theta, precision, log_evidence, n_iter, converged
 
 
+def surrogate_options(family, degree, radius, pilot):
+    """Keyword arguments of :meth:`PassGLMStatistics.empty` that fix the polynomial.
+
+    A numeric ``radius``: the Chebyshev series on ``[-radius, radius]``. ``"auto"``: the
+    least-squares fit on the pilot (:func:`fitted_coefficients`); when a logistic pilot has
+    a single class it cannot locate the linear predictors, so the paper's ``[-4, 4]`` is used
+    with a warning.
+    """
+    model = _model_name(family)
+    degree = check_pass_degree(model, degree)
+    if not (isinstance(radius, str) and radius == "auto"):
+        return {"degree": degree, "radius": radius}
+    if model == "logistic" and len(np.unique(pilot.y)) < 2:
+        warnings.warn(
+            "The PASS-GLM pilot rows (the first chunk for dask arrays and partial_fit) "
+            "contain one class only, so pass_radius='auto' falls back to the fixed interval "
+            "[-4, 4] of Huggins et al. (2017). Start with a chunk holding both classes, or "
+            "set pass_radius.", PassGLMAccuracyWarning, stacklevel=3)
+        return {"degree": degree, "radius": 4.0}
+    return {"coef": fitted_coefficients(model, degree, pilot)[0]}
+
+
+def start_statistics(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2,
+                     radius="auto", max_monomials=MAX_MONOMIALS, max_rows=PILOT_ROWS,
+                     tol=1e-8, max_iter=100):
+    """Empty statistics with the polynomial chosen for ``(X, y)``, and the pilot it came from.
+
+    ``(X, y)`` is the whole in-memory data set, or the first chunk of a stream: the pilot is
+    a subsample of it (:func:`pilot_fit`) and, for ``radius="auto"``, fixes the polynomial
+    that every later chunk is summarised with (:func:`surrogate_options`). Nothing is added
+    to the statistics.
+
+    Returns
+    -------
+    stats : PassGLMStatistics
+    pilot : Pilot
+    """
+    pilot = pilot_fit(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
+                      fit_intercept=fit_intercept, max_rows=max_rows, tol=tol,
+                      max_iter=max_iter)
+    stats = PassGLMStatistics.empty(family, np.shape(X)[1], fit_intercept=fit_intercept,
+                                    max_monomials=max_monomials,
+                                    **surrogate_options(family, degree, radius, pilot))
+    return stats, pilot
+
+
+def _dask_pilot(X, y, family, sample_weight, prior_prec, fit_intercept, max_rows, tol,
+                max_iter):
+    """Pilot from the first row chunk: one chunk is read twice, the rest once."""
+    import dask
+    import dask.array as da
+
+    X = da.asarray(X).rechunk({1: -1})
+    rows = X.chunks[0][0] if X.chunks[0] else 0
+    first = [X[:rows], da.asarray(y)[:rows]]
+    if sample_weight is not None:
+        first.append(da.asarray(sample_weight)[:rows])
+    first = dask.compute(*first)
+    weight = np.ones(rows) if sample_weight is None else np.asarray(first[2], dtype=float)
+    # stand in for all n rows, not just the chunk's
+    return pilot_fit(first[0], first[1], family, sample_weight=weight * (X.shape[0] / rows),
+                     prior_prec=prior_prec, fit_intercept=fit_intercept, max_rows=max_rows,
+                     tol=tol, max_iter=max_iter)
+
+
 def pass_glm(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2,
-             radius=4.0, tol=1e-10, max_iter=100, theta0=None, verbose=0,
-             max_monomials=MAX_MONOMIALS):
+             radius="auto", tol=1e-10, max_iter=100, theta0=None, verbose=0,
+             max_monomials=MAX_MONOMIALS, pilot_rows=PILOT_ROWS):
     """PASS-GLM posterior of a weighted GLM: one pass for the statistics, then the posterior.
 
     Same calling convention as :func:`~skcoreset._inference.laplace.laplace`. When ``X`` is
     a dask array the statistics are computed chunk-wise where the data live
     (:func:`pass_glm_statistics_dask`), otherwise in memory (:func:`pass_glm_statistics`).
+    A Laplace fit on a pilot subsample of at most ``pilot_rows`` rows (:func:`pilot_fit`;
+    the first chunk of a dask array) chooses the polynomial for ``radius="auto"`` and
+    measures the approximation's error (:func:`mean_error_estimate`) in either case.
 
     Parameters
     ----------
@@ -814,29 +1120,41 @@ def pass_glm(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2
         Diagonal prior precision (``p = d + fit_intercept``).
     fit_intercept : bool
     degree : int, default=2
-        Degree ``M`` of the Chebyshev approximation: ``2, 6, 10, ...`` for logistic, even for
-        Poisson (see :func:`check_pass_degree`).
-    radius : float, default=4.0
-        The approximation is accurate on ``[-radius, radius]``; choose it to cover most
-        ``y_n a_n . theta`` (logistic) or ``a_n . theta`` (Poisson) near the posterior mode.
+        Degree ``M`` of the polynomial: ``2, 6, 10, ...`` for logistic, even for Poisson (see
+        :func:`check_pass_degree`).
+    radius : float or "auto", default="auto"
+        A number: the Chebyshev approximation on ``[-radius, radius]`` (the paper's; choose
+        it to cover most ``a_n . theta`` near the posterior mode). ``"auto"``: the
+        least-squares fit of ``f'`` at the pilot's linear predictors
+        (:func:`fitted_coefficients`).
     tol, max_iter, theta0, verbose
         Newton options for ``degree > 2``; see :func:`pass_glm_posterior`.
     max_monomials : int, default=MAX_MONOMIALS
         Cap on ``C(p + M, M)`` for ``degree > 2``.
+    pilot_rows : int, default=PILOT_ROWS
+        Size of the pilot subsample.
 
     Returns
     -------
     InferenceResult
         With a :class:`GaussianPosterior`; ``extra["statistics"]`` holds the
-        :class:`PassGLMStatistics`, from which ``partial_fit`` can continue.
+        :class:`PassGLMStatistics`, from which ``partial_fit`` can continue, and
+        ``extra["pilot"]`` the :class:`Pilot`.
     """
-    options = dict(sample_weight=sample_weight, degree=degree, radius=radius,
-                   fit_intercept=fit_intercept, max_monomials=max_monomials)
+    pilot_options = dict(prior_prec=prior_prec, fit_intercept=fit_intercept,
+                         max_rows=pilot_rows, tol=1e-8, max_iter=max_iter)
     if is_dask_collection(X):
-        stats = pass_glm_statistics_dask(X, y, family, **options)
+        pilot = _dask_pilot(X, y, family, sample_weight, **pilot_options)
+        stats = pass_glm_statistics_dask(
+            X, y, family, sample_weight=sample_weight, fit_intercept=fit_intercept,
+            max_monomials=max_monomials, **surrogate_options(family, degree, radius, pilot))
     else:
-        stats = pass_glm_statistics(X, y, family, **options)
+        stats, pilot = start_statistics(X, y, family, sample_weight=sample_weight,
+                                        degree=degree, radius=radius,
+                                        max_monomials=max_monomials, **pilot_options)
+        stats.add(X, y, sample_weight)
     result = pass_glm_posterior(stats, prior_prec, tol=tol, max_iter=max_iter, theta0=theta0,
-                                verbose=verbose)
+                                verbose=verbose, pilot=pilot)
     result.extra["statistics"] = stats
+    result.extra["pilot"] = pilot
     return result
