@@ -1,5 +1,7 @@
 """Helpers shared by the paper benchmarks: data loading (``../shared/data`` with a synthetic
-fallback), the results directory, and the KL measurement of the tests (paper 000, §5.3)."""
+fallback), the results directory, and the coreset quality measurement of the tests: KL to the
+full Laplace posterior in nats, largest mean error in posterior sd, and the papers' ratio to
+KL(prior || full) (Campbell and Beronov 2019, §5.3)."""
 
 import os
 from pathlib import Path
@@ -7,9 +9,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import expit
 
-from skcoreset._families import make_family
-from skcoreset._inference import laplace, prior_precision
-from skcoreset._posterior import GaussianPosterior
+from skcoreset.metrics import coreset_quality
 
 DATA_DIR = Path(os.environ.get("SKCORESET_DATA",
                                Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -58,27 +58,24 @@ def load_dataset(name):
     return X, y.astype(int), "poisson", source
 
 
-class RelativeKL:
-    """KL(coreset Laplace || full Laplace) / KL(prior || full Laplace), as in the tests."""
+class CoresetKL:
+    """Quality of coresets of one data set, by :func:`skcoreset.metrics.coreset_quality`.
 
-    def __init__(self, X, y, model):
-        self.X = X
-        self.family = make_family(model, link="softplus")
-        self.y = np.where(y == 1, 1.0, -1.0) if model == "logistic" else y.astype(float)
-        self.prior = prior_precision(X.shape[1], prior_scale=1.0, intercept_prior_scale=1.0,
-                                     fit_intercept=True)
-        self.full = self.posterior(np.ones(len(y)))
-        p = len(self.full.mean)
-        self.prior_kl = GaussianPosterior(np.zeros(p), np.eye(p)).kl(self.full)
+    Calling it on a fitted constructor returns the ``CoresetQuality`` named tuple: ``kl``
+    (KL(coreset Laplace || full Laplace) in nats), ``max_mean_error_sd``, ``size`` and
+    ``relative_kl`` (the ratio to KL(prior || full Laplace) that the papers plot). The full
+    posterior is fitted on the first call and reused: every coreset passed must share the
+    likelihood and prior (in the benchmarks, ``PAPER``).
+    """
 
-    def posterior(self, weights):
-        return laplace(self.X, self.y, self.family, sample_weight=weights,
-                       prior_prec=self.prior, fit_intercept=True).posterior
+    def __init__(self, X, y):
+        self.X, self.y = X, y
+        self.full_posterior = None
 
     def __call__(self, coreset):
-        w = np.zeros(self.X.shape[0])
-        np.add.at(w, coreset.sample_indices_, coreset.sample_weight_)
-        return self.posterior(w).kl(self.full) / self.prior_kl
+        quality = coreset_quality(coreset, self.X, self.y, full_posterior=self.full_posterior)
+        self.full_posterior = quality.full_posterior
+        return quality
 
 
 def quartiles(values):
