@@ -6,8 +6,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.fixes import parse_version
 
 from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
-                       FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, SparseVICoreset,
-                       StreamingCoreset, UniformCoreset)
+                       FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
+                       SparseVICoreset, StreamingCoreset, UniformCoreset)
 
 # scikit-learn's regressor checks draw continuous targets; a Poisson model rejects
 # non-integer counts by design (ValueError), so these checks cannot pass on the estimator
@@ -98,6 +98,8 @@ ESTIMATORS = [
     FrankWolfeCoreset(M=10, projection_dim=50),
     StreamingCoreset(GIGACoreset(M=10, projection_dim=50), block_size=50),
     SparseVICoreset(M=5, n_samples=20, n_iter_opt=5),
+    QuasiNewtonCoreset(M=10, n_draws=20, max_iter=5),
+    StreamingCoreset(QuasiNewtonCoreset(M=10, n_draws=20, max_iter=5), block_size=50),
 ]
 
 

@@ -16,6 +16,7 @@ full-data potentials enter only through their sum per draw, accumulated over row
 """
 
 import time
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -38,6 +39,9 @@ _DAMPING_START, _DAMPING_DOWN, _DAMPING_UP = 1e-3, 3.0, 10.0
 # "auto" subsampling: exact passes up to this many rows of positive weight, above it
 # subsamples of _AUTO_SUBSAMPLE rows with control variates.
 _AUTO_EXACT_ROWS, _AUTO_SUBSAMPLE = 200_000, 50_000
+# KL estimate (nats) of the final weights above which fit warns: posterior means are then
+# typically half a standard deviation off or more
+_WARN_KL = 1.0
 # stretch moves per weight update of the "mcmc" sampler (its walkers start at the Laplace
 # approximation of pi_w, so no burn-in is needed)
 _MCMC_STEPS = 20
@@ -238,8 +242,13 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
         if accepted is None:
             is_better = True
         else:
+            # paired: on these draws, the proposal explains the data at least as well as
+            # the accepted weights (cancels most Monte Carlo noise near the optimum); and
+            # unpaired: no worse than the accepted weights' own estimate beyond its noise
+            # (draws from a far-off pi_w can make both weights look equally bad)
             r_accepted = F - accepted[0] @ G
-            is_better = kl <= 0.5 * (r_accepted @ r_accepted) / (n_draws - 1)
+            is_better = (kl <= 0.5 * (r_accepted @ r_accepted) / (n_draws - 1)
+                         and kl <= accepted[3] * (1.0 + np.sqrt(2.0 / (n_draws - 1))))
         if is_better:
             accepted = (proposal, G, r, kl)
             damping, no_change = damping / _DAMPING_DOWN, 0
@@ -310,7 +319,8 @@ _QN_ATTRS_DOC = """
         order), the damping after the iteration, and 1.0 if the proposal was accepted.
 
     kl_estimate_ : float
-        The KL estimate, in nats, of the returned weights.
+        The KL estimate, in nats, of the returned weights. ``fit`` warns when it exceeds
+        1 nat.
 
     n_iter_ : int
         Iterations run.
@@ -445,4 +455,11 @@ class QuasiNewtonCoreset(BaseCoreset):
         self.kl_estimate_ = float(result.kl_estimate)
         self.n_iter_ = len(result.history)
         self.stop_reason_ = result.stop_reason
+        if self.kl_estimate_ > _WARN_KL:
+            warnings.warn(
+                f"QuasiNewtonCoreset: the estimated KL(coreset posterior || full posterior) "
+                f"is {self.kl_estimate_:.3g} nats after {self.n_iter_} iterations "
+                f"({self.stop_reason_}); posterior means may be off by a standard deviation "
+                f"or more. The uniform subset of M={self.M} rows is too far from the data "
+                "for the refinement: increase M (or n_draws).", UserWarning)
         return indices, result.weights

@@ -1,0 +1,293 @@
+"""QuasiNewtonCoreset: the KL gradient and the step against exact Gaussian-model math, the
+full-data sums against direct computation, and the coreset posterior against the full one in
+nats at N = 1e5."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline as SklearnPipeline
+
+from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
+                       QuasiNewtonCoreset, StreamingCoreset, UniformCoreset)
+from skcoreset._families import make_family
+from skcoreset._inference import laplace, prior_precision
+from skcoreset._posterior import GaussianPosterior
+from skcoreset.coreset import _quasi_newton
+from skcoreset.coreset._quasi_newton import (ExactPotentialSums, SubsampledPotentialSums,
+                                             _regression_step)
+from skcoreset.coreset._samplers import LaplaceSampler
+from skcoreset.datasets import make_logistic_regression, make_poisson_regression
+from skcoreset.pipeline import Pipeline
+
+from .conftest import conjugate_linear_regression
+
+NOISE = 0.7
+
+
+def _gaussian_data(n=300, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = X @ rng.normal(size=d) + 0.5 + NOISE * rng.normal(size=n)
+    return X, y
+
+
+def _exact_kl(X, y, rows, weights, prior_prec):
+    """Exact KL(pi_w || pi) of the Gaussian linear model (conjugate posteriors)."""
+    w = np.zeros(len(y))
+    np.add.at(w, rows, weights)
+    mean_w, cov_w, _ = conjugate_linear_regression(X, y, w, NOISE, prior_prec)
+    mean, cov, _ = conjugate_linear_regression(X, y, np.ones(len(y)), NOISE, prior_prec)
+    return GaussianPosterior(mean_w, cov_w).kl(GaussianPosterior(mean, cov))
+
+
+def _laplace_quality(X, y, model, coreset, **family_kw):
+    """KL(coreset Laplace || full Laplace) in nats and the largest mean error in full sd."""
+    family = make_family(model, **family_kw)
+    y_enc = np.where(y == 1, 1.0, -1.0) if model == "logistic" else y.astype(float)
+    prior = prior_precision(X.shape[1], prior_scale=1.0, intercept_prior_scale=10.0,
+                            fit_intercept=True)
+    w = np.zeros(len(y))
+    w[coreset.sample_indices_] = coreset.sample_weight_
+    fit = dict(prior_prec=prior, fit_intercept=True)
+    full = laplace(X, y_enc, family, sample_weight=np.ones(len(y)), **fit).posterior
+    core = laplace(X, y_enc, family, sample_weight=w, **fit).posterior
+    return core.kl(full), np.max(np.abs(core.mean - full.mean) / full.std)
+
+
+def test_kl_gradient_is_minus_covariance_with_residual():
+    """grad_w KL(pi_w || pi) = -Cov_w[f_I, (s - w)^T f] (exponential-family identity), checked
+    against central finite differences of the exact Gaussian-model KL."""
+    X, y = _gaussian_data()
+    family = make_family("gaussian", noise_scale=NOISE)
+    prior = prior_precision(2, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+    rows = np.array([3, 50, 100, 150, 200, 250])
+    w = np.array([40.0, 60.0, 50.0, 45.0, 55.0, 50.0])
+    sampler = LaplaceSampler(X, y, family, prior, True)  # exact for the Gaussian model
+    sampler.update(rows, w)
+    thetas = sampler.draw(200_000, np.random.RandomState(0))
+    sums = ExactPotentialSums(X, y, np.ones(len(y)), family, True, len(thetas))
+    F = sums(thetas, None)
+    G = family.loglik(y[rows], X[rows] @ thetas[:, :-1].T + thetas[:, -1])
+    G -= G.mean(axis=1, keepdims=True)
+    r = F - F.mean() - w @ G
+    grad_mc = -(G @ r) / (len(thetas) - 1)
+    eps = 1e-3
+    grad_fd = np.array([(_exact_kl(X, y, rows, w + eps * e, prior)
+                         - _exact_kl(X, y, rows, w - eps * e, prior)) / (2 * eps)
+                        for e in np.eye(len(rows))])
+    np.testing.assert_allclose(grad_mc, grad_fd, rtol=0.03, atol=0.03 * np.abs(grad_fd).max())
+
+
+def test_regression_step_is_damped_least_squares():
+    rng = np.random.default_rng(0)
+    for M, S in [(5, 40), (40, 5)]:  # both Gram forms
+        G, r = rng.normal(size=(M, S)), rng.normal(size=S)
+        lam = 0.1 * np.trace(G @ G.T) / M
+        expected = np.linalg.solve(G @ G.T + lam * np.eye(M), G @ r)
+        np.testing.assert_allclose(_regression_step(G, r, 0.1), expected, rtol=1e-10)
+    assert not np.any(_regression_step(np.zeros((3, 10)), rng.normal(size=10), 0.1))
+
+
+@pytest.mark.parametrize("model", ["logistic", "poisson", "gaussian"])
+def test_exact_sums_in_chunks_equal_direct_sum(model, monkeypatch):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(1000, 3))
+    y = {"logistic": np.where(rng.random(1000) < 0.3, 1.0, -1.0),
+         "poisson": rng.poisson(2.0, size=1000).astype(float),
+         "gaussian": rng.normal(size=1000)}[model]
+    family = make_family(model)
+    s = rng.random(1000)
+    thetas = 0.3 * rng.normal(size=(7, 4))
+    monkeypatch.setattr(_quasi_newton, "_CHUNK_ELEMENTS", 7 * 64)  # 16 chunks
+    direct = s @ family.loglik(y, X @ thetas[:, :-1].T + thetas[:, -1])
+    sums = ExactPotentialSums(X, y, s, family, True, 7)(thetas, None)
+    # potentials drop per-row constants (log y!): compare the differences between draws
+    np.testing.assert_allclose(sums - sums[0], direct - direct[0], rtol=1e-10, atol=1e-8)
+
+
+def test_control_variate_sums_are_exact_for_gaussian_and_unbiased_for_logistic():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(5000, 3))
+    thetas = np.array([0.5, -0.3, 0.2, 0.1]) + 0.05 * rng.normal(size=(20, 4))
+    s = np.ones(5000)
+    # Gaussian: the potentials are quadratic, the Taylor part is everything
+    y = X @ [0.5, -0.3, 0.2] + 0.1 + rng.normal(size=5000)
+    family = make_family("gaussian")
+    exact = ExactPotentialSums(X, y, s, family, True, 20)(thetas, None)
+    estimate = SubsampledPotentialSums(X, y, s, family, True, 20, 50)
+    estimate.prepare(thetas.mean(axis=0))
+    got = estimate(thetas, np.random.RandomState(0))
+    np.testing.assert_allclose(got - got.mean(), exact - exact.mean(), atol=1e-7)
+    # logistic: the remainder is estimated; the mean over subsamples is the exact sum
+    y = np.where(rng.random(5000) < expit(X @ [0.5, -0.3, 0.2] + 0.1), 1.0, -1.0)
+    family = make_family("logistic")
+    exact = ExactPotentialSums(X, y, s, family, True, 20)(thetas, None)
+    estimate = SubsampledPotentialSums(X, y, s, family, True, 20, 100)
+    estimate.prepare(thetas.mean(axis=0) + 0.2)  # an off-centre reference
+    state = np.random.RandomState(1)
+    draws = np.array([estimate(thetas, state) for _ in range(400)])
+    draws -= draws.mean(axis=1, keepdims=True)
+    err = draws.mean(axis=0) - (exact - exact.mean())
+    se = draws.std(axis=0) / np.sqrt(len(draws))
+    assert np.all(np.abs(err) < 4.5 * se + 1e-9)
+
+
+def test_gaussian_model_reaches_the_full_posterior():
+    """p = 3 parameters: 9 moment conditions, so 40 rows can match the full posterior."""
+    X, y = _gaussian_data(n=2000)
+    prior = prior_precision(2, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+    kw = dict(M=40, model="gaussian", noise_scale=NOISE, random_state=0)
+    uniform = UniformCoreset(**kw).fit(X, y)
+    coreset = QuasiNewtonCoreset(n_draws=200, **kw).fit(X, y)
+    kl_uniform = _exact_kl(X, y, uniform.sample_indices_, uniform.sample_weight_, prior)
+    kl = _exact_kl(X, y, coreset.sample_indices_, coreset.sample_weight_, prior)
+    assert kl_uniform > 1.0
+    assert kl < 1e-3 * kl_uniform and kl < 5e-3
+    # the second-order estimate tracks the exact KL
+    assert coreset.kl_estimate_ == pytest.approx(kl, rel=1.0, abs=1e-3)
+
+
+@pytest.fixture(scope="module")
+def logistic_1e5():
+    X, y = make_logistic_regression(100_000, coef=np.linspace(-1.5, 1.5, 10), intercept=0.3,
+                                    random_state=0)
+    return X, y
+
+
+def test_logistic_at_1e5_rows_in_nats(logistic_1e5):
+    X, y = logistic_1e5
+    coreset = QuasiNewtonCoreset(M=500, random_state=0).fit(X, y)
+    kl, mean_err = _laplace_quality(X, y, "logistic", coreset)
+    kl_uniform, _ = _laplace_quality(X, y, "logistic",
+                                     UniformCoreset(M=500, random_state=0).fit(X, y))
+    assert kl_uniform > 50  # about d N / (2 M) nats
+    assert kl < 0.05, kl
+    assert mean_err < 0.1, mean_err
+    assert 480 <= len(coreset.sample_indices_) <= 500
+    assert coreset.kl_estimate_ < 0.05
+
+
+def test_poisson_log_link_with_control_variates():
+    X, y = make_poisson_regression(60_000, coef=0.3 * np.linspace(-1, 1, 5), intercept=0.5,
+                                   random_state=1)
+    for n_subsample in [None, 5_000]:
+        coreset = QuasiNewtonCoreset(M=300, n_subsample=n_subsample, random_state=0).fit(X, y)
+        kl, mean_err = _laplace_quality(X, y, "poisson", coreset, link="log")
+        assert kl < 0.1 and mean_err < 0.2, (n_subsample, kl, mean_err)
+
+
+def test_rare_class_is_kept_by_stratification_and_a_poor_coreset_warns():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(20_000, 3))
+    y = (rng.random(20_000) < expit(X @ [1.0, -1.0, 0.5] - 6.5)).astype(int)  # 0.4 %
+    full = BayesianLogisticRegression().fit(X, y)
+    for seed in range(3):
+        with pytest.warns(UserWarning) as record:
+            coreset = QuasiNewtonCoreset(M=200, random_state=seed).fit(X, y)
+            warnings.warn("sentinel")  # pytest.warns needs one warning
+        assert np.any(y[coreset.sample_indices_] == 1)
+        rows = coreset.sample_indices_
+        core = BayesianLogisticRegression().fit(X[rows], y[rows],
+                                                sample_weight=coreset.sample_weight_)
+        kl = core.posterior_.kl(full.posterior_)
+        warned = any("increase M" in str(w.message) for w in record)
+        # silent only when the coreset is good; a bad one says so
+        assert warned == (coreset.kl_estimate_ > 1.0)
+        assert warned or kl < 2.0, (seed, kl)
+    unstratified = [QuasiNewtonCoreset(M=200, stratify=False, max_iter=1,
+                                       random_state=seed).fit(X, y) for seed in range(5)]
+    assert any(not np.any(y[c.sample_indices_] == 1) for c in unstratified)
+
+
+def test_incoming_weights_define_the_target():
+    """Integer weights: the coreset of the weighted data approximates the posterior of the
+    data with repeated rows."""
+    X, y = make_logistic_regression(20_000, coef=[1.0, -1.0, 0.5], random_state=4)
+    w = np.random.default_rng(4).integers(0, 4, size=len(y)).astype(float)
+    coreset = QuasiNewtonCoreset(M=200, random_state=0).fit(X, y, sample_weight=w)
+    assert np.all(w[coreset.sample_indices_] > 0)
+    rows = np.repeat(np.arange(len(y)), w.astype(int))
+    repeated = BayesianLogisticRegression().fit(X[rows], y[rows])
+    core = BayesianLogisticRegression().fit(X[coreset.sample_indices_],
+                                            y[coreset.sample_indices_],
+                                            sample_weight=coreset.sample_weight_)
+    assert core.posterior_.kl(repeated.posterior_) < 0.1
+
+
+def test_whole_data_and_stop_rules():
+    X, y = make_logistic_regression(300, coef=[1.0, -1.0], random_state=5)
+    whole = QuasiNewtonCoreset(M=1000).fit(X, y)
+    assert whole.stop_reason_ == "whole data" and whole.n_iter_ == 0
+    np.testing.assert_array_equal(whole.sample_indices_, np.arange(300))
+    np.testing.assert_allclose(whole.sample_weight_, 1.0)
+    X, y = make_logistic_regression(5000, coef=[1.0, -1.0], random_state=5)
+    one = QuasiNewtonCoreset(M=50, max_iter=1, random_state=0).fit(X, y)
+    assert one.n_iter_ == 1 and one.stop_reason_ == "max_iter"
+    loose = QuasiNewtonCoreset(M=50, tol=1e6, random_state=0).fit(X, y)
+    assert loose.n_iter_ == 1 and loose.stop_reason_ == "tol"
+    fitted = QuasiNewtonCoreset(M=50, tol=0.0, max_iter=200, random_state=0).fit(X, y)
+    assert fitted.stop_reason_ == "n_iter_no_change" and fitted.n_iter_ < 200
+    assert fitted.history_.shape == (fitted.n_iter_, 3)
+    assert fitted.history_[0, 0] > fitted.kl_estimate_ > 0
+    assert np.all(fitted.history_[-4:, 2] == 0)  # the last 4 proposals were rejected
+
+
+def test_mcmc_sampler():
+    X, y = make_logistic_regression(20_000, coef=[1.0, -1.0, 0.5], random_state=6)
+    coreset = QuasiNewtonCoreset(M=200, sampler="mcmc", random_state=0).fit(X, y)
+    kl, mean_err = _laplace_quality(X, y, "logistic", coreset)
+    assert kl < 0.2 and mean_err < 0.3, (kl, mean_err)
+
+
+def test_memmap_dask_streaming_and_verbose(tmp_path, capsys):
+    X, y = make_logistic_regression(4000, coef=[1.0, -1.0, 0.5], random_state=7)
+    path = tmp_path / "X.dat"
+    mm = np.memmap(path, dtype=np.float32, mode="w+", shape=X.shape)
+    mm[:] = X
+    mm.flush()
+    X_mm = np.memmap(path, dtype=np.float32, mode="r", shape=X.shape)
+    coreset = QuasiNewtonCoreset(M=100, random_state=0, verbose=1).fit(X_mm, y)
+    assert "KL estimate" in capsys.readouterr().out
+    kl, _ = _laplace_quality(X.astype(np.float32).astype(float), y, "logistic", coreset)
+    assert kl < 0.1
+    streamed = StreamingCoreset(QuasiNewtonCoreset(M=100, random_state=0),
+                                block_size=1000).fit(X, y)
+    assert 0 < len(streamed.sample_indices_) <= 100
+    da = pytest.importorskip("dask.array")
+    on_dask = QuasiNewtonCoreset(M=100, random_state=0).fit(da.from_array(X, chunks=1000),
+                                                            da.from_array(y, chunks=1000))
+    assert 0 < len(on_dask.sample_indices_) <= 100
+    assert np.isclose(on_dask.sample_weight_.sum(), len(y), rtol=0.2)
+
+
+def test_pipelines_and_grid_search():
+    X, y = make_logistic_regression(3000, coef=[1.0, -1.0, 0.5], random_state=8)
+    pipe = Pipeline([("coreset", QuasiNewtonCoreset(M=50, random_state=0)),
+                     ("clf", BayesianLogisticRegression())])
+    search = GridSearchCV(pipe, {"coreset__M": [30, 60]}, cv=3, scoring="neg_log_loss")
+    search.fit(X, y)
+    proba, std = search.best_estimator_.predict_proba(X[:5], return_std=True)
+    assert proba.shape == (5, 2) and np.all(std >= 0)
+    plain = SklearnPipeline([("coreset", QuasiNewtonCoreset(M=50, model="poisson",
+                                                            random_state=0)),
+                             ("reg", BayesianPoissonRegression())])
+    X, y = make_poisson_regression(3000, coef=[0.3, -0.2], random_state=8)
+    plain.fit(X, y)
+    assert plain[-1].coef_.shape == (2,)
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(n_draws=1), "n_draws"),
+    (dict(sampler="exact"), "sampler"),
+    (dict(n_subsample=0), "n_subsample"),
+    (dict(M=0), "M"),
+    (dict(n_iter_no_change=0), "n_iter_no_change"),
+])
+def test_bad_parameters(params, match):
+    X, y = make_logistic_regression(100, coef=[1.0], random_state=0)
+    with pytest.raises(ValueError, match=match):
+        clone(QuasiNewtonCoreset(**params)).fit(X, y)
