@@ -10,8 +10,8 @@ def check_sample_weight(sample_weight, n_samples):
     """Validate ``sample_weight`` as likelihood multipliers.
 
     Returns a float64 array of shape ``(n_samples,)``: ones for ``None``, the value repeated
-    for a scalar. Raises ``ValueError`` for a wrong length, NaN/inf, negative entries or
-    weights that are all zero.
+    for a scalar. Raises ``ValueError`` for a wrong length, NaN/inf, negative entries,
+    weights that are all zero or weights whose total overflows float64.
     """
     if sample_weight is None:
         return np.ones(n_samples)
@@ -32,6 +32,12 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError("sample_weight contains negative values; weights must be >= 0.")
     if n_samples > 0 and not np.any(sample_weight > 0):
         raise ValueError("sample_weight is zero everywhere; at least one weight must be > 0.")
+    with np.errstate(over="ignore"):  # an overflowing total is reported just below
+        total = sample_weight.sum()
+    if not np.isfinite(total):
+        # totals and importance probabilities are computed from the sum
+        raise ValueError("sample_weight sums to infinity in float64; a weight is the number "
+                         "of rows a row stands for, so use weights of a representable size.")
     return sample_weight
 
 

@@ -1,5 +1,7 @@
 """The contract shared by every coreset constructor, and the weighted subset it hands on."""
 
+import inspect
+import warnings
 from abc import abstractmethod
 from numbers import Integral, Real
 
@@ -27,12 +29,19 @@ class WeightedSubset(np.ndarray):
     :class:`sklearn.pipeline.Pipeline`. Slicing or computing with it gives plain arrays
     semantics: derived arrays do not carry the weights.
 
+    It never has as many rows as the data it was drawn from: when a coreset keeps every row,
+    ``transform`` splits one row into two copies with half its weight each (the weighted
+    log-likelihood is unchanged), so an estimator that cannot read the weights fails with a
+    sample-count mismatch instead of being fitted unweighted.
+
     Attributes
     ----------
     sample_weight : ndarray of shape (n_rows,)
         Positive weight of each row.
     sample_indices : ndarray of shape (n_rows,)
         Row indices into the data the coreset was built from.
+    n_samples_fit : int or None
+        Number of rows of that data (``None`` when unknown).
 
     Examples
     --------
@@ -45,19 +54,42 @@ class WeightedSubset(np.ndarray):
     ((4, 2), array([2.5, 2.5, 2.5, 2.5]))
     """
 
-    def __new__(cls, rows, sample_weight, sample_indices):
+    def __new__(cls, rows, sample_weight, sample_indices, n_samples_fit=None):
         obj = np.asarray(rows).view(cls)
         obj.sample_weight = np.asarray(sample_weight, dtype=float)
         obj.sample_indices = np.asarray(sample_indices)
+        obj.n_samples_fit = None if n_samples_fit is None else int(n_samples_fit)
         return obj
 
     def __array_finalize__(self, obj):
         # views and results of operations are not the coreset any more
         self.sample_weight = None
         self.sample_indices = None
+        self.n_samples_fit = None
 
     def __reduce__(self):
-        return (WeightedSubset, (np.asarray(self), self.sample_weight, self.sample_indices))
+        return (WeightedSubset, (np.asarray(self), self.sample_weight, self.sample_indices,
+                                 self.n_samples_fit))
+
+
+class _AttrsArray(np.ndarray):
+    """An array stored in ``DataFrame.attrs`` that compares equal as a whole.
+
+    pandas propagates ``attrs`` through ``pd.concat`` only when ``a.attrs == b.attrs``,
+    which needs a single bool; plain arrays would make every such concat raise.
+    """
+
+    def __eq__(self, other):
+        return np.array_equal(np.asarray(self), np.asarray(other))
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None
+
+
+def _attrs_array(values):
+    return np.array(values).view(_AttrsArray)
 
 
 def _float_dtypes(X):
@@ -85,40 +117,109 @@ def _check_dask_features(estimator, X):
                          f"expecting {estimator.n_features_in_} features as input.")
 
 
+def _frame_weights(frame, attrs):
+    """The weights and indices in a coreset DataFrame's ``attrs``, following its rows.
+
+    ``transform`` stores the row labels next to the weights, so a frame that was reordered,
+    filtered or concatenated with itself after ``transform`` gets each row's own weight back;
+    anything that cannot be matched by label is an error, never a misaligned fit.
+    """
+    import pandas as pd
+
+    weights = np.asarray(attrs["coreset_sample_weight"], dtype=float)
+    indices = np.asarray(attrs["coreset_sample_indices"])
+    labels = attrs.get("coreset_row_labels")
+    if labels is None:  # attrs written by hand: only positional use is possible
+        if len(weights) != len(frame):
+            raise ValueError(
+                f"The DataFrame carries {len(weights)} coreset weights in attrs but has "
+                f"{len(frame)} rows. Fit on the DataFrame the coreset's transform returned, "
+                "or pass plain data with an explicit sample_weight.")
+        return weights, indices
+    labels = pd.Index(np.asarray(labels))
+    if frame.index.equals(labels):
+        return weights, indices
+    table = pd.DataFrame({"weight": weights, "index": indices}, index=labels)
+    unique = table[~table.index.duplicated()]
+    if len(unique) != len(table.reset_index().drop_duplicates()):
+        raise ValueError(
+            "The coreset DataFrame was reordered or filtered after transform, and its row "
+            "labels are not unique, so its weights (DataFrame.attrs) cannot follow the rows. "
+            "Give the data unique row labels before fitting the coreset, or fit on the "
+            "DataFrame transform returned.")
+    position = unique.index.get_indexer(frame.index)
+    if np.any(position < 0):
+        raise ValueError(
+            f"{int(np.sum(position < 0))} row label(s) of the DataFrame are not rows of the "
+            "coreset whose weights it carries in DataFrame.attrs: it was combined with other "
+            "rows or relabelled (e.g. reset_index) after transform. Fit on the coreset rows "
+            "as transform returned them (reordering and filtering are fine), or pass plain "
+            "data with an explicit sample_weight.")
+    return unique["weight"].to_numpy()[position], unique["index"].to_numpy()[position]
+
+
 def _subset_weights(X):
-    """``(sample_weight, sample_indices)`` carried by a coreset's output, or ``None``."""
+    """``(sample_weight, sample_indices, n_samples_fit)`` carried by a coreset's output, or
+    ``None``; for a DataFrame they follow its current rows (see :func:`_frame_weights`)."""
     if isinstance(X, WeightedSubset) and X.sample_weight is not None:
-        return X.sample_weight, X.sample_indices
+        return X.sample_weight, X.sample_indices, X.n_samples_fit
     attrs = getattr(X, "attrs", None)  # pandas output keeps them in DataFrame.attrs
     if isinstance(attrs, dict) and "coreset_sample_weight" in attrs:
-        return attrs["coreset_sample_weight"], attrs["coreset_sample_indices"]
+        weights, indices = _frame_weights(X, attrs)
+        return weights, indices, attrs.get("coreset_n_samples")
     return None
+
+
+def _coreset_targets(y, indices, n_rows, n_samples_fit):
+    """y for the coreset rows: as given when it has one entry per row, else ``y[indices]``
+    when it has one entry per row of the data the coreset was built from."""
+    n_y = _num_samples(y)
+    if n_y == n_rows:
+        return y
+    if n_y == n_samples_fit or (n_samples_fit is None and n_y > np.max(indices, initial=-1)):
+        return y.iloc[indices] if hasattr(y, "iloc") else np.asarray(y)[indices]
+    source = ("the data it was built from" if n_samples_fit is None
+              else f"the {n_samples_fit} rows it was built from")
+    raise ValueError(
+        f"y has {n_y} entries, but X is a coreset's weighted subset of {n_rows} rows drawn "
+        f"from {source}. Pass y for the coreset rows ({n_rows} entries) or for all the "
+        "data the coreset was fitted on.")
 
 
 def unpack_weighted_subset(X, y, sample_weight):
     """Read the weights of a coreset's output at the start of an estimator's ``fit``.
 
     When ``X`` is a :class:`WeightedSubset` (or a DataFrame produced by a coreset with pandas
-    output), return plain ``X``, ``y`` restricted to the coreset rows (unless it already has
-    one entry per row of ``X``) and the coreset weights. Otherwise return the inputs unchanged.
+    output), return plain ``X``, ``y`` for the coreset rows (as given when it has one entry
+    per row of ``X``, else its entries at the coreset's ``sample_indices`` when it has one
+    per row of the data the coreset was fitted on; any other length is an error) and the
+    coreset weights. Otherwise return the inputs unchanged.
     """
     carried = _subset_weights(X)
     if carried is None:
         return X, y, sample_weight
-    weights, indices = carried
+    weights, indices, n_samples_fit = carried
     if sample_weight is not None:
         raise ValueError(
             "X is a coreset's weighted subset, which already carries its sample weights; "
             "pass sample_weight to the coreset step instead of the estimator.")
     X = X.copy() if hasattr(X, "iloc") else np.asarray(X)
-    if y is not None and _num_samples(y) != _num_samples(X):
-        y = y.iloc[indices] if hasattr(y, "iloc") else np.asarray(y)[indices]
+    if y is not None:
+        y = _coreset_targets(y, indices, _num_samples(X), n_samples_fit)
     return X, y, weights
+
+
+def _carries_weights(X):
+    """Whether X is a coreset's output with its weights (without reading them)."""
+    if isinstance(X, WeightedSubset):
+        return X.sample_weight is not None
+    attrs = getattr(X, "attrs", None)
+    return isinstance(attrs, dict) and "coreset_sample_weight" in attrs
 
 
 def reject_weighted_subset(X):
     """Prediction must see every row: refuse a coreset's weighted subset, loudly."""
-    if _subset_weights(X) is not None:
+    if _carries_weights(X):
         raise ValueError(
             "predict received a coreset's weighted subset instead of the data: a plain "
             "sklearn Pipeline passes its training data through the coreset step. Predict on "
@@ -126,26 +227,123 @@ def reject_weighted_subset(X):
             "prediction time.")
 
 
-def resolve_model(model, y):
+# At most this many distinct integer values: as likely class labels as counts.
+_FEW_DISTINCT_VALUES = 10
+
+
+def resolve_model(model, y, *, first_block=False):
     """The likelihood model for ``model="auto"``: binary -> logistic, counts -> poisson,
-    continuous -> gaussian (via :func:`sklearn.utils.multiclass.type_of_target`)."""
+    continuous -> gaussian (via :func:`sklearn.utils.multiclass.type_of_target`).
+
+    Where y fits two readings a ``UserWarning`` says which model was chosen and how to
+    choose explicitly: integer targets with few distinct values (class labels or counts),
+    non-negative non-integer targets (measurements, or rates and rounded counts), and, with
+    ``first_block=True`` (y is only the first block of a stream, as in ``partial_fit``),
+    binary non-negative integers, which later blocks may show to be counts.
+
+    Parameters
+    ----------
+    model : {"auto", "logistic", "poisson", "gaussian"}
+    y : array-like of shape (n_samples,)
+    first_block : bool, default=False
+        Whether y is only the first part of the data.
+
+    Returns
+    -------
+    model : str
+    """
     if model != "auto":
         return model
     target_type = type_of_target(y, input_name="y")
     if target_type == "unknown":
         raise ValueError("Unknown label type: model='auto' cannot infer a likelihood from y; "
                          "set model explicitly.")
-    if target_type == "binary":
-        return "logistic"
     y_array = np.asarray(y)
-    if target_type == "multiclass" and y_array.dtype.kind in "iuf" and np.all(y_array >= 0):
+    numeric = y_array.dtype.kind in "iuf"
+    if target_type == "binary":
+        values = np.unique(y_array)
+        if (first_block and numeric and np.all(values >= 0)
+                and np.all(values == np.round(values))):
+            warnings.warn(
+                f"model='auto' infers the logistic model from a first block whose y takes "
+                f"only the values {values.tolist()}; if y are counts, later blocks will be "
+                "rejected. Set model='logistic' (or pass classes) or model='poisson' "
+                "explicitly.", UserWarning, stacklevel=3)
+        return "logistic"
+    if target_type == "multiclass" and numeric and np.all(y_array >= 0):
+        values = np.unique(y_array)
+        if len(values) <= _FEW_DISTINCT_VALUES:
+            warnings.warn(
+                f"model='auto' infers the poisson model from y with {len(values)} distinct "
+                f"integer values {values.tolist()}, which may be class labels; skcoreset "
+                "has no multi-class model. Set model='poisson' explicitly if y are counts.",
+                UserWarning, stacklevel=3)
         return "poisson"
     if target_type == "continuous":
+        if np.all(y_array >= 0):
+            warnings.warn(
+                "model='auto' infers the gaussian model from non-negative, non-integer y; "
+                "if y are counts (rates, or counts with rounding error), round them to "
+                "integers and set model='poisson'. Set model='gaussian' explicitly to keep "
+                "the gaussian model.", UserWarning, stacklevel=3)
         return "gaussian"
     raise ValueError(
         f"model='auto' cannot infer a likelihood from a target of type {target_type!r}; "
         "expected binary labels (logistic), non-negative integer counts (poisson) or "
         "continuous values (gaussian). Set model explicitly.")
+
+
+def _check_plain_pipeline(coreset, max_depth=10):
+    """Refuse, with the fix, a coreset step of a plain sklearn Pipeline whose next step
+    cannot read the weighted subset (anything but a skcoreset estimator as final step).
+
+    scikit-learn's Pipeline gives a step no handle on its neighbours, so the calling
+    Pipeline is found among the few frames above ``fit_transform``; when it is not found
+    (other callers, memory caching clones the step) nothing is checked, and the subset's
+    row count still makes a foreign estimator fail (see ``BaseCoreset._output_rows``).
+    """
+    from sklearn.pipeline import Pipeline as SklearnPipeline
+
+    from ..linear_model import _BaseBayesianGLM
+    from ..pipeline import Pipeline as CoresetPipeline
+
+    frame = inspect.currentframe()
+    try:
+        for _ in range(max_depth):
+            frame = frame.f_back
+            owner = None if frame is None else frame.f_locals.get("self")
+            if frame is None or isinstance(owner, SklearnPipeline):
+                break
+    finally:
+        del frame
+    if not isinstance(owner, SklearnPipeline) or isinstance(owner, CoresetPipeline):
+        return
+    steps = [step for _, step in owner.steps if step is not None and not (
+        isinstance(step, str) and step == "passthrough")]
+    position = next((i for i, step in enumerate(steps) if step is coreset), None)
+    if position is None or position == len(steps) - 1:
+        return
+    following = steps[position + 1]
+    if position + 1 == len(steps) - 1 and isinstance(following, _BaseBayesianGLM):
+        return
+    raise ValueError(
+        f"{type(coreset).__name__} is a step of a plain "
+        f"{type(owner).__module__.split('.')[0]} {type(owner).__name__} followed by "
+        f"{type(following).__name__}, which cannot read the coreset's weights: it would get "
+        "the coreset rows with every target ('inconsistent numbers of samples') or fit "
+        "them unweighted. Use skcoreset.pipeline.Pipeline, which hands the coreset rows and "
+        "their weights to every later step. (A plain Pipeline works only when the coreset "
+        "step is followed directly by a skcoreset estimator as the final step.)")
+
+
+def check_both_classes(y, sample_weight, indices, fix):
+    """A logistic coreset of data with both classes (±1 encoded y) must hold both, or no
+    model can be fitted on it; ``fix`` tells the user what to change. (One-class input,
+    such as a block of a stream, is left alone.)"""
+    if len(np.unique(y[sample_weight > 0])) == 2 and len(np.unique(y[indices])) < 2:
+        raise ValueError(
+            f"The coreset holds rows of only one class, so no logistic model can be fitted "
+            f"on it; {fix}")
 
 
 class BaseCoreset(TransformerMixin, BaseEstimator):
@@ -335,12 +533,12 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
             _check_dask_features(self, X)
             if not self._is_training_data(X):
                 return X
-            return WeightedSubset(self._coreset_rows.copy(), self.sample_weight_,
-                                  self.sample_indices_)
+            rows, weights, idx = self._output_rows()
+            return WeightedSubset(self._coreset_rows[rows], weights, idx, self._n_samples_fit)
         validate_data(self, X, dtype=_float_dtypes(X), reset=False)
         if not self._is_training_data(X):
             return X
-        idx = self.sample_indices_
+        rows, weights, idx = self._output_rows()
         pandas_out = _get_output_config("transform", self)["dense"] == "pandas"
         if hasattr(X, "iloc") or pandas_out:
             import pandas as pd
@@ -348,10 +546,54 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
             frame = (X.iloc[idx].copy() if hasattr(X, "iloc")
                      else pd.DataFrame(np.asarray(X)[idx], index=idx,
                                        columns=self.get_feature_names_out()))
-            frame.attrs["coreset_sample_weight"] = self.sample_weight_.copy()
-            frame.attrs["coreset_sample_indices"] = idx.copy()
+            frame.attrs["coreset_sample_weight"] = _attrs_array(weights)
+            frame.attrs["coreset_sample_indices"] = _attrs_array(idx)
+            # the labels let the weights follow the rows through reordering and filtering
+            frame.attrs["coreset_row_labels"] = _attrs_array(frame.index.to_numpy())
+            frame.attrs["coreset_n_samples"] = self._n_samples_fit
             return frame
-        return WeightedSubset(np.asarray(X)[idx], self.sample_weight_, idx)
+        return WeightedSubset(np.asarray(X)[idx], weights, idx, self._n_samples_fit)
+
+    def _output_rows(self):
+        """Positions in the coreset, weights and row indices of ``transform``'s output.
+
+        When the coreset keeps every training row, its first row is split into two copies
+        with half the weight each: the weighted log-likelihood is unchanged, but the output
+        has N + 1 rows, so an estimator that cannot read the weights (e.g. after a coreset
+        step in a plain sklearn Pipeline) fails on the sample count instead of silently
+        fitting the N rows unweighted.
+        """
+        rows = np.arange(len(self.sample_indices_))
+        weights = self.sample_weight_.copy()
+        if len(rows) == self._n_samples_fit:
+            rows = np.concatenate([rows[:1], rows])
+            weights = np.concatenate([weights[:1] / 2, weights[:1] / 2, weights[1:]])
+        return rows, weights, self.sample_indices_[rows]
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """Build the coreset and return its weighted subset of X.
+
+        In a plain :class:`sklearn.pipeline.Pipeline` a coreset step must be followed
+        directly by a skcoreset estimator as the final step: any other next step cannot
+        read the weights, so this raises a ``ValueError`` naming the fix
+        (:class:`skcoreset.pipeline.Pipeline`) instead of failing later on sample counts.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Targets.
+        **fit_params : dict
+            Passed to :meth:`fit` (e.g. ``sample_weight``).
+
+        Returns
+        -------
+        X_out : WeightedSubset or DataFrame
+            The weighted subset, as :meth:`transform` returns it on the training data.
+        """
+        _check_plain_pipeline(self)
+        return self.fit(X, y, **fit_params).transform(X)
 
     def get_feature_names_out(self, input_features=None):
         """Feature names pass through unchanged (a coreset selects rows, not columns).
@@ -384,7 +626,10 @@ COMMON_PARAMS_DOC = """
     model : {"auto", "logistic", "poisson", "gaussian"}, default="auto"
         Likelihood of the data. ``"auto"`` infers it from ``y`` with
         :func:`sklearn.utils.multiclass.type_of_target`: binary -> logistic, non-negative
-        integers -> poisson, continuous -> gaussian.
+        integers -> poisson, continuous -> gaussian. A ``UserWarning`` flags the readings
+        that could be wrong (at most 10 distinct integers, which may be class labels;
+        non-negative non-integer values, which may be rates or rounded counts): set the
+        model explicitly to silence it.
 
     link : {"log", "softplus"}, default="log"
         Poisson rate ``exp(eta)`` or ``log(1 + exp(eta))`` (the coreset papers' choice).

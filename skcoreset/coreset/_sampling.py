@@ -1,4 +1,5 @@
-"""Uniform row subsets, optionally stratified by class, with weights that keep the totals."""
+"""Row subsets, optionally stratified by class, with weights that keep the totals: uniform
+without replacement, and importance sampling with replacement."""
 
 import numpy as np
 
@@ -53,6 +54,8 @@ def uniform_subset(size, sample_weight, rng, strata=None):
     indices : ndarray of shape (n_selected,)
     weights : ndarray of shape (n_selected,)
     """
+    if size < 1:  # a constructor whose parameters were not validated (e.g. nested in another)
+        raise ValueError(f"The coreset size M must be at least 1, got {size}.")
     candidates = np.flatnonzero(sample_weight > 0)
     if strata is None:
         groups = [candidates]
@@ -70,3 +73,70 @@ def uniform_subset(size, sample_weight, rng, strata=None):
         weights.append(sample_weight[chosen]
                        * (sample_weight[group].sum() / sample_weight[chosen].sum()))
     return np.concatenate(indices), np.concatenate(weights)
+
+
+def _allocate_draws(size, mass):
+    """Split ``size`` draws with replacement over strata of positive ``mass``: one each while
+    the budget allows (largest masses first), the rest in proportion to the mass by largest
+    remainder."""
+    alloc = np.zeros(len(mass), dtype=np.intp)
+    order = np.argsort(-mass, kind="stable")
+    if size <= len(mass):
+        alloc[order[:size]] = 1
+        return alloc
+    share = (size - len(mass)) * mass / mass.sum()
+    alloc += 1 + np.floor(share).astype(np.intp)
+    remainder = np.argsort(-(share - np.floor(share)), kind="stable")
+    alloc[remainder[:size - alloc.sum()]] += 1
+    return alloc
+
+
+def importance_draws(size, importance, rng, strata=None):
+    """``size`` i.i.d. draws of rows with probability proportional to ``importance``.
+
+    Returns the distinct drawn rows and the factor ``K_n / (p_n size)`` (``K_n`` draws of
+    row n, each with probability ``p_n``) that makes ``sample_weight * factor`` an unbiased
+    reweighting. With ``strata`` the draws are split over the strata (at least one each
+    while ``size`` allows, the rest in proportion to their importance) and ``p_n`` and the
+    number of draws are those of the row's stratum: stratified sampling, still unbiased,
+    and no stratum of positive importance is missed. Rows are drawn by inverse transform
+    sampling on the cumulative importance, which, unlike ``multinomial``, has no tolerance
+    on the sum of the probabilities.
+
+    Parameters
+    ----------
+    size : int
+        Number of draws.
+    importance : ndarray of shape (n,)
+        Finite, non-negative, with a positive sum.
+    rng : numpy.random.RandomState
+    strata : ndarray of shape (n,), default=None
+        Stratum label of every row.
+
+    Returns
+    -------
+    indices : ndarray of shape (n_selected,)
+    factor : ndarray of shape (n_selected,)
+    """
+    candidates = np.flatnonzero(importance > 0)
+    if strata is None:
+        groups = [candidates]
+    else:
+        _, codes = np.unique(strata[candidates], return_inverse=True)
+        order = np.argsort(codes, kind="stable")
+        groups = np.split(candidates[order], np.cumsum(np.bincount(codes))[:-1])
+    mass = np.array([importance[group].sum() for group in groups])
+    alloc = _allocate_draws(size, mass)
+    drawn, factor = [], np.zeros(len(importance))
+    for group, group_mass, n_draw in zip(groups, mass, alloc):
+        if n_draw == 0:
+            continue
+        cumulative = np.cumsum(importance[group])
+        u = rng.random_sample(n_draw) * cumulative[-1]
+        # u < cumulative[-1], so the first cumulative sum above u is a row of positive mass
+        position = np.minimum(np.searchsorted(cumulative, u, side="right"), len(group) - 1)
+        drawn.append(group[position])
+        factor[group] = group_mass / (importance[group] * n_draw)
+    counts = np.bincount(np.concatenate(drawn), minlength=len(importance))
+    indices = np.flatnonzero(counts)
+    return indices, counts[indices] * factor[indices]

@@ -8,10 +8,13 @@ from sklearn.metrics import pairwise_distances_argmin_min
 from sklearn.metrics.pairwise import euclidean_distances
 
 from .._sklearn_compat import Interval
-from ._base import BaseCoreset, fill_coreset_doc
+from ._base import BaseCoreset, check_both_classes, fill_coreset_doc
+from ._sampling import importance_draws
 
 # R = a / sqrt(I) with a = 3 (paper 002, §4 "Experimental setup")
 _RADIUS_CONSTANT = 3.0
+# |x| beyond which squared distances of the (n_features + 1)-vectors may overflow float64
+_MAX_ABS_X = 1e150
 # bytes of float64 working memory per row chunk: wide data gets fewer rows per chunk
 _CHUNK_BYTES = 4 << 20
 
@@ -81,6 +84,11 @@ class SensitivityCoreset(BaseCoreset):
     ``p_n`` proportional to ``w_n m_n`` and weights each drawn row ``K_n w_n / (p_n M)``
     (``K_n`` its number of draws), so the weighted log-likelihood is unbiased.
 
+    By default (``stratify=True``) the draws are stratified by class: each class gets at
+    least one of the M draws and the rest in proportion to its total ``w_n m_n``, and
+    ``p_n`` and M are those of the row's class. The estimate stays unbiased and a rare
+    class is never missed (a one-class coreset cannot fit a classifier).
+
     Parameters
     ----------
     M : int, default=100
@@ -91,6 +99,9 @@ class SensitivityCoreset(BaseCoreset):
     radius : float, default=None
         Radius R of the parameter ball on which the bounds hold. ``None`` uses the paper's
         heuristic ``R = 3 / sqrt(I)`` with ``I`` the normalised k-means score of the data.
+    stratify : bool, default=True
+        Draw within each class. ``False`` is paper 002's single multinomial; it raises a
+        ``ValueError`` when the draws miss a class.
     {common_params}
     Attributes
     ----------
@@ -122,9 +133,11 @@ class SensitivityCoreset(BaseCoreset):
         **BaseCoreset._parameter_constraints,
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
         "radius": [Interval(Real, 0, None, closed="neither"), None],
+        "stratify": ["boolean"],
     }
 
-    def __init__(self, M=100, *, n_clusters=6, radius=None, model="auto", link="log",
+    def __init__(self, M=100, *, n_clusters=6, radius=None, stratify=True, model="auto",
+                 link="log",
                  noise_scale=1.0, prior_scale=1.0, intercept_prior_scale=10.0,
                  fit_intercept=True, random_state=None, verbose=0):
         super().__init__(M, model=model, link=link, noise_scale=noise_scale,
@@ -133,6 +146,7 @@ class SensitivityCoreset(BaseCoreset):
                          verbose=verbose)
         self.n_clusters = n_clusters
         self.radius = radius
+        self.stratify = stratify
 
     def _check_model(self):
         if self.model_ != "logistic":
@@ -165,8 +179,19 @@ class SensitivityCoreset(BaseCoreset):
             print(f"[SensitivityCoreset] R = {self.radius_:.4g}, mean sensitivity "
                   f"{mean_sensitivity:.4g}")
 
+    @staticmethod
+    def _check_scale(X):
+        """Squared distances between the design vectors must be finite in float64."""
+        largest = float(np.max(np.abs(X), initial=0.0))
+        if largest > _MAX_ABS_X:
+            raise ValueError(
+                f"X has values up to |x| = {largest:.3g}, whose squared distances overflow "
+                "float64 in the k-means sensitivity bounds. Standardise X first, e.g. with "
+                "sklearn.preprocessing.StandardScaler.")
+
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
         self._check_model()
+        self._check_scale(X)
         candidates = np.flatnonzero(sample_weight > 0)
         n_sub = self._kmeans_sample_size(X.shape[0])
         sub = rng.choice(candidates, size=min(n_sub, len(candidates)), replace=False)
@@ -178,8 +203,10 @@ class SensitivityCoreset(BaseCoreset):
         self.sensitivities_ = bounds
         self._report(np.average(bounds, weights=sample_weight))
         importance = sample_weight * bounds
-        p = importance / importance.sum()
-        counts = rng.multinomial(self.M, p)
-        indices = np.flatnonzero(counts)
-        weights = counts[indices] * sample_weight[indices] / (p[indices] * self.M)
-        return indices, weights
+        if not np.all(np.isfinite(importance)):  # a safety net behind _check_scale
+            raise ValueError("SensitivityCoreset computed non-finite sensitivities; "
+                             "standardise X, e.g. with sklearn.preprocessing.StandardScaler.")
+        indices, factor = importance_draws(self.M, importance, rng,
+                                           strata=y if self.stratify else None)
+        check_both_classes(y, sample_weight, indices, "use M >= 2 and keep stratify=True.")
+        return indices, sample_weight[indices] * factor

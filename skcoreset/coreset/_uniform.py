@@ -1,6 +1,6 @@
 """Uniform subsampling: the baseline of every coreset paper."""
 
-from ._base import BaseCoreset, fill_coreset_doc
+from ._base import BaseCoreset, check_both_classes, fill_coreset_doc
 from ._sampling import uniform_subset
 
 
@@ -11,10 +11,20 @@ class UniformCoreset(BaseCoreset):
     Each selected row keeps its incoming weight, rescaled so that the coreset's total weight
     equals the data's: with unit weights every row gets weight ``N / M``.
 
+    For the logistic model the draw is stratified by class (``stratify=True``): each class
+    gets a share of the M rows proportional to its number of rows, at least one, and its
+    rows are rescaled to the class's own total weight. A rare class is never dropped (an
+    unstratified draw can miss it, and a one-class coreset cannot fit a classifier), and
+    the estimate of the log-likelihood stays unbiased.
+
     Parameters
     ----------
     M : int, default=100
         Number of rows drawn (all rows with positive weight when there are fewer).
+    stratify : bool, default=True
+        Draw within each class for the logistic model (ignored for other models).
+        ``False`` gives the plain uniform baseline of the papers; it raises a
+        ``ValueError`` when the draw misses a class.
     {common_params}
     Attributes
     ----------
@@ -32,9 +42,28 @@ class UniformCoreset(BaseCoreset):
     >>> X = rng.normal(size=(1000, 3))
     >>> y = (X[:, 0] > 0).astype(int)
     >>> X_core, y_core, w_core = UniformCoreset(M=50, random_state=0).fit_coreset(X, y)
-    >>> X_core.shape, float(w_core.sum())
+    >>> X_core.shape, round(float(w_core.sum()), 6)
     ((50, 3), 1000.0)
+    >>> np.unique(y_core, return_counts=True)[1]  # stratified: classes in proportion
+    array([28, 22])
     """
 
+    _parameter_constraints = {**BaseCoreset._parameter_constraints, "stratify": ["boolean"]}
+
+    def __init__(self, M=100, *, stratify=True, model="auto", link="log", noise_scale=1.0,
+                 prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True,
+                 random_state=None, verbose=0):
+        super().__init__(M, model=model, link=link, noise_scale=noise_scale,
+                         prior_scale=prior_scale, intercept_prior_scale=intercept_prior_scale,
+                         fit_intercept=fit_intercept, random_state=random_state,
+                         verbose=verbose)
+        self.stratify = stratify
+
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
-        return uniform_subset(self.M, sample_weight, rng)
+        logistic = self.model_ == "logistic"
+        indices, weights = uniform_subset(self.M, sample_weight, rng,
+                                          strata=y if logistic and self.stratify else None)
+        if logistic:
+            check_both_classes(y, sample_weight, indices,
+                               "use M >= 2 and keep stratify=True.")
+        return indices, weights
