@@ -11,7 +11,10 @@ import inspect
 import time
 from collections import defaultdict
 
+from sklearn import get_config
 from sklearn import pipeline as sk_pipeline
+from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, MethodMapping,
+                                            get_routing_for_object, process_routing)
 
 __all__ = ["Pipeline", "make_pipeline"]
 
@@ -27,6 +30,15 @@ def _accepts_sample_weight(method):
         return False
     return "sample_weight" in parameters or any(
         p.kind == p.VAR_KEYWORD for p in parameters.values())
+
+
+def _without_fit_sample_weight(routing):
+    """A step's requests with ``sample_weight`` of ``fit`` not requested: after a coreset
+    step the pipeline passes the coreset's weights itself."""
+    fit_request = getattr(routing, "fit", None)  # routers (nested meta-estimators) have none
+    if fit_request is not None and "sample_weight" in fit_request.requests:
+        fit_request.add_request(param="sample_weight", alias=False)
+    return routing
 
 
 class Pipeline(sk_pipeline.Pipeline):
@@ -51,12 +63,23 @@ class Pipeline(sk_pipeline.Pipeline):
     verbose : bool, default=False
         Print the time each step takes to fit.
     transform_input : None, default=None
-        Must be ``None`` (it requires metadata routing, which this pipeline does not use).
+        Must be ``None`` (transforming metadata along the steps is not supported).
 
     Attributes
     ----------
     named_steps : :class:`~sklearn.utils.Bunch`
         Steps by name (as in scikit-learn's Pipeline).
+
+    Notes
+    -----
+    With ``sklearn.set_config(enable_metadata_routing=True)``, ``fit(X, y,
+    sample_weight=w)`` routes ``w`` the scikit-learn way, to the steps that request it with
+    ``set_fit_request(sample_weight=True)``; a coreset step must request it, or scikit-learn
+    raises. Steps after a coreset step are not routed ``sample_weight`` (it has one entry
+    per input row): they receive the coreset's weights, which already include ``w``.
+    Parameters spelled ``stepname__parameter`` go to their step in both modes, and
+    ``coreset__sample_weight`` (for each coreset step) passes through routers such as
+    :class:`~sklearn.model_selection.GridSearchCV`.
 
     See Also
     --------
@@ -139,7 +162,9 @@ class Pipeline(sk_pipeline.Pipeline):
             Training targets.
         **params : dict of str -> object
             Parameters of the steps' ``fit`` methods, as ``stepname__parameter``; e.g.
-            ``coreset__sample_weight`` for weighted input data.
+            ``coreset__sample_weight`` for weighted input data. With metadata routing
+            enabled, metadata such as ``sample_weight`` instead, routed to the steps that
+            request it (see Notes).
 
         Returns
         -------
@@ -149,7 +174,8 @@ class Pipeline(sk_pipeline.Pipeline):
         self._check_supported_options()
         self.steps = list(self.steps)
         self._check_steps()
-        step_params = self._split_params(params)
+        step_params = (self._route_params(params) if get_config()["enable_metadata_routing"]
+                       else self._split_params(params))
         weights = None
         for index, (name, step) in enumerate(self.steps):
             if step is None or step == "passthrough":
@@ -161,6 +187,74 @@ class Pipeline(sk_pipeline.Pipeline):
                 print(f"[Pipeline] ({index + 1} of {len(self.steps)}) fitting {name}, "
                       f"total={time.perf_counter() - start:.1f}s")
         return self
+
+    def _route_params(self, params):
+        """``{step: fit params}`` from scikit-learn's metadata routing; parameters spelled
+        ``stepname__parameter`` go to their step directly, as without routing."""
+        by_step = self._split_params({key: value for key, value in params.items()
+                                      if key.partition("__")[0] in self.named_steps})
+        routed = process_routing(self, "fit", **{key: value for key, value in params.items()
+                                                 if key.partition("__")[0]
+                                                 not in self.named_steps})
+        for name, step in self.steps:
+            if step is None or step == "passthrough":
+                continue
+            method = ("fit" if _is_coreset(step) or name == self.steps[-1][0]
+                      or not hasattr(step, "fit_transform") else "fit_transform")
+            by_step[name].update(routed[name][method])
+        return by_step
+
+    def get_metadata_routing(self):
+        """Routing of metadata to the steps (used when metadata routing is enabled).
+
+        As scikit-learn's Pipeline, except that coreset steps are routed the metadata of
+        ``fit`` only (they act during fit), and steps after a coreset step are never routed
+        ``sample_weight``: they see the coreset rows and receive the coreset's weights.
+
+        Returns
+        -------
+        routing : :class:`~sklearn.utils.metadata_routing.MetadataRouter`
+        """
+        router = MetadataRouter(owner=type(self).__name__)
+        # the pipeline itself consumes coreset__sample_weight-style parameters, so that
+        # routers such as GridSearchCV pass them on
+        own = MetadataRequest(owner=type(self).__name__)
+        for name, step in self.steps:
+            if _is_coreset(step):
+                own.fit.add_request(param=f"{name}__sample_weight", alias=True)
+        router.add_self_request(own)
+        after_coreset = False
+        last_name = self.steps[-1][0]
+        for name, step in self.steps:
+            if step is None or step == "passthrough":
+                continue
+            mapping = MethodMapping()
+            if _is_coreset(step):
+                for caller in ("fit", "fit_transform", "fit_predict"):
+                    mapping.add(caller=caller, callee="fit")
+                router.add(method_mapping=mapping, **{name: step})
+                after_coreset = True
+                continue
+            callers = ["fit", "fit_transform", "fit_predict"]
+            fit_method = ("fit" if name == last_name or not hasattr(step, "fit_transform")
+                          else "fit_transform")
+            for caller in callers:
+                mapping.add(caller=caller, callee=fit_method)
+            if name == last_name:
+                for method in ("predict", "predict_proba", "predict_log_proba",
+                               "decision_function", "score", "transform",
+                               "inverse_transform"):
+                    mapping.add(caller=method, callee=method)
+            else:
+                for caller in ("predict", "predict_proba", "predict_log_proba",
+                               "decision_function", "score", "transform"):
+                    mapping.add(caller=caller, callee="transform")
+                mapping.add(caller="inverse_transform", callee="inverse_transform")
+            routing = get_routing_for_object(step)
+            if after_coreset:
+                routing = _without_fit_sample_weight(routing)
+            router.add(method_mapping=mapping, **{name: routing})
+        return router
 
     def fit_transform(self, X, y=None, **params):
         """Fit, then transform all of X (coreset steps skipped).

@@ -4,9 +4,11 @@ import pickle
 
 import numpy as np
 import pytest
+import sklearn
 from scipy.special import expit
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, PoissonRegressor
+from sklearn.metrics import get_scorer
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline as SkPipeline
@@ -85,8 +87,12 @@ def test_final_estimator_without_sample_weight_is_a_clear_error():
 def test_plain_sklearn_pipeline_never_goes_silently_unweighted():
     X, y = _data()
     foreign = SkPipeline([("coreset", UniformCoreset(M=50)), ("clf", LogisticRegression())])
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="Use skcoreset.pipeline.Pipeline"):
         foreign.fit(X, y)
+    scaled = SkPipeline([("coreset", UniformCoreset(M=50)), ("scale", StandardScaler()),
+                         ("clf", BayesianLogisticRegression())])
+    with pytest.raises(ValueError, match="followed by StandardScaler"):
+        scaled.fit(X, y)
     ours = SkPipeline([("coreset", UniformCoreset(M=50, random_state=0)),
                        ("clf", BayesianLogisticRegression())]).fit(X, y)
     idx, w = ours["coreset"].sample_indices_, ours["coreset"].sample_weight_
@@ -99,6 +105,96 @@ def test_plain_sklearn_pipeline_never_goes_silently_unweighted():
     with pytest.raises(ValueError, match="already carries"):
         BayesianLogisticRegression().fit(ours["coreset"].transform(X), y,
                                          sample_weight=np.ones(len(y)))
+
+
+def test_a_coreset_of_every_row_still_fails_loudly_for_a_foreign_estimator():
+    X, y = _data(n=80)
+    w = np.linspace(0.5, 3.0, len(y))
+    foreign = SkPipeline([("coreset", UniformCoreset(M=1000)), ("clf", LogisticRegression())])
+    with pytest.raises(ValueError, match="Use skcoreset.pipeline.Pipeline"):
+        foreign.fit(X, y, coreset__sample_weight=w)
+    # outside a pipeline: the subset of all N rows has N + 1 rows (one split in two halves)
+    coreset = UniformCoreset(M=1000).fit(X, y, sample_weight=w)
+    subset = coreset.transform(X)
+    assert subset.shape[0] == len(y) + 1 and subset.sample_weight.sum() == pytest.approx(w.sum())
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        LogisticRegression().fit(subset, y)
+    ours = BayesianLogisticRegression().fit(subset, y)
+    ref = BayesianLogisticRegression().fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-8)
+
+
+def test_weighted_subset_with_a_target_of_another_length_is_an_error():
+    X, y = _data()
+    subset = UniformCoreset(M=40, random_state=0).fit(X, y).transform(X)
+    with pytest.raises(ValueError, match="y has 7 entries.*40 rows drawn from the 600"):
+        BayesianLogisticRegression().fit(subset, y[:7])
+    BayesianLogisticRegression().fit(subset, y[subset.sample_indices])  # one per row: fine
+
+
+def test_dataframe_coreset_weights_follow_reordered_rows():
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    out = UniformCoreset(M=40, random_state=0).fit(frame, y).transform(frame)
+    out.attrs["coreset_sample_weight"][:] = np.arange(1.0, 41.0)  # distinct weights
+    by_label = dict(zip(out.index, np.arange(1.0, 41.0)))
+    shuffled = out.sort_values("b")
+    clf = BayesianLogisticRegression().fit(shuffled, y)
+    ref = BayesianLogisticRegression().fit(shuffled.to_numpy(), y[shuffled.index],
+                                           sample_weight=[by_label[i] for i in shuffled.index])
+    np.testing.assert_allclose(clf.coef_, ref.coef_)
+    both = pd.concat([out.head(20), out.tail(20)])  # used to fail inside pandas
+    assert both.attrs["coreset_row_labels"] == out.attrs["coreset_row_labels"]
+    coarse = frame.set_axis(np.arange(len(y)) // 100)  # row labels shared by 100 rows
+    coarse_out = UniformCoreset(M=40, random_state=0).fit(coarse, y).transform(coarse)
+    BayesianLogisticRegression().fit(coarse_out, y)  # as transform returned it: fine
+    with pytest.raises(ValueError, match="not unique"):
+        BayesianLogisticRegression().fit(coarse_out.sample(frac=1.0, random_state=0), y)
+
+
+def _log_loss_scorer():
+    """neg_log_loss that ignores sample_weight (routing requires saying so explicitly)."""
+    return get_scorer("neg_log_loss").set_score_request(sample_weight=False)
+
+
+def _routing_pipeline(request_coreset=True):
+    coreset = UniformCoreset(M=60, random_state=0)
+    if request_coreset:
+        coreset.set_fit_request(sample_weight=True)
+    return Pipeline([("scale", StandardScaler().set_fit_request(sample_weight=False)),
+                     ("coreset", coreset), ("clf", BayesianLogisticRegression())])
+
+
+def test_metadata_routing_sends_sample_weight_to_the_coreset():
+    X, y = _data()
+    w = np.where(np.arange(len(y)) < 150, 0.0, 2.0)
+    grid = {"coreset__M": [30, 60]}
+    legacy = GridSearchCV(Pipeline([("scale", StandardScaler()),
+                                    ("coreset", UniformCoreset(M=60, random_state=0)),
+                                    ("clf", BayesianLogisticRegression())]),
+                          grid, cv=3, scoring="neg_log_loss").fit(X, y, coreset__sample_weight=w)
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = GridSearchCV(_routing_pipeline(), grid, cv=3, scoring=_log_loss_scorer())
+        routed.fit(X, y, sample_weight=w)
+        # the pipeline's own spelling passes through GridSearchCV too
+        spelled = GridSearchCV(_routing_pipeline(request_coreset=False), grid, cv=3,
+                               scoring=_log_loss_scorer()).fit(X, y, coreset__sample_weight=w)
+        with pytest.raises(ValueError, match="UniformCoreset.set_fit_request"):
+            GridSearchCV(_routing_pipeline(request_coreset=False), grid, cv=3,
+                         scoring=_log_loss_scorer(), error_score="raise").fit(
+                             X, y, sample_weight=w)
+        # a foreign final estimator gets the coreset's weights, not the routed ones
+        foreign = _routing_pipeline()
+        foreign.steps[-1] = ("clf", LogisticRegression())
+        foreign.fit(X, y, sample_weight=w)
+    for search in (routed, spelled):
+        best = search.best_estimator_["coreset"]
+        assert np.all(best.sample_indices_ >= 150)  # zero-weight rows stand for nothing
+        assert best.sample_weight_.sum() == pytest.approx(w.sum())
+        np.testing.assert_allclose(search.cv_results_["mean_test_score"],
+                                   legacy.cv_results_["mean_test_score"])
+    assert np.all(foreign["coreset"].sample_indices_ >= 150)
 
 
 def test_incoming_weights_coreset_of_coreset_and_params():
