@@ -244,9 +244,9 @@ _COMMON_PARAMS_DOC = """
           ``posterior_samples_`` holds the draws and predictions average over them. Practical
           for up to a few tens of parameters, e.g. on a coreset.
         - ``"pass_glm"``: PASS-GLM (Huggins et al., 2017): the GLM mapping function is replaced
-          by its degree-``pass_degree`` Chebyshev approximation on
-          ``[-pass_radius, pass_radius]``, so the log-likelihood depends on the data only
-          through polynomial sufficient statistics computed in one pass (``partial_fit`` for
+          by a degree-``pass_degree`` polynomial (see ``pass_radius``), so the log-likelihood
+          depends on the data only through polynomial sufficient statistics computed in one
+          pass (``partial_fit`` for
           streams, dask arrays chunk by chunk). Degree 2 gives a Gaussian posterior in closed
           form; higher degrees use Newton and Laplace on the polynomial surrogate. Supports the
           logistic model and Poisson with ``link="log"``.
@@ -281,18 +281,23 @@ _COMMON_PARAMS_DOC = """
         Degree of PASS-GLM's polynomial approximation (``method="pass_glm"`` only). Logistic:
         2, 6, 10, ... (the paper's 2 + 4k rule keeps the surrogate concave); Poisson: even.
         Degrees above 2 store ``C(p + degree, degree)`` monomial sums and are meant for few
-        features.
+        features; they are more accurate where degree 2 warns.
 
     n_draws : int, default=4000
         Number of posterior draws kept by ``method="mcmc"`` (over all walkers).
 
     n_burnin : int, default=None
         Ensemble steps discarded before the draws are kept (``method="mcmc"``); ``None``
-        scales it with the number of parameters p: ``100 + 150 p``.
+        scales it with the number of parameters p: ``100 + 150 p``, about ten
+        autocorrelation times of the stretch move on a Gaussian target.
 
     thin : int, default=None
         Keep every ``thin``-th ensemble step (``method="mcmc"``); ``None`` chooses the smallest
-        value that runs the chain for about 50 autocorrelation times.
+        value that runs the chain for about 50 autocorrelation times (``500 + 750 p`` steps).
+        The defaulted parts of the run are capped together at 1,000,000 walker steps
+        (``n_walkers`` times steps per walker), which binds from about ``p = 17`` (e.g. more
+        features than rows); the shortened run then warns (``MCMCDiagnosticWarning``) with
+        the ``n_burnin`` and ``thin`` that give the full run. Explicit values are not capped.
 
     n_walkers : int, default=None
         Number of emcee walkers (``method="mcmc"``), at least ``2 p``; ``None`` means
@@ -302,10 +307,19 @@ _COMMON_PARAMS_DOC = """
         Seed of the MCMC walkers' starting points and moves (``method="mcmc"``), for
         reproducible draws. The other methods are deterministic.
 
-    pass_radius : float, default=4.0
-        PASS-GLM approximates the mapping function on ``[-pass_radius, pass_radius]``; choose it
-        to cover the linear predictors ``y x . theta`` (logistic) or ``x . theta`` (Poisson) of
-        the data (``method="pass_glm"`` only).
+    pass_radius : float or "auto", default="auto"
+        Which polynomial PASS-GLM uses (``method="pass_glm"`` only). ``"auto"``: a Laplace
+        fit on a pilot subsample (at most 10,000 rows, every k-th row, per class for the
+        logistic model; the first chunk of a dask array or of a ``partial_fit`` stream) gives
+        representative linear predictors ``s = x . theta``, and the derivative of the
+        polynomial is the least-squares fit of the exact one (sigmoid or ``exp``) at them,
+        so the approximation is accurate where the data are, including far from 0 (rare
+        positives, large counts). A number ``R``: the Chebyshev approximation on ``[-R, R]``
+        of Huggins et al. (2017) (their PASS-LR2 uses ``R = 4``), accurate only when most
+        ``s`` lie in that interval. Either way the pilot rows measure the resulting error of
+        the posterior mean, and a ``PassGLMAccuracyWarning`` (a ``UserWarning``) is issued
+        when it exceeds one posterior standard deviation: the approximation error does not
+        shrink with the number of rows, while the posterior does.
 
     verbose : int, default=0
         Print progress of the fit when positive.

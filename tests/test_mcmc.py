@@ -302,3 +302,19 @@ def test_sample_predictive_moments_agree_with_gaussian_quadrature():
         ref_mean, ref_var = family.expected_mean(m, v)
         np.testing.assert_allclose(mean, ref_mean, rtol=0.02)
         np.testing.assert_allclose(var, ref_var, rtol=0.05)
+
+
+def test_default_run_is_capped_for_many_parameters_and_says_how_to_get_more():
+    """d > N gave p = 51: 204 walkers x 46,500 steps by default. Now the defaulted burn-in and
+    thinning fit in MAX_DEFAULT_EVALUATIONS walker steps, with a warning naming the values of
+    n_burnin and thin for the full run; explicit values are not capped; small p unchanged."""
+    from skcoreset._inference.mcmc import MAX_DEFAULT_EVALUATIONS, _chain_plan
+
+    with pytest.warns(MCMCDiagnosticWarning, match=r"thin=1938, n_burnin=7750"):
+        n_walkers, per_walker, thin, n_burnin = _chain_plan(51, None, 4000, None, None)
+    assert n_walkers == 204
+    assert n_walkers * (n_burnin + per_walker * thin) <= 1.01 * MAX_DEFAULT_EVALUATIONS
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _chain_plan(51, None, 4000, 7750, 1938) == (204, 20, 1938, 7750)
+        assert _chain_plan(11, None, 4000, None, None) == (44, 91, 97, 1750)

@@ -33,6 +33,12 @@ _TAU_GUESS = (10, 15)
 _MIN_WALKERS = 16
 _ACCEPTANCE_RANGE = (0.2, 0.8)
 _MIN_AUTOCORR_TIMES = 50
+_BURNIN_AUTOCORR_TIMES = 10
+# Cap on the default run: walkers x (burn-in + production) steps, i.e. log-density
+# evaluations per data point. The default plan (60 tau of 10 + 15 p steps, 4 p walkers) grows
+# like 3600 p^2; the cap leaves it unchanged up to p = 16 and keeps a p = 51 problem (d > N
+# data) at about 5,000 steps instead of 46,500.
+MAX_DEFAULT_EVALUATIONS = 1_000_000
 _PREDICT_CHUNK_ELEMENTS = 2**20  # rows x draws per block in sample_predictive_moments
 
 
@@ -84,7 +90,13 @@ def default_n_walkers(n_params):
 
 
 def _chain_plan(n_params, n_walkers, n_draws, n_burnin, thin):
-    """Resolve the defaults: ``(n_walkers, draws per walker, thin, n_burnin)``."""
+    """Resolve the defaults: ``(n_walkers, draws per walker, thin, n_burnin)``.
+
+    Defaults aim at a burn-in of 10 and a production run of 50 expected autocorrelation
+    times; when that would exceed ``MAX_DEFAULT_EVALUATIONS`` walker steps, the defaulted
+    parts are shortened to fit (one sixth burn-in) and an :class:`MCMCDiagnosticWarning`
+    names the values that give the full run.
+    """
     n_walkers = default_n_walkers(n_params) if n_walkers is None else int(n_walkers)
     if n_walkers < 2 * n_params:
         raise ValueError(f"n_walkers={n_walkers} is too small: emcee's stretch move needs at "
@@ -92,16 +104,39 @@ def _chain_plan(n_params, n_walkers, n_draws, n_burnin, thin):
     if n_draws < 1:
         raise ValueError(f"n_draws must be a positive integer, got {n_draws}.")
     draws_per_walker = math.ceil(n_draws / n_walkers)
+    tau = _expected_autocorr_time(n_params)
+    max_steps = MAX_DEFAULT_EVALUATIONS // n_walkers
+    capped = {}
     if thin is None:
         # thin so that the production run is about 50 autocorrelation times long
-        min_steps = _MIN_AUTOCORR_TIMES * _expected_autocorr_time(n_params)
+        min_steps = _MIN_AUTOCORR_TIMES * tau
+        budget = max_steps - (max_steps // 6 if n_burnin is None else n_burnin)
+        if min_steps > budget:
+            capped["thin"] = max(1, math.ceil(min_steps / draws_per_walker))
+            min_steps = budget
         thin = max(1, math.ceil(min_steps / draws_per_walker))
     elif thin < 1:
         raise ValueError(f"thin must be a positive integer, got {thin}.")
     if n_burnin is None:
-        n_burnin = 10 * _expected_autocorr_time(n_params)
+        n_burnin = _BURNIN_AUTOCORR_TIMES * tau
+        budget = max(max_steps // 6, max_steps - thin * draws_per_walker)
+        if n_burnin > budget:
+            capped["n_burnin"] = n_burnin
+            n_burnin = budget
     elif n_burnin < 0:
         raise ValueError(f"n_burnin must be non-negative, got {n_burnin}.")
+    if capped:
+        steps = int(n_burnin) + int(thin) * draws_per_walker
+        full = ", ".join(f"{k}={v}" for k, v in capped.items())
+        warnings.warn(
+            f"The default MCMC run for {n_params} parameters ({n_walkers} walkers, about "
+            f"{_BURNIN_AUTOCORR_TIMES + _MIN_AUTOCORR_TIMES} autocorrelation times of "
+            f"~{tau} steps) would exceed {MAX_DEFAULT_EVALUATIONS:,} walker steps; it is cut "
+            f"to {steps:,} steps per walker (n_burnin={int(n_burnin)}, thin={int(thin)}), so "
+            f"the draws may be correlated and biased towards the Laplace start. For the full "
+            f"run set {full}; or reduce the number of parameters (stronger prior, fewer "
+            "features), or use method='laplace' or 'kl_proximal'.",
+            MCMCDiagnosticWarning, stacklevel=4)
     return n_walkers, draws_per_walker, int(thin), int(n_burnin)
 
 
@@ -184,6 +219,12 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
         Keep every ``thin``-th production step. By default the smallest value giving a
         production run of at least ``500 + 750 * p`` steps per walker (about 50
         autocorrelation times), so the returned draws are nearly independent.
+
+        The defaults of ``n_burnin`` and ``thin`` together are capped at
+        ``MAX_DEFAULT_EVALUATIONS = 1_000_000`` walker steps (``n_walkers`` times the steps
+        per walker), which binds from about ``p = 17``; the run is then shortened (one sixth
+        burn-in) with an :class:`MCMCDiagnosticWarning` giving the values for the full run.
+        Explicit values are never capped.
     n_walkers : int, default=None
         Ensemble size, at least ``2 * p``; ``max(16, 4 * p)`` by default. The cost of a step
         grows linearly with it while the autocorrelation time in steps barely falls.
@@ -211,8 +252,9 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
     Warns
     -----
     MCMCDiagnosticWarning
-        When the mean acceptance fraction is outside [0.2, 0.8], or the production run is
-        shorter than 50 integrated autocorrelation times (``get_autocorr_time(tol=0)``).
+        When the default run is capped (see ``thin``), when the mean acceptance fraction is
+        outside [0.2, 0.8], or when the production run is shorter than 50 integrated
+        autocorrelation times (``get_autocorr_time(tol=0)``).
 
     Notes
     -----
