@@ -1,0 +1,135 @@
+"""Hostile inputs through both estimators and all four methods: every case either raises
+ValueError/TypeError with a message naming the problem, or fits and predicts finite numbers.
+Small data and short MCMC runs keep the module fast."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
+
+METHODS = ["laplace", "kl_proximal", "pass_glm", "mcmc"]
+# short chains: the diagnostics warn, which is not what these tests are about
+_MCMC = dict(n_draws=40, n_burnin=10, thin=1, random_state=0)
+
+
+def _clf(method):
+    return BayesianLogisticRegression(method=method, **(_MCMC if method == "mcmc" else {}))
+
+
+def _reg(method):
+    return BayesianPoissonRegression(method=method, **(_MCMC if method == "mcmc" else {}))
+
+
+def _data(n=60, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y_bin = (X[:, 0] + rng.normal(size=n) > 0).astype(int)
+    y_cnt = rng.poisson(np.exp(0.3 * X[:, 0] + 0.2))
+    return X, y_bin, y_cnt
+
+
+def _fit_or_raise(est, X, y, match, sample_weight=None):
+    """Either a ValueError/TypeError whose message matches ``match``, or finite results."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # convergence and accuracy diagnostics are fine here
+        try:
+            est.fit(X, y, sample_weight=sample_weight)
+        except (ValueError, TypeError) as error:
+            assert match is not None, f"unexpected error: {error}"
+            assert any(m in str(error) for m in match.split("|")), str(error)
+            return None
+        Xp = np.asarray(X, dtype=float)[:5]
+        assert np.all(np.isfinite(est.coef_)) and np.all(np.isfinite(est.intercept_))
+        if hasattr(est, "predict_proba"):
+            proba, std = est.predict_proba(Xp, return_std=True)
+            assert np.all(np.isfinite(proba)) and np.all(np.isfinite(std))
+        else:
+            mean, std = est.predict(Xp, return_std=True)
+            assert np.all(np.isfinite(mean)) and np.all(np.isfinite(std))
+    return est
+
+
+def _must_raise(est, X, y, match, sample_weight=None):
+    with pytest.raises((ValueError, TypeError), match=match):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y, sample_weight=sample_weight)
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_X_y_and_weights_are_named(method, bad):
+    X, y_bin, y_cnt = _data()
+    for make, y in ((_clf, y_bin), (_reg, y_cnt)):
+        Xb = X.copy()
+        Xb[3, 1] = bad
+        _must_raise(make(method), Xb, y, "NaN|infinity|infinite")
+        yb = y.astype(float)
+        yb[4] = bad
+        _must_raise(make(method), X, yb, "NaN|infinity|infinite")
+        w = np.ones(len(y))
+        w[5] = bad
+        _must_raise(make(method), X, y, "sample_weight", sample_weight=w)
+        _must_raise(make(method), X, y, "negative", sample_weight=-np.ones(len(y)))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_classifier_label_sets(method):
+    X, y, _ = _data()
+    _must_raise(_clf(method), X, y % 3 + (X[:, 1] > 1), "binary|classes")
+    _must_raise(_clf(method), X, np.zeros(len(y), dtype=int), "one class")
+    labels = np.where(y == 1, "spam", "ham")
+    est = _fit_or_raise(_clf(method), X, labels, None)
+    assert set(est.predict(X)) <= {"spam", "ham"}
+    _must_raise(_clf(method), X, X[:, 0], "continuous|Unknown label type")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_poisson_counts_must_be_non_negative_integers(method):
+    X, _, y = _data()
+    _must_raise(_reg(method), X, y - 5, "negative")
+    _must_raise(_reg(method), X, y + 0.5, "non-integer")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_empty_data_and_a_single_row(method):
+    X, y_bin, y_cnt = _data()
+    for make, y in ((_clf, y_bin), (_reg, y_cnt)):
+        _must_raise(make(method), X[:0], y[:0], "0 sample|empty")
+        _must_raise(make(method), np.empty((5, 0)), y[:5], "0 feature")
+    _must_raise(_clf(method), X[:1], y_bin[:1], "one class")
+    _fit_or_raise(_reg(method), X[:1], y_cnt[:1], "sample")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_huge_linear_predictors(method):
+    X, y_bin, y_cnt = _data()
+    _fit_or_raise(_clf(method), X * 1e8, y_bin, "scale|overflow|finite|positive definite")
+    _fit_or_raise(_reg(method), X * 1e8, y_cnt, "scale|overflow|finite|positive definite")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_separable_and_duplicated_rows(method):
+    X, y_bin, y_cnt = _data()
+    separable = (X[:, 0] > 0).astype(int)
+    _fit_or_raise(_clf(method), X, separable, None)
+    _fit_or_raise(_clf(method), np.repeat(X, 3, axis=0), np.repeat(y_bin, 3), None)
+    _fit_or_raise(_reg(method), np.repeat(X, 3, axis=0), np.repeat(y_cnt, 3), None)
+    # identical rows only: no information beyond the prior, still finite
+    _fit_or_raise(_reg(method), np.ones((10, 3)), np.full(10, 2), None)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_predict_before_fit_and_with_wrong_n_features(method):
+    X, y_bin, y_cnt = _data()
+    for make, y in ((_clf, y_bin), (_reg, y_cnt)):
+        with pytest.raises(NotFittedError):
+            make(method).predict(X)
+        est = _fit_or_raise(make(method), X, y, None)
+        with pytest.raises(ValueError, match="features"):
+            est.predict(X[:, :2])
+        with pytest.raises(ValueError, match="features"):
+            est.predict(np.column_stack([X, X]))
