@@ -362,3 +362,24 @@ def test_dask_on_local_cluster_equals_in_memory(cluster):
     chunk_tasks = [t for t in tasks.data if "_chunk_statistics" in str(t["key"])]
     assert len(chunk_tasks) == 2 * 8
     assert {t["worker"] for t in chunk_tasks} <= set(cluster.scheduler_info["workers"])
+
+
+def test_auto_polynomial_is_accurate_on_rare_positives_and_the_diagnostic_warns():
+    """Issue 11.7: with 0.3% positives the fixed [-4, 4] put the mean tens of Laplace sds off
+    without a word; radius="auto" is within one sd, and the measured diagnostic tracks the
+    actual error (and warns) for the fixed interval."""
+    from skcoreset._inference.pass_glm import PassGLMAccuracyWarning
+    from skcoreset.datasets import make_logistic_regression
+
+    X, y01 = make_logistic_regression(20_000, 4, intercept=-6.0, random_state=1)
+    y = np.where(y01 > 0, 1.0, -1.0)
+    options = dict(sample_weight=np.ones(len(y)), prior_prec=_prior(4), fit_intercept=True)
+    lap = laplace(X, y, LOGISTIC, **options).posterior
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PassGLMAccuracyWarning)
+        auto = pass_glm(X, y, LOGISTIC, **options)
+    assert np.max(np.abs(auto.posterior.mean - lap.mean) / lap.std) < 1.0
+    with pytest.warns(PassGLMAccuracyWarning, match="standard deviations"):
+        fixed = pass_glm(X, y, LOGISTIC, radius=4.0, **options)
+    actual = np.max(np.abs(fixed.posterior.mean - lap.mean) / lap.std)
+    assert actual > 5 and 0.5 < fixed.extra["mean_error_sd"] / actual < 2
