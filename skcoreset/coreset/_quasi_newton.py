@@ -325,10 +325,10 @@ _QN_ATTRS_DOC = """
     n_iter_ : int
         Iterations run.
 
-    stop_reason_ : {"tol", "n_iter_no_change", "max_iter", "constant potentials", \\
-"whole data"}
-        Why the iterations stopped; ``"whole data"`` when the subset holds every row of
-        positive weight, which is then the exact answer.
+    stop_reason_ : str
+        Why the iterations stopped: ``"tol"``, ``"n_iter_no_change"``, ``"max_iter"``,
+        ``"constant potentials"`` (nothing to regress on), or ``"whole data"`` when the
+        subset holds every row of positive weight, which is then the exact answer.
 """
 
 _fill_qn_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC,
