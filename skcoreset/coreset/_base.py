@@ -340,7 +340,9 @@ def check_both_classes(y, sample_weight, indices, fix):
     """A logistic coreset of data with both classes (±1 encoded y) must hold both, or no
     model can be fitted on it; ``fix`` tells the user what to change. (One-class input,
     such as a block of a stream, is left alone.)"""
-    if len(np.unique(y[sample_weight > 0])) == 2 and len(np.unique(y[indices])) < 2:
+    positive = sample_weight > 0
+    in_data = np.any((y > 0) & positive) and np.any((y < 0) & positive)
+    if in_data and len(np.unique(y[indices])) < 2:
         raise ValueError(
             f"The coreset holds rows of only one class, so no logistic model can be fitted "
             f"on it; {fix}")

@@ -118,16 +118,16 @@ def importance_draws(size, importance, rng, strata=None):
     indices : ndarray of shape (n_selected,)
     factor : ndarray of shape (n_selected,)
     """
-    candidates = np.flatnonzero(importance > 0)
+    # row groups built from boolean masks: few O(N) temporaries (X may be a large memmap)
+    positive = importance > 0
     if strata is None:
-        groups = [candidates]
+        groups = [np.flatnonzero(positive)]
     else:
-        _, codes = np.unique(strata[candidates], return_inverse=True)
-        order = np.argsort(codes, kind="stable")
-        groups = np.split(candidates[order], np.cumsum(np.bincount(codes))[:-1])
+        groups = [np.flatnonzero(positive & (strata == label))
+                  for label in np.unique(strata[positive])]
     mass = np.array([importance[group].sum() for group in groups])
     alloc = _allocate_draws(size, mass)
-    drawn, factor = [], np.zeros(len(importance))
+    indices, factors = [], []
     for group, group_mass, n_draw in zip(groups, mass, alloc):
         if n_draw == 0:
             continue
@@ -135,8 +135,8 @@ def importance_draws(size, importance, rng, strata=None):
         u = rng.random_sample(n_draw) * cumulative[-1]
         # u < cumulative[-1], so the first cumulative sum above u is a row of positive mass
         position = np.minimum(np.searchsorted(cumulative, u, side="right"), len(group) - 1)
-        drawn.append(group[position])
-        factor[group] = group_mass / (importance[group] * n_draw)
-    counts = np.bincount(np.concatenate(drawn), minlength=len(importance))
-    indices = np.flatnonzero(counts)
-    return indices, counts[indices] * factor[indices]
+        rows, draws = np.unique(group[position], return_counts=True)
+        indices.append(rows)
+        factors.append(draws * group_mass / (importance[rows] * n_draw))
+    order = np.argsort(np.concatenate(indices), kind="stable")
+    return np.concatenate(indices)[order], np.concatenate(factors)[order]

@@ -182,7 +182,8 @@ class SensitivityCoreset(BaseCoreset):
     @staticmethod
     def _check_scale(X):
         """Squared distances between the design vectors must be finite in float64."""
-        largest = float(np.max(np.abs(X), initial=0.0))
+        # max and min, not abs: abs would copy a memory-mapped X whole
+        largest = max(float(np.max(X, initial=0.0)), -float(np.min(X, initial=0.0)))
         if largest > _MAX_ABS_X:
             raise ValueError(
                 f"X has values up to |x| = {largest:.3g}, whose squared distances overflow "
