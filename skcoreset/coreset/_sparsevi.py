@@ -38,8 +38,9 @@ _ADAM_BETA1, _ADAM_BETA2, _ADAM_EPS = 0.9, 0.999, 1e-8
 # potentials of nearby points are nearly collinear, so the block is ill-conditioned.
 _FISHER_RIDGE = 1e-3
 # n_subsample="auto": every row up to this many candidate rows, else a subsample of this
-# size. Above the paper's N = 500 and the pinned tests; at U = 5000 and S = 100 a gradient
-# step evaluates 5e5 potentials (~10 ms), where all rows took ~0.3 s at N = 2e5.
+# size. Above the paper's N = 500 and the pinned tests. Measured (logistic, d = 10, M = 100,
+# S = T = 100, N = 1e5): final KL 20 nats at U = 1000, 5.0 at 5000, 2.6 at 20,000, for
+# relative times 1 : 6 : 9 per greedy step.
 AUTO_SUBSAMPLE = 5000
 # Greedy steps in a row that re-select a coreset point without lowering the best KL so
 # far before the construction stops (the coreset has stopped growing and improving).
@@ -403,7 +404,7 @@ class SparseVIResult:
     history: np.ndarray
     n_iter: int
     stop_reason: str
-    n_subsample: int = None
+    n_subsample: int | None = None
 
 
 def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_samples=100,
@@ -666,14 +667,18 @@ class SparseVICoreset(BaseCoreset):
 
     **Large N.** With the Monte Carlo samplers a selection or gradient step evaluates the
     potentials of ``m + U`` rows at S draws (m the coreset size, U = ``n_subsample``), and
-    a greedy step takes T such gradient steps. The default ``n_subsample="auto"`` caps U at
-    5000 rows, so the time per greedy step stops growing with N (measured, on a loaded
-    2-core machine, logistic model, d = 10, S = T = 100: see the table in the benchmarks'
-    README); memory stays ``O((m + U) S)`` besides the data. Smaller U is faster but adds
-    noise to the residual and to the selection; larger U approaches the full-data
-    algorithm. Reduce ``n_iter_opt`` (T) first for speed: each greedy step costs T
-    gradient steps. ``verbose=1`` prints per-step progress with an estimate of the time
-    left.
+    a greedy step takes T such gradient steps. The default ``n_subsample="auto"`` uses
+    every row up to 5000 rows and U = 5000 beyond, so the time per greedy step stops
+    growing with N and memory stays ``O((m + U) S)`` besides the data. Measured on
+    synthetic logistic data (d = 10, M = 100, S = T = 100, a busy 2-core machine): with
+    every row a greedy step took about 60 s at N = 1e5 (several minutes at N = 2e5); with
+    ``"auto"`` about 7 s at both N = 1e5 and 2e5, reaching ``KL(coreset Laplace || full
+    Laplace)`` of 5.0 and 5.2 nats. Smaller U is faster but noisier (U = 1000: 1.4 s per
+    step, 20 nats at N = 1e5); larger U approaches the full-data algorithm (U = 20,000:
+    2.6 nats, 1.5x the time of U = 5000). For speed, lower ``n_iter_opt`` (T) or U; for
+    quality, raise U. ``verbose=1`` prints per-step progress with an estimate of the time
+    left; a very large M is capped at the number of rows of positive weight and the loop
+    stops once it no longer improves (``stop_reason_``).
 
     References
     ----------
