@@ -167,8 +167,8 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
     ``log pi / pi_w`` up to a constant), and compares it with the last accepted weights'
     estimate and, within its noise, with their residual on the same draws (see
     :class:`QuasiNewtonCoreset`, Notes). A rejected proposal raises the damping tenfold; an
-    accepted one lowers it threefold. The next proposal is the damped regression step from the last accepted
-    weights, projected on ``w >= 0``.
+    accepted one lowers it threefold. The next proposal is the damped regression step from
+    the last accepted weights, projected on ``w >= 0``.
 
     Parameters
     ----------
