@@ -12,7 +12,12 @@ vectors.
   paper 001, Eq. (5) (Campbell & Broderick, "Automated scalable Bayesian inference via Hilbert
   coresets"), with exact line search.
 
-Each iteration reads the ``(N, J)`` matrix once; everything else is ``O(N + J + t)``.
+Each iteration reads the ``(N, J)`` matrix once; everything else is ``O(N + J + t)``. The
+matrix may be float32 (half the memory; the Hilbert constructors' Monte Carlo projection is far
+less accurate than float32 rounding): it is read as it is, and everything accumulated across
+rows or iterations is float64. Both solvers are invariant to the scale of their input: vectors
+and target are rescaled internally by powers of two, so norms of 1e-200 or 1e200 neither
+underflow nor overflow.
 """
 
 import numbers
@@ -28,13 +33,21 @@ _EPS = np.finfo(np.float64).eps
 _FLOOR_ULPS = 4.0
 # A degenerate step with a relative error above this is a genuine optimum, not rounding.
 _OPTIMUM_ERROR = np.sqrt(_EPS)
-# Rows within ~1e-7 rad of +-ell(w) have no well-defined geodesic direction (Eq. 17).
-_ALIGNED = 1e-14
+# Rows within ~1e-7 rad of +-ell(w) have no well-defined geodesic direction (Eq. 17). With
+# float32 vectors <L_n, ell(w)>^2 carries a relative error ~1e-7, hence the wider float32 cone.
+_ALIGNED = {np.dtype(np.float64): 1e-14, np.dtype(np.float32): 1e-5}
 # A step whose two terms cancel to this fraction of their size has no significant digits left.
 _CANCELLATION = 1e-8
 # Bytes per block of rows in the per-iteration products: ~1 MiB, so that every column after
 # the first reads the block from cache rather than RAM.
 _BLOCK_BYTES = 1 << 20
+# Largest |entry| (as a power of two) kept without rescaling: squares and products of vectors
+# this size stay normal floats. Outside, the vectors are copied once, rescaled by 2**-k (exact).
+_SAFE_EXPONENT = {np.dtype(np.float64): 400, np.dtype(np.float32): 40}
+# "Nothing improves": stop once this many iterations lowered the error by less than this many
+# float64 rounding units of it (relative), e.g. steps that only reweight at the rounding floor.
+_STALL_WINDOW = 10
+_STALL_ULPS = 16.0
 
 
 @dataclass
@@ -60,6 +73,8 @@ class SolverResult:
         ``"numerical precision"`` (the residual or the step is no longer resolvable in float64:
         the weights are as accurate as the arithmetic allows), ``"optimum"`` (no vector gives an
         improving direction, e.g. the target lies outside the cone of the vectors),
+        ``"no progress"`` (the last iterations did not lower a non-negligible error by more
+        than rounding),
         ``"zero target"`` (``w = 0`` is exact) or ``"all zero vectors"`` (``w = 0`` is the only
         solution).
 
@@ -93,7 +108,10 @@ class SolverResult:
 class _ActiveSet:
     """Weights on the selected rows only, so per-iteration updates cost O(t), not O(N)."""
 
-    def __init__(self, capacity):
+    def __init__(self, n_iter, n):
+        # at most one new row per iteration and never more than all rows: a huge n_iter
+        # (e.g. M = 10**10) must not allocate anything of that length
+        capacity = min(n_iter, n)
         self.index = np.empty(capacity, dtype=np.intp)
         self.coef = np.zeros(capacity)
         self.k = 0
@@ -127,9 +145,18 @@ class _ActiveSet:
         return np.maximum(weights, 0.0)
 
 
-def _validate(vectors, target, n_iter, tol):
-    """Float64 ``(N, J)`` vectors, ``(J,)`` target (default: the row sum) and row norms."""
-    vectors = np.asarray(vectors, dtype=np.float64)
+def _validate(vectors, target, n_iter, tol, scale_target=True):
+    """Checked ``(N, J)`` vectors and ``(J,)`` target, rescaled by powers of two.
+
+    Returns ``(vectors, target, sq_norms, shift)``: float32 vectors stay float32 (no copy),
+    anything else becomes float64; ``sq_norms`` are float64. The solver runs on
+    ``2**a vectors`` and ``2**b target`` with ``a``, ``b`` chosen so that nothing underflows
+    or overflows (exact scalings); weights ``w`` found for those are weights
+    ``2**(a - b) w`` of the inputs, and ``shift = a - b`` is what :func:`_unscale` applies.
+    """
+    vectors = np.asarray(vectors)
+    if vectors.dtype not in _SAFE_EXPONENT:
+        vectors = vectors.astype(np.float64)
     if vectors.ndim != 2 or vectors.shape[0] == 0 or vectors.shape[1] == 0:
         raise ValueError("vectors must be a non-empty 2-D array of shape (n_vectors, dim), got "
                          f"shape {vectors.shape}.")
@@ -137,20 +164,74 @@ def _validate(vectors, target, n_iter, tol):
         raise ValueError(f"n_iter must be a positive integer, got {n_iter!r}.")
     if not isinstance(tol, numbers.Real) or not tol >= 0:
         raise ValueError(f"tol must be a non-negative number, got {tol!r}.")
-    # One pass for the squared norms; it also catches NaN/inf without an (N, J) mask.
-    sq_norms = np.einsum("ij,ij->i", vectors, vectors)
-    if not np.all(np.isfinite(sq_norms)):
-        raise ValueError("vectors contains NaN or infinity (or entries too large to square).")
+    largest = _max_abs(vectors)
+    if not np.isfinite(largest):
+        raise ValueError("vectors contains NaN or infinity.")
+    a = 0
+    if largest > 0 and abs(_exponent(largest)) > _SAFE_EXPONENT[vectors.dtype]:
+        a = -_exponent(largest)
+        vectors = np.ldexp(vectors, a).astype(vectors.dtype, copy=False)
+    sq_norms = _sq_norms(vectors)
     if target is None:
-        target = vectors.sum(axis=0)
+        target = vectors.sum(axis=0, dtype=np.float64)
+        b = a
     else:
         target = np.asarray(target, dtype=np.float64)
         if target.shape != (vectors.shape[1],):
             raise ValueError(f"target must have shape ({vectors.shape[1]},), got "
                              f"{target.shape}.")
-    if not np.all(np.isfinite(target)):
-        raise ValueError("target contains NaN or infinity.")
-    return vectors, target, sq_norms
+        if not np.all(np.isfinite(target)):
+            raise ValueError("target contains NaN or infinity.")
+        b = 0
+    if not scale_target:  # Frank-Wolfe: the simplex of Eq. (5) ties both to one scale
+        target = np.ldexp(target, a - b)
+        return vectors, target, sq_norms, 0
+    # GIGA's weights follow the target's scale (Eq. 10): bring its largest entry near 1
+    top = np.max(np.abs(target))
+    if top > 0:
+        c = -_exponent(top)
+        target = np.ldexp(target, c)
+        b += c
+    return vectors, target, sq_norms, a - b
+
+
+def _unscale(result, shift):
+    """Weights of the caller's vectors and target from those of the rescaled ones."""
+    if shift:
+        result.weights = np.ldexp(result.weights, shift)
+    return result
+
+
+def _exponent(x):
+    """``k`` with ``2**(k-1) <= |x| < 2**k``."""
+    return int(np.frexp(x)[1])
+
+
+def _blocks(vectors):
+    rows = max(1, _BLOCK_BYTES // (vectors.itemsize * vectors.shape[1]))
+    for start in range(0, vectors.shape[0], rows):
+        yield slice(start, start + rows)
+
+
+def _max_abs(vectors):
+    """Largest ``|entry|`` (NaN if any entry is NaN), in blocks: no ``(N, J)`` temporary."""
+    largest = 0.0
+    for rows in _blocks(vectors):
+        block = vectors[rows]
+        top, bottom = float(block.max()), float(block.min())
+        if np.isnan(top) or np.isnan(bottom):  # max() would drop a NaN
+            return np.nan
+        largest = max(largest, top, -bottom)
+    return largest
+
+
+def _sq_norms(vectors):
+    """Squared row norms in float64, in blocks (a float32 block is converted, not all rows)."""
+    out = np.empty(vectors.shape[0])
+    for rows in _blocks(vectors):
+        block = np.asarray(vectors[rows], dtype=np.float64)
+        np.einsum("ij,ij->i", block, block, out=out[rows])
+    return out
 
 
 def _trivial_result(vectors, target, sq_norms):
@@ -182,14 +263,18 @@ def _products(vectors, columns, out):
 
     BLAS ``gemm`` with a couple of output columns runs far below memory bandwidth; one ``gemv``
     per column on cache-sized blocks of rows reads each block from RAM once and from cache for
-    the other columns.
+    the other columns. Float32 vectors are multiplied in float32 (no converted copy) and the
+    products written to the float64 ``out``.
     """
-    n, dim = vectors.shape
-    rows = max(1, _BLOCK_BYTES // (8 * dim))
-    for start in range(0, n, rows):
-        block = vectors[start:start + rows]
+    columns = np.asarray(columns, dtype=vectors.dtype)
+    same = out.dtype == vectors.dtype
+    for rows in _blocks(vectors):
+        block = vectors[rows]
         for column, result in zip(columns, out):
-            np.matmul(block, column, out=result[start:start + rows])
+            if same:
+                np.matmul(block, column, out=result[rows])
+            else:
+                result[rows] = block @ column
     return out
 
 
@@ -247,7 +332,7 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     >>> result.error < 1e-3, result.size <= 50
     (True, True)
     """
-    vectors, target, sq_norms = _validate(vectors, target, n_iter, tol)
+    vectors, target, sq_norms, shift = _validate(vectors, target, n_iter, tol)
     trivial = _trivial_result(vectors, target, sq_norms)
     if trivial is not None:
         return trivial
@@ -256,7 +341,7 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     inv_norms = np.divide(1.0, norms, out=np.zeros(n), where=norms > 0)
     search = _GeodesicSearch(vectors, norms, sq_norms)
     state = _GeodesicState(target / np.linalg.norm(target))
-    active = _ActiveSet(n_iter)
+    active = _ActiveSet(n_iter, n)
     history = []
     for it in range(n_iter):
         stop_reason = _stop_check(state.error, tol, state.floor())
@@ -277,6 +362,9 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
         active.add(row, b)
         history.append((active.n_nonzero(), state.error))
         _report(verbose, "giga", it, n_iter, history)
+        stop_reason = _stalled(history)
+        if stop_reason:
+            break
     else:
         stop_reason = "n_iter"
 
@@ -285,7 +373,7 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     if result.error > 1.0:
         # only rounding can make the optimally scaled weights worse than w = 0 (Corollary 3.2)
         result.weights, result.error = np.zeros(n), 1.0
-    return result
+    return _unscale(result, shift)
 
 
 class _GeodesicState:
@@ -348,7 +436,7 @@ class _GeodesicSearch:
         self.vectors, self.norms, self.sq_norms = vectors, norms, sq_norms
         # rows (anti-)parallel to ell(w) have no geodesic direction (Eq. 17): their score is
         # set to 0, as is that of zero rows (which would otherwise be 0 / 0)
-        self.den_floor = np.where(norms > 0, _ALIGNED * sq_norms, np.inf)
+        self.den_floor = np.where(norms > 0, _ALIGNED[vectors.dtype] * sq_norms, np.inf)
         self.buffer = np.empty((2, vectors.shape[0]))
         self.mask = np.empty(vectors.shape[0], dtype=bool)
 
@@ -415,6 +503,16 @@ def _giga_output_weights(vectors, target, active, inv_norms, n):
         return np.zeros(n)
     alpha = max(0.0, float(combination @ target)) / sq_norm
     return active.dense(n, inv_norms) * alpha
+
+
+def _stalled(history):
+    """Stop reason when the last ``_STALL_WINDOW`` iterations improved nothing, else None."""
+    if len(history) <= _STALL_WINDOW:
+        return None
+    before, now = history[-1 - _STALL_WINDOW][1], history[-1][1]
+    if before - now > _STALL_ULPS * _EPS * before:
+        return None
+    return "numerical precision" if now <= _OPTIMUM_ERROR else "no progress"
 
 
 def _stop_check(error, tol, floor):
@@ -492,7 +590,8 @@ def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     >>> bool(np.all(result.weights >= 0)), result.size <= 50
     (True, True)
     """
-    vectors, target, sq_norms = _validate(vectors, target, n_iter, tol)
+    vectors, target, sq_norms, shift = _validate(vectors, target, n_iter, tol,
+                                                 scale_target=False)
     trivial = _trivial_result(vectors, target, sq_norms)
     if trivial is not None:
         return trivial
@@ -505,7 +604,7 @@ def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     # L(w) sums vertices of norm sigma (Eq. 5), so it is rounded at the scale eps * sigma
     floor = _FLOOR_ULPS * _EPS * sigma / target_norm
 
-    active = _ActiveSet(n_iter)
+    active = _ActiveSet(n_iter, n)
     approx = np.zeros_like(target)
     scores = np.empty(n)
     error = 1.0
@@ -533,11 +632,15 @@ def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
         error = float(np.linalg.norm(target - approx) / target_norm)
         history.append((active.n_nonzero(), error))
         _report(verbose, "frank_wolfe", it, n_iter, history)
+        stop_reason = _stalled(history)
+        if stop_reason:
+            break
     else:
         stop_reason = "n_iter"
 
-    return _finish("frank_wolfe", vectors, active.dense(n), target, history, stop_reason,
-                   verbose)
+    result = _finish("frank_wolfe", vectors, active.dense(n), target, history, stop_reason,
+                     verbose)
+    return _unscale(result, shift)
 
 
 def _fw_step(vectors, inv_norms, zero_rows, sigma, approx, residual, scores, first):

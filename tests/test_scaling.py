@@ -363,3 +363,37 @@ def test_dask_input_validation():
     counts = UniformCoreset(M=10).fit(da.from_array(X, chunks=100), np.arange(300) % 4)
     assert counts.model_ == "poisson"
     assert UniformCoreset(M=10).fit(da.from_array(X, chunks=100), X[:, 0]).model_ == "gaussian"
+
+
+# --- validation of the base constructor (issue 11.6) ----------------------------------------
+
+@pytest.mark.parametrize("base, match", [
+    (GIGACoreset(M=10, prior_scale=-1, projection_dim=20), "prior_scale"),
+    (GIGACoreset(M=10, weighting="uniform", projection_dim=20), "weighting"),
+    (GIGACoreset(M=0, projection_dim=20), "'M'"),
+    (UniformCoreset(M=0), "'M'"),
+])
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_base_coreset_parameters_are_validated(base, match, method):
+    X, y = _logistic_data(300)
+    with pytest.raises(ValueError, match=f"Invalid base_coreset.*{match}"):
+        getattr(StreamingCoreset(base, block_size=100), method)(X, y)
+
+
+def test_streaming_m_points_to_the_base_constructor():
+    with pytest.raises(ValueError, match="base_coreset__M"):
+        StreamingCoreset(GIGACoreset()).set_params(M=5)
+    stream = StreamingCoreset(GIGACoreset(M=10)).set_params(base_coreset__M=5)
+    assert stream.M == 5
+
+
+def test_streaming_hilbert_is_scale_invariant_and_resolves_auto_projection():
+    X, y = _logistic_data(1200)
+    stream = StreamingCoreset(GIGACoreset(M=20), block_size=400, random_state=0)
+    reference = clone(stream).fit(X, y)
+    assert reference.weighting_posterior_ is not None
+    for c in (1e-300, 1e8):
+        scaled = clone(stream).fit(X, y, sample_weight=np.full(len(y), c))
+        np.testing.assert_array_equal(scaled.sample_indices_, reference.sample_indices_)
+        np.testing.assert_allclose(scaled.sample_weight_, c * reference.sample_weight_,
+                                   rtol=1e-6)

@@ -331,3 +331,65 @@ def test_paper_giga_smaller_coreset_at_the_numerical_floor(paper_runs):
         assert g.error < f.error / 10
         reach = np.flatnonzero(g.history[:, 1] <= f.error)[0]
         assert g.history[reach, 0] <= 0.9 * f.size
+
+
+# --- scale, dtype and budget (issues 10.4, 11.4, 11.5) -------------------------------------
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+def test_extreme_scales_give_the_same_weights_and_error(solver, scale):
+    # norms of 1e-200 used to square to 0 ("zero target", error 0), and 1e200 to overflow
+    vectors = _random_vectors(13, n=400, dim=7)
+    reference = solver(vectors, n_iter=25)
+    scaled = solver(scale * vectors, n_iter=25)
+    assert scaled.stop_reason == reference.stop_reason
+    np.testing.assert_allclose(scaled.weights, reference.weights, rtol=1e-6, atol=1e-12)
+    # errors of ~1e-11 agree to rounding of the rescaled input
+    np.testing.assert_allclose(scaled.error, reference.error, rtol=1e-6, atol=1e-14)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+def test_giga_weights_follow_the_relative_scale_of_vectors_and_target(scale):
+    # vectors scaled by c with the target fixed: weights divided by c (Eq. 10)
+    vectors = _random_vectors(14, n=300, dim=6)
+    target = vectors.sum(axis=0)
+    reference = giga(vectors, target=target, n_iter=20)
+    scaled = giga(scale * vectors, target=target, n_iter=20)
+    np.testing.assert_allclose(scaled.weights * scale, reference.weights, rtol=1e-6,
+                               atol=1e-12)
+    np.testing.assert_allclose(scaled.error, reference.error, rtol=1e-6)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_float32_vectors_are_used_without_conversion_and_stay_accurate(solver):
+    vectors = _random_vectors(15, n=3000, dim=20)
+    v32 = vectors.astype(np.float32)
+    target = v32.astype(np.float64).sum(axis=0)
+    reference = solver(v32.astype(np.float64), target=target, n_iter=60)
+    result = solver(v32, target=target, n_iter=60)
+    assert result.weights.dtype == np.float64
+    # the error of the float32 run, measured on the float64 vectors, is as small
+    error = _relative_error(v32.astype(np.float64), result.weights, target)
+    assert error <= 1.05 * reference.error + 1e-7
+    np.testing.assert_allclose(result.error, error, rtol=1e-6)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_huge_n_iter_allocates_nothing_of_that_length_and_stops(solver):
+    # 10**10 iterations used to allocate 74 GiB of active-set buffers
+    vectors = _random_vectors(16, n=40, dim=5)
+    result = solver(vectors, n_iter=10**10)
+    assert result.converged and result.stop_reason != "n_iter"
+    assert result.n_iter < 10**4
+    assert result.error < 1e-6
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_stops_when_nothing_improves(solver):
+    # 3-dimensional vectors: a few points match the target to rounding; the solver must not
+    # spend its remaining iterations re-weighting them
+    vectors = _random_vectors(17, n=1000, dim=3)
+    result = solver(vectors, n_iter=5000)
+    assert result.stop_reason == "numerical precision"
+    assert result.n_iter < 1000
+    assert result.size <= 60

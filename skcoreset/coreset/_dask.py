@@ -191,21 +191,29 @@ def _row_sums(chunks, function, *args):
 
 def _target_sums(target, X, y, w, offset, block):
     X, y, w = _chunk_arrays(target, X, y, w)
-    return w @ y, w.sum()
+    return w @ y, w.sum(), np.count_nonzero(w > 0)
 
 
-def _loglik_sums(family, theta, fit_intercept, target, X, y, w, offset, block):
-    return loglik_sums(*_chunk_arrays(target, X, y, w), family, theta, fit_intercept)
+def _loglik_sums(family, theta, fit_intercept, scale, target, X, y, w, offset, block):
+    X, y, w = _chunk_arrays(target, X, y, w)
+    return loglik_sums(X, y, w * scale, family, theta, fit_intercept)
 
 
 def _laplace(chunks, family, prior_prec, fit_intercept):
-    """Laplace posterior of all rows: each Newton trial is one tree reduction of sums."""
-    weighted_y, total = _row_sums(chunks, _target_sums)
+    """Laplace posterior of all rows: each Newton trial is one tree reduction of sums.
+
+    As in memory, the weights are divided by their mean over the rows of positive weight
+    (:func:`skcoreset.coreset._hilbert.relative_weights`): pi-hat depends on the relative
+    weights only.
+    """
+    weighted_y, total, n_positive = _row_sums(chunks, _target_sums)
+    scale = n_positive / total
 
     def row_sums(theta):
-        return _row_sums(chunks, _loglik_sums, family, theta, fit_intercept)
+        return _row_sums(chunks, _loglik_sums, family, theta, fit_intercept, scale)
 
-    return summed_laplace(row_sums, weighted_y, total, family, prior_prec, fit_intercept)
+    return summed_laplace(row_sums, weighted_y * scale, float(n_positive), family, prior_prec,
+                          fit_intercept)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
-"""Hilbert coresets (paper 001): random projections of the log-likelihoods, then a sparse
-non-negative vector-sum solver (GIGA or Frank-Wolfe)."""
+"""Hilbert coresets (Campbell & Broderick 2018): random projections of the log-likelihoods,
+then a sparse non-negative vector-sum solver (GIGA or Frank-Wolfe)."""
 
-from numbers import Integral
+import warnings
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -12,32 +13,85 @@ from .._sklearn_compat import Interval, StrOptions
 from ..solvers import frank_wolfe, giga
 from .._docstrings import fill_doc
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, BaseCoreset
+from ._sampling import uniform_subset
 
-_ROWS_PER_CHUNK = 16_384
+# Float64 bytes per chunk of projected rows (the family's temporaries are a few times this).
+_CHUNK_BYTES = 8 << 20
+# projection_dim="auto": the papers' J = 500, or M when larger (see _HILBERT_PARAMS_DOC).
+_AUTO_MIN_PROJECTION = 500
+# The projected vectors are stored as float32: the Monte Carlo projection's relative error
+# (~ 1 / sqrt(J)) dwarfs float32 rounding, and GIGA's error measured against the float64
+# vectors is unchanged (tests/test_hilbert.py).
+_VECTOR_DTYPE = np.float32
+# A coreset below this fraction of its budget after the solver converged gets a warning.
+_SMALL_FRACTION = 0.5
+# Solver iterations are capped at this many per row: a budget M far above N (e.g. 10**10)
+# only reweights rows already chosen, and slow (sublinear) progress must not run for ever.
+_ITER_PER_ROW = 10
+# Projected error under which the solver has matched the projection: more points can only
+# come from a larger projection.
+_MATCHED_ERROR = 1e-6
 
 
-def project_loglik(X, y, sample_weight, family, thetas, fit_intercept):
-    """Random projection of each row's weighted, centred log-likelihood (paper 001, eq. 39).
+def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=np.float64,
+                   return_sum=False):
+    """Random projection of each row's weighted, centred log-likelihood (Campbell & Broderick
+    2018, eq. 39 and §4.3).
 
     Row n of the result is ``w_n (f_n(theta_j) - mean_j f_n(theta_j))_j / sqrt(J)`` for the J
     draws ``theta_j`` of the weighting distribution, so inner products of rows estimate the
     weighted Fisher-type inner product of the log-likelihood functions. Rows are processed in
-    chunks: each chunk is one BLAS product and elementwise family calls, and the temporaries
-    stay bounded for large N.
+    chunks of a few MiB: each chunk is one BLAS product and elementwise family calls in
+    float64, then stored in ``dtype``, so the temporaries stay bounded for large N.
+
+    Parameters
+    ----------
+    X, y, sample_weight : arrays of n rows
+    family : Family
+    thetas : ndarray of shape (J, p)
+    fit_intercept : bool
+    dtype : {np.float64, np.float32}, default=np.float64
+        Storage type of the result (float32 halves the dominant ``(n, J)`` allocation).
+    return_sum : bool, default=False
+        Also return the sum of the rows, accumulated in float64 before any rounding to
+        ``dtype``.
 
     Returns
     -------
     vectors : ndarray of shape (n, J)
+    total : ndarray of shape (J,)
+        Only when ``return_sum`` is True.
     """
     n, n_proj = X.shape[0], len(thetas)
-    vectors = np.empty((n, n_proj))
+    vectors = np.empty((n, n_proj), dtype=dtype)
+    total = np.zeros(n_proj)
     scale = sample_weight / np.sqrt(n_proj)
-    for start in range(0, n, _ROWS_PER_CHUNK):
-        rows = slice(start, min(start + _ROWS_PER_CHUNK, n))
+    step = max(1, _CHUNK_BYTES // (8 * n_proj))
+    for start in range(0, n, step):
+        rows = slice(start, min(start + step, n))
         loglik = family.loglik(y[rows], linear_predictor(X[rows], thetas, fit_intercept))
         loglik -= loglik.mean(axis=1, keepdims=True)
-        vectors[rows] = loglik * scale[rows, None]
-    return vectors
+        loglik *= scale[rows, None]
+        vectors[rows] = loglik
+        if return_sum:
+            total += loglik.sum(axis=0)
+    return (vectors, total) if return_sum else vectors
+
+
+def relative_weights(sample_weight):
+    """``sample_weight`` divided by its mean over the rows of positive weight.
+
+    The weighting distribution is fitted on these: it then depends on the relative weights
+    only, so multiplying all weights by ``c`` leaves the projection unchanged and multiplies
+    the coreset weights by ``c``. Rescaled by a power of two first, so that neither 1e-300
+    nor 1e300 under- or overflows.
+    """
+    positive = sample_weight > 0
+    if not positive.any():
+        return sample_weight.astype(float)
+    top = np.frexp(sample_weight.max())[1]
+    scaled = np.ldexp(sample_weight, -top)
+    return scaled / scaled[positive].mean()
 
 
 class _HilbertCoreset(BaseCoreset):
@@ -45,13 +99,15 @@ class _HilbertCoreset(BaseCoreset):
 
     _parameter_constraints = {
         **BaseCoreset._parameter_constraints,
-        "projection_dim": [Interval(Integral, 1, None, closed="left")],
+        # J = 1 centres every log-likelihood to zero: nothing to fit, an empty coreset
+        "projection_dim": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "weighting": [StrOptions({"laplace", "laplace-subsample", "prior"})],
         "n_subsample": [Interval(Integral, 1, None, closed="left"), None],
+        "max_memory": [Interval(Real, 0, None, closed="neither"), None],
     }
 
-    def __init__(self, M=100, *, projection_dim=500, weighting="laplace", n_subsample=None,
-                 model="auto", link="log", noise_scale=1.0, prior_scale=1.0,
+    def __init__(self, M=100, *, projection_dim="auto", weighting="laplace", n_subsample=None,
+                 max_memory=4.0, model="auto", link="log", noise_scale=1.0, prior_scale=1.0,
                  intercept_prior_scale=10.0, fit_intercept=True, random_state=None,
                  verbose=0):
         super().__init__(M, model=model, link=link, noise_scale=noise_scale,
@@ -61,22 +117,70 @@ class _HilbertCoreset(BaseCoreset):
         self.projection_dim = projection_dim
         self.weighting = weighting
         self.n_subsample = n_subsample
+        self.max_memory = max_memory
+
+    def _memory_rows(self):
+        """Rows x J the budget ``max_memory`` (GiB) allows for the float32 vectors."""
+        if self.max_memory is None:
+            return np.inf
+        return self.max_memory * 2**30 / np.dtype(_VECTOR_DTYPE).itemsize
+
+    def _resolve_projection_dim(self, n_rows=None):
+        """J for ``n_rows`` rows: ``projection_dim``, or for ``"auto"`` max(500, M) within
+        the memory budget (``n_rows=None``: no budget, e.g. bounded merge-reduce blocks)."""
+        if self.projection_dim != "auto":
+            return int(self.projection_dim)
+        wanted = max(_AUTO_MIN_PROJECTION, min(self.M, n_rows or self.M))
+        if n_rows:
+            fits = int(self._memory_rows() // n_rows) if np.isfinite(self._memory_rows()) \
+                else wanted
+            wanted = max(min(wanted, fits), min(_AUTO_MIN_PROJECTION, wanted))
+        return wanted
+
+    def _check_memory(self, n_rows, n_proj):
+        """Refuse an ``(n_rows, n_proj)`` projection larger than ``max_memory``."""
+        if n_rows * n_proj <= self._memory_rows():
+            return
+        size = n_rows * n_proj * np.dtype(_VECTOR_DTYPE).itemsize / 2**30
+        name = type(self).__name__
+        raise MemoryError(
+            f"{name} would project {n_rows} rows on {n_proj} draws: a {n_rows} x {n_proj} "
+            f"float32 matrix of {size:.1f} GiB, more than max_memory={self.max_memory} GiB. "
+            f"Use StreamingCoreset({name}(...), block_size=...), whose memory is bounded by "
+            "block_size * projection_dim (it also takes memmaps and dask arrays), or lower "
+            "projection_dim, or raise max_memory (None: no limit) if the memory is there.")
 
     def _weighting_distribution(self, X, y, sample_weight, family, prior_prec, rng):
-        """The distribution pi-hat the projection draws parameters from."""
+        """The distribution pi-hat the projection draws parameters from.
+
+        Fitted on weights of mean 1 (:func:`relative_weights`), so that it depends on the
+        relative sample weights only.
+        """
         if self.weighting == "prior":
             return GaussianPosterior(np.zeros(len(prior_prec)), np.diag(1.0 / prior_prec))
         rows = np.flatnonzero(sample_weight > 0)
         if self.weighting == "laplace-subsample":
             size = self.n_subsample or int(np.sqrt(X.shape[0]))
             rows = rng.choice(rows, size=min(max(size, 1), len(rows)), replace=False)
-        result = laplace(X[rows], y[rows], family, sample_weight=sample_weight[rows],
+        result = laplace(X[rows], y[rows], family,
+                         sample_weight=relative_weights(sample_weight[rows]),
                          prior_prec=prior_prec, fit_intercept=self.fit_intercept)
         return result.posterior
 
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
-        thetas = self._draw_projection(X, y, sample_weight, family, prior_prec, rng)
-        return self._build_projected(X, y, sample_weight, family, thetas)
+        rows = np.flatnonzero(sample_weight > 0)  # zero-weight rows are never projected
+        self.projection_dim_ = self._resolve_projection_dim(len(rows))
+        self._check_memory(len(rows), self.projection_dim_)
+        unit = relative_weights(sample_weight)
+        thetas = self._draw_projection(X, y, unit, family, prior_prec, rng)
+        if len(rows) < len(sample_weight):
+            X, y, unit = X[rows], y[rows], unit[rows]
+        local, factor = self._solve_projected(X, y, unit, family, thetas)
+        if len(local) == 0:
+            return self._fallback(sample_weight, rng)
+        self._warn_if_small(len(local), len(rows))
+        indices = rows[local]
+        return indices, factor * sample_weight[indices]
 
     def _draw_projection(self, X, y, sample_weight, family, prior_prec, rng):
         """Fit the weighting distribution and draw the J parameters of the projection.
@@ -86,15 +190,22 @@ class _HilbertCoreset(BaseCoreset):
         """
         self.weighting_posterior_ = self._weighting_distribution(
             X, y, sample_weight, family, prior_prec, rng)
-        return self.weighting_posterior_.sample(self.projection_dim, random_state=rng)
+        return self.weighting_posterior_.sample(self.projection_dim_, random_state=rng)
 
-    def _build_projected(self, X, y, sample_weight, family, thetas, target=None):
-        """Project on the given draws, run the solver; deterministic given ``thetas``.
+    def _solve_projected(self, X, y, sample_weight, family, thetas, target=None):
+        """Project on ``thetas``, run the solver; return the selected rows and the factor
+        by which each row's ``sample_weight`` is multiplied.
 
-        ``target`` is the projected vector to approximate, by default the sum of the rows'
-        vectors; merge-reduce passes the exact sum of all the data the rows stand in for.
+        Weights and target are rescaled by one power of two (exact) before the float32
+        projection, so weights of 1e-300 or 1e300 neither underflow nor overflow there.
         """
-        vectors = project_loglik(X, y, sample_weight, family, thetas, self.fit_intercept)
+        self._check_memory(X.shape[0], len(thetas))
+        shift = -np.frexp(sample_weight.max())[1] if sample_weight.max() > 0 else 0
+        unit = np.ldexp(sample_weight, shift)
+        vectors, total = project_loglik(X, y, unit, family, thetas, self.fit_intercept,
+                                        dtype=_VECTOR_DTYPE, return_sum=True)
+        # the float64 sum, not that of the float32 rows
+        target = total if target is None else np.ldexp(target, shift)
         result = self._solve(vectors, target)
         self.error_ = result.error
         self.history_ = result.history
@@ -103,21 +214,77 @@ class _HilbertCoreset(BaseCoreset):
             print(f"[{type(self).__name__}] {np.count_nonzero(result.weights)} points, "
                   f"relative error {result.error:.3e} ({result.stop_reason})")
         indices = np.flatnonzero(result.weights)
-        return indices, result.weights[indices] * sample_weight[indices]
+        return indices, result.weights[indices]
+
+    def _build_projected(self, X, y, sample_weight, family, thetas, target=None, rng=None):
+        """Project on the given draws, run the solver; deterministic given ``thetas``.
+
+        ``target`` is the projected vector to approximate, by default the sum of the rows'
+        vectors; merge-reduce passes the exact sum of all the data the rows stand in for.
+        A solver that selects nothing (the projected log-likelihoods carry no information)
+        falls back to a uniform subset drawn with ``rng``, so the coreset is never empty.
+        """
+        indices, factor = self._solve_projected(X, y, sample_weight, family, thetas, target)
+        if len(indices) == 0:
+            return self._fallback(sample_weight, rng or np.random.RandomState(0))
+        return indices, factor * sample_weight[indices]
+
+    def _fallback(self, sample_weight, rng):
+        """A uniform coreset, when the solver returns no point (a coreset is never empty)."""
+        warnings.warn(
+            f"{type(self).__name__}: the projected log-likelihoods sum to zero "
+            f"(stop reason {self.stop_reason_!r}): under the weighting distribution the data "
+            "do not inform the parameters, and no point improves on an empty coreset. "
+            "Returning a uniform coreset of the same budget instead; check the data (constant "
+            "columns, fit_intercept) or use weighting='prior'.", UserWarning, stacklevel=4)
+        return uniform_subset(self.M, sample_weight, rng)
+
+    def _warn_if_small(self, size, n_rows):
+        """Warn when the projection, not the budget, kept the coreset far below M.
+
+        That is the case when the solver matched the projection or when the coreset already
+        has as many points as the centred projection has dimensions (J - 1): further rows
+        are linearly dependent on them there, so the solver can only reweight.
+        """
+        budget = min(self.M, n_rows)
+        limited = (size >= self.projection_dim_ - 1 or self.stop_reason_ != "n_iter"
+                   or self.error_ <= _MATCHED_ERROR)
+        if size >= _SMALL_FRACTION * budget or not limited or self.projection_dim_ > n_rows:
+            return
+        warnings.warn(
+            f"{type(self).__name__} returned {size} points for M={self.M}: they match the "
+            f"{self.projection_dim_}-dimensional projection of the log-likelihoods to relative "
+            f"error {self.error_:.1e} ({self.stop_reason_}), so further iterations add no "
+            f"points. Raise projection_dim (now {self.projection_dim_}; 'auto' uses "
+            f"max(500, M)) for a larger, more accurate coreset.", UserWarning, stacklevel=4)
 
 
 _HILBERT_PARAMS_DOC = """
-    projection_dim : int, default=500
+    projection_dim : int >= 2 or "auto", default="auto"
         Number J of parameter draws from the weighting distribution used to project each
-        row's log-likelihood to a finite-dimensional vector (paper 001, eq. 39).
+        row's centred log-likelihood to a J-dimensional vector (Campbell & Broderick 2018,
+        §4.3, use J = 500). Centring leaves J - 1 dimensions, and a target in them is
+        matched exactly by at most J - 1 points (Caratheodory), so a projection much
+        smaller than ``M`` lets the solver stop well below the budget (a ``UserWarning``
+        says so when the coreset ends below ``M / 2`` for that reason). ``"auto"`` uses
+        ``max(500, M)``, reduced (not below 500) to fit ``max_memory``. The projection
+        costs N x J float32 values and every solver iteration reads them once.
     weighting : {"laplace", "laplace-subsample", "prior"}, default="laplace"
         Weighting distribution pi-hat of the projection. ``"laplace"``: Laplace posterior of
         the full (weighted) data, a few Newton passes (the papers' "optimal" choice);
         ``"laplace-subsample"``: Laplace posterior of a uniform subsample of ``n_subsample``
         rows, not reweighted (the papers' "realistic" choice, for data too large for a full
         pass); ``"prior"``: the prior.
+        The Laplace fits use the sample weights divided by their mean, so that the projection
+        depends on the relative weights only: multiplying all sample weights by ``c``
+        multiplies the coreset weights by ``c`` and keeps the same rows.
     n_subsample : int, default=None
         Subsample size for ``weighting="laplace-subsample"``; ``None`` means ``sqrt(N)``.
+    max_memory : float or None, default=4.0
+        Largest size in GiB of the N x J float32 matrix of projected vectors. A larger
+        problem raises ``MemoryError`` before allocating it, pointing to
+        :class:`StreamingCoreset` (memory bounded by ``block_size * projection_dim``).
+        ``None`` means no limit.
 """
 
 _HILBERT_ATTRS_DOC = """
@@ -127,6 +294,8 @@ _HILBERT_ATTRS_DOC = """
         Per solver iteration: number of points in the coreset and relative error.
     stop_reason_ : str
         Why the solver stopped (iteration budget, numerical precision, ...).
+    projection_dim_ : int
+        The number J of projection draws used (``projection_dim`` with ``"auto"`` resolved).
     weighting_posterior_ : GaussianPosterior
         The weighting distribution the projection drew from.
 """
@@ -137,7 +306,7 @@ _fill_hilbert_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMO
 
 @_fill_hilbert_doc
 class GIGACoreset(_HilbertCoreset):
-    """Hilbert coreset by greedy iterative geodesic ascent (paper 001, Algorithm 1).
+    """Hilbert coreset by greedy iterative geodesic ascent (Campbell & Broderick 2018, Alg. 1).
 
     Projects each row's centred log-likelihood onto J draws from a weighting distribution,
     then runs M iterations of GIGA on the resulting vectors (each adds or reweights one point
@@ -147,7 +316,10 @@ class GIGACoreset(_HilbertCoreset):
     Parameters
     ----------
     M : int, default=100
-        Number of GIGA iterations (coreset size budget).
+        Number of GIGA iterations (coreset size budget; at most ``10 N`` are run). The
+        coreset has at most ``M`` rows, often fewer: an iteration may reweight a row already
+        in the coreset (e.g. about 330 rows at ``M=1000`` on 1e4 logistic rows with the
+        Laplace weighting, whatever ``projection_dim``).
     {hilbert_params}
     {common_params}
     Attributes
@@ -172,12 +344,13 @@ class GIGACoreset(_HilbertCoreset):
     """
 
     def _solve(self, vectors, target=None):
-        return giga(vectors, target=target, n_iter=self.M)
+        return giga(vectors, target=target, n_iter=min(self.M, _ITER_PER_ROW * len(vectors)))
 
 
 @_fill_hilbert_doc
 class FrankWolfeCoreset(_HilbertCoreset):
-    """Hilbert coreset by Frank-Wolfe on the simplex constraint (paper 001, eq. 5 baseline).
+    """Hilbert coreset by Frank-Wolfe on the simplex constraint (Campbell & Broderick 2018,
+    eq. 5 baseline).
 
     Same projection as :class:`GIGACoreset`; the weights are found by M Frank-Wolfe
     iterations with exact line search over the scaled simplex
@@ -186,7 +359,7 @@ class FrankWolfeCoreset(_HilbertCoreset):
     Parameters
     ----------
     M : int, default=100
-        Number of Frank-Wolfe iterations (coreset size budget).
+        Number of Frank-Wolfe iterations (coreset size budget; at most ``10 N`` are run).
     {hilbert_params}
     {common_params}
     Attributes
@@ -211,4 +384,5 @@ class FrankWolfeCoreset(_HilbertCoreset):
     """
 
     def _solve(self, vectors, target=None):
-        return frank_wolfe(vectors, target=target, n_iter=self.M)
+        return frank_wolfe(vectors, target=target,
+                           n_iter=min(self.M, _ITER_PER_ROW * len(vectors)))

@@ -29,7 +29,7 @@ from .._sklearn_compat import HasMethods, Interval, _fit_context
 from .._validation import check_sample_weight
 from ._base import COMMON_ATTRS_DOC, BaseCoreset, _float_dtypes, resolve_model
 from .._docstrings import fill_doc
-from ._hilbert import project_loglik
+from ._hilbert import project_loglik, relative_weights
 from ._sensitivity import row_chunks
 from ._uniform import UniformCoreset
 
@@ -123,7 +123,7 @@ class BlockContext:
         builder = copy.copy(self.builder)  # _build sets attributes: one copy per task/thread
         if self.thetas is not None:  # Hilbert: every block projected under the same pi-hat
             rows, weights = builder._build_projected(X, y, w, self.family, self.thetas,
-                                                     part.target)
+                                                     part.target, block_rng(self.seed, *key))
         else:
             rows, weights = builder._build(X, y, w, self.family, self.prior_prec,
                                            block_rng(self.seed, *key))
@@ -137,9 +137,12 @@ class BlockContext:
             return None
         vectors = project_loglik(part.X, part.y, part.weights, self.family, self.thetas,
                                  self.builder.fit_intercept)
-        norm = np.linalg.norm(part.target)
-        residual = np.linalg.norm(part.target - vectors.sum(axis=0))
-        return residual / norm if norm > 0 else 0.0
+        # relative to the target's largest entry, so that tiny weights do not underflow
+        top = np.max(np.abs(part.target))
+        if not top > 0:
+            return 0.0
+        residual = np.linalg.norm((part.target - vectors.sum(axis=0)) / top)
+        return residual / np.linalg.norm(part.target / top)
 
     def leaf(self, X, y, sample_weight, offset, block):
         """Coreset of one block of rows ``offset, offset + 1, ...``."""
@@ -296,8 +299,9 @@ def draw_shared_projection(builder, n_samples, family, prior_prec, rng, *, full_
     distribution follows ``builder.weighting``: ``"laplace"`` is the Laplace posterior of all
     the data, computed without holding it (``full_laplace()``); ``"laplace-subsample"`` the
     Laplace posterior of a uniform subsample of ``n_subsample`` (default ``sqrt(N)``) rows,
-    ``subsample(size) -> (X, y, w)``; ``"prior"`` the prior. Sets
-    ``builder.weighting_posterior_``.
+    ``subsample(size) -> (X, y, w)``; ``"prior"`` the prior. As in memory, the Laplace fits
+    see the sample weights divided by their mean (``full_laplace`` must do so itself). Sets
+    ``builder.weighting_posterior_`` and ``builder.projection_dim_``.
 
     Returns
     -------
@@ -307,12 +311,15 @@ def draw_shared_projection(builder, n_samples, family, prior_prec, rng, *, full_
         posterior = full_laplace()
     elif builder.weighting == "laplace-subsample":
         X, y, w = subsample(max(builder.n_subsample or int(np.sqrt(n_samples)), 1), rng)
-        posterior = laplace(X, y, family, sample_weight=w, prior_prec=prior_prec,
+        posterior = laplace(X, y, family, sample_weight=relative_weights(w),
+                            prior_prec=prior_prec,
                             fit_intercept=builder.fit_intercept).posterior
     else:
         posterior = GaussianPosterior(np.zeros(len(prior_prec)), np.diag(1.0 / prior_prec))
     builder.weighting_posterior_ = posterior
-    return posterior.sample(builder.projection_dim, random_state=rng)
+    # blocks are bounded, so "auto" needs no memory cap here
+    builder.projection_dim_ = builder._resolve_projection_dim()
+    return posterior.sample(builder.projection_dim_, random_state=rng)
 
 
 def uses_shared_projection(builder):
@@ -350,10 +357,12 @@ def in_memory_access(X, y, sample_weight, family, prior_prec, fit_intercept):
     """``full_laplace`` and ``subsample`` callables of :func:`make_context` for arrays (or
     memmaps) in this process, reading X in row chunks."""
     def full_laplace():
+        unit = relative_weights(sample_weight)  # scale-free pi-hat, as in memory
+
         def row_sums(theta):
-            return loglik_sums(X, y, sample_weight, family, theta, fit_intercept)
-        return summed_laplace(row_sums, sample_weight @ y, sample_weight.sum(), family,
-                              prior_prec, fit_intercept)
+            return loglik_sums(X, y, unit, family, theta, fit_intercept)
+        return summed_laplace(row_sums, unit @ y, unit.sum(), family, prior_prec,
+                              fit_intercept)
 
     def subsample(size, rng):
         rows = np.flatnonzero(sample_weight > 0)
@@ -497,6 +506,37 @@ class StreamingCoreset(BaseCoreset):
 
     def _base(self):
         return UniformCoreset() if self.base_coreset is None else self.base_coreset
+
+    def _validate_params(self):
+        """Validate this estimator's parameters and those of the base constructor, whose
+        ``M``, likelihood and method parameters every block and merge uses."""
+        super()._validate_params()
+        base = self._base()
+        if hasattr(base, "_validate_params"):
+            try:
+                base._validate_params()
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"Invalid base_coreset of StreamingCoreset: {exc}") from None
+
+    def set_params(self, **params):
+        """Set the parameters of this estimator (and, with ``base_coreset__<name>``, of the
+        base constructor).
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters.
+
+        Returns
+        -------
+        self : StreamingCoreset
+        """
+        if "M" in params:
+            raise ValueError(
+                "StreamingCoreset has no parameter M: the budget is the base constructor's. "
+                "Use set_params(base_coreset__M=...) (in a pipeline or a grid search: "
+                "'<step>__base_coreset__M').")
+        return super().set_params(**params)
 
     def _likelihood_params(self):
         return self._base()

@@ -1,0 +1,170 @@
+"""Hilbert coreset constructors (GIGACoreset, FrankWolfeCoreset): projection size, memory,
+weight scale and degenerate budgets (issues 10.4, 11.4, 11.5)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from sklearn.base import clone
+
+from skcoreset import FrankWolfeCoreset, GIGACoreset
+from skcoreset._families import LogisticFamily
+from skcoreset.coreset import _hilbert
+from skcoreset.coreset._hilbert import project_loglik
+from skcoreset.solvers import giga
+
+HILBERT = [GIGACoreset, FrankWolfeCoreset]
+
+
+def _logistic_data(n=2000, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (rng.random(n) < expit(X @ np.linspace(1.5, -1.0, d) + 0.2)).astype(int)
+    return X, y
+
+
+# --- projection_dim ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cls", HILBERT)
+def test_auto_projection_follows_m(cls):
+    X, y = _logistic_data(n=800)
+    assert cls().projection_dim == "auto"
+    assert cls(M=20, weighting="prior").fit(X, y).projection_dim_ == 500
+    assert cls(M=600, weighting="prior", random_state=0)._resolve_projection_dim(800) == 600
+    # never more draws than M asks for, never fewer than the papers' 500
+    assert cls(M=10**10)._resolve_projection_dim(800) == 800
+    assert cls(M=10**10)._resolve_projection_dim() == 10**10  # streaming: blocks bound it
+
+
+@pytest.mark.parametrize("cls", HILBERT)
+def test_small_projection_warns_and_names_the_fix(cls):
+    # 5 draws: the 4-dimensional centred vectors are matched exactly by a few rows, so the
+    # solver stops far below M; the user is told to raise projection_dim
+    X, y = _logistic_data(n=1000)
+    with pytest.warns(UserWarning, match="Raise projection_dim"):
+        coreset = cls(M=200, projection_dim=5, weighting="prior", random_state=0).fit(X, y)
+    # at least J - 1 = 4 points (the span of the centred projection), far below M / 2
+    assert 4 <= len(coreset.sample_indices_) < 100
+
+
+@pytest.mark.parametrize("cls", HILBERT)
+def test_no_warning_when_the_projection_is_not_the_limit(cls):
+    X, y = _logistic_data(n=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        cls(M=20, projection_dim=100, weighting="prior", random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", HILBERT)
+def test_projection_dim_one_is_rejected(cls):
+    X, y = _logistic_data(n=100)
+    with pytest.raises(ValueError, match="projection_dim"):
+        cls(M=10, projection_dim=1).fit(X, y)
+    with pytest.raises(ValueError, match="projection_dim"):
+        cls(M=10, projection_dim="large").fit(X, y)
+    # the smallest accepted projection gives a non-empty coreset
+    coreset = cls(M=10, projection_dim=2, random_state=0).fit(X, y)
+    assert len(coreset.sample_indices_) >= 1
+
+
+@pytest.mark.parametrize("cls", HILBERT)
+def test_huge_budget_allocates_min_m_n_and_stops(cls):
+    # M = 10**10 used to allocate 74 GiB; now every buffer is min(M, N) long and the solver
+    # stops when nothing improves
+    X, y = _logistic_data(n=200, d=2)
+    coreset = cls(M=10**10, projection_dim=20, weighting="prior", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        coreset.fit(X, y)
+    assert 0 < len(coreset.sample_indices_) <= 200
+    assert len(coreset.history_) <= 10 * 200  # iterations capped at 10 N
+
+
+@pytest.mark.parametrize("cls", HILBERT)
+def test_coreset_is_never_empty(cls):
+    # constant-zero features and no intercept: every log-likelihood is flat in theta, the
+    # projected target is zero and the solver selects nothing
+    X = np.zeros((50, 2))
+    y = np.array([0, 1] * 25)
+    with pytest.warns(UserWarning, match="uniform coreset"):
+        coreset = cls(M=10, projection_dim=20, fit_intercept=False, random_state=0).fit(X, y)
+    assert len(coreset.sample_indices_) == 10
+    np.testing.assert_allclose(coreset.sample_weight_.sum(), 50)
+
+
+# --- memory --------------------------------------------------------------------------------
+
+def test_projected_vectors_are_float32_and_accurate():
+    # float32 storage: the weights GIGA finds are as good, measured on the float64 vectors
+    X, y = _logistic_data(n=5000, d=5)
+    y_enc = np.where(y == 1, 1.0, -1.0)
+    thetas = np.random.default_rng(1).normal(scale=0.3, size=(200, 6))
+    v64, total = project_loglik(X, y_enc, np.ones(len(y)), LogisticFamily(), thetas, True,
+                                return_sum=True)
+    v32 = project_loglik(X, y_enc, np.ones(len(y)), LogisticFamily(), thetas, True,
+                         dtype=np.float32)
+    assert v32.dtype == np.float32
+    np.testing.assert_allclose(total, v64.sum(axis=0), rtol=1e-10)
+    for n_iter in (20, 100):
+        exact = giga(v64, target=total, n_iter=n_iter)
+        rounded = giga(v32, target=total, n_iter=n_iter)
+        error = np.linalg.norm(total - rounded.weights @ v64) / np.linalg.norm(total)
+        assert error <= 1.05 * exact.error + 1e-6
+        assert rounded.size <= n_iter
+
+
+@pytest.mark.parametrize("cls", HILBERT)
+def test_memory_budget_refuses_before_allocating(cls, monkeypatch):
+    X, y = _logistic_data(n=1000)
+    # 1000 rows x 500 draws x 4 bytes = 1.9 MiB > 1 MiB
+    with pytest.raises(MemoryError, match="StreamingCoreset"):
+        cls(M=10, projection_dim=500, max_memory=2.0**-10).fit(X, y)
+    # "auto" shrinks the projection towards 500 to fit, and refuses below that
+    fitted = cls(M=900, max_memory=1000 * 600 * 4 / 2**30, weighting="prior",
+                 random_state=0)
+    assert fitted._resolve_projection_dim(1000) == 600
+    with pytest.raises(MemoryError, match="max_memory"):
+        cls(M=900, max_memory=2.0**-12).fit(X, y)
+    # no limit
+    assert cls(M=10**6, max_memory=None)._resolve_projection_dim(10**7) == 10**6
+    # zero-weight rows are not projected, so they do not count
+    w = np.zeros(len(y))
+    w[:100] = 1.0
+    budget = 100 * 500 * 4 / 2**30
+    coreset = cls(M=10, projection_dim=500, max_memory=budget, random_state=0)
+    coreset.fit(X, y, sample_weight=w)
+    assert np.all(coreset.sample_indices_ < 100)
+
+
+def test_invalid_max_memory_is_rejected():
+    X, y = _logistic_data(n=100)
+    with pytest.raises(ValueError, match="max_memory"):
+        GIGACoreset(M=10, max_memory=0).fit(X, y)
+
+
+# --- weight scale --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cls", HILBERT)
+@pytest.mark.parametrize("weighting", ["laplace", "laplace-subsample", "prior"])
+def test_scaling_all_weights_scales_the_coreset_weights(cls, weighting):
+    # multiplying every sample weight by c multiplies the coreset weights by c, same rows
+    X, y = _logistic_data(n=1000)
+    base = np.random.default_rng(3).uniform(0.5, 2.0, size=len(y))
+    coreset = cls(M=30, projection_dim=100, weighting=weighting, random_state=0)
+    reference = clone(coreset).fit(X, y, sample_weight=base)
+    assert reference.sample_weight_.sum() > 0.3 * base.sum()
+    for c in (1e-300, 1e-8, 1.0, 1e8):
+        scaled = clone(coreset).fit(X, y, sample_weight=c * base)
+        np.testing.assert_array_equal(scaled.sample_indices_, reference.sample_indices_)
+        np.testing.assert_allclose(scaled.sample_weight_, c * reference.sample_weight_,
+                                   rtol=1e-6)
+        np.testing.assert_allclose(scaled.error_, reference.error_, rtol=1e-6)
+
+
+def test_weights_of_one_are_unchanged_by_the_normalisation():
+    w = np.array([0.0, 3.0, 1.0, 2.0])
+    np.testing.assert_allclose(_hilbert.relative_weights(w), [0.0, 1.5, 0.5, 1.0])
+    np.testing.assert_array_equal(_hilbert.relative_weights(np.ones(5)), np.ones(5))
+    np.testing.assert_allclose(_hilbert.relative_weights(1e-300 * w), [0.0, 1.5, 0.5, 1.0])
+    np.testing.assert_allclose(_hilbert.relative_weights(1e300 * w), [0.0, 1.5, 0.5, 1.0])
