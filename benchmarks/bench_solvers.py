@@ -55,7 +55,7 @@ def part1(n, n_sets, dim=50):
         print(f"{k:>10} | {g_err:10.2e} {g_size:5.0f} | {f_err:10.2e} {f_size:5.0f} | "
               f"{f_err / g_err:9.3g}")
     ratios = [f[0] / g[0] for g, f in zip(rows[100]["giga"], rows[100]["fw"])]
-    print(f"  100 iterations, FW/GIGA error ratio per data set: "
+    print("  100 iterations, FW/GIGA error ratio per data set: "
           + ", ".join(f"{r:.0f}" for r in ratios)
           + "  (reference at N=1e5: 2.6e-7 / 1.6e-9 = 160; claim >= 100)")
     for g, f in floor_runs:
@@ -108,12 +108,12 @@ def part2(sizes, dim=500, k_short=3, k_long=13):
         timing = {key: [] for key in ("prod", "pass", "g_short", "g_long", "f_short", "f_long")}
         for _ in range(5 if n < 1_000_000 else 3):
             for key, fn in (
-                    ("prod", lambda: vectors @ two),
-                    ("pass", lambda: np.einsum("ij,ij->i", vectors, vectors)),
-                    ("g_short", lambda: giga(vectors, n_iter=k_short)),
-                    ("g_long", lambda: giga(vectors, n_iter=k_long)),
-                    ("f_short", lambda: frank_wolfe(vectors, n_iter=k_short)),
-                    ("f_long", lambda: frank_wolfe(vectors, n_iter=k_long))):
+                    ("prod", lambda vectors=vectors: vectors @ two),
+                    ("pass", lambda vectors=vectors: np.einsum("ij,ij->i", vectors, vectors)),
+                    ("g_short", lambda vectors=vectors: giga(vectors, n_iter=k_short)),
+                    ("g_long", lambda vectors=vectors: giga(vectors, n_iter=k_long)),
+                    ("f_short", lambda vectors=vectors: frank_wolfe(vectors, n_iter=k_short)),
+                    ("f_long", lambda vectors=vectors: frank_wolfe(vectors, n_iter=k_long))):
                 start = time.perf_counter()
                 fn()
                 timing[key].append(time.perf_counter() - start)
@@ -150,12 +150,12 @@ def main():
     print(f"  median over data sets of the FW/GIGA error ratio at 100 iterations >= 100: "
           f"{np.median(ratios):.0f} -> {'PASS' if np.median(ratios) >= 100 else 'FAIL'}")
     smaller = sum(g.size < f.size for g, f in floor_runs)
-    print(f"  fewer GIGA than FW points when both stop at their floors (1000 iterations): "
+    print("  fewer GIGA than FW points when both stop at their floors (1000 iterations): "
           + ", ".join(f"{g.size} vs {f.size}" for g, f in floor_runs)
           + f" -> {smaller}/{len(floor_runs)} data sets (GIGA's floor is ~100x lower)")
     reach = [_points_to_reach(g, f.error) for g, f in floor_runs]
     ok = all(r <= 0.9 * f.size for r, (_, f) in zip(reach, floor_runs))
-    print(f"  GIGA points to reach FW's floor error vs FW points: "
+    print("  GIGA points to reach FW's floor error vs FW points: "
           + ", ".join(f"{r} vs {f.size}" for r, (_, f) in zip(reach, floor_runs))
           + f" -> {'PASS' if ok else 'FAIL'} (<= 0.9x)")
     fast = all(per <= 3 * prod for _, prod, per in timings)
