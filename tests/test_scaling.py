@@ -397,3 +397,19 @@ def test_streaming_hilbert_is_scale_invariant_and_resolves_auto_projection():
         np.testing.assert_array_equal(scaled.sample_indices_, reference.sample_indices_)
         np.testing.assert_allclose(scaled.sample_weight_, c * reference.sample_weight_,
                                    rtol=1e-6)
+
+
+def test_streaming_model_auto_warns_when_the_first_block_is_binary_counts():
+    from skcoreset import StreamingCoreset, UniformCoreset
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    first = rng.integers(0, 2, size=200)  # 0/1: labels, or counts of a rare event
+    stream = StreamingCoreset(UniformCoreset(M=20, random_state=0), block_size=100)
+    with pytest.warns(UserWarning, match="first block"):
+        stream.partial_fit(X, first)
+    declared = StreamingCoreset(UniformCoreset(M=20, random_state=0), block_size=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        declared.partial_fit(X, first, classes=[0, 1])
+    assert declared.model_ == "logistic"

@@ -629,7 +629,8 @@ class StreamingCoreset(BaseCoreset):
                              reset=first_call)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if first_call:
-            self.model_ = resolve_model(self._base().model, y)
+            # a first block of 0/1 may be counts: warn unless classes declares labels
+            self.model_ = resolve_model(self._base().model, y, first_block=classes is None)
             if classes is not None and self.model_ == "logistic":
                 self.classes_ = np.unique(classes)
                 if len(self.classes_) != 2:
