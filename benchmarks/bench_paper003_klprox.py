@@ -132,7 +132,8 @@ def main():
             results[name] = rows
             full, prox, mf = rows[2], rows[3], rows[1]
             same = abs(full[1] - prox[1]) <= 1e-3 * abs(full[1])
-            print(f"  claim: proximal neg-ELBO = full VI ({'reproduces' if same else 'DOES NOT reproduce'}:"
+            verdict = 'reproduces' if same else 'DOES NOT reproduce'
+            print(f"  claim: proximal neg-ELBO = full VI ({verdict}:"
                   f" {prox[1]:.3f} vs {full[1]:.3f}); mean-field worse "
                   f"({'reproduces' if mf[1] > prox[1] else 'DOES NOT reproduce'}: {mf[1]:.3f}); "
                   f"proximal faster than full VI "

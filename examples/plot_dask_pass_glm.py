@@ -3,7 +3,8 @@ PASS-GLM on a dask cluster
 ==========================
 
 PASS-GLM's sufficient statistics are sums over rows, so they are computed where the data
-live: given dask arrays, :meth:`BayesianLogisticRegression.fit <skcoreset.BayesianLogisticRegression.fit>`
+live: given dask arrays,
+:meth:`BayesianLogisticRegression.fit <skcoreset.BayesianLogisticRegression.fit>`
 with ``method="pass_glm"`` maps every chunk to its statistics on the workers and adds them up
 in a tree; only a few small arrays travel to the client, and the posterior follows in closed
 form. Any other method would need the data in one place, and says so.

@@ -6,7 +6,8 @@ A :class:`~skcoreset.BayesianLogisticRegression` fitted on scikit-learn's breast
 gives, for every test row, a probability *and* the posterior standard deviation of that
 probability. A :class:`~skcoreset.GIGACoreset` placed in front of it in a
 :class:`skcoreset.pipeline.Pipeline` fits the same model on a few dozen weighted rows; its
-size ``M`` is chosen by cross-validated log-loss with :class:`~sklearn.model_selection.GridSearchCV`,
+size ``M`` is chosen by cross-validated log-loss with
+:class:`~sklearn.model_selection.GridSearchCV`,
 and its posterior is compared with the full-data posterior by KL divergence.
 """
 

@@ -2,7 +2,8 @@
 Predictive uncertainty over a 2-D grid
 ======================================
 
-:meth:`BayesianLogisticRegression.predict_proba(X, return_std=True) <skcoreset.BayesianLogisticRegression.predict_proba>`
+:meth:`BayesianLogisticRegression.predict_proba(X, return_std=True)
+<skcoreset.BayesianLogisticRegression.predict_proba>`
 returns, besides the probability ``P(y = 1 | x)`` integrated over the posterior, the posterior
 standard deviation of that probability. Evaluated over a grid, it shows where the model is
 unsure: along the decision boundary, and increasingly so far away from the training data,
