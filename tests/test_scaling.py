@@ -413,3 +413,18 @@ def test_streaming_model_auto_warns_when_the_first_block_is_binary_counts():
         warnings.simplefilter("error")
         declared.partial_fit(X, first, classes=[0, 1])
     assert declared.model_ == "logistic"
+
+
+def test_dask_uniform_draw_missing_a_class_is_a_clear_error():
+    da = pytest.importorskip("dask.array")
+    from skcoreset import UniformCoreset
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 2))
+    y = np.zeros(2000, dtype=int)
+    y[7] = 1  # one positive row: a uniform draw of 5 rows almost surely misses it
+    X_dask, y_dask = da.from_array(X, chunks=500), da.from_array(y, chunks=500)
+    with pytest.raises(ValueError, match="only one class.*not stratified"):
+        UniformCoreset(M=5, random_state=0).fit(X_dask, y_dask)
+    in_memory = UniformCoreset(M=5, random_state=0).fit(X, y)  # stratified: keeps the row
+    assert 7 in in_memory.sample_indices_

@@ -424,6 +424,15 @@ def fit_dask(coreset, X, y, sample_weight):
     elif isinstance(coreset, SensitivityCoreset):
         part = _fit_sensitivity(coreset, chunks, rng.randint(np.iinfo(np.int32).max), rng)
     else:
+        part = None
+    if part is not None and coreset.model_ == "logistic" and len(np.unique(part.y)) < 2:
+        # the draws on dask are not stratified by class: a rare class can be missed
+        raise ValueError(
+            f"The {type(coreset).__name__} drawn from the dask array holds rows of only one "
+            "class, so no logistic model can be fitted on it (draws on dask arrays are not "
+            "stratified by class). Increase M, or fit on an in-memory array or a np.memmap, "
+            "where stratify=True keeps every class.")
+    if part is None:
         base = coreset._base() if streaming else coreset
         context, tree, part = _fit_merge_reduce(coreset, chunks, rng, base)
         if part.error is not None:
