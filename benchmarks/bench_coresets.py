@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from skcoreset import FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, UniformCoreset
-from skcoreset._families import LogisticFamily
+from skcoreset.families import LogisticFamily
 from skcoreset.coreset._hilbert import project_loglik
 from skcoreset.datasets import make_logistic_regression
 from skcoreset.solvers import giga

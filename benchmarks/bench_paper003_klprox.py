@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.test_kl_proximal._direct_vi
 
 from skcoreset import BayesianLogisticRegression  # noqa: E402
-from skcoreset._families import LogisticFamily  # noqa: E402
+from skcoreset.families import LogisticFamily  # noqa: E402
 from skcoreset._inference._common import prior_precision  # noqa: E402
 from tests.test_kl_proximal import _direct_vi  # noqa: E402
 

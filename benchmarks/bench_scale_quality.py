@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits
 from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
                        FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
                        SparseVICoreset, UniformCoreset)
-from skcoreset._families import make_family
+from skcoreset.families import make_family
 from skcoreset._inference import prior_precision
 from skcoreset._inference.mcmc import _chain_plan, log_probability
 from skcoreset.datasets import make_logistic_regression, make_poisson_regression

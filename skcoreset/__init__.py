@@ -3,12 +3,14 @@
 from ._posterior import GaussianPosterior, SamplePosterior
 from .coreset import (FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
                       SparseVICoreset, StreamingCoreset, UniformCoreset, WeightedSubset)
-from .linear_model import BayesianLogisticRegression, BayesianPoissonRegression
+from .linear_model import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
+                           BayesianPoissonRegression)
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "BayesianLogisticRegression",
+    "BayesianNegativeBinomialRegression",
     "BayesianPoissonRegression",
     "FrankWolfeCoreset",
     "GIGACoreset",

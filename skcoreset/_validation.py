@@ -3,7 +3,7 @@
 import numbers
 
 import numpy as np
-from sklearn.utils import check_array, column_or_1d
+from sklearn.utils import check_array
 
 
 def check_sample_weight(sample_weight, n_samples):
@@ -39,15 +39,3 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError("sample_weight sums to infinity in float64; a weight is the number "
                          "of rows a row stands for, so use weights of a representable size.")
     return sample_weight
-
-
-def check_counts(y):
-    """Validate Poisson targets: finite, non-negative integers. Returns float64 of shape (n,)."""
-    y = column_or_1d(y, warn=True).astype(np.float64, copy=False)
-    if not np.all(np.isfinite(y)):
-        raise ValueError("Input y contains NaN or infinity.")
-    if np.any(y < 0):
-        raise ValueError("Poisson targets are counts: y contains negative values.")
-    if np.any(y != np.round(y)):
-        raise ValueError("Poisson targets are counts: y contains non-integer values.")
-    return y

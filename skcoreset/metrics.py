@@ -22,11 +22,11 @@ from sklearn.utils import check_array, check_scalar, column_or_1d, gen_batches
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from ._design import linear_predictor, n_params
-from ._families import make_family
+from .families import LogisticFamily, make_family
 from ._inference import laplace, prior_precision
 from ._posterior import GaussianPosterior, _stable_cholesky
 from ._posterior import gaussian_kl as _gaussian_kl_cholesky
-from ._validation import check_counts, check_sample_weight
+from ._validation import check_sample_weight
 
 __all__ = ["CoresetQuality", "coreset_quality", "gaussian_kl", "loglik_relative_error",
            "mean_error_sd", "polynomial_mmd", "posterior_kl"]
@@ -385,35 +385,12 @@ def polynomial_mmd(samples_a, samples_b, *, degree=3, coef0=0.2, unbiased=False,
 
 # --- relative log-likelihood error ----------------------------------------------------------
 
-def _encode_binary(y):
-    """±1 labels as the classifier encodes them: classes sorted, the larger one is +1."""
-    classes = np.unique(y)
-    if len(classes) > 2:
-        raise ValueError(f"The logistic model needs binary labels; y has {len(classes)} "
-                         "classes.")
-    if len(classes) == 2:
-        return np.where(y == classes[1], 1.0, -1.0)
-    # a single class: only its name tells which side it is on
-    if classes[0] in (1, True):
-        return np.ones(len(y))
-    if classes[0] in (0, -1, False):
-        return -np.ones(len(y))
-    raise ValueError(f"y contains the single class {classes[0]!r}; with one class the "
-                     "positive label is ambiguous unless it is 1 (or 0 / -1 for negative).")
-
-
-def _encode_target(y, model):
-    y = column_or_1d(y)
-    if model == "poisson":
-        return check_counts(y)
-    if model == "logistic":
-        if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
-            raise ValueError("Input y contains NaN or infinity.")
-        return _encode_binary(y)
-    y = y.astype(np.float64)
-    if not np.all(np.isfinite(y)):
-        raise ValueError("Input y contains NaN or infinity.")
-    return y
+def _encode_target(y, family):
+    """Targets encoded as the estimators encode them; with the logistic model a single class
+    is accepted when its label tells its side (1 or True positive, 0, -1 or False negative)."""
+    if isinstance(family, LogisticFamily):
+        return family.encode_target(y, family.check_classes(y, one_class_ok=True))
+    return family.fit_target(y)[0]
 
 
 def _check_coreset(coreset_indices, coreset_weights, n_samples):
@@ -463,12 +440,15 @@ def loglik_relative_error(X, y, coreset_indices, coreset_weights, theta, *, mode
     theta : array-like of shape (n_params,) or (n_draws, n_params)
         Parameter vector(s) ``[coef..., intercept]`` (intercept last, only when
         ``fit_intercept``), e.g. ``estimator.posterior_.sample(100)``.
-    model : {"logistic", "poisson", "gaussian"}, default="logistic"
-        Likelihood family.
+    model : {"logistic", "poisson", "gaussian", "negative_binomial"} or Family, \
+default="logistic"
+        Likelihood family: a registered name or a :class:`~skcoreset.families.Family`
+        instance (needed for the negative binomial model, whose ``alpha`` is then given,
+        e.g. ``NegativeBinomialFamily(alpha=0.5)``).
     link : {"log", "softplus"}, default="log"
-        Inverse link of the Poisson model; ignored otherwise.
+        Inverse link of the Poisson model given by name; ignored otherwise.
     noise_scale : float, default=1.0
-        Noise standard deviation of the Gaussian model; ignored otherwise.
+        Noise standard deviation of the Gaussian model given by name; ignored otherwise.
     fit_intercept : bool, default=True
         Whether the last entry of theta is an intercept.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -499,7 +479,7 @@ def loglik_relative_error(X, y, coreset_indices, coreset_weights, theta, *, mode
     y = column_or_1d(y)
     check_consistent_length(X, y)
     family = make_family(model, link=link, noise_scale=noise_scale)
-    y = _encode_target(y, model)
+    y = _encode_target(y, family)
     n_samples = X.shape[0]
     full_weights = check_sample_weight(sample_weight, n_samples)
     indices, weights = _check_coreset(coreset_indices, coreset_weights, n_samples)
@@ -530,8 +510,7 @@ def loglik_relative_error(X, y, coreset_indices, coreset_weights, theta, *, mode
 
 # --- coreset quality in nats ----------------------------------------------------------------
 
-_LIKELIHOOD_PARAMS = ("link", "noise_scale", "prior_scale", "intercept_prior_scale",
-                      "fit_intercept")
+_PRIOR_PARAMS = ("prior_scale", "intercept_prior_scale", "fit_intercept")
 
 
 class CoresetQuality(NamedTuple):
@@ -563,38 +542,35 @@ class CoresetQuality(NamedTuple):
     full_posterior: GaussianPosterior
 
 
-def _coreset_likelihood_params(coreset):
-    """``link``, ``noise_scale``, prior scales and ``fit_intercept`` of a constructor, from its
-    public parameters. A meta-constructor (:class:`~skcoreset.StreamingCoreset`) has none of
-    its own: they are those of its ``base_coreset`` (``None`` meaning ``UniformCoreset()``)."""
+def _coreset_prior_params(coreset):
+    """Prior scales and ``fit_intercept`` of a constructor, from its public parameters. A
+    meta-constructor (:class:`~skcoreset.StreamingCoreset`) has none of its own: they are
+    those of its ``base_coreset`` (``None`` meaning ``UniformCoreset()``)."""
     params = coreset.get_params(deep=False)
-    while not all(key in params for key in _LIKELIHOOD_PARAMS) and "base_coreset" in params:
+    while not all(key in params for key in _PRIOR_PARAMS) and "base_coreset" in params:
         base = params["base_coreset"]
         if base is None:
             from .coreset import UniformCoreset  # the documented default base
 
             base = UniformCoreset()
         params = base.get_params(deep=False)
-    missing = [key for key in _LIKELIHOOD_PARAMS if key not in params]
+    missing = [key for key in _PRIOR_PARAMS if key not in params]
     if missing:
         raise TypeError(f"coreset ({type(coreset).__name__}) has no {', '.join(missing)} "
                         "parameter(s); coreset_quality needs a skcoreset coreset "
                         "constructor.")
-    return {key: params[key] for key in _LIKELIHOOD_PARAMS}
+    return {key: params[key] for key in _PRIOR_PARAMS}
 
 
 def _encode_coreset_target(coreset, y):
     """y encoded as the constructor encoded it at fit: for the logistic model against its
     fitted ``classes_`` (``classes_[1]`` is +1), so both posteriors see the same labels."""
-    if coreset.model_ != "logistic":
-        return _encode_target(y, coreset.model_)
-    classes = coreset.classes_
-    unseen = np.setdiff1d(np.unique(y), classes)
-    if unseen.size:
-        raise ValueError(f"y contains labels {unseen[:5].tolist()} that the coreset was not "
-                         f"fitted on (its classes_ are {classes.tolist()}): y must be the "
-                         "targets the coreset was built from.")
-    return np.where(y == classes[1], 1.0, -1.0)
+    classes = getattr(coreset, "classes_", None)
+    if classes is None:
+        return coreset.family_.encode_target(y)
+    return coreset.family_.encode_target(
+        y, classes, hint=" The coreset was not fitted on them: y must be the targets the "
+        "coreset was built from.")
 
 
 def coreset_quality(coreset, X, y, sample_weight=None, *, full_posterior=None):
@@ -603,8 +579,8 @@ def coreset_quality(coreset, X, y, sample_weight=None, *, full_posterior=None):
     Fits the Laplace approximation of the posterior given the coreset (its rows
     ``sample_indices_`` with weights ``sample_weight_``) and of the posterior given all of
     ``X`` (rows weighted by ``sample_weight``), both under the constructor's own likelihood
-    and prior (``model_``, ``link``, ``noise_scale``, ``prior_scale``,
-    ``intercept_prior_scale``, ``fit_intercept``), and compares them:
+    and prior (``family_``, ``prior_scale``, ``intercept_prior_scale``, ``fit_intercept``),
+    and compares them:
 
     * ``kl``: ``KL(coreset posterior || full posterior)`` in **nats**, the error measure of
       Campbell and Beronov (2019);
@@ -692,8 +668,8 @@ def coreset_quality(coreset, X, y, sample_weight=None, *, full_posterior=None):
     if not (hasattr(coreset, "fit_coreset") and hasattr(coreset, "get_params")):
         raise TypeError("coreset must be a fitted coreset constructor (e.g. GIGACoreset), "
                         f"got {type(coreset).__name__}.")
-    check_is_fitted(coreset, ["sample_indices_", "sample_weight_", "model_"])
-    params = _coreset_likelihood_params(coreset)
+    check_is_fitted(coreset, ["sample_indices_", "sample_weight_", "family_"])
+    params = _coreset_prior_params(coreset)
 
     # transform validates the features and recognises the training data, as in a Pipeline
     subset = coreset.transform(X)
@@ -710,8 +686,7 @@ def coreset_quality(coreset, X, y, sample_weight=None, *, full_posterior=None):
     y = _encode_coreset_target(coreset, y)
     sample_weight = check_sample_weight(sample_weight, n_samples)
 
-    family = make_family(coreset.model_, link=params["link"],
-                         noise_scale=params["noise_scale"])
+    family = coreset.family_
     fit_intercept = params["fit_intercept"]
     prior_prec = prior_precision(n_features, prior_scale=params["prior_scale"],
                                  intercept_prior_scale=params["intercept_prior_scale"],

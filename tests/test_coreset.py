@@ -9,7 +9,7 @@ from sklearn.base import clone
 from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
                        FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, UniformCoreset,
                        WeightedSubset)
-from skcoreset._families import LogisticFamily, make_family
+from skcoreset.families import LogisticFamily, make_family
 from skcoreset._inference import laplace, prior_precision
 from skcoreset.datasets import make_binary, make_logistic_regression
 from skcoreset.metrics import coreset_quality

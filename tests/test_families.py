@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 from scipy.special import gammaln
 
-from skcoreset._families import (
+from skcoreset.families import (
     GaussianFamily, LogisticFamily, PoissonFamily, gauss_hermite, make_family)
 
 FAMILIES = {

@@ -9,7 +9,7 @@ from scipy.special import expit
 from sklearn.base import clone
 
 from skcoreset import FrankWolfeCoreset, GIGACoreset
-from skcoreset._families import LogisticFamily
+from skcoreset.families import LogisticFamily
 from skcoreset.coreset import _hilbert
 from skcoreset.coreset._hilbert import project_loglik
 from skcoreset.solvers import giga

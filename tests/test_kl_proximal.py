@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import scale
 from threadpoolctl import threadpool_limits
 
-from skcoreset._families import GaussianFamily, LogisticFamily, PoissonFamily
+from skcoreset.families import GaussianFamily, LogisticFamily, PoissonFamily
 from skcoreset._inference._common import prior_precision
 from skcoreset._inference.kl_proximal import kl_proximal
 

@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, PoissonRegressor
 
 from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
-from skcoreset._families import GaussianFamily, LogisticFamily, PoissonFamily
+from skcoreset.families import GaussianFamily, LogisticFamily, PoissonFamily
 from skcoreset._inference import laplace, prior_precision
 
 from .conftest import conjugate_linear_regression

@@ -9,7 +9,7 @@ import pytest
 from scipy import linalg
 from scipy.special import expit, log_expit
 
-from skcoreset._families import LogisticFamily, PoissonFamily
+from skcoreset.families import LogisticFamily, PoissonFamily
 from skcoreset._inference import prior_precision
 from skcoreset._inference.mcmc import (MCMCDiagnosticWarning, _diagnose, default_n_walkers,
                                        log_probability, mcmc, sample_predictive_moments)

@@ -9,7 +9,7 @@ from numpy.polynomial import polynomial
 from scipy import integrate
 from scipy.special import expit, gammaln, log_expit
 
-from skcoreset._families import GaussianFamily, LogisticFamily, PoissonFamily
+from skcoreset.families import GaussianFamily, LogisticFamily, PoissonFamily
 from skcoreset._inference._common import prior_precision
 from skcoreset._inference.laplace import laplace
 from skcoreset._inference.pass_glm import (

@@ -13,7 +13,7 @@ from sklearn.pipeline import Pipeline as SklearnPipeline
 
 from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
                        QuasiNewtonCoreset, StreamingCoreset, UniformCoreset)
-from skcoreset._families import make_family
+from skcoreset.families import make_family
 from skcoreset._inference import laplace, prior_precision
 from skcoreset._posterior import GaussianPosterior
 from skcoreset.coreset import _quasi_newton

@@ -12,7 +12,7 @@ from sklearn.pipeline import Pipeline as SkPipeline
 
 from skcoreset import (BayesianLogisticRegression, GIGACoreset, SparseVICoreset,
                        UniformCoreset)
-from skcoreset._families import make_family
+from skcoreset.families import make_family
 from skcoreset._inference import laplace, prior_precision
 from skcoreset._posterior import GaussianPosterior
 from skcoreset.coreset._potentials import PotentialEvaluator

@@ -875,7 +875,7 @@ class PassGLMAccuracyWarning(UserWarning):
 
 
 def _family_of(model):
-    from .._families import LogisticFamily, PoissonFamily
+    from ..families import LogisticFamily, PoissonFamily
 
     return LogisticFamily() if model == "logistic" else PoissonFamily(link="log")
 
@@ -1113,8 +1113,8 @@ def pass_glm(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2
     y : ndarray or dask.array.Array of shape (n,)
         Labels in ``{-1, +1}`` (logistic) or counts (Poisson).
     family : Family
-        :class:`~skcoreset._families.LogisticFamily`, or
-        :class:`~skcoreset._families.PoissonFamily` with ``link="log"``.
+        :class:`~skcoreset.families.LogisticFamily`, or
+        :class:`~skcoreset.families.PoissonFamily` with ``link="log"``.
     sample_weight : ndarray of shape (n,) or None
     prior_prec : ndarray of shape (p,)
         Diagonal prior precision (``p = d + fit_intercept``).

@@ -11,13 +11,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._families import make_family
+from ..families import FAMILIES, Family, make_family
 from .._inference.pass_glm import is_dask_collection
 from .._inference._common import prior_precision
 from .._docstrings import fill_doc
 from .._sklearn_compat import (Interval, StrOptions, _fit_context, _get_output_config,
                                _num_samples)
-from .._validation import check_counts, check_sample_weight
+from .._validation import check_sample_weight
 
 
 class WeightedSubset(np.ndarray):
@@ -243,16 +243,17 @@ def resolve_model(model, y, *, first_block=False):
 
     Parameters
     ----------
-    model : {"auto", "logistic", "poisson", "gaussian"}
+    model : {"auto", "logistic", "poisson", "gaussian", "negative_binomial"} or Family
+        Anything but ``"auto"`` is returned as it is.
     y : array-like of shape (n_samples,)
     first_block : bool, default=False
         Whether y is only the first part of the data.
 
     Returns
     -------
-    model : str
+    model : str or Family
     """
-    if model != "auto":
+    if not isinstance(model, str) or model != "auto":
         return model
     target_type = type_of_target(y, input_name="y")
     if target_type == "unknown":
@@ -372,9 +373,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
 
     _parameter_constraints = {
         "M": [Interval(Integral, 1, None, closed="left")],
-        "model": [StrOptions({"auto", "logistic", "poisson", "gaussian"})],
-        "link": [StrOptions({"log", "softplus"})],
-        "noise_scale": [Interval(Real, 0, None, closed="neither")],
+        "model": [StrOptions({"auto", *FAMILIES}), Family],
         "prior_scale": [Interval(Real, 0, None, closed="neither")],
         "intercept_prior_scale": [Interval(Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
@@ -382,12 +381,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, M=100, *, model="auto", link="log", noise_scale=1.0, prior_scale=1.0,
-                 intercept_prior_scale=10.0, fit_intercept=True, random_state=None, verbose=0):
+    def __init__(self, M=100, *, model="auto", prior_scale=1.0, intercept_prior_scale=10.0,
+                 fit_intercept=True, random_state=None, verbose=0):
         self.M = M
         self.model = model
-        self.link = link
-        self.noise_scale = noise_scale
         self.prior_scale = prior_scale
         self.intercept_prior_scale = intercept_prior_scale
         self.fit_intercept = fit_intercept
@@ -398,21 +395,29 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
         """Return ``(indices, weights)`` of the coreset for validated, encoded data."""
 
-    def _encode_target(self, y):
-        """Validate y for the resolved model; labels become ±1 (``classes_[1]`` is +1)."""
-        if self.model_ == "logistic":
-            self.classes_ = np.unique(y)
-            if len(self.classes_) != 2:
-                raise ValueError(
-                    f"The logistic model needs exactly two classes in y; got "
-                    f"{len(self.classes_)} class{'es' if len(self.classes_) != 1 else ''}.")
-            return np.where(y == self.classes_[1], 1.0, -1.0)
-        if self.model_ == "poisson":
-            return check_counts(y)
-        y = np.asarray(y, dtype=float)
-        if not np.all(np.isfinite(y)):
-            raise ValueError("Input y contains NaN or infinity.")
-        return y
+    def _set_family(self, model):
+        """``family_`` and ``model_`` (its name) of a resolved ``model``: a registered name,
+        built with this constructor's family parameters, or a Family instance."""
+        self.family_ = make_family(model, **self._likelihood_params()._family_params())
+        self.model_ = self.family_.name
+
+    def _family_params(self):
+        """Parameters of the family given by name (``link``, ``noise_scale``): none here."""
+        return {}
+
+    def _encode_target(self, y, classes=None):
+        """Validate y for ``family_`` and encode it; sets ``classes_`` (the logistic model's
+        labels, from ``classes`` when given, ``classes_[1]`` is +1), removes a stale one."""
+        y_encoded, classes = self.family_.fit_target(y, classes)
+        if classes is not None:
+            self.classes_ = classes
+        elif hasattr(self, "classes_"):
+            del self.classes_
+        return y_encoded
+
+    def _encode_more(self, y):
+        """Encode the targets of a later block of a stream as the first were encoded."""
+        return self.family_.encode_target(y, getattr(self, "classes_", None))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -441,31 +446,42 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
             return fit_dask(self, X, y, sample_weight)
         X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        y_encoded, family, prior_prec = self._likelihood(y, X.shape[1])
+        y_encoded, family, prior_prec = self._likelihood(X, y, sample_weight)
         rng = check_random_state(self.random_state)
         indices, weights = self._build(X, y_encoded, sample_weight, family, prior_prec, rng)
         self._set_coreset(indices, weights, X[indices], X.shape[0])
         return self
 
     def _likelihood_params(self):
-        """The estimator whose ``model``, ``link``, ``noise_scale``, prior scales and
+        """The estimator whose ``model``, family parameters, prior scales and
         ``fit_intercept`` define the likelihood: this one (a meta-estimator returns its base)."""
         return self
 
-    def _likelihood(self, y, n_features):
-        """Resolve ``model_`` from y; return the encoded y, the family and the prior precision."""
-        self.model_ = resolve_model(self._likelihood_params().model, y)
+    def _likelihood(self, X, y, sample_weight):
+        """Resolve ``model_`` and ``family_`` from the data; return the encoded y, the family
+        and the prior precision."""
+        self._set_family(resolve_model(self._likelihood_params().model, y))
         y_encoded = self._encode_target(y)
-        return (y_encoded, *self._family_and_prior(n_features))
+        self._resolve_family(X, y_encoded, sample_weight)
+        return (y_encoded, *self._family_and_prior(X.shape[1]))
+
+    def _resolve_family(self, X, y_encoded, sample_weight):
+        """Estimate the parameters of ``family_`` set to "auto" (e.g. the negative binomial
+        overdispersion) from the rows given."""
+        params = self._likelihood_params()
+        self.family_ = self.family_.resolve(X, y_encoded, sample_weight,
+                                            prior_prec=self._prior_precision(X.shape[1]),
+                                            fit_intercept=params.fit_intercept)
+
+    def _prior_precision(self, n_features):
+        params = self._likelihood_params()
+        return prior_precision(n_features, prior_scale=params.prior_scale,
+                               intercept_prior_scale=params.intercept_prior_scale,
+                               fit_intercept=params.fit_intercept)
 
     def _family_and_prior(self, n_features):
-        """The likelihood family of ``model_`` and the diagonal prior precision."""
-        params = self._likelihood_params()
-        family = make_family(self.model_, link=params.link, noise_scale=params.noise_scale)
-        prior_prec = prior_precision(n_features, prior_scale=params.prior_scale,
-                                     intercept_prior_scale=params.intercept_prior_scale,
-                                     fit_intercept=params.fit_intercept)
-        return family, prior_prec
+        """The likelihood family ``family_`` and the diagonal prior precision."""
+        return self.family_, self._prior_precision(n_features)
 
     def _set_coreset(self, indices, weights, rows, n_samples):
         """Store the coreset sorted by row index, dropping zero weights.
@@ -624,22 +640,60 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
         return tags
 
 
-COMMON_PARAMS_DOC = """
-    model : {"auto", "logistic", "poisson", "gaussian"}, default="auto"
+class LikelihoodCoreset(BaseCoreset):
+    """Base class of the constructors whose construction evaluates the likelihood.
+
+    Adds the parameters of the families given by name, ``link`` (poisson) and
+    ``noise_scale`` (gaussian), to those of :class:`BaseCoreset`. The sampling
+    constructors (uniform, sensitivity) do not evaluate the likelihood and do not take them;
+    a Family instance as ``model`` carries its own parameters everywhere.
+    """
+
+    _parameter_constraints = {
+        **BaseCoreset._parameter_constraints,
+        "link": [StrOptions({"log", "softplus"})],
+        "noise_scale": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(self, M=100, *, model="auto", link="log", noise_scale=1.0, prior_scale=1.0,
+                 intercept_prior_scale=10.0, fit_intercept=True, random_state=None, verbose=0):
+        super().__init__(M, model=model, prior_scale=prior_scale,
+                         intercept_prior_scale=intercept_prior_scale,
+                         fit_intercept=fit_intercept, random_state=random_state,
+                         verbose=verbose)
+        self.link = link
+        self.noise_scale = noise_scale
+
+    def _family_params(self):
+        return {"link": self.link, "noise_scale": self.noise_scale}
+
+
+_MODEL_DOC = """
+    model : {"auto", "logistic", "poisson", "gaussian", "negative_binomial"} or Family, \
+default="auto"
         Likelihood of the data. ``"auto"`` infers it from ``y`` with
         :func:`sklearn.utils.multiclass.type_of_target`: binary -> logistic, non-negative
         integers -> poisson, continuous -> gaussian. A ``UserWarning`` flags the readings
         that could be wrong (at most 10 distinct integers, which may be class labels;
         non-negative non-integer values, which may be rates or rounded counts): set the
-        model explicitly to silence it.
+        model explicitly to silence it. ``"negative_binomial"`` (overdispersed counts)
+        estimates its overdispersion from the data (see
+        :class:`~skcoreset.families.NegativeBinomialFamily`). A
+        :class:`~skcoreset.families.Family` instance, e.g.
+        ``NegativeBinomialFamily(alpha=0.5)`` or ``PoissonFamily(link="softplus")``, sets
+        the likelihood with its own parameters.
+"""
 
+_FAMILY_PARAMS_DOC = """
     link : {"log", "softplus"}, default="log"
         Poisson rate ``exp(eta)`` or ``log(1 + exp(eta))`` (the coreset papers' choice).
-        Used only by the poisson model.
+        Used only by the poisson model given by name.
 
     noise_scale : float, default=1.0
-        Known observation noise standard deviation of the gaussian model.
+        Known observation noise standard deviation of the gaussian model given by name.
+"""
 
+_PRIOR_PARAMS_DOC = """
     prior_scale : float, default=1.0
         Standard deviation of the prior ``N(0, prior_scale^2 I)`` on the coefficients, as in
         the estimators.
@@ -657,6 +711,10 @@ COMMON_PARAMS_DOC = """
         Print progress when positive.
 """
 
+COMMON_PARAMS_DOC = _MODEL_DOC + _FAMILY_PARAMS_DOC + _PRIOR_PARAMS_DOC
+# the sampling constructors take no family parameters (a Family instance as model has them)
+SAMPLING_PARAMS_DOC = _MODEL_DOC + _PRIOR_PARAMS_DOC
+
 COMMON_ATTRS_DOC = """
     sample_indices_ : ndarray of shape (n_coreset,)
         Rows of the training data in the coreset, sorted (``n_coreset <= M``).
@@ -665,7 +723,11 @@ COMMON_ATTRS_DOC = """
         Their positive weights.
 
     model_ : str
-        The likelihood model used (``model`` with ``"auto"`` resolved).
+        The likelihood model used (``model`` with ``"auto"`` resolved; a Family's name).
+
+    family_ : Family
+        The likelihood family used, with the parameters estimated from the data (e.g. the
+        negative binomial overdispersion ``family_.alpha``).
 
     classes_ : ndarray of shape (2,)
         The labels of the logistic model (``classes_[1]`` is the positive class). Only
@@ -680,3 +742,4 @@ COMMON_ATTRS_DOC = """
 
 
 fill_coreset_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
+fill_sampling_doc = fill_doc(common_params=SAMPLING_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)

@@ -65,7 +65,7 @@ class _Chunks(NamedTuple):
     w: list
     offsets: list
     sizes: list
-    target: tuple  # (model_, classes_) to encode y inside the tasks
+    target: tuple  # (family_, classes_) to encode y inside the tasks
 
     @property
     def n(self):
@@ -136,21 +136,24 @@ def _prepare(coreset, X, y, sample_weight, block_rows=None):
     check_sample_weight(np.array([w_min, w_max]), 2)  # same checks and messages as in memory
     if witness.dtype.kind in "fc":
         assert_all_finite(witness, input_name="y")
-    coreset.model_ = resolve_model(coreset._likelihood_params().model, witness)
+    coreset._set_family(resolve_model(coreset._likelihood_params().model, witness))
     coreset._encode_target(witness)  # target checks; sets classes_ of the logistic model
     sizes = list(X.chunks[0])
-    classes = coreset.classes_ if coreset.model_ == "logistic" else None
-    return _Chunks(X.to_delayed().ravel().tolist(), y_blocks, w_blocks,
-                   np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist(), sizes,
-                   (coreset.model_, classes))
+    chunks = _Chunks(X.to_delayed().ravel().tolist(), y_blocks, w_blocks,
+                     np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist(), sizes,
+                     (coreset.family_, getattr(coreset, "classes_", None)))
+    if coreset.family_.unresolved:  # parameters estimated from data: on the first chunk
+        first = dask.compute(chunks.X[0], chunks.y[0], chunks.w[0])
+        coreset._resolve_family(*_chunk_arrays(chunks.target, *first))
+        chunks = chunks._replace(target=(coreset.family_, chunks.target[1]))
+    return chunks
 
 
 def _chunk_arrays(target, X, y, w):
     """A chunk as float X, encoded y and weights (runs in the task, where the chunk is)."""
     assert_all_finite(X, input_name="X")
-    model, classes = target
-    y = np.asarray(y)
-    y = np.where(y == classes[1], 1.0, -1.0) if model == "logistic" else y.astype(float)
+    family, classes = target
+    y = family.encode_target(np.asarray(y), classes)
     w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
     return np.asarray(X, dtype=float), y, w
 

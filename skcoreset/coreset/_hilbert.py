@@ -12,7 +12,7 @@ from .._posterior import GaussianPosterior
 from .._sklearn_compat import Interval, StrOptions
 from ..solvers import frank_wolfe, giga
 from .._docstrings import fill_doc
-from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, BaseCoreset
+from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
 from ._sampling import uniform_subset
 
 # Float64 bytes per chunk of projected rows (the family's temporaries are a few times this).
@@ -94,11 +94,11 @@ def relative_weights(sample_weight):
     return scaled / scaled[positive].mean()
 
 
-class _HilbertCoreset(BaseCoreset):
+class _HilbertCoreset(LikelihoodCoreset):
     """Shared fit of the Hilbert coresets; subclasses choose the solver."""
 
     _parameter_constraints = {
-        **BaseCoreset._parameter_constraints,
+        **LikelihoodCoreset._parameter_constraints,
         # J = 1 centres every log-likelihood to zero: nothing to fit, an empty coreset
         "projection_dim": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "weighting": [StrOptions({"laplace", "laplace-subsample", "prior"})],

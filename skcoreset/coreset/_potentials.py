@@ -7,7 +7,7 @@ processed in row blocks so the scratch memory stays bounded whatever N.
 
 import numpy as np
 
-from .._families import GaussianFamily, LogisticFamily, PoissonFamily
+from ..families import GaussianFamily, LogisticFamily, PoissonFamily
 
 # Rows x draws per block of the potential kernel: bounds the scratch memory for large N.
 _BLOCK_ELEMENTS = 65536

@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 from .._design import linear_predictor, rmatvec, weighted_gram
 from .._docstrings import fill_doc
 from .._sklearn_compat import Interval, StrOptions
-from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, BaseCoreset
+from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
 from ._potentials import PotentialEvaluator
 from ._samplers import EnsembleSampler, LaplaceSampler
 from ._sampling import uniform_subset
@@ -337,7 +337,7 @@ _fill_qn_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATT
 
 
 @_fill_qn_doc
-class QuasiNewtonCoreset(BaseCoreset):
+class QuasiNewtonCoreset(LikelihoodCoreset):
     """Coreset by subsampling and quasi-Newton refinement (Naik, Chen & Campbell, 2022).
 
     Draws M rows uniformly (per class for the logistic model), then optimises only their
@@ -399,7 +399,7 @@ class QuasiNewtonCoreset(BaseCoreset):
     """
 
     _parameter_constraints = {
-        **BaseCoreset._parameter_constraints,
+        **LikelihoodCoreset._parameter_constraints,
         "n_draws": [Interval(Integral, 2, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],

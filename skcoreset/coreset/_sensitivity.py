@@ -8,7 +8,7 @@ from sklearn.metrics import pairwise_distances_argmin_min
 from sklearn.metrics.pairwise import euclidean_distances
 
 from .._sklearn_compat import Interval
-from ._base import BaseCoreset, check_both_classes, fill_coreset_doc
+from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
 from ._sampling import importance_draws
 
 # R = a / sqrt(I) with a = 3 (paper 002, §4 "Experimental setup")
@@ -73,7 +73,7 @@ def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_i
     return bounds
 
 
-@fill_coreset_doc
+@fill_sampling_doc
 class SensitivityCoreset(BaseCoreset):
     """Coreset for Bayesian logistic regression by sensitivity sampling (paper 002, Alg. 1).
 
@@ -137,11 +137,10 @@ class SensitivityCoreset(BaseCoreset):
     }
 
     def __init__(self, M=100, *, n_clusters=6, radius=None, stratify=True, model="auto",
-                 link="log",
-                 noise_scale=1.0, prior_scale=1.0, intercept_prior_scale=10.0,
-                 fit_intercept=True, random_state=None, verbose=0):
-        super().__init__(M, model=model, link=link, noise_scale=noise_scale,
-                         prior_scale=prior_scale, intercept_prior_scale=intercept_prior_scale,
+                 prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True,
+                 random_state=None, verbose=0):
+        super().__init__(M, model=model, prior_scale=prior_scale,
+                         intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, random_state=random_state,
                          verbose=verbose)
         self.n_clusters = n_clusters

@@ -28,7 +28,7 @@ from .._design import linear_predictor, rmatvec, weighted_gram
 from .._docstrings import fill_doc
 from .._posterior import _stable_cholesky, gaussian_kl
 from .._sklearn_compat import Interval, StrOptions
-from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, BaseCoreset
+from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
 from ._potentials import PotentialEvaluator
 from ._samplers import EnsembleSampler, LaplaceSampler
 
@@ -626,7 +626,7 @@ _fill_sparsevi_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMM
 
 
 @_fill_sparsevi_doc
-class SparseVICoreset(BaseCoreset):
+class SparseVICoreset(LikelihoodCoreset):
     """Coreset by greedy sparse variational inference (paper 000, Algorithm 1).
 
     The coreset posterior ``pi_w ~ exp(sum_n w_n f_n) pi_0`` itself guides the
@@ -698,7 +698,7 @@ class SparseVICoreset(BaseCoreset):
     """
 
     _parameter_constraints = {
-        **BaseCoreset._parameter_constraints,
+        **LikelihoodCoreset._parameter_constraints,
         "n_samples": [Interval(Integral, 2, None, closed="left")],
         "n_iter_opt": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],

@@ -630,15 +630,9 @@ class StreamingCoreset(BaseCoreset):
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if first_call:
             # a first block of 0/1 may be counts: warn unless classes declares labels
-            self.model_ = resolve_model(self._base().model, y, first_block=classes is None)
-            if classes is not None and self.model_ == "logistic":
-                self.classes_ = np.unique(classes)
-                if len(self.classes_) != 2:
-                    raise ValueError(f"classes must hold the two labels of the logistic "
-                                     f"model, got {self.classes_.tolist()}.")
-                y_encoded = self._encode_more(y)
-            else:
-                y_encoded = self._encode_target(y)
+            self._set_family(resolve_model(self._base().model, y, first_block=classes is None))
+            y_encoded = self._encode_target(y, classes)
+            self._resolve_family(X, y_encoded, sample_weight)
             family, prior_prec = self._family_and_prior(X.shape[1])
             self._start_stream(self._in_memory_context(
                 X, y_encoded, sample_weight, family, prior_prec,
@@ -649,16 +643,6 @@ class StreamingCoreset(BaseCoreset):
         root = self._finish_stream()
         self._set_coreset(root.indices, root.weights, root.X, self.n_samples_seen_)
         return self
-
-    def _encode_more(self, y):
-        """Encode the targets of a later block with the model fixed by the first."""
-        if self.model_ != "logistic":
-            return self._encode_target(y)
-        unseen = np.setdiff1d(np.unique(y), self.classes_)
-        if len(unseen):
-            raise ValueError(f"y contains labels {unseen.tolist()} not in classes_ "
-                             f"{self.classes_.tolist()}.")
-        return np.where(y == self.classes_[1], 1.0, -1.0)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,10 +1,10 @@
 """Uniform subsampling: the baseline of every coreset paper."""
 
-from ._base import BaseCoreset, check_both_classes, fill_coreset_doc
+from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
 from ._sampling import uniform_subset
 
 
-@fill_coreset_doc
+@fill_sampling_doc
 class UniformCoreset(BaseCoreset):
     """Coreset of M rows drawn uniformly without replacement.
 
@@ -50,11 +50,11 @@ class UniformCoreset(BaseCoreset):
 
     _parameter_constraints = {**BaseCoreset._parameter_constraints, "stratify": ["boolean"]}
 
-    def __init__(self, M=100, *, stratify=True, model="auto", link="log", noise_scale=1.0,
-                 prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True,
-                 random_state=None, verbose=0):
-        super().__init__(M, model=model, link=link, noise_scale=noise_scale,
-                         prior_scale=prior_scale, intercept_prior_scale=intercept_prior_scale,
+    def __init__(self, M=100, *, stratify=True, model="auto", prior_scale=1.0,
+                 intercept_prior_scale=10.0, fit_intercept=True, random_state=None,
+                 verbose=0):
+        super().__init__(M, model=model, prior_scale=prior_scale,
+                         intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, random_state=random_state,
                          verbose=verbose)
         self.stratify = stratify
