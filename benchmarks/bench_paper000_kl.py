@@ -22,8 +22,8 @@ import numpy as np
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
-from _common import (LOGISTIC_SETS, PAPER, POISSON_SETS, CoresetKL, load_dataset, quartiles,
-                     results_dir)
+from _common import (LOGISTIC_SETS, PAPER, POISSON_SETS, CoresetKL, load_dataset, paper_model,
+                     quartiles, results_dir)
 from skcoreset import (FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, SparseVICoreset,
                        UniformCoreset)
 
@@ -39,7 +39,7 @@ COLORS = dict(zip(METHODS, ["C0", "C1", "C2", "C3", "C4", "C5"]))
 
 
 def _maker(method, M, seed, model, svi_s, svi_t):
-    common = dict(model=model, random_state=seed, **PAPER)
+    common = dict(model=paper_model(model), random_state=seed, **PAPER)
     if method == "uniform":
         return UniformCoreset(M, **common)
     if method == "sensitivity":

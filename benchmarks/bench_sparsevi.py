@@ -32,10 +32,11 @@ from skcoreset import GIGACoreset, SparseVICoreset, UniformCoreset
 from skcoreset._inference import prior_precision
 from skcoreset.coreset._sparsevi import _ExactGaussianMoments
 from skcoreset.datasets import make_logistic_regression
+from skcoreset.families import make_family
 
 from _common import DATA_DIR, LOGISTIC_SETS, POISSON_SETS, CoresetKL, load_dataset
 
-PAPER = dict(prior_scale=1.0, intercept_prior_scale=1.0, link="softplus")
+PAPER = dict(prior_scale=1.0, intercept_prior_scale=1.0)
 
 
 def load(name):
@@ -56,14 +57,17 @@ def part1(seeds, M=100):
     print(f"{'data set':>14} {'SVI ms/step':>11} {'SVI [s]':>8} {'GIGA-sub [s]':>12} "
           f"{'GIGA [s]':>9} | KL [nats]: {'SVI':>9} {'GIGA-sub':>9} {'GIGA':>9} "
           f"{'uniform':>9} | {'SVI rel.':>9}")
+
+    def paper(model):  # the papers' likelihood: Poisson with the softplus link
+        return dict(model=make_family(model, link="softplus"), **PAPER)
+
     makers = {
         "svi": lambda model, s: lambda: SparseVICoreset(M, n_samples=100, n_iter_opt=100,
-                                                        model=model, random_state=s, **PAPER),
+                                                        random_state=s, **paper(model)),
         "giga-sub": lambda model, s: lambda: GIGACoreset(M, weighting="laplace-subsample",
-                                                         model=model, random_state=s, **PAPER),
-        "giga": lambda model, s: lambda: GIGACoreset(M, model=model, random_state=s, **PAPER),
-        "uniform": lambda model, s: lambda: UniformCoreset(M, model=model, random_state=s,
-                                                           **PAPER),
+                                                         random_state=s, **paper(model)),
+        "giga": lambda model, s: lambda: GIGACoreset(M, random_state=s, **paper(model)),
+        "uniform": lambda model, s: lambda: UniformCoreset(M, random_state=s, **paper(model)),
     }
     for name in LOGISTIC_SETS + POISSON_SETS:
         X, y, model = load(name)

@@ -7,9 +7,9 @@ from scipy.special import expit
 from sklearn.base import clone
 
 from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
-                       FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, UniformCoreset,
-                       WeightedSubset)
-from skcoreset.families import LogisticFamily, make_family
+                       FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
+                       SparseVICoreset, StreamingCoreset, UniformCoreset, WeightedSubset)
+from skcoreset.families import LogisticFamily, NegativeBinomialFamily, PoissonFamily, make_family
 from skcoreset._inference import laplace, prior_precision
 from skcoreset.datasets import make_binary, make_logistic_regression
 from skcoreset.metrics import coreset_quality
@@ -235,7 +235,8 @@ def _median_quality(make, X, y, model, full):
     of the largest mean error in full-posterior sd."""
     values = []
     for seed in range(3):
-        coreset = make(seed).set_params(model=model, link="softplus", **PAPER_KWARGS).fit(X, y)
+        coreset = make(seed).set_params(model=make_family(model, link="softplus"),
+                                        **PAPER_KWARGS).fit(X, y)
         quality = coreset_quality(coreset, X, y, full_posterior=full)
         values.append((quality.relative_kl, quality.kl, quality.max_mean_error_sd))
     return np.median(values, axis=0)
@@ -319,3 +320,53 @@ def test_giga_coreset_nats_at_large_n(large_logistic):
     assert quality.size <= 100
     assert quality.kl < 200, message
     assert quality.max_mean_error_sd < 6, message
+
+
+# --- any family: by name or as an instance --------------------------------------------------
+
+NB_CONSTRUCTORS = [
+    UniformCoreset(M=40, random_state=0),
+    GIGACoreset(M=40, projection_dim=100, random_state=0),
+    FrankWolfeCoreset(M=40, projection_dim=100, random_state=0),
+    SparseVICoreset(M=20, n_samples=20, n_iter_opt=5, random_state=0),
+    QuasiNewtonCoreset(M=40, n_draws=20, max_iter=5, random_state=0),
+]
+
+
+@pytest.mark.parametrize("model", ["negative_binomial", NegativeBinomialFamily(alpha=0.5)],
+                         ids=["name", "instance"])
+@pytest.mark.parametrize("make", NB_CONSTRUCTORS + [None],
+                         ids=[type(c).__name__ for c in NB_CONSTRUCTORS] + ["Streaming"])
+def test_every_constructor_builds_negative_binomial_coresets(make, model):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 2))
+    mu = np.exp(X @ [0.5, -0.3] + 1.5)
+    y = rng.negative_binomial(2.0, 2.0 / (2.0 + mu))  # alpha = 0.5
+    if make is None:
+        coreset = StreamingCoreset(GIGACoreset(M=40, projection_dim=100, model=model),
+                                   block_size=200, random_state=0)
+    else:
+        coreset = clone(make).set_params(model=model)
+    coreset.fit(X, y)
+    assert coreset.model_ == "negative_binomial"
+    assert 0.3 < coreset.family_.alpha < 0.8  # estimated for the name, as given otherwise
+    assert 0 < len(coreset.sample_indices_) <= 40
+    quality = coreset_quality(coreset, X, y)  # under the coreset's own family
+    assert np.isfinite(quality.kl) and quality.kl >= 0
+
+
+def test_sensitivity_coreset_names_its_only_model():
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    with pytest.raises(ValueError, match="only the logistic model"):
+        SensitivityCoreset(M=10, model="negative_binomial").fit(X, np.arange(50) % 7)
+
+
+def test_sampling_constructors_take_no_family_parameters():
+    # link and noise_scale would change nothing: uniform and sensitivity sampling do not
+    # evaluate the likelihood; a Family instance sets it for coreset_quality
+    for coreset in (UniformCoreset(), SensitivityCoreset()):
+        assert not {"link", "noise_scale"} & set(coreset.get_params())
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    y = np.random.default_rng(1).poisson(2.0, size=300)
+    coreset = clone(UniformCoreset(M=20, model=PoissonFamily("softplus"))).fit(X, y)
+    assert coreset.family_.link_name == "softplus" and coreset.model_ == "poisson"

@@ -5,13 +5,14 @@ import sklearn
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.fixes import parse_version
 
-from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
+from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
+                       BayesianPoissonRegression,
                        FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
                        SparseVICoreset, StreamingCoreset, UniformCoreset)
 
-# scikit-learn's regressor checks draw continuous targets; a Poisson model rejects
-# non-integer counts by design (ValueError), so these checks cannot pass on the estimator
-# itself. They run below on a subclass that rounds the checks' targets to counts.
+# scikit-learn's regressor checks draw continuous targets; the count models reject
+# non-integer counts by design (ValueError), so these checks cannot pass on the estimators
+# themselves. They run below on subclasses that round the checks' targets to counts.
 _CONTINUOUS_TARGET_CHECKS = [
     "check_n_features_in",
     "check_n_features_in_after_fitting",
@@ -21,8 +22,8 @@ _CONTINUOUS_TARGET_CHECKS = [
     "check_fit_idempotent",
     "check_fit_check_is_fitted",
 ]
-_COUNT_REASON = ("the check fits on continuous targets; Poisson counts must be integers "
-                 "(covered by PoissonOnRoundedTargets)")
+_COUNT_REASON = ("the check fits on continuous targets; counts must be integers (covered "
+                 "by PoissonOnRoundedTargets and NegativeBinomialOnRoundedTargets)")
 
 # A coreset's transform returns the M coreset rows on its training data (DESIGN.md), so the
 # transformer checks that assume one output row per input row cannot pass.
@@ -43,7 +44,7 @@ def _binary_numeric_target(y):
     return (y != y.min()).astype(int) if len(np.unique(y)) > 2 else y
 
 
-class PoissonOnRoundedTargets(BayesianPoissonRegression):
+class _RoundedTargets:
     """Test-only: rounds |y| to counts so the continuous-target checks exercise the rest."""
 
     def _encode_target(self, y, classes=None):
@@ -52,6 +53,14 @@ class PoissonOnRoundedTargets(BayesianPoissonRegression):
         return super()._encode_target(y)
 
     _encode_more = _encode_target
+
+
+class PoissonOnRoundedTargets(_RoundedTargets, BayesianPoissonRegression):
+    pass
+
+
+class NegativeBinomialOnRoundedTargets(_RoundedTargets, BayesianNegativeBinomialRegression):
+    pass
 
 
 class SensitivityOnBinaryTargets(SensitivityCoreset):
@@ -73,7 +82,7 @@ def _expected_failed_checks(estimator):
     if (isinstance(estimator, BayesianLogisticRegression)
             and parse_version(sklearn.__version__) < parse_version("1.7")):
         return {"check_sample_weight_equivalence_on_dense_data": _SKLEARN_16_BINARY_REASON}
-    if type(estimator) is BayesianPoissonRegression:
+    if type(estimator) in (BayesianPoissonRegression, BayesianNegativeBinomialRegression):
         return {name: _COUNT_REASON for name in _CONTINUOUS_TARGET_CHECKS}
     if hasattr(estimator, "fit_coreset"):
         return {name: _CORESET_REASON for name in _ROW_PRESERVING_CHECKS}
@@ -92,6 +101,11 @@ ESTIMATORS = [
     PoissonOnRoundedTargets(method="pass_glm"),
     PoissonOnRoundedTargets(method="kl_proximal"),
     PoissonOnRoundedTargets(method="mcmc", n_draws=200, n_burnin=20, thin=1, random_state=0),
+    BayesianNegativeBinomialRegression(),
+    NegativeBinomialOnRoundedTargets(),
+    NegativeBinomialOnRoundedTargets(alpha=0.5, method="kl_proximal"),
+    NegativeBinomialOnRoundedTargets(method="mcmc", n_draws=200, n_burnin=20, thin=1,
+                                     random_state=0),
     UniformCoreset(M=10),
     SensitivityOnBinaryTargets(M=10),
     GIGACoreset(M=10, projection_dim=50),

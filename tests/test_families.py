@@ -8,13 +8,16 @@ from scipy import integrate, stats
 from scipy.special import gammaln
 
 from skcoreset.families import (
-    GaussianFamily, LogisticFamily, PoissonFamily, gauss_hermite, make_family)
+    FAMILIES as REGISTRY, Family, GaussianFamily, LogisticFamily, NegativeBinomialFamily,
+    PoissonFamily, estimate_alpha, gauss_hermite, make_family)
 
 FAMILIES = {
     "logistic": (LogisticFamily(), np.array([-1.0, 1.0, 1.0, -1.0, 1.0])),
     "poisson-log": (PoissonFamily("log"), np.array([0.0, 1.0, 3.0, 7.0, 0.0])),
     "poisson-softplus": (PoissonFamily("softplus"), np.array([0.0, 1.0, 3.0, 7.0, 2.0])),
     "gaussian": (GaussianFamily(noise_scale=0.7), np.array([-1.3, 0.2, 2.5, 0.0, 4.0])),
+    "negative-binomial": (NegativeBinomialFamily(alpha=0.6),
+                          np.array([0.0, 1.0, 3.0, 7.0, 40.0])),
 }
 ETA = np.array([-3.0, -0.4, 0.3, 1.1, 2.0])
 
@@ -211,10 +214,122 @@ _ETAS = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False)
        target=st.floats(-1e3, 1e3))
 def test_families_are_finite_and_concave_everywhere(eta, label, count, target):
     cases = [(LogisticFamily(), label), (PoissonFamily("log"), float(count)),
-             (PoissonFamily("softplus"), float(count)), (GaussianFamily(2.0), target)]
+             (PoissonFamily("softplus"), float(count)), (GaussianFamily(2.0), target),
+             (NegativeBinomialFamily(alpha=0.3), float(count))]
     for family, y in cases:
         y_arr, eta_arr = np.array([y]), np.array([eta])
         values = [family.loglik(y_arr, eta_arr), family.d1(y_arr, eta_arr),
                   family.d2(y_arr, eta_arr)]
         assert all(np.all(np.isfinite(v)) for v in values), (family, y, eta)
         assert values[2][0] <= 0.0  # concave: the Laplace precision is positive semi-definite
+
+
+# --- negative binomial ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("alpha", [1e-3, 0.3, 2.0, 50.0])
+def test_negative_binomial_loglik_is_scipy_nbinom(alpha):
+    family = NegativeBinomialFamily(alpha=alpha)
+    y = np.array([0.0, 1.0, 4.0, 17.0, 250.0])
+    eta = np.array([-2.0, 0.1, 1.3, 2.9, 5.0])
+    r, mu = 1.0 / alpha, np.exp(eta)
+    np.testing.assert_allclose(family.loglik(y, eta), stats.nbinom.logpmf(y, r, r / (r + mu)),
+                               rtol=1e-10)
+    # the (n, S) layout of posterior draws
+    np.testing.assert_allclose(family.loglik(y, np.column_stack([eta, eta]))[:, 1],
+                               family.loglik(y, eta))
+
+
+def test_negative_binomial_variance_and_draws():
+    family = NegativeBinomialFamily(alpha=0.5)
+    eta = np.full(200_000, np.log(3.0))
+    draws = family.sample(eta, random_state=0)
+    np.testing.assert_allclose(draws.mean(), 3.0, rtol=1e-2)
+    np.testing.assert_allclose(draws.var(), 3.0 + 0.5 * 9.0, rtol=2e-2)  # mu + alpha mu^2
+    # a known mean (posterior variance 0): the NB2 variance itself
+    np.testing.assert_allclose(family.predictive_variance(np.array([3.0]), np.array([0.0])),
+                               [7.5])
+
+
+def test_negative_binomial_tends_to_poisson():
+    y = np.array([0.0, 2.0, 5.0, 11.0])
+    eta = np.array([-1.0, 0.5, 1.7, 2.4])
+    poisson = PoissonFamily("log")
+    nb = NegativeBinomialFamily(alpha=1e-7)
+    for method in ("loglik", "d1", "d2"):
+        np.testing.assert_allclose(getattr(nb, method)(y, eta), getattr(poisson, method)(y, eta),
+                                   rtol=1e-5, atol=1e-6)
+
+
+def test_estimate_alpha_recovers_the_overdispersion():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 2))
+    mu = np.exp(X @ [0.4, -0.3] + 1.0)
+    alpha = 0.5
+    y = rng.negative_binomial(1 / alpha, 1 / (1 + alpha * mu)).astype(float)
+    kwargs = dict(prior_prec=np.array([1.0, 1.0, 0.01]), fit_intercept=True)
+    assert abs(estimate_alpha(X, y, np.ones(len(y)), **kwargs) - alpha) < 0.05
+    # Poisson data are not overdispersed: the Poisson limit
+    y = rng.poisson(mu).astype(float)
+    assert estimate_alpha(X, y, np.ones(len(y)), **kwargs) < 0.02
+    resolved = NegativeBinomialFamily().resolve(X, y, np.ones(len(y)), **kwargs)
+    assert isinstance(resolved.alpha, float) and not resolved.unresolved
+
+
+def test_negative_binomial_needs_alpha_before_evaluating():
+    family = NegativeBinomialFamily()
+    assert family.unresolved
+    with pytest.raises(ValueError, match="alpha='auto'.*estimated from data"):
+        family.loglik(np.ones(2), np.zeros(2))
+    for alpha in (0.0, -1.0, np.inf, "big"):
+        with pytest.raises(ValueError, match="alpha must be"):
+            NegativeBinomialFamily(alpha=alpha)
+
+
+# --- registry and targets -------------------------------------------------------------------
+
+def test_registry_builds_every_family_by_name():
+    assert set(REGISTRY) == {"logistic", "poisson", "gaussian", "negative_binomial"}
+    for name, cls in REGISTRY.items():
+        family = make_family(name, link="softplus", noise_scale=2.0, alpha=0.4)
+        assert type(family) is cls and family.name == name
+    assert make_family("gaussian", noise_scale=2.0).noise_scale == 2.0
+    assert make_family("negative_binomial", alpha=0.4).alpha == 0.4
+    instance = PoissonFamily("softplus")
+    assert make_family(instance, link="log") is instance
+    assert repr(instance) == "PoissonFamily(link='softplus')"
+    assert all(issubclass(cls, Family) for cls in REGISTRY.values())
+
+
+@pytest.mark.parametrize("family, y, match", [
+    (PoissonFamily(), [0, 2, -1], "Poisson targets are counts: y contains negative"),
+    (PoissonFamily(), [0, 2.5], "Poisson targets are counts: y contains non-integer"),
+    (PoissonFamily(), [0, np.nan], "NaN"),
+    (NegativeBinomialFamily(0.5), [3, -2], "Negative binomial targets are counts: y contains neg"),
+    (NegativeBinomialFamily(0.5), [0.5, 1], "Negative binomial targets are counts: y contains non"),
+    (GaussianFamily(), [0.3, np.inf], "NaN or infinity"),
+    (LogisticFamily(), [0, 1, 2], "Only binary classification.*3 classes"),
+    (LogisticFamily(), [1, 1], "only one class \\(1\\).*two classes"),
+    (LogisticFamily(), [0.0, np.nan], "NaN"),
+])
+def test_targets_are_validated_by_their_family(family, y, match):
+    with pytest.raises(ValueError, match=match):
+        family.fit_target(np.array(y))
+
+
+def test_logistic_encoding():
+    family = LogisticFamily()
+    y_encoded, classes = family.fit_target(np.array(["b", "a", "b"]))
+    np.testing.assert_array_equal(classes, ["a", "b"])
+    np.testing.assert_array_equal(y_encoded, [1.0, -1.0, 1.0])
+    # declared classes: a block with one class encodes against both
+    y_encoded, classes = family.fit_target(np.array([2, 2]), classes=[7, 2])
+    np.testing.assert_array_equal(classes, [2, 7])
+    np.testing.assert_array_equal(y_encoded, [-1.0, -1.0])
+    with pytest.raises(ValueError, match="not in classes_"):
+        family.encode_target(np.array([2, 3]), classes)
+    # evaluating a likelihood on one class: its label tells the side
+    for label, sign in [(1, 1.0), (True, 1.0), (0, -1.0), (-1, -1.0)]:
+        classes = family.check_classes([label, label], one_class_ok=True)
+        np.testing.assert_array_equal(family.encode_target(np.array([label]), classes), [sign])
+    with pytest.raises(ValueError, match="ambiguous"):
+        family.check_classes(["yes"], one_class_ok=True)

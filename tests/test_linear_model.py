@@ -6,11 +6,14 @@ import numpy as np
 import pytest
 from scipy.special import expit
 from sklearn.base import clone
+from sklearn.datasets import load_diabetes
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import cross_val_score
 from sklearn.multiclass import OneVsRestClassifier
+from sklearn.preprocessing import StandardScaler
 
-from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
+from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
+                       BayesianPoissonRegression)
 
 
 def _logistic_data(n=200, seed=0):
@@ -180,3 +183,50 @@ def test_input_errors_name_the_problem(est, data):
     fitted = clone(est).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         fitted.predict(X[:, :1])
+
+
+# --- negative binomial ----------------------------------------------------------------------
+
+def _predictive_interval_coverage(estimator, X, y, level=0.9):
+    """Share of y inside the central posterior predictive intervals (posterior draws of the
+    coefficients, then one draw of the target per coefficient draw)."""
+    theta = estimator.posterior_.sample(2000, random_state=0)
+    draws = estimator.family_.sample(X @ theta[:, :-1].T + theta[:, -1], random_state=1)
+    low, high = np.percentile(draws, [50 * (1 - level), 50 * (1 + level)], axis=1)
+    return np.mean((y >= low) & (y <= high))
+
+
+def test_negative_binomial_intervals_cover_overdispersed_counts():
+    # the diabetes target (integers 25-346) as counts: its variance is far above its mean
+    X, y = load_diabetes(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    poisson = BayesianPoissonRegression().fit(X, y)
+    negbin = BayesianNegativeBinomialRegression().fit(X, y)
+    assert 0.05 < negbin.alpha_ < 0.2  # method of moments: sum((y - mu)^2 - mu) / sum(mu^2)
+    assert _predictive_interval_coverage(poisson, X, y) < 0.5  # Poisson intervals too narrow
+    assert 0.82 < _predictive_interval_coverage(negbin, X, y) < 0.96
+
+
+def test_negative_binomial_predictive_std_is_the_spread_of_new_counts():
+    X, y = _poisson_data()
+    reg = BayesianNegativeBinomialRegression(alpha=0.4).fit(X, y)
+    assert reg.alpha_ == 0.4 and reg.family_.alpha == 0.4
+    mean, std = reg.predict(X[:5], return_std=True)
+    theta = reg.posterior_.sample(200_000, random_state=0)
+    draws = reg.family_.sample(X[:5] @ theta[:, :-1].T + theta[:, -1], random_state=1)
+    np.testing.assert_allclose(mean, draws.mean(axis=1), rtol=2e-2)
+    np.testing.assert_allclose(std, draws.std(axis=1), rtol=2e-2)
+
+
+def test_negative_binomial_methods():
+    X, y = _poisson_data()
+    laplace = BayesianNegativeBinomialRegression(alpha=0.3).fit(X, y)
+    kl = BayesianNegativeBinomialRegression(alpha=0.3, method="kl_proximal").fit(X, y)
+    np.testing.assert_allclose(kl.coef_, laplace.coef_, atol=0.05)
+    assert kl.elbo_ < laplace.log_evidence_ + 1.0
+    with pytest.raises(ValueError, match="pass_glm.*not negative_binomial.*'laplace', "
+                                         "'kl_proximal', 'mcmc'"):
+        BayesianNegativeBinomialRegression(method="pass_glm").fit(X, y)
+    assert "pass_degree" not in BayesianNegativeBinomialRegression().get_params()
+    with pytest.raises(ValueError, match="Negative binomial targets are counts"):
+        BayesianNegativeBinomialRegression().fit(X, -y)

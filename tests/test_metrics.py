@@ -15,6 +15,7 @@ from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression, Ga
 from skcoreset import metrics
 from skcoreset.coreset import BaseCoreset
 from skcoreset.datasets import make_logistic_regression, make_poisson_regression
+from skcoreset.families import GaussianFamily, PoissonFamily
 from skcoreset.metrics import (CoresetQuality, coreset_quality, gaussian_kl,
                                loglik_relative_error, mean_error_sd, polynomial_mmd,
                                posterior_kl)
@@ -421,7 +422,8 @@ def test_coreset_quality_gaussian_model_exact():
     X = rng.normal(size=(400, 3))
     y = X @ [1.0, -2.0, 0.5] + 0.3 + 0.7 * rng.normal(size=400)
     v = rng.uniform(0.5, 2.0, size=400)  # weights of the full data
-    params = dict(model="gaussian", noise_scale=0.7, prior_scale=2.0, intercept_prior_scale=3.0)
+    params = dict(model=GaussianFamily(noise_scale=0.7), prior_scale=2.0,
+                  intercept_prior_scale=3.0)
     coreset = UniformCoreset(M=40, random_state=0, **params).fit(X, y, sample_weight=v)
     quality = coreset_quality(coreset, X, y, sample_weight=v)
     assert isinstance(quality, CoresetQuality)
@@ -464,8 +466,8 @@ def test_coreset_quality_known_mean_shift():
 
 @pytest.mark.parametrize("model, kwargs", [
     ("logistic", {}),
-    ("poisson", dict(link="softplus", prior_scale=0.5, intercept_prior_scale=2.0)),
-    ("poisson", dict(link="log", fit_intercept=False)),
+    (PoissonFamily("softplus"), dict(prior_scale=0.5, intercept_prior_scale=2.0)),
+    ("poisson", dict(fit_intercept=False)),
 ])
 def test_coreset_quality_full_data_coreset_is_exact(model, kwargs):
     if model == "logistic":
@@ -486,7 +488,8 @@ def test_coreset_quality_uses_the_constructors_likelihood():
     coreset and on the full data (a different link or prior would change them)."""
     X, y = make_poisson_regression(2000, coef=[0.5, -0.3, 0.2], intercept=0.5, random_state=0)
     params = dict(link="softplus", prior_scale=0.5, intercept_prior_scale=2.0)
-    coreset = UniformCoreset(M=60, random_state=0, **params).fit(X, y)
+    coreset = UniformCoreset(M=60, random_state=0, model=PoissonFamily("softplus"),
+                             prior_scale=0.5, intercept_prior_scale=2.0).fit(X, y)
     quality = coreset_quality(coreset, X, y)
     idx = coreset.sample_indices_
     on_core = BayesianPoissonRegression(**params).fit(X[idx], y[idx],

@@ -13,6 +13,7 @@ from skcoreset import (BayesianLogisticRegression, GIGACoreset, SensitivityCores
                        StreamingCoreset, UniformCoreset, WeightedSubset)
 from skcoreset._posterior import GaussianPosterior
 from skcoreset.coreset._sensitivity import assign_clusters, sensitivity_upper_bounds
+from skcoreset.families import make_family
 
 from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
 from .test_coreset import PAPER_KWARGS, _coreset_posterior, _full_weights
@@ -141,7 +142,7 @@ def test_partial_fit_classes_and_errors():
 @pytest.mark.parametrize("name", LOGISTIC_SETS + POISSON_SETS)
 def test_merge_reduce_kl_on_paper_data(name):
     X, y, model = load_paper_dataset(name)
-    options = dict(model=model, link="softplus", **PAPER_KWARGS)
+    options = dict(model=make_family(model, link="softplus"), **PAPER_KWARGS)
     cases = {"uniform": (UniformCoreset(M=100, **options), 20),
              "giga": (GIGACoreset(M=100, **options), 3)}
     if model == "logistic":

@@ -24,7 +24,7 @@ from skcoreset.pipeline import Pipeline
 
 from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
 
-PAPER_KWARGS = dict(prior_scale=1.0, intercept_prior_scale=1.0, link="softplus")
+PAPER_KWARGS = dict(prior_scale=1.0, intercept_prior_scale=1.0)
 
 
 def _logistic_data(n=300, seed=0):
@@ -225,7 +225,8 @@ def _median_kls(name, M, seeds, **svi_params):
         "uniform": lambda s: UniformCoreset(M, random_state=s),
     }
     return {key: np.median([_relative_kl(X, y, model, make(s).set_params(
-        model=model, **PAPER_KWARGS).fit(X, y), full) for s in seeds])
+        model=make_family(model, link="softplus"), **PAPER_KWARGS).fit(X, y), full)
+        for s in seeds])
         for key, make in makers.items()}
 
 
