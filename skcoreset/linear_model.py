@@ -289,13 +289,6 @@ class _BaseBayesianGLM(BaseEstimator):
                               self.fit_intercept)
         return family.expected_mean(m, v)
 
-    def _predict_counts(self, X, return_std):
-        """Posterior predictive mean of the target, and optionally its standard deviation."""
-        mean, mean_var = self._predictive_moments(X)
-        if return_std:
-            return mean, np.sqrt(self.family_.predictive_variance(mean, mean_var))
-        return mean
-
     def _linear_predictor(self, X):
         X = self._check_predict_input(X)
         return X @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
@@ -633,8 +626,66 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
 
+class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
+    """The count regressions: non-negative integer targets, predictions of new counts."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.positive_only = True
+        return tags
+
+    def _set_coef(self, coef, intercept):
+        self.coef_ = coef
+        self.intercept_ = intercept
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the posterior.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Non-negative integer counts.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative multipliers of each point's log-likelihood; a weight of 2 counts the
+            row twice. Not normalised.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def predict(self, X, return_std=False):
+        """Posterior predictive mean count, and optionally its standard deviation.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        return_std : bool, default=False
+            Also return the standard deviation of the posterior predictive distribution of
+            the count: the count noise plus the posterior uncertainty of the mean ``mu``,
+            ``sqrt(E[mu] + Var[mu])`` for the Poisson model and
+            ``sqrt(E[mu] + Var[mu] + alpha_ (Var[mu] + E[mu]^2))`` for the negative binomial.
+
+        Returns
+        -------
+        mean : ndarray of shape (n_samples,)
+            ``E[y | x, data] = E[mu(eta)]`` over the posterior of the linear predictor.
+        std : ndarray of shape (n_samples,)
+            Only returned when ``return_std=True``.
+        """
+        mean, mean_var = self._predictive_moments(X)
+        if return_std:
+            return mean, np.sqrt(self.family_.predictive_variance(mean, mean_var))
+        return mean
+
+
 @_fill_glm_doc
-class BayesianPoissonRegression(RegressorMixin, _BaseBayesianGLM):
+class BayesianPoissonRegression(_BaseCountRegression):
     """Bayesian Poisson regression for counts with posterior predictive uncertainty.
 
     Fits a Gaussian posterior over the coefficients and intercept of the Poisson rate
@@ -692,38 +743,12 @@ class BayesianPoissonRegression(RegressorMixin, _BaseBayesianGLM):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.positive_only = True
         # a degree-2 polynomial in place of exp() on [-R, R] fits counts only roughly
         tags.regressor_tags.poor_score = self.method == "pass_glm"
         return tags
 
     def _family(self):
         return PoissonFamily(link=self.link)
-
-    def _set_coef(self, coef, intercept):
-        self.coef_ = coef
-        self.intercept_ = intercept
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Fit the posterior.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Non-negative integer counts.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative multipliers of each point's log-likelihood; a weight of 2 counts the
-            row twice. Not normalised.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        return self._fit(X, y, sample_weight)
 
     @available_if(_uses_pass_glm)
     def partial_fit(self, X, y, sample_weight=None):
@@ -748,36 +773,16 @@ class BayesianPoissonRegression(RegressorMixin, _BaseBayesianGLM):
         """
         return self._partial_fit(X, y, sample_weight)
 
-    def predict(self, X, return_std=False):
-        """Posterior predictive mean count, and optionally its standard deviation.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        return_std : bool, default=False
-            Also return the standard deviation of the posterior predictive distribution of
-            the count: ``sqrt(E[rate] + Var[rate])`` (Poisson noise plus posterior
-            uncertainty of the rate).
-
-        Returns
-        -------
-        mean : ndarray of shape (n_samples,)
-            ``E[y | x, data] = E[rate(eta)]`` over the posterior of the linear predictor.
-        std : ndarray of shape (n_samples,)
-            Only returned when ``return_std=True``.
-        """
-        return self._predict_counts(X, return_std)
-
 
 @fill_doc(common_params=_params_doc(NegativeBinomialFamily.name),
           common_attrs=_COMMON_ATTRS_DOC)
-class BayesianNegativeBinomialRegression(RegressorMixin, _BaseBayesianGLM):
+class BayesianNegativeBinomialRegression(_BaseCountRegression):
     """Bayesian negative binomial regression for overdispersed counts.
 
     Fits a Gaussian posterior over the coefficients and intercept of the mean
     ``mu = exp(x . coef + intercept)`` of the NB2 likelihood with
     ``Var[y | x] = mu + alpha mu^2`` (:class:`~skcoreset.families.NegativeBinomialFamily`;
-    Cameron and Trivedi, 2013, section 3.3) under a Gaussian prior. Counts whose variance
+    Cameron and Trivedi, 2013, chapter 3) under a Gaussian prior. Counts whose variance
     exceeds their mean, as most counts in practice do, get predictive intervals of the right
     width, where the Poisson model's are too narrow.
 
@@ -845,11 +850,6 @@ class BayesianNegativeBinomialRegression(RegressorMixin, _BaseBayesianGLM):
         self.random_state = random_state
         self.verbose = verbose
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.positive_only = True
-        return tags
-
     def _family(self):
         return NegativeBinomialFamily(alpha=self.alpha)
 
@@ -857,48 +857,3 @@ class BayesianNegativeBinomialRegression(RegressorMixin, _BaseBayesianGLM):
         family = super()._fitted_family(X, y_encoded, sample_weight, prior)
         self.alpha_ = family.alpha
         return family
-
-    def _set_coef(self, coef, intercept):
-        self.coef_ = coef
-        self.intercept_ = intercept
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Fit the posterior (after estimating ``alpha`` when it is ``"auto"``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Non-negative integer counts.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative multipliers of each point's log-likelihood; a weight of 2 counts the
-            row twice. Not normalised.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        return self._fit(X, y, sample_weight)
-
-    def predict(self, X, return_std=False):
-        """Posterior predictive mean count, and optionally its standard deviation.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        return_std : bool, default=False
-            Also return the standard deviation of the posterior predictive distribution of
-            the count: ``sqrt(E[mu] + Var[mu] + alpha_ (Var[mu] + E[mu]^2))`` (negative
-            binomial noise plus posterior uncertainty of the mean ``mu``).
-
-        Returns
-        -------
-        mean : ndarray of shape (n_samples,)
-            ``E[y | x, data] = E[mu(eta)]`` over the posterior of the linear predictor.
-        std : ndarray of shape (n_samples,)
-            Only returned when ``return_std=True``.
-        """
-        return self._predict_counts(X, return_std)

@@ -370,3 +370,16 @@ def test_sampling_constructors_take_no_family_parameters():
     y = np.random.default_rng(1).poisson(2.0, size=300)
     coreset = clone(UniformCoreset(M=20, model=PoissonFamily("softplus"))).fit(X, y)
     assert coreset.family_.link_name == "softplus" and coreset.model_ == "poisson"
+
+
+def test_dask_negative_binomial_estimates_alpha_on_the_first_chunk():
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 2))
+    mu = np.exp(X @ [0.5, -0.3] + 1.5)
+    y = rng.negative_binomial(2.0, 2.0 / (2.0 + mu))  # alpha = 0.5
+    coreset = GIGACoreset(M=30, projection_dim=50, model="negative_binomial", random_state=0)
+    coreset.fit(da.from_array(X, chunks=(1000, 2)), da.from_array(y, chunks=1000))
+    assert 0.3 < coreset.family_.alpha < 0.8 and len(coreset.sample_indices_) <= 30
+    with pytest.raises(ValueError, match="Negative binomial targets are counts"):
+        coreset.fit(da.from_array(X, chunks=(1000, 2)), da.from_array(-y, chunks=1000))

@@ -140,7 +140,7 @@ def test_gaussian_model_reaches_the_full_posterior():
     """p = 3 parameters: 9 moment conditions, so 40 rows can match the full posterior."""
     X, y = _gaussian_data(n=2000)
     prior = prior_precision(2, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
-    kw = dict(M=40, model="gaussian", noise_scale=NOISE, random_state=0)
+    kw = dict(M=40, model=make_family("gaussian", noise_scale=NOISE), random_state=0)
     uniform = UniformCoreset(**kw).fit(X, y)
     coreset = QuasiNewtonCoreset(n_draws=200, **kw).fit(X, y)
     kl_uniform = _exact_kl(X, y, uniform.sample_indices_, uniform.sample_weight_, prior)

@@ -20,7 +20,7 @@ def estimate_alpha(X, y, sample_weight, *, prior_prec, fit_intercept):
     Under NB2, ``E[(y - mu)^2] = mu + alpha mu^2``, so with the means ``mu_n`` of a pilot
     Poisson fit (the Laplace mode on at most 10,000 rows of positive weight, evenly spaced)
     ``alpha = sum_n w_n ((y_n - mu_n)^2 - mu_n) / sum_n w_n mu_n^2`` (Cameron and Trivedi,
-    2013, section 3.2), at least ``1e-8`` (data that are not overdispersed get the Poisson
+    2013, chapter 3), at least ``1e-8`` (data that are not overdispersed get the Poisson
     limit).
 
     Parameters
@@ -62,7 +62,7 @@ class NegativeBinomialFamily(Family):
     + y log(mu / (r + mu))``,
 
     a Poisson rate with a Gamma(r, r / mu) mixing distribution (Cameron and Trivedi, 2013,
-    section 3.3). As ``alpha -> 0`` it tends to the Poisson likelihood. Targets are
+    chapter 3). As ``alpha -> 0`` it tends to the Poisson likelihood. Targets are
     non-negative integer counts.
 
     Parameters
@@ -74,6 +74,11 @@ class NegativeBinomialFamily(Family):
         only once it is a number.
     n_quadrature : int, default=32
         Gauss-Hermite points of :meth:`expected_loglik`.
+
+    References
+    ----------
+    A. C. Cameron and P. K. Trivedi. *Regression Analysis of Count Data*, 2nd edition.
+    Cambridge University Press, 2013.
     """
 
     name = "negative_binomial"
