@@ -62,6 +62,7 @@ from scipy.special import expit, gammaln, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
 from .._design import linear_predictor, n_params, rmatvec, weighted_gram
+from .._newton import NewtonObjective, newton_maximise, warn_not_converged
 from .._posterior import GaussianPosterior
 from ._common import InferenceResult, LogPosterior
 from .laplace import laplace
@@ -72,8 +73,6 @@ MAX_MONOMIALS = 100_000
 # The monomial coefficients come from Chebyshev ones through cheb2poly, whose cancellation
 # error grows like 2^M: past ~20 the monomial basis loses the approximation's accuracy.
 MAX_DEGREE = 20
-_ARMIJO = 1e-4
-_MIN_STEP = 1e-10
 _BLOCK_ENTRIES = 2**21  # rows x monomials held at once when forming moments (16 MB)
 
 _SUPPORTED = "the logistic family and the Poisson family with link='log'"
@@ -807,47 +806,39 @@ def _quadratic_posterior(stats, prior_prec, coef):
     return mean, precision, log_evidence
 
 
-def _surrogate_newton(stats, prior_prec, theta0, *, tol, max_iter, verbose):
-    """Maximise the polynomial surrogate log posterior by damped Newton steps.
+class _SurrogateObjective(NewtonObjective):
+    """The polynomial surrogate log posterior, maximised by damped Newton steps.
 
     Where the negative Hessian is not positive definite (the surrogate need not be concave
     everywhere for ``M > 2``), the step uses it shifted by enough of the identity to be;
     at the mode it must be positive definite without shift.
     """
-    def objective(theta, order):
-        out = list(stats.derivatives(theta, order))
-        out[0] -= 0.5 * np.sum(prior_prec * theta**2)
-        if order >= 1:
-            out[1] = out[1] - prior_prec * theta
-        if order >= 2:
-            out[2] = -out[2]
-            out[2][np.diag_indices_from(out[2])] += prior_prec
-        return out
 
-    theta = np.array(theta0, dtype=float)
-    eps = np.finfo(float).eps
-    value = objective(theta, 0)[0]
-    for n_iter in range(max_iter + 1):
-        _, grad, neg_hessian = objective(theta, 2)
-        step = linalg.solve(_shift_to_definite(neg_hessian), grad, assume_a="pos")
-        decrement = grad @ step
-        if verbose:
-            print(f"[pass_glm] iter {n_iter:3d}  surrogate log posterior {value:.10g}  "
-                  f"decrement/2 {decrement / 2:.3e}")
-        if decrement / 2 <= tol:
-            return theta, neg_hessian, n_iter, True
-        if n_iter == max_iter:
-            break
-        t = 1.0
-        while True:
-            new_value = objective(theta + t * step, 0)[0]
-            if new_value - value >= _ARMIJO * t * decrement - 16 * eps * abs(value):
-                break
-            t *= 0.5
-            if t < _MIN_STEP:
-                return theta, neg_hessian, n_iter, True
-        theta, value = theta + t * step, new_value
-    return theta, objective(theta, 2)[2], max_iter, False
+    def __init__(self, stats, prior_prec):
+        self.stats, self.prior_prec = stats, prior_prec
+
+    def value(self, theta):
+        value = self.stats.derivatives(theta, 0)[0]
+        return value - 0.5 * np.sum(self.prior_prec * theta**2), None
+
+    def gradient(self, theta, state):
+        return self.stats.derivatives(theta, 1)[1] - self.prior_prec * theta
+
+    def gradient_and_neg_hessian(self, theta, state):
+        _, grad, hessian = self.stats.derivatives(theta, 2)
+        neg_hessian = -hessian
+        neg_hessian[np.diag_indices_from(neg_hessian)] += self.prior_prec
+        return grad - self.prior_prec * theta, neg_hessian
+
+    def neg_hessian(self, theta, state):
+        return self.gradient_and_neg_hessian(theta, state)[1]
+
+    def factor(self, neg_hessian):
+        return _shift_to_definite(neg_hessian)
+
+    def direction(self, factor, grad):
+        step = linalg.solve(factor, grad, assume_a="pos")
+        return step, grad @ step
 
 
 def _shift_to_definite(matrix):
@@ -1010,8 +1001,10 @@ def _polynomial_laplace(stats, prior_prec, theta0, *, tol, max_iter, verbose):
     if theta0 is None:
         theta0 = _quadratic_posterior(
             stats, prior_prec, _surrogate_coefficients(stats.model, 2, stats.radius or 4.0))[0]
-    theta, precision, n_iter, converged = _surrogate_newton(
-        stats, prior_prec, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
+    result = newton_maximise(_SurrogateObjective(stats, prior_prec), theta0, tol=tol,
+                             max_iter=max_iter, verbose=verbose, label="pass_glm",
+                             value_name="surrogate log posterior")
+    theta, precision = result.x, result.neg_hessian
     try:
         chol = linalg.cholesky(precision, lower=True)
     except linalg.LinAlgError:
@@ -1020,14 +1013,12 @@ def _polynomial_laplace(stats, prior_prec, theta0, *, tol, max_iter, verbose):
             "where Newton's method stopped, so it has no Laplace approximation: the "
             "polynomial misrepresents the likelihood there (linear predictors far outside "
             "[-pass_radius, pass_radius]). Increase pass_radius or use pass_degree=2.") from None
-    if not converged:
-        warnings.warn(
-            f"Newton's method on the PASS-GLM surrogate did not converge in max_iter="
-            f"{max_iter} iterations.", ConvergenceWarning)
+    if not result.converged:
+        warn_not_converged("Newton's method on the PASS-GLM surrogate", max_iter)
     value = stats.loglik(theta) - 0.5 * np.sum(prior_prec * theta**2)
     log_evidence = (value + _prior_log_normaliser(prior_prec)
                     + 0.5 * len(theta) * np.log(2 * np.pi) - 0.5 * _logdet_from_chol(chol))
-    return theta, precision, log_evidence, n_iter, converged
+    return theta, precision, log_evidence, result.n_iter, result.converged
 
 
 def surrogate_options(family, degree, radius, pilot):
