@@ -55,6 +55,20 @@ def rounding_slack(value):
     return 16 * np.finfo(float).eps * abs(value)
 
 
+def shift_to_definite(matrix):
+    """``matrix`` plus the smallest multiple of the identity making it positive definite.
+
+    The damping of a negative Hessian that is indefinite away from the maximum (a
+    non-concave region): the step then turns towards the gradient, and it is the plain
+    Newton step wherever the matrix is safely positive definite.
+    """
+    eigmin = linalg.eigvalsh(matrix, subset_by_index=[0, 0])[0]
+    scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
+    if eigmin > 1e-10 * scale:
+        return matrix
+    return matrix + (1e-6 * scale - eigmin) * np.eye(len(matrix))
+
+
 class NewtonObjective(abc.ABC):
     """A smooth concave function ``F(x)`` to maximise, as :func:`newton_maximise` sees it.
 
@@ -82,7 +96,9 @@ class NewtonObjective(abc.ABC):
         return self.gradient(x, state), self.neg_hessian(x, state)
 
     def factor(self, neg_hessian):
-        """Factorisation of the negative Hessian that :meth:`direction` solves with."""
+        """Factorisation of the negative Hessian that :meth:`direction` solves with; by
+        default its Cholesky factor, with the least diagonal jitter that lets it succeed
+        (see :func:`shift_to_definite` for a Hessian that may be indefinite)."""
         return _stable_cholesky(neg_hessian)
 
     def direction(self, factor, grad):

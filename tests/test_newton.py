@@ -7,7 +7,7 @@ from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
 from skcoreset._newton import (NewtonObjective, newton_maximise, rounding_slack,
-                               warn_not_converged)
+                               shift_to_definite, warn_not_converged)
 
 
 class Quadratic(NewtonObjective):
@@ -130,6 +130,32 @@ def test_a_flat_maximum_is_reached_in_finitely_many_steps():
     # half the decrement is 2 x^4 / 3
     assert 2 * result.x[0] ** 4 / 3 <= 1e-12
     assert result.n_iter == int(np.ceil(np.log(1.5e-12) / (4 * np.log(2 / 3))))
+
+
+class ShiftedScalar(Scalar):
+    def factor(self, neg_hessian):
+        return shift_to_definite(neg_hessian)
+
+    def direction(self, factor, grad):
+        step = np.linalg.solve(factor, grad)
+        return step, grad @ step
+
+
+def test_a_non_concave_start_climbs_to_the_maximum_with_a_shifted_hessian():
+    # F = x^2 - x^4 is convex near 0 (negative Hessian -2 there) and peaks at 1/sqrt(2)
+    objective = ShiftedScalar(lambda x: x**2 - x**4, lambda x: 2 * x - 4 * x**3,
+                              lambda x: 2 - 12 * x**2)
+    result = newton_maximise(objective, [0.05], tol=1e-20, max_iter=100)
+    assert result.converged
+    np.testing.assert_allclose(result.x, [2**-0.5], rtol=1e-9)
+    np.testing.assert_allclose(result.neg_hessian, [[4.0]], rtol=1e-10)  # unshifted
+
+
+def test_shift_to_definite_moves_only_indefinite_matrices():
+    A = np.diag([2.0, 1.0])
+    assert shift_to_definite(A) is A
+    shifted = shift_to_definite(np.array([[1.0, 2.0], [2.0, 1.0]]))  # eigenvalues 3, -1
+    np.testing.assert_allclose(np.linalg.eigvalsh(shifted), [1e-6, 4.0 + 1e-6], rtol=1e-9)
 
 
 def test_no_increase_at_working_precision_stops_the_search():

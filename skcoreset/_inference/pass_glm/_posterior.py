@@ -6,7 +6,8 @@ import numpy as np
 from scipy import linalg
 
 from ..._design import rmatvec
-from ..._newton import NewtonObjective, newton_maximise, warn_not_converged
+from ..._newton import (NewtonObjective, newton_maximise, shift_to_definite,
+                        warn_not_converged)
 from ..._posterior import GaussianPosterior
 from .._common import InferenceResult, LogPosterior
 from ._surrogate import PassGLMAccuracyWarning, _derivative, _family_of, _surrogate_coefficients
@@ -75,20 +76,11 @@ class _SurrogateObjective(NewtonObjective):
         return self.gradient_and_neg_hessian(theta, state)[1]
 
     def factor(self, neg_hessian):
-        return _shift_to_definite(neg_hessian)
+        return shift_to_definite(neg_hessian)
 
     def direction(self, factor, grad):
         step = linalg.solve(factor, grad, assume_a="pos")
         return step, grad @ step
-
-
-def _shift_to_definite(matrix):
-    """``matrix`` plus the smallest multiple of the identity making it positive definite."""
-    eigmin = linalg.eigvalsh(matrix, subset_by_index=[0, 0])[0]
-    scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
-    if eigmin > 1e-10 * scale:
-        return matrix
-    return matrix + (1e-6 * scale - eigmin) * np.eye(len(matrix))
 
 
 def _linear_predictor_rms(stats, theta):
