@@ -9,15 +9,11 @@ from ..._design import rmatvec
 from ..._newton import (NewtonObjective, newton_maximise, shift_to_definite,
                         warn_not_converged)
 from ..._posterior import GaussianPosterior
-from .._common import InferenceResult, LogPosterior
+from .._common import InferenceResult, LogPosterior, prior_log_normaliser
 from ._surrogate import PassGLMAccuracyWarning, _derivative, _family_of, _surrogate_coefficients
 
 # Warn when the posterior mean is estimated to be this many posterior sds off.
 MEAN_ERROR_WARN_SD = 1.0
-
-
-def _prior_log_normaliser(prior_prec):
-    return 0.5 * (np.sum(np.log(prior_prec)) - len(prior_prec) * np.log(2 * np.pi))
 
 
 def _logdet_from_chol(chol):
@@ -239,6 +235,6 @@ def _polynomial_laplace(stats, prior_prec, theta0, *, tol, max_iter, verbose):
     if not result.converged:
         warn_not_converged("Newton's method on the PASS-GLM surrogate", max_iter)
     value = stats.loglik(theta) - 0.5 * np.sum(prior_prec * theta**2)
-    log_evidence = (value + _prior_log_normaliser(prior_prec)
+    log_evidence = (value + prior_log_normaliser(prior_prec)
                     + 0.5 * len(theta) * np.log(2 * np.pi) - 0.5 * _logdet_from_chol(chol))
     return theta, precision, log_evidence, result.n_iter, result.converged
