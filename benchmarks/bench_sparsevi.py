@@ -30,7 +30,7 @@ import numpy as np
 
 from skcoreset import GIGACoreset, SparseVICoreset, UniformCoreset
 from skcoreset._inference import prior_precision
-from skcoreset.coreset._sparsevi import _ExactGaussianMoments
+from skcoreset.coreset._sparsevi_moments import _ExactGaussianMoments
 from skcoreset.datasets import make_logistic_regression
 
 from _common import DATA_DIR, LOGISTIC_SETS, POISSON_SETS, CoresetKL, load_dataset

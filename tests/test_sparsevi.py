@@ -17,9 +17,10 @@ from skcoreset._inference import laplace, prior_precision
 from skcoreset._posterior import GaussianPosterior
 from skcoreset.coreset._potentials import PotentialEvaluator
 from skcoreset.coreset._samplers import LaplaceSampler
-from skcoreset.coreset import _sparsevi
-from skcoreset.coreset._sparsevi import (AUTO_SUBSAMPLE, _ExactGaussianMoments,
-                                         _MonteCarloMoments, resolve_subsample, sparse_vi)
+from skcoreset.coreset import _sparsevi, _sparsevi_moments
+from skcoreset.coreset._sparsevi import sparse_vi
+from skcoreset.coreset._sparsevi_moments import (AUTO_SUBSAMPLE, _ExactGaussianMoments,
+                                                 _MonteCarloMoments, resolve_subsample)
 from skcoreset.pipeline import Pipeline
 
 from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
@@ -345,7 +346,7 @@ def test_auto_subsample_keeps_small_data_exact_and_bounds_the_work(monkeypatch):
             seen.append(X.shape[0])
             return super().__call__(X, y, thetas)
 
-    monkeypatch.setattr(_sparsevi, "PotentialEvaluator", Recording)
+    monkeypatch.setattr(_sparsevi_moments, "PotentialEvaluator", Recording)
     X, y = _logistic_data(n=AUTO_SUBSAMPLE + 3000, seed=9)
     cs = SparseVICoreset(M=4, n_samples=10, n_iter_opt=3, random_state=0).fit(X, y)
     assert cs.n_subsample_ == AUTO_SUBSAMPLE

@@ -10,7 +10,6 @@ built in parallel with joblib) and on a dask cluster (:mod:`._dask`).
 """
 
 import copy
-import warnings
 from dataclasses import dataclass
 from numbers import Integral
 from typing import NamedTuple
@@ -18,12 +17,12 @@ from typing import NamedTuple
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from .._inference._common import LogPosterior
 from .._inference.laplace import initial_theta, laplace, newton_map
+from .._newton import warn_not_converged
 from .._posterior import GaussianPosterior
 from .._sklearn_compat import HasMethods, Interval, _fit_context
 from .._validation import check_sample_weight
@@ -282,11 +281,10 @@ def summed_laplace(row_sums, weighted_target, total_weight, family, prior_prec, 
     """
     theta0 = initial_theta(np.array([weighted_target / total_weight]), family, np.ones(1),
                            len(prior_prec), fit_intercept)
-    theta, _, precision, _, converged = newton_map(
+    theta, _, precision, n_iter, converged = newton_map(
         _SummedLogPosterior(row_sums, prior_prec, total_weight), theta0)
     if not converged:
-        warnings.warn("Newton's method for the Laplace weighting distribution did not "
-                      "converge; check the data scaling.", ConvergenceWarning)
+        warn_not_converged("Newton's method for the Laplace weighting distribution", n_iter)
     return GaussianPosterior(theta, precision=precision)
 
 
