@@ -57,7 +57,7 @@ def part1(seeds, M=100):
           f"{'GIGA [s]':>9} | KL [nats]: {'SVI':>9} {'GIGA-sub':>9} {'GIGA':>9} "
           f"{'uniform':>9} | {'SVI rel.':>9}")
     makers = {
-        "svi": lambda model, s: lambda: SparseVICoreset(M, n_samples=100, n_iter_opt=100,
+        "svi": lambda model, s: lambda: SparseVICoreset(M, n_draws=100, n_iter_opt=100,
                                                         model=model, random_state=s, **PAPER),
         "giga-sub": lambda model, s: lambda: GIGACoreset(M, weighting="laplace-subsample",
                                                          model=model, random_state=s, **PAPER),

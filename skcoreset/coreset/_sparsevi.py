@@ -73,7 +73,7 @@ class SparseVIResult:
     n_subsample: int | None = None
 
 
-def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_samples=100,
+def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_draws=100,
               n_iter_opt=100, learning_rate="auto", n_subsample="auto", sampler="laplace",
               random_state=None, verbose=0):
     """Greedy sparse variational inference (paper 000, Algorithm 1).
@@ -110,7 +110,7 @@ def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_sa
     M : int
         Maximal number of greedy steps (an upper bound on the coreset size); values above
         the number C of rows with positive weight act as C.
-    n_samples : int, default=100
+    n_draws : int, default=100
         Draws S from ``pi_w`` per covariance estimate (eqs. 20, 22); unused by the exact
         sampler.
     n_iter_opt : int, default=100
@@ -146,13 +146,13 @@ def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_sa
     # same reason scikit-learn's KMeans limits BLAS threads inside its loop).
     with threadpool_limits(limits=1, user_api="blas"):
         return _sparse_vi(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
-                          fit_intercept=fit_intercept, M=M, n_samples=n_samples,
+                          fit_intercept=fit_intercept, M=M, n_draws=n_draws,
                           n_iter_opt=n_iter_opt, learning_rate=learning_rate,
                           n_subsample=n_subsample, sampler=sampler, rng=random_state,
                           verbose=verbose)
 
 
-def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_samples,
+def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_draws,
                n_iter_opt, learning_rate, n_subsample, sampler, rng, verbose):
     start = time.perf_counter()
     if learning_rate == "auto":
@@ -167,9 +167,9 @@ def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_s
         if sampler == "laplace":
             draws = LaplaceSampler(X, y, family, prior_prec, fit_intercept)
         else:
-            draws = EnsembleSampler(X, y, family, prior_prec, fit_intercept, n_samples, rng)
+            draws = EnsembleSampler(X, y, family, prior_prec, fit_intercept, n_draws, rng)
         oracle = _MonteCarloMoments(X, y, sample_weight, family, fit_intercept, prior_prec,
-                                    draws, n_samples, n_subsample, max_steps, rng)
+                                    draws, n_draws, n_subsample, max_steps, rng)
     n_used = getattr(oracle, "n_subsample", None)
     if verbose:
         rows = "every row" if n_used is None else f"subsamples of {n_used} rows"
@@ -214,7 +214,7 @@ def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_s
 
 
 _SPARSEVI_PARAMS_DOC = """
-    n_samples : int, default=100
+    n_draws : int, default=100
         Number S of draws from the coreset posterior ``pi_w`` behind every Monte Carlo
         covariance estimate (eqs. 20 and 22); at least 2. Unused by ``sampler="exact"``.
 
@@ -367,7 +367,7 @@ class SparseVICoreset(BaseCoreset):
 
     _parameter_constraints = {
         **BaseCoreset._parameter_constraints,
-        "n_samples": [Interval(Integral, 2, None, closed="left")],
+        "n_draws": [Interval(Integral, 2, None, closed="left")],
         "n_iter_opt": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "n_subsample": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}),
@@ -375,7 +375,7 @@ class SparseVICoreset(BaseCoreset):
         "sampler": [StrOptions({"auto", "exact", "laplace", "mcmc"})],
     }
 
-    def __init__(self, M=100, *, n_samples=100, n_iter_opt=100, learning_rate="auto",
+    def __init__(self, M=100, *, n_draws=100, n_iter_opt=100, learning_rate="auto",
                  n_subsample="auto", sampler="auto", model="auto", link="log", noise_scale=1.0,
                  prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True,
                  random_state=None, verbose=0):
@@ -383,7 +383,7 @@ class SparseVICoreset(BaseCoreset):
                          prior_scale=prior_scale, intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, random_state=random_state,
                          verbose=verbose)
-        self.n_samples = n_samples
+        self.n_draws = n_draws
         self.n_iter_opt = n_iter_opt
         self.learning_rate = learning_rate
         self.n_subsample = n_subsample
@@ -403,7 +403,7 @@ class SparseVICoreset(BaseCoreset):
         self.sampler_ = self._resolve_sampler()
         result = sparse_vi(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
                            fit_intercept=self.fit_intercept, M=self.M,
-                           n_samples=self.n_samples, n_iter_opt=self.n_iter_opt,
+                           n_draws=self.n_draws, n_iter_opt=self.n_iter_opt,
                            learning_rate=self.learning_rate, n_subsample=self.n_subsample,
                            sampler=self.sampler_, random_state=rng, verbose=self.verbose)
         self.history_ = result.history

@@ -62,15 +62,15 @@ class _MonteCarloMoments:
     """
 
     def __init__(self, X, y, sample_weight, family, fit_intercept, prior_prec, sampler,
-                 n_samples, n_subsample, budget, rng):
+                 n_draws, n_subsample, budget, rng):
         self.X, self.y, self.s = X, y, sample_weight
         self.budget = budget
         self.family = family
         self.fit_intercept = fit_intercept
         self.prior_prec = prior_prec
-        self.potentials = PotentialEvaluator(family, fit_intercept, n_samples)
+        self.potentials = PotentialEvaluator(family, fit_intercept, n_draws)
         self.sampler = sampler
-        self.n_samples = n_samples
+        self.n_draws = n_draws
         self.rng = rng
         self.candidates = np.flatnonzero(sample_weight > 0)
         self.n_subsample = resolve_subsample(n_subsample, len(self.candidates))
@@ -105,7 +105,7 @@ class _MonteCarloMoments:
 
     def _centred_potentials(self, active, weights):
         """Row-centred potentials ``g`` (eq. 20) on fresh draws, and the residual."""
-        thetas = self.sampler.draw(self.n_samples, self.rng)
+        thetas = self.sampler.draw(self.n_draws, self.rng)
         rows, coef, position = self.residual_rows(active, weights)
         if self.n_subsample is None:
             g = self.potentials(self._X_rows, self._y_rows, thetas)
@@ -119,8 +119,8 @@ class _MonteCarloMoments:
     def select(self, active, weights):
         """Greedy choice of eq. (13) from the correlations of eq. (20); row index or None."""
         g, resid, rows, position = self._centred_potentials(active, weights)
-        cov = g @ resid / self.n_samples
-        var = np.einsum("ij,ij->i", g, g) / self.n_samples
+        cov = g @ resid / self.n_draws
+        var = np.einsum("ij,ij->i", g, g) / self.n_draws
         held = np.zeros(len(rows))
         held[position] = weights
         best = select_point(rows, cov, var, held)
@@ -140,7 +140,7 @@ class _MonteCarloMoments:
         else:
             self.sampler.update(active, weights)
             g, resid, _, position = self._centred_potentials(active, weights)
-        return -(g[position] @ resid) / self.n_samples
+        return -(g[position] @ resid) / self.n_draws
 
     def step_rule(self, n_active):
         return _AdamStep(n_active, scale=self.s.sum() / self.budget)
