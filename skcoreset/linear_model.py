@@ -26,7 +26,7 @@ from ._inference.pass_glm import (check_pass_degree, is_dask_collection, pass_gl
                                   pass_glm_posterior, start_statistics)
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._validation import check_counts, check_sample_weight
-from .coreset._base import reject_weighted_subset, unpack_weighted_subset
+from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
 
 _METHODS = {"laplace", "kl_proximal", "pass_glm", "mcmc"}
 
