@@ -15,7 +15,8 @@ from sklearn.base import clone
 
 from skcoreset import (BayesianLogisticRegression, FrankWolfeCoreset, GIGACoreset,
                        SensitivityCoreset, SparseVICoreset, StreamingCoreset, UniformCoreset)
-from skcoreset.coreset._base import resolve_model, unpack_weighted_subset
+from skcoreset.coreset._base import resolve_model
+from skcoreset.coreset._subset import unpack_weighted_subset
 
 CONSTRUCTORS = [
     UniformCoreset(M=8, random_state=0),

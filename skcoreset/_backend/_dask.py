@@ -16,8 +16,8 @@ rows and their weights. Draws are exact:
   (stratified: per stratum, then allocated as in memory).
 
 Draws do not depend on the scheduler: tasks draw from seeds fixed by their place in the tree
-and a root seed, which the storage draws once from the first ``rng`` it is handed. Non-finite
-X raises inside the first task that reads it.
+and a root seed, which the storage draws once from each ``rng`` it is handed. Non-finite X
+raises inside the first task that reads it.
 """
 
 from functools import partial
@@ -408,9 +408,12 @@ class DaskRows:
         return (root if finish is None else self.task(finish)(root)).compute()
 
     def _root_seed(self, rng):
-        if self._seed is None:
-            self._seed = rng.randint(np.iinfo(np.int32).max)
-        return self._seed
+        """The root seed of the tasks' draws: drawn once from each ``rng`` handed in, so the
+        draws of one fit share it (e.g. the k-means subsample and the draws of
+        sensitivity sampling) whatever the scheduler."""
+        if self._seed is None or self._seed[0] is not rng:
+            self._seed = (rng, rng.randint(np.iinfo(np.int32).max))
+        return self._seed[1]
 
     # -- the operations of InMemoryRows ----------------------------------------------------
     def sum(self, function, *args):
