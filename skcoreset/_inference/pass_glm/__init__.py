@@ -58,7 +58,7 @@ map-reduce over dask chunks), ``_posterior`` (posterior and accuracy estimate) a
 """
 
 from ._chebyshev import chebyshev_coefficients
-from ._dask import is_dask_collection, pass_glm_statistics_dask
+from ._dask import pass_glm_statistics_dask
 from ._fit import pass_glm
 from ._monomials import n_monomials
 from ._pilot import (PILOT_ROWS, Pilot, fitted_coefficients, pilot_fit, pilot_rows,
@@ -69,7 +69,7 @@ from ._surrogate import MAX_DEGREE, PassGLMAccuracyWarning, check_pass_degree
 
 __all__ = ["MAX_DEGREE", "MAX_MONOMIALS", "MEAN_ERROR_WARN_SD", "PILOT_ROWS",
            "PassGLMAccuracyWarning", "PassGLMStatistics", "Pilot", "chebyshev_coefficients",
-           "check_pass_degree", "fitted_coefficients", "is_dask_collection",
+           "check_pass_degree", "fitted_coefficients",
            "mean_error_estimate", "n_monomials", "pass_glm", "pass_glm_posterior",
            "pass_glm_statistics", "pass_glm_statistics_dask", "pilot_fit", "pilot_rows",
            "start_statistics", "surrogate_options"]

@@ -10,11 +10,6 @@ from ._statistics import MAX_MONOMIALS, PassGLMStatistics
 from ._surrogate import _model_name
 
 
-def is_dask_collection(obj):
-    """Whether ``obj`` is a dask collection, without importing dask."""
-    return hasattr(obj, "__dask_graph__") and callable(obj.__dask_graph__)
-
-
 def _chunk_statistics(options, X, y, sample_weight):
     # runs on a worker: only the options and this chunk's rows arrive there
     return PassGLMStatistics.empty(**options).add(X, y, sample_weight)

@@ -1,6 +1,7 @@
 """``pass_glm``: the PASS-GLM inference method, one pass for the statistics, then the posterior."""
 
-from ._dask import _dask_pilot, is_dask_collection, pass_glm_statistics_dask
+from ..._backend import is_dask_collection
+from ._dask import _dask_pilot, pass_glm_statistics_dask
 from ._pilot import PILOT_ROWS, start_statistics, surrogate_options
 from ._posterior import pass_glm_posterior
 from ._statistics import MAX_MONOMIALS
