@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 from _common import quartiles, results_dir
 from skcoreset import GIGACoreset, SparseVICoreset, UniformCoreset
 from skcoreset._inference import prior_precision
-from skcoreset.coreset._sparsevi import _ExactGaussianMoments
+from skcoreset.coreset._sparsevi_moments import _ExactGaussianMoments
 
 CLAIM = ("Paper 000 §5.1: \"the use of a fixed weighting function pi_hat [...] fundamentally "
          "limits the quality coresets via past algorithms. In contrast, the proposed greedy "

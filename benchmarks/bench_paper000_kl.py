@@ -50,7 +50,7 @@ def _maker(method, M, seed, model, svi_s, svi_t):
         return GIGACoreset(M, weighting="laplace-subsample", **common)
     if method == "giga-optimal":
         return GIGACoreset(M, weighting="laplace", **common)
-    return SparseVICoreset(M, n_samples=svi_s, n_iter_opt=svi_t, **common)
+    return SparseVICoreset(M, n_draws=svi_s, n_iter_opt=svi_t, **common)
 
 
 def run_one(name, seed, grid, svi_s, svi_t):

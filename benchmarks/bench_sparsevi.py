@@ -30,7 +30,7 @@ import numpy as np
 
 from skcoreset import GIGACoreset, SparseVICoreset, UniformCoreset
 from skcoreset._inference import prior_precision
-from skcoreset.coreset._sparsevi import _ExactGaussianMoments
+from skcoreset.coreset._sparsevi_moments import _ExactGaussianMoments
 from skcoreset.datasets import make_logistic_regression
 from skcoreset.families import make_family
 
@@ -62,7 +62,7 @@ def part1(seeds, M=100):
         return dict(model=make_family(model, link="softplus"), **PAPER)
 
     makers = {
-        "svi": lambda model, s: lambda: SparseVICoreset(M, n_samples=100, n_iter_opt=100,
+        "svi": lambda model, s: lambda: SparseVICoreset(M, n_draws=100, n_iter_opt=100,
                                                         random_state=s, **paper(model)),
         "giga-sub": lambda model, s: lambda: GIGACoreset(M, weighting="laplace-subsample",
                                                          random_state=s, **paper(model)),

@@ -8,8 +8,9 @@ Build without running the examples (what CI does, to catch broken references fas
 
     sphinx-build -W -D plot_gallery=0 -b html doc doc/_build/html
 
-The network is not needed: no intersphinx inventories are fetched, so references to
-numpy, scipy, scikit-learn and Python objects render as plain code.
+The network is not needed, to build or to read: no intersphinx inventories are fetched, so
+references to numpy, scipy, scikit-learn and Python objects render as plain code, and math is
+converted to MathML at build time (no MathJax from a CDN).
 """
 
 import os
@@ -21,7 +22,7 @@ from pathlib import Path
 import skcoreset
 
 DOC_DIR = Path(__file__).resolve().parent
-sys.path.insert(0, str(DOC_DIR))  # doc/sphinxext, if ever needed
+sys.path[:0] = [str(DOC_DIR), str(DOC_DIR / "sphinxext")]  # _gallery_order, the mathml extension
 
 # -- Project -------------------------------------------------------------------------------
 project = "skcoreset"
@@ -31,10 +32,11 @@ release = skcoreset.__version__
 version = ".".join(release.split(".")[:2])
 
 # -- General -------------------------------------------------------------------------------
+html_math_renderer = "mathml"
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
+    "mathml",  # doc/sphinxext/mathml.py: MathML at build time, readable offline
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",

@@ -53,7 +53,7 @@ constructors = {
     "Sensitivity": SensitivityCoreset,
     "Frank-Wolfe": FrankWolfeCoreset,
     "GIGA": GIGACoreset,
-    "Sparse VI": partial(SparseVICoreset, n_iter_opt=25, n_samples=50),
+    "Sparse VI": partial(SparseVICoreset, n_iter_opt=25, n_draws=50),
 }
 budgets = [10, 20, 50, 100]
 seeds = [0, 1]

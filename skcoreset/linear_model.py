@@ -23,11 +23,11 @@ from .families import LogisticFamily, NegativeBinomialFamily, PoissonFamily
 from ._inference import kl_proximal, laplace, mcmc
 from ._inference._common import prior_precision
 from ._inference.mcmc import sample_predictive_moments
-from ._inference.pass_glm import (check_pass_degree, is_dask_collection, pass_glm,
-                                  pass_glm_posterior, start_statistics)
+from ._backend import is_dask_collection
+from ._inference.pass_glm import check_pass_degree, pass_glm, pass_glm_posterior, start_statistics
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._validation import check_sample_weight
-from .coreset._base import reject_weighted_subset, unpack_weighted_subset
+from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
 
 
 class _Method(NamedTuple):

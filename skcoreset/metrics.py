@@ -18,10 +18,11 @@ from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.utils import check_array, check_scalar, column_or_1d, gen_batches
+from sklearn.utils import check_array, check_scalar, column_or_1d
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from ._design import linear_predictor, n_params
+from ._backend import row_chunks
 from .families import LogisticFamily, make_family
 from ._inference import laplace, prior_precision
 from ._posterior import GaussianPosterior, _stable_cholesky
@@ -238,8 +239,7 @@ def mean_error_sd(estimator_a, estimator_b):
 def _kernel_mean_gram(A, B, degree, coef0):
     """``mean_ij (a_i . b_j + coef0)^degree``, Gram matrix computed in row blocks."""
     total = 0.0
-    rows = max(1, _BLOCK_ELEMENTS // max(len(B), 1))
-    for batch in gen_batches(len(A), rows):
+    for batch in row_chunks(len(A), len(B), max_elements=_BLOCK_ELEMENTS):
         block = A[batch] @ B.T
         block += coef0
         total += np.sum(block**degree)
@@ -263,8 +263,7 @@ def _tensor_moments(X, degree):
     """
     n, p = X.shape
     sums = [np.zeros(p**k) for k in range(1, degree + 1)]
-    rows = max(1, _BLOCK_ELEMENTS // max(p ** (degree - 1), 1))
-    for batch in gen_batches(n, rows):
+    for batch in row_chunks(n, p ** (degree - 1), max_elements=_BLOCK_ELEMENTS):
         Xb = X[batch]
         power = np.ones((len(Xb), 1))  # x^{(x)0}
         for k in range(degree):
@@ -498,8 +497,7 @@ default="logistic"
     core_weights = np.bincount(indices, weights=weights, minlength=n_samples)
     full = np.zeros(len(thetas))
     core = np.zeros(len(thetas))
-    rows = max(1, _BLOCK_ELEMENTS // len(thetas))
-    for batch in gen_batches(n_samples, rows):
+    for batch in row_chunks(n_samples, len(thetas), max_elements=_BLOCK_ELEMENTS):
         loglik = family.loglik(y[batch], linear_predictor(X[batch], thetas, fit_intercept))
         full += full_weights[batch] @ loglik
         core += core_weights[batch] @ loglik

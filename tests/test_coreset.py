@@ -328,7 +328,7 @@ NB_CONSTRUCTORS = [
     UniformCoreset(M=40, random_state=0),
     GIGACoreset(M=40, projection_dim=100, random_state=0),
     FrankWolfeCoreset(M=40, projection_dim=100, random_state=0),
-    SparseVICoreset(M=20, n_samples=20, n_iter_opt=5, random_state=0),
+    SparseVICoreset(M=20, n_draws=20, n_iter_opt=5, random_state=0),
     QuasiNewtonCoreset(M=40, n_draws=20, max_iter=5, random_state=0),
 ]
 

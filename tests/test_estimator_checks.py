@@ -111,7 +111,7 @@ ESTIMATORS = [
     GIGACoreset(M=10, projection_dim=50),
     FrankWolfeCoreset(M=10, projection_dim=50),
     StreamingCoreset(GIGACoreset(M=10, projection_dim=50), block_size=50),
-    SparseVICoreset(M=5, n_samples=20, n_iter_opt=5),
+    SparseVICoreset(M=5, n_draws=20, n_iter_opt=5),
     QuasiNewtonCoreset(M=10, n_draws=20, max_iter=5),
     StreamingCoreset(QuasiNewtonCoreset(M=10, n_draws=20, max_iter=5), block_size=50),
 ]

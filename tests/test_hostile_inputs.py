@@ -15,14 +15,15 @@ from sklearn.base import clone
 
 from skcoreset import (BayesianLogisticRegression, FrankWolfeCoreset, GIGACoreset,
                        SensitivityCoreset, SparseVICoreset, StreamingCoreset, UniformCoreset)
-from skcoreset.coreset._base import resolve_model, unpack_weighted_subset
+from skcoreset.coreset._base import resolve_model
+from skcoreset.coreset._subset import unpack_weighted_subset
 
 CONSTRUCTORS = [
     UniformCoreset(M=8, random_state=0),
     SensitivityCoreset(M=8, n_clusters=2, random_state=0),
     GIGACoreset(M=8, projection_dim=20, random_state=0),
     FrankWolfeCoreset(M=8, projection_dim=20, random_state=0),
-    SparseVICoreset(M=3, n_samples=10, n_iter_opt=3, random_state=0),
+    SparseVICoreset(M=3, n_draws=10, n_iter_opt=3, random_state=0),
     StreamingCoreset(UniformCoreset(M=8), block_size=20, random_state=0),
 ]
 IDS = [type(c).__name__ for c in CONSTRUCTORS]

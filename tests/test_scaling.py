@@ -304,8 +304,15 @@ def test_dask_random_parts_match_in_memory_quality(client):
                 assert 0 < len(coreset.sample_indices_) <= 80
         ratio = _geometric_mean(kl["dask"]) / _geometric_mean(kl["memory"])
         assert 0.5 <= ratio <= 2.0, (type(base).__name__, ratio)
-    uniform = UniformCoreset(M=80, random_state=0).fit(Xd, yd)  # exact weights N / M
-    np.testing.assert_allclose(uniform.sample_weight_, 3000 / 80)
+    # exact weights: N / M unstratified, N_c / M_c within each class when stratified
+    plain = UniformCoreset(M=80, stratify=False, random_state=0).fit(Xd, yd)
+    np.testing.assert_allclose(plain.sample_weight_, 3000 / 80)
+    stratified = UniformCoreset(M=80, random_state=0).fit(Xd, yd)
+    assert len(stratified.sample_indices_) == 80
+    for label in (0, 1):
+        in_class = y[stratified.sample_indices_] == label
+        np.testing.assert_allclose(stratified.sample_weight_[in_class],
+                                   np.sum(y == label) / in_class.sum())
 
 
 def test_dask_gathers_only_coreset_rows(client):
@@ -416,16 +423,24 @@ def test_streaming_model_auto_warns_when_the_first_block_is_binary_counts():
     assert declared.model_ == "logistic"
 
 
-def test_dask_uniform_draw_missing_a_class_is_a_clear_error():
+def test_dask_draws_are_stratified_by_class():
     da = pytest.importorskip("dask.array")
-    from skcoreset import UniformCoreset
+    from skcoreset import SensitivityCoreset, UniformCoreset
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2000, 2))
     y = np.zeros(2000, dtype=int)
-    y[7] = 1  # one positive row: a uniform draw of 5 rows almost surely misses it
+    y[7] = 1  # one positive row: an unstratified draw of 5 rows almost surely misses it
     X_dask, y_dask = da.from_array(X, chunks=500), da.from_array(y, chunks=500)
-    with pytest.raises(ValueError, match="only one class.*not stratified"):
-        UniformCoreset(M=5, random_state=0).fit(X_dask, y_dask)
-    in_memory = UniformCoreset(M=5, random_state=0).fit(X, y)  # stratified: keeps the row
-    assert 7 in in_memory.sample_indices_
+    for coreset in (UniformCoreset(M=5, random_state=0),
+                    SensitivityCoreset(M=5, random_state=0)):
+        for data in ((X_dask, y_dask), (X, y)):
+            fitted = clone(coreset).fit(*data)
+            # the class keeps its row, standing for itself alone: weight 1 (its class's
+            # total weight for uniform; K w / (p K) with p = 1 for sensitivity)
+            assert 7 in fitted.sample_indices_
+            np.testing.assert_allclose(
+                fitted.sample_weight_[fitted.sample_indices_ == 7], 1.0)
+            assert len(fitted.sample_indices_) <= 5
+    with pytest.raises(ValueError, match="only one class.*stratify=True"):
+        UniformCoreset(M=5, stratify=False, random_state=0).fit(X_dask, y_dask)

@@ -17,9 +17,10 @@ from skcoreset._inference import laplace, prior_precision
 from skcoreset._posterior import GaussianPosterior
 from skcoreset.coreset._potentials import PotentialEvaluator
 from skcoreset.coreset._samplers import LaplaceSampler
-from skcoreset.coreset import _sparsevi
-from skcoreset.coreset._sparsevi import (AUTO_SUBSAMPLE, _ExactGaussianMoments,
-                                         _MonteCarloMoments, resolve_subsample, sparse_vi)
+from skcoreset.coreset import _sparsevi, _sparsevi_moments
+from skcoreset.coreset._sparsevi import sparse_vi
+from skcoreset.coreset._sparsevi_moments import (AUTO_SUBSAMPLE, _ExactGaussianMoments,
+                                                 _MonteCarloMoments, resolve_subsample)
 from skcoreset.pipeline import Pipeline
 
 from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
@@ -234,7 +235,7 @@ def test_paper_data_small_coresets_beat_giga_subsample_and_uniform():
     # fast version of the section 5.3 comparison: M = 30, one seed, fewer draws and steps
     wins_giga = wins_uniform = 0
     for name in LOGISTIC_SETS + POISSON_SETS:
-        kl = _median_kls(name, 30, [0], n_samples=50, n_iter_opt=30)
+        kl = _median_kls(name, 30, [0], n_draws=50, n_iter_opt=30)
         wins_giga += kl["sparsevi"] <= kl["giga-subsample"]
         wins_uniform += kl["sparsevi"] < 0.5 * kl["uniform"]
     assert wins_giga >= 5 and wins_uniform >= 5, (wins_giga, wins_uniform)
@@ -245,7 +246,7 @@ def test_paper_data_m100_beats_giga_subsample_and_uniform():
     # the claim at the paper's size: M = 100, S = 100, T = 100, gamma_t = 0.5 / t
     # (learning_rate="auto"), median over 3 seeds; GIGA (laplace-subsample) and uniform
     # measured in the same run
-    results = {name: _median_kls(name, 100, [0, 1, 2], n_samples=100, n_iter_opt=100)
+    results = {name: _median_kls(name, 100, [0, 1, 2], n_draws=100, n_iter_opt=100)
                for name in LOGISTIC_SETS + POISSON_SETS}
     wins_giga = sum(kl["sparsevi"] <= kl["giga-subsample"] for kl in results.values())
     well_below_uniform = sum(kl["sparsevi"] < 0.1 * kl["uniform"] for kl in results.values())
@@ -257,7 +258,7 @@ def test_paper_data_m100_beats_giga_subsample_and_uniform():
 # ---------------------------------------------------------------------------------------
 def test_mcmc_sampler_builds_a_good_coreset():
     X, y = _logistic_data(n=400)
-    kwargs = dict(M=15, n_samples=40, n_iter_opt=15, random_state=0)
+    kwargs = dict(M=15, n_draws=40, n_iter_opt=15, random_state=0)
     mcmc = SparseVICoreset(sampler="mcmc", **kwargs).fit(X, y)
     assert mcmc.sampler_ == "mcmc" and len(mcmc.sample_indices_) <= 15
     assert mcmc.history_[-1, 1] < 0.05 * mcmc.history_[0, 1]
@@ -279,7 +280,7 @@ def test_mcmc_sampler_builds_a_good_coreset():
 
 def test_n_subsample_restricts_the_work_and_still_approximates():
     X, y = _logistic_data(n=20_000, seed=5)
-    cs = SparseVICoreset(M=20, n_samples=30, n_iter_opt=20, n_subsample=200,
+    cs = SparseVICoreset(M=20, n_draws=30, n_iter_opt=20, n_subsample=200,
                          random_state=0).fit(X, y)
     assert 0 < len(cs.sample_indices_) <= 20
     # the coreset's weight stands for the whole data set
@@ -346,9 +347,9 @@ def test_auto_subsample_keeps_small_data_exact_and_bounds_the_work(monkeypatch):
             seen.append(X.shape[0])
             return super().__call__(X, y, thetas)
 
-    monkeypatch.setattr(_sparsevi, "PotentialEvaluator", Recording)
+    monkeypatch.setattr(_sparsevi_moments, "PotentialEvaluator", Recording)
     X, y = _logistic_data(n=AUTO_SUBSAMPLE + 3000, seed=9)
-    cs = SparseVICoreset(M=4, n_samples=10, n_iter_opt=3, random_state=0).fit(X, y)
+    cs = SparseVICoreset(M=4, n_draws=10, n_iter_opt=3, random_state=0).fit(X, y)
     assert cs.n_subsample_ == AUTO_SUBSAMPLE
     assert len(seen) == cs.n_iter_ * 3  # one call per selection and per fresh gradient
     # (the active rows: one per greedy step at most, some may have fallen to weight 0)
@@ -360,7 +361,7 @@ def test_huge_m_stops_and_says_why():
     X, y = _logistic_data(n=60, seed=10)
     s = np.ones(60)
     s[:20] = 0.0
-    cs = SparseVICoreset(M=10**10, n_samples=20, n_iter_opt=5, random_state=0).fit(
+    cs = SparseVICoreset(M=10**10, n_draws=20, n_iter_opt=5, random_state=0).fit(
         X, y, sample_weight=s)
     assert cs.n_iter_ <= 40 and cs.stop_reason_ in ("max_steps", "no_improvement")
     assert np.all(cs.sample_indices_ >= 20)
@@ -408,7 +409,7 @@ def test_sparse_vi_function_and_exact_sampler_ignore_subsampling():
 # ---------------------------------------------------------------------------------------
 # scikit-learn contract
 # ---------------------------------------------------------------------------------------
-FAST = dict(M=10, n_samples=30, n_iter_opt=10)
+FAST = dict(M=10, n_draws=30, n_iter_opt=10)
 
 
 def test_fit_is_deterministic_and_exposes_its_attributes():
@@ -424,7 +425,7 @@ def test_fit_is_deterministic_and_exposes_its_attributes():
 
 
 @pytest.mark.parametrize("params, match", [
-    ({"n_samples": 1}, "n_samples"), ({"n_iter_opt": 0}, "n_iter_opt"),
+    ({"n_draws": 1}, "n_draws"), ({"n_iter_opt": 0}, "n_iter_opt"),
     ({"learning_rate": 0.0}, "learning_rate"), ({"learning_rate": -1.0}, "learning_rate"),
     ({"n_subsample": 0}, "n_subsample"), ({"n_subsample": "all"}, "n_subsample"),
     ({"sampler": "nuts"}, "sampler"),
@@ -456,7 +457,7 @@ def test_clone_and_verbose(capsys):
     X, y = _logistic_data(n=100)
     cs = clone(SparseVICoreset(verbose=1, **FAST)).fit(X, y)
     out = capsys.readouterr().out.splitlines()
-    assert cs.get_params()["n_samples"] == 30
+    assert cs.get_params()["n_draws"] == 30
     # set-up, one line per greedy step with elapsed time and ETA, stop reason
     assert "100 rows" in out[0] and "every row" in out[0]
     steps = [line for line in out if line.startswith("[SparseVI] step")]

@@ -100,8 +100,14 @@ class LogPosterior:
         return H
 
     def log_prior_normaliser(self):
-        """``log`` of the prior's normalising constant: ``(log det P - p log 2 pi) / 2``."""
-        return 0.5 * (np.sum(np.log(self.prior_prec)) - len(self.prior_prec) * np.log(2 * np.pi))
+        """``log`` of the prior's normalising constant (:func:`prior_log_normaliser`)."""
+        return prior_log_normaliser(self.prior_prec)
+
+
+def prior_log_normaliser(prior_prec):
+    """``log`` of the normalising constant of ``N(0, P^-1)``: ``(log det P - p log 2 pi) / 2``
+    for the diagonal precision ``P = diag(prior_prec)``."""
+    return 0.5 * (np.sum(np.log(prior_prec)) - len(prior_prec) * np.log(2 * np.pi))
 
 
 def laplace_log_evidence(log_post, theta, eta, posterior):

@@ -69,6 +69,7 @@ from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
 from .._design import latent_moments, rmatvec, weighted_gram
+from .._newton import NewtonObjective, newton_maximise, rounding_slack
 from .._posterior import GaussianPosterior, _stable_cholesky
 from ._common import InferenceResult, LogPosterior
 from .laplace import initial_theta, newton_map
@@ -77,8 +78,6 @@ from .laplace import initial_theta, newton_map
 # error fastest near the optimum, taken for the linear Gaussian case; Poisson sits in between.
 _DEFAULT_BETA = {"logistic": 0.25, "poisson": 0.5, "gaussian": 1.0}
 _MIN_BETA_FACTOR = 1e-10  # give up halving beta below this fraction of the base step
-_ARMIJO = 1e-4
-_MIN_STEP = 1e-10
 
 
 def _linearised_terms(family, y, sample_weight, m_lat, v_lat):
@@ -252,35 +251,45 @@ class _DualPath:
         return self.evaluate(-u, gamma_t)
 
     def _mode(self, tol, max_iter):
-        """Posterior mode ``theta = P^-1 A^T u`` by Newton's method in the n-vector ``u``.
+        """Posterior mode ``theta = P^-1 A^T u`` by Newton's method in the n-vector ``u``
+        (:class:`_DualModeObjective`)."""
+        result = newton_maximise(_DualModeObjective(self), np.zeros(self.n), tol=tol,
+                                 max_iter=max_iter)
+        return result.x, result.state
 
-        With ``eta = Sigma~ u`` the log posterior is ``sum w log p(y | eta) - u^T eta / 2``;
-        the Newton step is ``(I + W Sigma~)^-1 (w d1 - u)``, ``W = diag(-w d2)`` (the dual form
-        of the Newton step of :func:`~skcoreset._inference.laplace.newton_map`).
-        """
-        u = np.zeros(self.n)
-        eta = np.zeros(self.n)
-        value = self.w @ self.family.loglik(self.y, eta)
-        eps = np.finfo(float).eps
-        for _ in range(max_iter):
-            resid = self.w * self.family.d1(self.y, eta) - u
-            curvature = np.maximum(-self.w * self.family.d2(self.y, eta), 0.0)
-            step = self._solve_shifted(curvature, resid)
-            decrement = (self.sigma @ resid) @ step
-            if decrement / 2 <= tol:
-                break
-            t = 1.0
-            while t >= _MIN_STEP:
-                new_u = u + t * step
-                new_eta = self.sigma @ new_u
-                new_value = self.w @ self.family.loglik(self.y, new_eta) - 0.5 * new_u @ new_eta
-                if new_value - value >= _ARMIJO * t * decrement - 16 * eps * abs(value):
-                    break
-                t *= 0.5
-            else:
-                break  # no progress at working precision: at the mode
-            u, eta, value = new_u, new_eta, new_value
-        return u, eta
+
+class _DualModeObjective(NewtonObjective):
+    """The log posterior in the dual vector ``u`` with ``theta = P^-1 A^T u``.
+
+    With ``eta = Sigma~ u`` (the state) it is ``sum w log p(y | eta) - u^T eta / 2``, of
+    gradient ``Sigma~ r`` for the residual ``r = w d1 - u`` and negative Hessian
+    ``Sigma~ (I + W Sigma~)``, ``W = diag(-w d2)``. The Newton step is therefore
+    ``(I + W Sigma~)^-1 r`` (the dual form of the step of
+    :func:`~skcoreset._inference.laplace.newton_map`), and the decrement ``(Sigma~ r)^T step``:
+    the gradient is carried as ``r`` and the negative Hessian as the curvature ``W``, so no
+    ``n x n`` system other than :meth:`_DualPath._solve_shifted`'s is formed.
+    """
+
+    def __init__(self, path):
+        self.path = path
+
+    def value(self, u):
+        path = self.path
+        eta = path.sigma @ u
+        return path.w @ path.family.loglik(path.y, eta) - 0.5 * u @ eta, eta
+
+    def gradient(self, u, eta):
+        return self.path.w * self.path.family.d1(self.path.y, eta) - u
+
+    def neg_hessian(self, u, eta):
+        return np.maximum(-self.path.w * self.path.family.d2(self.path.y, eta), 0.0)
+
+    def factor(self, curvature):
+        return curvature
+
+    def direction(self, curvature, resid):
+        step = self.path._solve_shifted(curvature, resid)
+        return step, (self.path.sigma @ resid) @ step
 
 
 def _resolve_beta(beta, family):
@@ -289,11 +298,6 @@ def _resolve_beta(beta, family):
     if not beta > 0:
         raise ValueError(f"beta must be positive, got {beta!r}.")
     return float(beta)
-
-
-def _rounding(value):
-    """Rounding error allowed in comparisons of ELBO values of magnitude ``value``."""
-    return 16 * np.finfo(float).eps * abs(value)
 
 
 def _ascent_step(path, state, step_beta, max_beta):
@@ -311,7 +315,7 @@ def _ascent_step(path, state, step_beta, max_beta):
     retries = 0
     while step_beta >= _MIN_BETA_FACTOR * max_beta:
         new_state = path.step(state, 1.0 / (1.0 + step_beta))
-        if new_state.elbo >= state.elbo - _rounding(state.elbo):
+        if new_state.elbo >= state.elbo - rounding_slack(state.elbo):
             return new_state, step_beta, retries
         retries += 1
         step_beta *= 0.5
@@ -404,7 +408,7 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
             if new_state is None:
                 failed = True  # no step size increases the bound: a hopeless start
                 break
-            if retries and new_state.elbo - state.elbo <= _rounding(state.elbo):
+            if retries and new_state.elbo - state.elbo <= rounding_slack(state.elbo):
                 # Shortened steps gain nothing although the gradient is not zero: the bound's
                 # quadrature value no longer follows its gradients. The paper's plain
                 # iteration still converges to the stationary point from here.

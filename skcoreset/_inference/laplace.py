@@ -1,42 +1,54 @@
 """Laplace approximation: weighted MAP by damped Newton, Hessian at the mode as precision."""
 
-import warnings
-
 import numpy as np
-from scipy import linalg
-from sklearn.exceptions import ConvergenceWarning
 
-from .._posterior import GaussianPosterior, _stable_cholesky
+from .._newton import NewtonObjective, newton_maximise, warn_not_converged
+from .._posterior import GaussianPosterior
 from ._common import InferenceResult, LogPosterior, laplace_log_evidence
-
-_ARMIJO = 1e-4
-_MIN_STEP = 1e-10
-
 
 # Reuse the Hessian while the step is small on the scale the Hessian varies on: for GLMs the
 # curvature at a row changes by a factor ~exp(|x . step|), and |x . step| is about
 # sqrt(2 decrement / total weight) for a typical row.
 _STALE_HESSIAN_SCALE = 0.005
-# chord steps are cheap: they go on to a decrement well below tol before the fresh Hessian
-# confirms convergence, so the confirmation rarely asks for another step
-_CHORD_MARGIN = 1e-4
-# a chord step must shrink the decrement at least this much, or the Hessian is refreshed
-_CHORD_RATE = 0.1
 
 
-def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0):
+class LogPosteriorObjective(NewtonObjective):
+    """A log posterior as a :class:`~skcoreset._newton.NewtonObjective`; the state is the
+    linear predictors.
+
+    ``log_post`` is a :class:`LogPosterior` or anything with its ``eta``, ``value``,
+    ``grad`` and ``neg_hessian`` (the coreset samplers' dense active rows, the streaming
+    path's chunked sums).
+    """
+
+    def __init__(self, log_post):
+        self.log_post = log_post
+
+    def value(self, theta):
+        eta = self.log_post.eta(theta)
+        return self.log_post.value(theta, eta), eta
+
+    def gradient(self, theta, eta):
+        return self.log_post.grad(theta, eta)
+
+    def neg_hessian(self, theta, eta):
+        return self.log_post.neg_hessian(eta)
+
+
+def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_steps=0):
     """Maximise a concave :class:`LogPosterior` by Newton's method with backtracking.
 
     Stops when half the Newton decrement ``g^T H^-1 g / 2`` (the predicted gain of the next
     step, in units of log density) falls below ``tol``, or when the line search cannot
-    improve the objective beyond rounding error.
+    improve the objective beyond rounding error (:func:`~skcoreset._newton.newton_maximise`).
 
     Once the decrement is small compared with the total weight, the linear predictors move
     by much less than 1 per step and the Hessian hardly changes: the following steps reuse
     its Cholesky factor (chord steps, each costing one gradient instead of an ``n p^2``
     Hessian) and converge linearly at a rate set by that small change. The Hessian is always
     recomputed at the final point, and convergence is confirmed with it, so the returned
-    precision is exact at the returned mode.
+    precision is exact at the returned mode. ``full_steps`` leading steps from a warm start
+    are taken whole while they increase the log posterior.
 
     Returns
     -------
@@ -50,60 +62,11 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0):
         Newton (or chord) steps taken.
     converged : bool
     """
-    theta = np.array(theta0, dtype=float)
-    eta = log_post.eta(theta)
-    value = log_post.value(theta, eta)
-    eps = np.finfo(float).eps
-    total_weight = log_post.sample_weight.sum()
-    precision = chol = None
-    fresh = reuse = False
-    last_decrement = np.inf
-    n_iter = 0
-    while True:
-        if not fresh and not (reuse and chol is not None):
-            precision = log_post.neg_hessian(eta)
-            chol = _stable_cholesky(precision)
-            fresh = True
-        grad = log_post.grad(theta, eta)
-        step = linalg.cho_solve((chol, True), grad)
-        decrement = grad @ step
-        if not fresh and decrement > _CHORD_RATE * last_decrement:
-            reuse = False  # the stale Hessian no longer pays: refresh it
-            continue
-        if verbose:
-            print(f"[laplace] iter {n_iter:3d}  log posterior {value:.10g}  "
-                  f"decrement/2 {decrement / 2:.3e}{'' if fresh else ' (chord)'}")
-        if decrement / 2 <= tol * (1.0 if fresh else _CHORD_MARGIN):
-            if fresh:
-                return theta, eta, precision, n_iter, True
-            reuse = False  # confirm with the Hessian at this point
-            continue
-        if n_iter == max_iter:
-            break
-        reuse = decrement < _STALE_HESSIAN_SCALE * total_weight
-        last_decrement = decrement
-        t = 1.0
-        while True:
-            new_theta = theta + t * step
-            new_eta = log_post.eta(new_theta)
-            new_value = log_post.value(new_theta, new_eta)
-            # Armijo condition, with slack for the rounding error of a large sum
-            if new_value - value >= _ARMIJO * t * decrement - 16 * eps * abs(value):
-                break
-            t *= 0.5
-            if t < _MIN_STEP:
-                break
-        if t < _MIN_STEP:
-            if fresh:  # no progress possible at working precision: we are at the mode
-                return theta, eta, precision, n_iter, True
-            reuse = False  # a stale Hessian may be to blame: refresh it and retry
-            continue
-        theta, eta, value = new_theta, new_eta, new_value
-        fresh = False
-        n_iter += 1
-    if not fresh:
-        precision = log_post.neg_hessian(eta)
-    return theta, eta, precision, max_iter, False
+    result = newton_maximise(
+        LogPosteriorObjective(log_post), theta0, tol=tol, max_iter=max_iter,
+        reuse_below=_STALE_HESSIAN_SCALE * log_post.sample_weight.sum(),
+        full_steps=full_steps, verbose=verbose, label="laplace", value_name="log posterior")
+    return result.x, result.state, result.neg_hessian, result.n_iter, result.converged
 
 
 def initial_theta(y, family, sample_weight, n_params, fit_intercept):
@@ -180,9 +143,7 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     theta, eta, precision, n_iter, converged = newton_map(
         log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
     if not converged:
-        warnings.warn(
-            f"Newton's method did not converge in max_iter={max_iter} iterations; "
-            "increase max_iter or check the data scaling.", ConvergenceWarning)
+        warn_not_converged("Newton's method", max_iter)
     posterior = GaussianPosterior(theta, precision=precision)
     return InferenceResult(
         posterior=posterior, n_iter=n_iter, converged=converged,

@@ -1,111 +1,33 @@
-"""The contract shared by every coreset constructor, and the weighted subset it hands on."""
+"""The contract shared by every coreset constructor: validation, the likelihood, the row
+storage it runs against, and the fitted coreset's ``transform``."""
 
 import inspect
 import warnings
-from abc import abstractmethod
+from abc import ABCMeta, abstractmethod
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
+from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows
 from ..families import FAMILIES, Family, make_family
-from .._inference.pass_glm import is_dask_collection
 from .._inference._common import prior_precision
 from .._docstrings import fill_doc
 from .._sklearn_compat import (Interval, StrOptions, _fit_context, _get_output_config,
                                _num_samples)
 from .._validation import check_sample_weight
-
-
-class WeightedSubset(np.ndarray):
-    """Rows of a data set with the weights under which they stand in for all of it.
-
-    An ``ndarray`` subclass returned by a coreset constructor's ``transform`` on its training
-    data. The estimators of :mod:`skcoreset.linear_model` read ``sample_weight`` and
-    ``sample_indices`` from it, so they can follow a coreset step in a plain
-    :class:`sklearn.pipeline.Pipeline`. Slicing or computing with it gives plain arrays
-    semantics: derived arrays do not carry the weights.
-
-    It never has as many rows as the data it was drawn from: when a coreset keeps every row,
-    ``transform`` splits one row into two copies with half its weight each (the weighted
-    log-likelihood is unchanged), so an estimator that cannot read the weights fails with a
-    sample-count mismatch instead of being fitted unweighted.
-
-    Attributes
-    ----------
-    sample_weight : ndarray of shape (n_rows,)
-        Positive weight of each row.
-    sample_indices : ndarray of shape (n_rows,)
-        Row indices into the data the coreset was built from.
-    n_samples_fit : int or None
-        Number of rows of that data (``None`` when unknown).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skcoreset import UniformCoreset
-    >>> X = np.arange(20.0).reshape(10, 2)
-    >>> y = np.array([0, 1] * 5)
-    >>> subset = UniformCoreset(M=4, random_state=0).fit(X, y).transform(X)
-    >>> subset.shape, subset.sample_weight
-    ((4, 2), array([2.5, 2.5, 2.5, 2.5]))
-    """
-
-    def __new__(cls, rows, sample_weight, sample_indices, n_samples_fit=None):
-        obj = np.asarray(rows).view(cls)
-        obj.sample_weight = np.asarray(sample_weight, dtype=float)
-        obj.sample_indices = np.asarray(sample_indices)
-        obj.n_samples_fit = None if n_samples_fit is None else int(n_samples_fit)
-        return obj
-
-    def __array_finalize__(self, obj):
-        # views and results of operations are not the coreset any more
-        self.sample_weight = None
-        self.sample_indices = None
-        self.n_samples_fit = None
-
-    def __reduce__(self):
-        return (WeightedSubset, (np.asarray(self), self.sample_weight, self.sample_indices,
-                                 self.n_samples_fit))
-
-
-class _AttrsArray(np.ndarray):
-    """An array stored in ``DataFrame.attrs`` that compares equal as a whole.
-
-    pandas propagates ``attrs`` through ``pd.concat`` only when ``a.attrs == b.attrs``,
-    which needs a single bool; plain arrays would make every such concat raise.
-    """
-
-    def __eq__(self, other):
-        return np.array_equal(np.asarray(self), np.asarray(other))
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-    __hash__ = None
-
-
-def _attrs_array(values):
-    return np.array(values).view(_AttrsArray)
+from ._merge_reduce import merge_reduce_chunks
+from ._subset import WeightedSubset, _attrs_array
 
 
 def _float_dtypes(X):
     """float64, except that a float32 ``np.memmap`` stays float32: converting it would load
     the whole file into memory (the constructors read X in row chunks)."""
     return [np.float64, np.float32] if isinstance(X, np.memmap) else np.float64
-
-
-def _take_rows(X, indices):
-    """Rows of X (ndarray, DataFrame or dask array; only these rows of a dask array are
-    computed and gathered)."""
-    if hasattr(X, "iloc"):
-        return X.iloc[indices]
-    if is_dask_collection(X):
-        return np.asarray(X[indices].compute())
-    return np.asarray(X)[indices]
 
 
 def _check_dask_features(estimator, X):
@@ -115,116 +37,6 @@ def _check_dask_features(estimator, X):
     if X.shape[1] != estimator.n_features_in_:
         raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is "
                          f"expecting {estimator.n_features_in_} features as input.")
-
-
-def _frame_weights(frame, attrs):
-    """The weights and indices in a coreset DataFrame's ``attrs``, following its rows.
-
-    ``transform`` stores the row labels next to the weights, so a frame that was reordered,
-    filtered or concatenated with itself after ``transform`` gets each row's own weight back;
-    anything that cannot be matched by label is an error, never a misaligned fit.
-    """
-    import pandas as pd
-
-    weights = np.asarray(attrs["coreset_sample_weight"], dtype=float)
-    indices = np.asarray(attrs["coreset_sample_indices"])
-    labels = attrs.get("coreset_row_labels")
-    if labels is None:  # attrs written by hand: only positional use is possible
-        if len(weights) != len(frame):
-            raise ValueError(
-                f"The DataFrame carries {len(weights)} coreset weights in attrs but has "
-                f"{len(frame)} rows. Fit on the DataFrame the coreset's transform returned, "
-                "or pass plain data with an explicit sample_weight.")
-        return weights, indices
-    labels = pd.Index(np.asarray(labels))
-    if frame.index.equals(labels):
-        return weights, indices
-    table = pd.DataFrame({"weight": weights, "index": indices}, index=labels)
-    unique = table[~table.index.duplicated()]
-    if len(unique) != len(table.reset_index().drop_duplicates()):
-        raise ValueError(
-            "The coreset DataFrame was reordered or filtered after transform, and its row "
-            "labels are not unique, so its weights (DataFrame.attrs) cannot follow the rows. "
-            "Give the data unique row labels before fitting the coreset, or fit on the "
-            "DataFrame transform returned.")
-    position = unique.index.get_indexer(frame.index)
-    if np.any(position < 0):
-        raise ValueError(
-            f"{int(np.sum(position < 0))} row label(s) of the DataFrame are not rows of the "
-            "coreset whose weights it carries in DataFrame.attrs: it was combined with other "
-            "rows or relabelled (e.g. reset_index) after transform. Fit on the coreset rows "
-            "as transform returned them (reordering and filtering are fine), or pass plain "
-            "data with an explicit sample_weight.")
-    return unique["weight"].to_numpy()[position], unique["index"].to_numpy()[position]
-
-
-def _subset_weights(X):
-    """``(sample_weight, sample_indices, n_samples_fit)`` carried by a coreset's output, or
-    ``None``; for a DataFrame they follow its current rows (see :func:`_frame_weights`)."""
-    if isinstance(X, WeightedSubset) and X.sample_weight is not None:
-        return X.sample_weight, X.sample_indices, X.n_samples_fit
-    attrs = getattr(X, "attrs", None)  # pandas output keeps them in DataFrame.attrs
-    if isinstance(attrs, dict) and "coreset_sample_weight" in attrs:
-        weights, indices = _frame_weights(X, attrs)
-        return weights, indices, attrs.get("coreset_n_samples")
-    return None
-
-
-def _coreset_targets(y, indices, n_rows, n_samples_fit):
-    """y for the coreset rows: as given when it has one entry per row, else ``y[indices]``
-    when it has one entry per row of the data the coreset was built from."""
-    n_y = _num_samples(y)
-    if n_y == n_rows:
-        return y
-    if n_y == n_samples_fit or (n_samples_fit is None and n_y > np.max(indices, initial=-1)):
-        return y.iloc[indices] if hasattr(y, "iloc") else np.asarray(y)[indices]
-    source = ("the data it was built from" if n_samples_fit is None
-              else f"the {n_samples_fit} rows it was built from")
-    raise ValueError(
-        f"y has {n_y} entries, but X is a coreset's weighted subset of {n_rows} rows drawn "
-        f"from {source}. Pass y for the coreset rows ({n_rows} entries) or for all the "
-        "data the coreset was fitted on.")
-
-
-def unpack_weighted_subset(X, y, sample_weight):
-    """Read the weights of a coreset's output at the start of an estimator's ``fit``.
-
-    When ``X`` is a :class:`WeightedSubset` (or a DataFrame produced by a coreset with pandas
-    output), return plain ``X``, ``y`` for the coreset rows (as given when it has one entry
-    per row of ``X``, else its entries at the coreset's ``sample_indices`` when it has one
-    per row of the data the coreset was fitted on; any other length is an error) and the
-    coreset weights. Otherwise return the inputs unchanged.
-    """
-    carried = _subset_weights(X)
-    if carried is None:
-        return X, y, sample_weight
-    weights, indices, n_samples_fit = carried
-    if sample_weight is not None:
-        raise ValueError(
-            "X is a coreset's weighted subset, which already carries its sample weights; "
-            "pass sample_weight to the coreset step instead of the estimator.")
-    X = X.copy() if hasattr(X, "iloc") else np.asarray(X)
-    if y is not None:
-        y = _coreset_targets(y, indices, _num_samples(X), n_samples_fit)
-    return X, y, weights
-
-
-def _carries_weights(X):
-    """Whether X is a coreset's output with its weights (without reading them)."""
-    if isinstance(X, WeightedSubset):
-        return X.sample_weight is not None
-    attrs = getattr(X, "attrs", None)
-    return isinstance(attrs, dict) and "coreset_sample_weight" in attrs
-
-
-def reject_weighted_subset(X):
-    """Prediction must see every row: refuse a coreset's weighted subset, loudly."""
-    if _carries_weights(X):
-        raise ValueError(
-            "predict received a coreset's weighted subset instead of the data: a plain "
-            "sklearn Pipeline passes its training data through the coreset step. Predict on "
-            "other data, or use skcoreset.pipeline.Pipeline, which skips coreset steps at "
-            "prediction time.")
 
 
 # At most this many distinct integer values: as likely class labels as counts.
@@ -337,24 +149,35 @@ def _check_plain_pipeline(coreset, max_depth=10):
         "step is followed directly by a skcoreset estimator as the final step.)")
 
 
-def check_both_classes(y, sample_weight, indices, fix):
-    """A logistic coreset of data with both classes (±1 encoded y) must hold both, or no
-    model can be fitted on it; ``fix`` tells the user what to change. (One-class input,
-    such as a block of a stream, is left alone.)"""
-    positive = sample_weight > 0
-    in_data = np.any((y > 0) & positive) and np.any((y < 0) & positive)
-    if in_data and len(np.unique(y[indices])) < 2:
+def check_both_classes(data, part, fix):
+    """A logistic coreset of rows with both classes (±1 encoded y, positive weight) must
+    hold both, or no model can be fitted on it; ``fix`` tells the user what to change.
+    (One-class input, such as a block of a stream, is left alone.)"""
+    if len(np.unique(part.y)) < 2 and data.has_both_classes():
         raise ValueError(
             f"The coreset holds rows of only one class, so no logistic model can be fitted "
             f"on it; {fix}")
 
 
-class BaseCoreset(TransformerMixin, BaseEstimator):
+def encode_labels(family, classes, y):
+    """Targets encoded by ``family`` with the ``classes`` its ``fit_target`` returned (the
+    per-chunk encoder of dask rows, so a module-level function: tasks pickle it)."""
+    return family.encode_target(y, classes)
+
+
+class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     """Base class of the coreset constructors.
 
-    Subclasses implement :meth:`_build`, which returns the selected rows and their weights;
-    this class validates the input, infers the model, applies the prior, stores the fitted
-    attributes and implements ``fit_coreset`` and ``transform``.
+    An abstract base: subclasses implement :meth:`_build`, which returns the selected rows
+    and their weights; this class validates the input, infers the model, applies the prior,
+    stores the fitted attributes and implements ``fit_coreset`` and ``transform``.
+
+    ``fit`` hands the validated rows to :meth:`_fit_rows` as a row storage
+    (:class:`~skcoreset._backend.InMemoryRows` for arrays and memmaps,
+    :class:`~skcoreset._backend.DaskRows` for dask arrays). By default it calls
+    :meth:`_build` on in-memory rows and runs merge-reduce over the chunks of dask rows
+    (:func:`~skcoreset.coreset._merge_reduce.merge_reduce_chunks`); constructors with an
+    algorithm for chunked rows (uniform and sensitivity sampling, streaming) override it.
 
     Examples
     --------
@@ -393,7 +216,32 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
 
     @abstractmethod
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
-        """Return ``(indices, weights)`` of the coreset for validated, encoded data."""
+        """Return ``(indices, weights)`` of the coreset for validated, encoded data.
+
+        The protected hook every constructor implements: ``X`` is an ndarray or a memmap
+        (read it in row chunks), ``y`` the encoded targets (±1 for the logistic model),
+        ``sample_weight`` non-negative; ``family`` and ``prior_prec`` define the likelihood
+        and ``rng`` is a ``RandomState``. Merge-reduce calls it on every block and merge.
+        """
+
+    def _fit_rows(self, data, family, prior_prec, rng):
+        """The coreset of a row storage as a :class:`~skcoreset._backend.Part`.
+
+        The protected hook ``fit`` calls. In-memory rows go to :meth:`_build`; chunked (dask)
+        rows are reduced by merge-reduce over their chunks with this constructor as the
+        base, which sets ``weighting_posterior_`` and ``error_`` of Hilbert constructors.
+        """
+        if not data.chunked:
+            indices, weights = self._build(data.X, data.y, data.sample_weight, family,
+                                           prior_prec, rng)
+            return data.take(indices, weights)
+        context, _, root = merge_reduce_chunks(self, self.model_, data, family, prior_prec,
+                                               rng)
+        if context.thetas is not None:
+            self.weighting_posterior_ = context.builder.weighting_posterior_
+        if root.error is not None:
+            self.error_ = root.error
+        return root
 
     def _set_family(self, model):
         """``family_`` and ``model_`` (its name) of a resolved ``model``: a registered name,
@@ -440,30 +288,54 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
         self : object
             Fitted constructor.
         """
-        if is_dask_collection(X):
-            from ._dask import fit_dask  # dask is optional: imported only for dask input
-
-            return fit_dask(self, X, y, sample_weight)
-        X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False)
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        y_encoded, family, prior_prec = self._likelihood(X, y, sample_weight)
+        data = self._validated_rows(X, y, sample_weight)
+        family, prior_prec = self._family_and_prior(data.n_features)
         rng = check_random_state(self.random_state)
-        indices, weights = self._build(X, y_encoded, sample_weight, family, prior_prec, rng)
-        self._set_coreset(indices, weights, X[indices], X.shape[0])
+        part = self._fit_rows(data, family, prior_prec, rng)
+        self._set_coreset(part.indices, part.weights, part.X, data.n)
+        if self.verbose and data.chunked:
+            error = "" if part.error is None else f", error {part.error:.3e}"
+            print(f"[{type(self).__name__}] dask: {data.n_chunks} chunks, {data.n} rows, "
+                  f"coreset size {len(self.sample_indices_)}{error}")
         return self
+
+    def _validated_rows(self, X, y, sample_weight):
+        """Validate the input; set ``model_``, ``family_``, ``classes_``, ``n_features_in_``;
+        return the rows as a storage with encoded targets.
+
+        A dask array is validated from a one-pass summary of y and the weights (a "witness"
+        of y's type and the extreme weights, see :class:`~skcoreset._backend.DaskRows`),
+        with the checks and messages of in-memory input; non-finite X raises inside the
+        first task that reads it. Family parameters estimated from data (the negative
+        binomial ``alpha="auto"``) are estimated from the rows in memory, or from the first
+        chunk of a dask array.
+        """
+        if not is_dask_collection(X):
+            X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False)
+            sample_weight = check_sample_weight(sample_weight, X.shape[0])
+            self._set_family(resolve_model(self._likelihood_params().model, y))
+            y_encoded = self._encode_target(y)
+            self._resolve_family(X, y_encoded, sample_weight)
+            return InMemoryRows(X, y_encoded, sample_weight)
+        data = DaskRows.from_arrays(X, y, sample_weight)
+        self.n_features_in_ = data.n_features
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        summary = data.summary
+        check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
+        if summary.witness.dtype.kind in "fc":
+            assert_all_finite(summary.witness, input_name="y")
+        self._set_family(resolve_model(self._likelihood_params().model, summary.witness))
+        self._encode_target(summary.witness)  # target checks; sets classes_ of the logistic model
+        data = data.encoded(partial(encode_labels, self.family_, getattr(self, "classes_", None)))
+        if self.family_.unresolved:  # parameters estimated from data: on the first chunk
+            self._resolve_family(*data.first_chunk())
+        return data
 
     def _likelihood_params(self):
         """The estimator whose ``model``, family parameters, prior scales and
         ``fit_intercept`` define the likelihood: this one (a meta-estimator returns its base)."""
         return self
-
-    def _likelihood(self, X, y, sample_weight):
-        """Resolve ``model_`` and ``family_`` from the data; return the encoded y, the family
-        and the prior precision."""
-        self._set_family(resolve_model(self._likelihood_params().model, y))
-        y_encoded = self._encode_target(y)
-        self._resolve_family(X, y_encoded, sample_weight)
-        return (y_encoded, *self._family_and_prior(X.shape[1]))
 
     def _resolve_family(self, X, y_encoded, sample_weight):
         """Estimate the parameters of ``family_`` set to "auto" (e.g. the negative binomial
@@ -516,14 +388,14 @@ class BaseCoreset(TransformerMixin, BaseEstimator):
         """
         self.fit(X, y, sample_weight=sample_weight)
         idx = self.sample_indices_
-        X_core = self._coreset_rows.copy() if is_dask_collection(X) else _take_rows(X, idx)
-        return X_core, _take_rows(y, idx), self.sample_weight_.copy()
+        X_core = self._coreset_rows.copy() if is_dask_collection(X) else take_rows(X, idx)
+        return X_core, take_rows(y, idx), self.sample_weight_.copy()
 
     def _is_training_data(self, X):
         """Cheap recognition: same row count and the stored coreset rows in place."""
         if _num_samples(X) != self._n_samples_fit:
             return False
-        rows = np.asarray(_take_rows(X, self.sample_indices_), dtype=float)
+        rows = np.asarray(take_rows(X, self.sample_indices_), dtype=float)
         return rows.shape == self._coreset_rows.shape and np.array_equal(rows, self._coreset_rows)
 
     def transform(self, X):

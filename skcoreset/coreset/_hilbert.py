@@ -6,17 +6,15 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._design import linear_predictor
 from .._inference.laplace import laplace
 from .._posterior import GaussianPosterior
 from .._sklearn_compat import Interval, StrOptions
 from ..solvers import frank_wolfe, giga
 from .._docstrings import fill_doc
+from .._backend import uniform_subset
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
-from ._sampling import uniform_subset
+from ._projection import project_loglik, relative_weights
 
-# Float64 bytes per chunk of projected rows (the family's temporaries are a few times this).
-_CHUNK_BYTES = 8 << 20
 # projection_dim="auto": the papers' J = 500, or M when larger (see _HILBERT_PARAMS_DOC).
 _AUTO_MIN_PROJECTION = 500
 # The projected vectors are stored as float32: the Monte Carlo projection's relative error
@@ -31,67 +29,6 @@ _ITER_PER_ROW = 10
 # Projected error under which the solver has matched the projection: more points can only
 # come from a larger projection.
 _MATCHED_ERROR = 1e-6
-
-
-def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=np.float64,
-                   return_sum=False):
-    """Random projection of each row's weighted, centred log-likelihood (Campbell & Broderick
-    2018, eq. 39 and §4.3).
-
-    Row n of the result is ``w_n (f_n(theta_j) - mean_j f_n(theta_j))_j / sqrt(J)`` for the J
-    draws ``theta_j`` of the weighting distribution, so inner products of rows estimate the
-    weighted Fisher-type inner product of the log-likelihood functions. Rows are processed in
-    chunks of a few MiB: each chunk is one BLAS product and elementwise family calls in
-    float64, then stored in ``dtype``, so the temporaries stay bounded for large N.
-
-    Parameters
-    ----------
-    X, y, sample_weight : arrays of n rows
-    family : Family
-    thetas : ndarray of shape (J, p)
-    fit_intercept : bool
-    dtype : {np.float64, np.float32}, default=np.float64
-        Storage type of the result (float32 halves the dominant ``(n, J)`` allocation).
-    return_sum : bool, default=False
-        Also return the sum of the rows, accumulated in float64 before any rounding to
-        ``dtype``.
-
-    Returns
-    -------
-    vectors : ndarray of shape (n, J)
-    total : ndarray of shape (J,)
-        Only when ``return_sum`` is True.
-    """
-    n, n_proj = X.shape[0], len(thetas)
-    vectors = np.empty((n, n_proj), dtype=dtype)
-    total = np.zeros(n_proj)
-    scale = sample_weight / np.sqrt(n_proj)
-    step = max(1, _CHUNK_BYTES // (8 * n_proj))
-    for start in range(0, n, step):
-        rows = slice(start, min(start + step, n))
-        loglik = family.loglik(y[rows], linear_predictor(X[rows], thetas, fit_intercept))
-        loglik -= loglik.mean(axis=1, keepdims=True)
-        loglik *= scale[rows, None]
-        vectors[rows] = loglik
-        if return_sum:
-            total += loglik.sum(axis=0)
-    return (vectors, total) if return_sum else vectors
-
-
-def relative_weights(sample_weight):
-    """``sample_weight`` divided by its mean over the rows of positive weight.
-
-    The weighting distribution is fitted on these: it then depends on the relative weights
-    only, so multiplying all weights by ``c`` leaves the projection unchanged and multiplies
-    the coreset weights by ``c``. Rescaled by a power of two first, so that neither 1e-300
-    nor 1e300 under- or overflows.
-    """
-    positive = sample_weight > 0
-    if not positive.any():
-        return sample_weight.astype(float)
-    top = np.frexp(sample_weight.max())[1]
-    scaled = np.ldexp(sample_weight, -top)
-    return scaled / scaled[positive].mean()
 
 
 class _HilbertCoreset(LikelihoodCoreset):

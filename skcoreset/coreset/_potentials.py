@@ -7,6 +7,7 @@ processed in row blocks so the scratch memory stays bounded whatever N.
 
 import numpy as np
 
+from .._backend import row_chunks
 from ..families import GaussianFamily, LogisticFamily, PoissonFamily
 
 # Rows x draws per block of the potential kernel: bounds the scratch memory for large N.
@@ -131,11 +132,10 @@ class PotentialEvaluator:
             coef, intercept = thetas[:, :-1], thetas[:, -1]
         else:
             coef, intercept = thetas, None
-        for start in range(0, n, self.block):
-            stop = min(start + self.block, n)
-            eta = out[start:stop]
-            np.matmul(X[start:stop], coef.T, out=eta)
+        for rows in row_chunks(n, max_elements=self.block):  # blocks of self.block rows
+            eta = out[rows]
+            np.matmul(X[rows], coef.T, out=eta)
             if intercept is not None:
                 eta += intercept
-            self.kernel(y[start:stop], eta, self._scratch[:, :stop - start])
+            self.kernel(y[rows], eta, self._scratch[:, :rows.stop - rows.start])
         return out

@@ -23,13 +23,13 @@ import numpy as np
 from scipy import linalg
 from threadpoolctl import threadpool_limits
 
+from .._backend import row_chunks, uniform_subset
 from .._design import linear_predictor, rmatvec, weighted_gram
 from .._docstrings import fill_doc
 from .._sklearn_compat import Interval, StrOptions
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
 from ._potentials import PotentialEvaluator
 from ._samplers import EnsembleSampler, LaplaceSampler
-from ._sampling import uniform_subset
 
 # Rows x draws per chunk of a full-data pass: 32 MB of float64 scratch whatever N.
 _CHUNK_ELEMENTS = 2**22
@@ -45,12 +45,6 @@ _WARN_KL = 1.0
 # stretch moves per weight update of the "mcmc" sampler (its walkers start at the Laplace
 # approximation of pi_w, so no burn-in is needed)
 _MCMC_STEPS = 20
-
-
-def _row_chunks(n, n_draws):
-    step = max(1, _CHUNK_ELEMENTS // max(n_draws, 1))
-    for start in range(0, n, step):
-        yield slice(start, min(start + step, n))
 
 
 class ExactPotentialSums:
@@ -70,7 +64,7 @@ class ExactPotentialSums:
 
     def __call__(self, thetas, rng):
         sums = np.zeros(len(thetas))
-        for rows in _row_chunks(self.X.shape[0], len(thetas)):
+        for rows in row_chunks(self.X.shape[0], len(thetas), max_elements=_CHUNK_ELEMENTS):
             sums += self.s[rows] @ self.potentials(self.X[rows], self.y[rows], thetas)
         return sums
 
@@ -101,7 +95,7 @@ class SubsampledPotentialSums:
         """One pass over the data: gradient and Hessian sums at the reference ``theta``."""
         p = len(theta)
         grad, neg_hessian = np.zeros(p), np.zeros((p, p))
-        for rows in _row_chunks(self.X.shape[0], 2 * p):
+        for rows in row_chunks(self.X.shape[0], 2 * p, max_elements=_CHUNK_ELEMENTS):
             X = np.asarray(self.X[rows], dtype=np.float64)
             eta = linear_predictor(X, theta, self.fit_intercept)
             s, y = self.s[rows], self.y[rows]

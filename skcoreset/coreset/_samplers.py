@@ -14,6 +14,9 @@ from .._posterior import _stable_cholesky
 # Newton tolerance of the warm-started Laplace refits, in log-density units: far below the
 # Monte Carlo error of S draws, so a refit after a small weight change is often free.
 _NEWTON_TOL = 1e-8
+# After a small weight change the previous mode is within a step or two of pure Newton: the
+# first steps of a refit are taken whole while they increase the log posterior.
+_FULL_STEPS = 4
 # emcee stretch-move steps per refresh of the ensemble after a weight update.
 _MCMC_STEPS = 10
 
@@ -49,37 +52,6 @@ class _ActiveLogPosterior:
         return hessian
 
 
-def _warm_newton(log_post, theta, max_full_steps=4):
-    """Mode and precision of a log posterior from a nearby start.
-
-    After a small weight change the previous mode is within a step or two of pure Newton:
-    take full steps while they increase the objective, and hand anything harder (a step that
-    fails to increase it, slow convergence) to the line-searched :func:`newton_map`.
-
-    Returns
-    -------
-    theta : ndarray of shape (p,)
-    precision : ndarray of shape (p, p)
-        Negative Hessian at ``theta``.
-    """
-    eta = log_post.eta(theta)
-    value = log_post.value(theta, eta)
-    for _ in range(max_full_steps):
-        grad = log_post.grad(theta, eta)
-        precision = log_post.neg_hessian(eta)
-        step = np.linalg.solve(precision, grad)
-        if grad @ step / 2 <= _NEWTON_TOL:
-            return theta, precision
-        new_theta = theta + step
-        new_eta = log_post.eta(new_theta)
-        new_value = log_post.value(new_theta, new_eta)
-        if not new_value > value:
-            break
-        theta, eta, value = new_theta, new_eta, new_value
-    theta, _, precision, _, _ = newton_map(log_post, theta, tol=_NEWTON_TOL)
-    return theta, precision
-
-
 def _design(X, fit_intercept):
     """Dense design ``[X, 1]`` (or ``X``) of a few rows."""
     return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X.copy()
@@ -111,7 +83,8 @@ class LaplaceSampler:
                 self._design = _design(self.X[active], self.fit_intercept)
             log_post = _ActiveLogPosterior(self._design, self.y[active], self.family,
                                            weights, self.prior_prec)
-            self.mean, precision = _warm_newton(log_post, self.mean)
+            self.mean, _, precision, _, _ = newton_map(
+                log_post, self.mean, tol=_NEWTON_TOL, full_steps=_FULL_STEPS)
         # draws are mean + z^T L^-1 for the precision's Cholesky factor L: one small GEMM
         # per draw set instead of a triangular solve
         self.precision_chol = _stable_cholesky(precision)

@@ -7,16 +7,17 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import pairwise_distances_argmin_min
 from sklearn.metrics.pairwise import euclidean_distances
 
+from .._backend import InMemoryRows, row_chunks
 from .._sklearn_compat import Interval
 from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
-from ._sampling import importance_draws
 
 # R = a / sqrt(I) with a = 3 (paper 002, §4 "Experimental setup")
 _RADIUS_CONSTANT = 3.0
 # |x| beyond which squared distances of the (n_features + 1)-vectors may overflow float64
 _MAX_ABS_X = 1e150
-# bytes of float64 working memory per row chunk: wide data gets fewer rows per chunk
-_CHUNK_BYTES = 4 << 20
+# float64 values (4 MiB) of working memory per row chunk, at least 1024 rows: wide data gets
+# fewer rows per chunk
+_CHUNKS = dict(max_elements=2**19, min_rows=1024)
 
 
 def _signed_design(X, y, rows, fit_intercept):
@@ -27,19 +28,12 @@ def _signed_design(X, y, rows, fit_intercept):
     return Z
 
 
-def row_chunks(n, n_cols):
-    """Slices of about ``_CHUNK_BYTES`` of float64 rows of ``n_cols`` columns each."""
-    step = max(1024, _CHUNK_BYTES // (8 * max(n_cols, 1)))
-    for start in range(0, n, step):
-        yield slice(start, min(start + step, n))
-
-
 def assign_clusters(X, y, centres, fit_intercept):
     """Nearest centre of every signed design vector and the squared distance to it."""
     n = X.shape[0]
     labels = np.empty(n, dtype=np.intp)
     sq_dist = np.empty(n)
-    for rows in row_chunks(n, X.shape[1] + 1):
+    for rows in row_chunks(n, X.shape[1] + 1, **_CHUNKS):
         labels[rows], dist = pairwise_distances_argmin_min(
             _signed_design(X, y, rows, fit_intercept), centres)
         sq_dist[rows] = dist**2
@@ -64,13 +58,29 @@ def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_i
     if total_weight is None:
         total_weight = sample_weight.sum()
     bounds = np.empty(n)
-    for rows in row_chunks(n, X.shape[1] + 1):
+    for rows in row_chunks(n, X.shape[1] + 1, **_CHUNKS):
         dist = euclidean_distances(_signed_design(X, y, rows, fit_intercept), centres)
         others = np.tile(cluster_weight, (dist.shape[0], 1))
         others[np.arange(dist.shape[0]), labels[rows]] -= sample_weight[rows]
         others = np.maximum(others, 0.0)
         bounds[rows] = total_weight / (1.0 + np.sum(others * np.exp(-radius * dist), 1))
     return bounds
+
+
+def _cluster_stats(centres, fit_intercept, X, y, sample_weight):
+    """Weight of every cluster, weighted sum of squared distances and total weight."""
+    labels, sq_dist = assign_clusters(X, y, centres, fit_intercept)
+    return (np.bincount(labels, weights=sample_weight, minlength=len(centres)),
+            np.multiply(sq_dist, sample_weight).sum(), sample_weight.sum())
+
+
+def _bounds(centres, radius, cluster_weight, total_weight, fit_intercept, X, y,
+            sample_weight):
+    """The bounds of Lemma 3.1 for some rows, with the clusters of all rows."""
+    labels, _ = assign_clusters(X, y, centres, fit_intercept)
+    return sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius,
+                                    fit_intercept, cluster_weight=cluster_weight,
+                                    total_weight=total_weight)
 
 
 @fill_sampling_doc
@@ -105,7 +115,7 @@ class SensitivityCoreset(BaseCoreset):
     {common_params}
     Attributes
     ----------
-    sensitivities_ : ndarray of shape (n_samples,)
+    sensitivities_ : ndarray or dask array of shape (n_samples,)
         Sensitivity upper bounds m_n of every training row.
     radius_ : float
         The radius R used.
@@ -116,6 +126,12 @@ class SensitivityCoreset(BaseCoreset):
     Notes
     -----
     Only the logistic model is supported: the bounds of Lemma 3.1 are specific to it.
+
+    On a dask array the algorithm is the same, pass by pass where the chunks live: k-means
+    on a uniform subsample (a distributed reservoir) on the client, one pass for the cluster
+    weights and the k-means score, and one in which every chunk draws M rows from its share
+    of the multinomial, mixed by a tree of tasks into M draws over all rows (per class when
+    stratified). ``sensitivities_`` is then a lazy dask array.
 
     Examples
     --------
@@ -179,34 +195,35 @@ class SensitivityCoreset(BaseCoreset):
                   f"{mean_sensitivity:.4g}")
 
     @staticmethod
-    def _check_scale(X):
+    def _check_scale(largest):
         """Squared distances between the design vectors must be finite in float64."""
-        # max and min, not abs: abs would copy a memory-mapped X whole
-        largest = max(float(np.max(X, initial=0.0)), -float(np.min(X, initial=0.0)))
         if largest > _MAX_ABS_X:
             raise ValueError(
                 f"X has values up to |x| = {largest:.3g}, whose squared distances overflow "
                 "float64 in the k-means sensitivity bounds. Standardise X first, e.g. with "
                 "sklearn.preprocessing.StandardScaler.")
 
-    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+    def _fit_rows(self, data, family, prior_prec, rng):
         self._check_model()
-        self._check_scale(X)
-        candidates = np.flatnonzero(sample_weight > 0)
-        n_sub = self._kmeans_sample_size(X.shape[0])
-        sub = rng.choice(candidates, size=min(n_sub, len(candidates)), replace=False)
-        self._fit_centres(_signed_design(X, y, sub, self.fit_intercept), sample_weight[sub], rng)
-        labels, sq_dist = assign_clusters(X, y, self.cluster_centers_, self.fit_intercept)
-        self._set_radius(np.average(sq_dist, weights=sample_weight))
-        bounds = sensitivity_upper_bounds(X, y, sample_weight, self.cluster_centers_, labels,
-                                          self.radius_, self.fit_intercept)
-        self.sensitivities_ = bounds
-        self._report(np.average(bounds, weights=sample_weight))
-        importance = sample_weight * bounds
-        if not np.all(np.isfinite(importance)):  # a safety net behind _check_scale
+        self._check_scale(data.max_abs())
+        fit_intercept = self.fit_intercept
+        sub = data.subsample(self._kmeans_sample_size(data.n), rng, stream=1)
+        self._fit_centres(_signed_design(sub.X, sub.y, slice(None), fit_intercept),
+                          sub.weights, rng)
+        cluster_weight, score, total = data.sum(_cluster_stats, self.cluster_centers_,
+                                                fit_intercept)
+        self._set_radius(score / total)  # normalised k-means score I
+        self.sensitivities_ = data.map_rows(_bounds, self.cluster_centers_, self.radius_,
+                                            cluster_weight, total, fit_intercept)
+        part, importance = data.importance_sample(self.M, rng, self.sensitivities_,
+                                                  stratify=self.stratify)
+        self._report(importance / total)
+        if part is None:  # a safety net behind _check_scale
             raise ValueError("SensitivityCoreset computed non-finite sensitivities; "
                              "standardise X, e.g. with sklearn.preprocessing.StandardScaler.")
-        indices, factor = importance_draws(self.M, importance, rng,
-                                           strata=y if self.stratify else None)
-        check_both_classes(y, sample_weight, indices, "use M >= 2 and keep stratify=True.")
-        return indices, sample_weight[indices] * factor
+        check_both_classes(data, part, "use M >= 2 and keep stratify=True.")
+        return part
+
+    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+        part = self._fit_rows(InMemoryRows(X, y, sample_weight), family, prior_prec, rng)
+        return part.indices, part.weights

@@ -1,7 +1,7 @@
 """Uniform subsampling: the baseline of every coreset paper."""
 
+from .._backend import InMemoryRows
 from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
-from ._sampling import uniform_subset
 
 
 @fill_sampling_doc
@@ -16,6 +16,10 @@ class UniformCoreset(BaseCoreset):
     rows are rescaled to the class's own total weight. A rare class is never dropped (an
     unstratified draw can miss it, and a one-class coreset cannot fit a classifier), and
     the estimate of the log-likelihood stays unbiased.
+
+    On a dask array the draw is a distributed reservoir: every row gets a random key where
+    its chunk lives and the rows of smallest keys (per class when stratified) are gathered,
+    the same distribution as in memory.
 
     Parameters
     ----------
@@ -59,11 +63,13 @@ class UniformCoreset(BaseCoreset):
                          verbose=verbose)
         self.stratify = stratify
 
-    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+    def _fit_rows(self, data, family, prior_prec, rng):
         logistic = self.model_ == "logistic"
-        indices, weights = uniform_subset(self.M, sample_weight, rng,
-                                          strata=y if logistic and self.stratify else None)
+        part = data.uniform_sample(self.M, rng, stream=0, stratify=logistic and self.stratify)
         if logistic:
-            check_both_classes(y, sample_weight, indices,
-                               "use M >= 2 and keep stratify=True.")
-        return indices, weights
+            check_both_classes(data, part, "use M >= 2 and keep stratify=True.")
+        return part
+
+    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+        part = self._fit_rows(InMemoryRows(X, y, sample_weight), family, prior_prec, rng)
+        return part.indices, part.weights

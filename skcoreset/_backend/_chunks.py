@@ -1,0 +1,76 @@
+"""Rows read in chunks of bounded memory, seeded random streams, and weighted row sets."""
+
+from typing import NamedTuple
+
+import numpy as np
+
+# Elements (float64: 32 MB) of working memory per row chunk unless a caller sets its budget.
+_CHUNK_ELEMENTS = 2**22
+
+
+def is_dask_collection(obj):
+    """Whether ``obj`` is a dask collection, without importing dask."""
+    return hasattr(obj, "__dask_graph__") and callable(obj.__dask_graph__)
+
+
+def row_chunks(n, n_cols=1, *, max_elements=_CHUNK_ELEMENTS, min_rows=1):
+    """Slices of consecutive rows, each with at most ``max_elements`` values of ``n_cols``
+    columns (at least ``min_rows`` rows), covering ``range(n)``.
+
+    Every loop over the rows of a large array (an ndarray, a ``np.memmap`` read chunk by
+    chunk, or one chunk of a dask array) runs over these slices, so its temporaries stay
+    bounded whatever ``n``.
+    """
+    step = max(min_rows, 1, max_elements // max(n_cols, 1))
+    for start in range(0, n, step):
+        yield slice(start, min(start + step, n))
+
+
+def block_rng(seed, *key):
+    """The random state of one node of a computation over chunks, fixed by the root seed and
+    the node's key, so results depend neither on the order nor on the place tasks run in."""
+    return np.random.RandomState([seed, *key])
+
+
+def take_rows(X, indices):
+    """Rows of X (ndarray, memmap, DataFrame or dask array; only these rows of a dask array
+    are computed and gathered)."""
+    if hasattr(X, "iloc"):
+        return X.iloc[indices]
+    if is_dask_collection(X):
+        return np.asarray(X[indices].compute())
+    return np.asarray(X)[indices]
+
+
+class Part(NamedTuple):
+    """Weighted rows gathered from some storage: global row numbers, weights, rows and
+    encoded targets.
+
+    ``target`` is an additive summary of all the rows the part stands in for (the exact
+    projected log-likelihood sum for Hilbert constructors, whose merges then approximate
+    the data itself rather than the previous coreset); ``error`` the relative error of the
+    part against it (else ``None``).
+    """
+
+    indices: np.ndarray
+    weights: np.ndarray
+    X: np.ndarray
+    y: np.ndarray
+    target: np.ndarray = None
+    error: float = None
+
+    @property
+    def size(self):
+        """Number of rows (not ``len``: a part must stay a plain tuple of its six fields
+        for dask's ``sizeof``)."""
+        return len(self.indices)
+
+    def take(self, rows, weights, error=None):
+        """The sub-part of the given local rows, with new weights, for the same data."""
+        return Part(self.indices[rows], weights, self.X[rows], self.y[rows], self.target,
+                    error)
+
+    def union(self, other):
+        """The union of parts of disjoint rows (their targets add up)."""
+        target = None if self.target is None else self.target + other.target
+        return Part(*(np.concatenate([a, b]) for a, b in zip(self[:4], other[:4])), target)

@@ -1,0 +1,483 @@
+"""Rows of dask arrays: every pass over them is a tree of tasks where the chunks live.
+
+The row chunks of ``X`` (all columns in one block; ``y`` and ``sample_weight`` rechunked
+alike) are the blocks; every per-chunk step is a ``dask.delayed`` task, combined by a tree of
+tasks on the cluster, and the client receives only small results: sums over rows, the drawn
+rows and their weights. Draws are exact:
+
+* :meth:`DaskRows.uniform_sample` -- every row of positive weight gets a uniform random key
+  in its chunk; the smallest keys over all chunks (a distributed reservoir, merged by the
+  tree) are a uniform sample without replacement, the same distribution as in memory.
+  Stratified, every stratum keeps its own reservoir and the draws are allocated over the
+  strata as in memory.
+* :meth:`DaskRows.importance_sample` -- every chunk draws M rows from its share of the
+  multinomial and the tree mixes the draws slot by slot with probabilities proportional to
+  the chunks' total importance, so the M draws are exactly multinomial over all rows
+  (stratified: per stratum, then allocated as in memory).
+
+Draws do not depend on the scheduler: tasks draw from seeds fixed by their place in the tree
+and a root seed, which the storage draws once from each ``rng`` it is handed. Non-finite X
+raises inside the first task that reads it.
+"""
+
+from functools import partial
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.utils.validation import assert_all_finite
+
+from ._chunks import Part, block_rng
+from ._sampling import _allocate, _allocate_draws
+
+# fan-in of the associative reductions (sums, reservoirs, draws)
+_SPLIT_EVERY = 8
+
+
+def tree_reduce(items, combine, split_every=_SPLIT_EVERY):
+    """Reduce delayed items by a tree of ``combine(key, *items)`` tasks (key = node id)."""
+    level = 0
+    while len(items) > 1:
+        items = [combine((level, i), *items[i:i + split_every])
+                 for i in range(0, len(items), split_every)]
+        level += 1
+    return items[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Validation from small summaries
+# --------------------------------------------------------------------------------------------
+def _witness(values):
+    """A few values of y that decide its type and validity like all of it would.
+
+    Up to three distinct values, the minimum and maximum, one non-finite and one
+    non-integral value when there are any: ``type_of_target``, ``resolve_model`` and the
+    target checks give on the witness the answer they give on the whole of y. The witness of
+    concatenated witnesses is the witness of the concatenated data, so chunks reduce by a tree.
+    """
+    values = np.asarray(values).ravel()
+    parts = [np.unique(values)[:3]]
+    if values.dtype.kind in "iuf" and len(values):
+        finite = np.isfinite(values)
+        parts += [[values.min(), values.max()], values[~finite][:1],
+                  values[finite & (values != np.round(values))][:1]]
+    return np.concatenate(parts).astype(values.dtype)
+
+
+class Summary(NamedTuple):
+    """What validation needs of y and the weights, from one pass: the witness of y, that of
+    the targets of rows of positive weight, and the extreme weights."""
+
+    witness: np.ndarray
+    positive_witness: np.ndarray
+    min_weight: float
+    max_weight: float
+
+
+def _summarise(y, w):
+    y = np.asarray(y)
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
+    return Summary(_witness(y), _witness(y[w > 0]), np.min(w, initial=np.inf),
+                   np.max(w, initial=-np.inf))
+
+
+def _merge_summaries(key, *summaries):
+    return Summary(_witness(np.concatenate([s.witness for s in summaries])),
+                   _witness(np.concatenate([s.positive_witness for s in summaries])),
+                   min(s.min_weight for s in summaries), max(s.max_weight for s in summaries))
+
+
+def _as_rows(v, X, name):
+    import dask.array as da
+
+    # a scalar weight, as in memory: made lazily where the chunks are
+    v = da.full(X.shape[0], float(v), chunks=X.chunks[0]) if np.isscalar(v) else da.asarray(v)
+    if v.ndim != 1 or v.shape[0] != X.shape[0]:
+        raise ValueError(f"{name} must have shape ({X.shape[0]},), got {v.shape}.")
+    return v
+
+
+def _chunk_arrays(encode, X, y, w):
+    """A chunk as float X, encoded y and weights (runs in the task, where the chunk is)."""
+    assert_all_finite(X, input_name="X")
+    y = encode(np.asarray(y))
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
+    return np.asarray(X, dtype=float), y, w
+
+
+def _as_float(y):
+    return y.astype(float)
+
+
+def _in_chunk(function, args, encode, X, y, w, offset, block, *extra):
+    return function(*args, *extra, *_chunk_arrays(encode, X, y, w), offset, block)
+
+
+def _rows_only(function, *args_and_rows):
+    # drops the chunk's offset and number, for per-row functions and sums
+    return function(*args_and_rows[:-2])
+
+
+def _sum_all(key, *items):
+    return tuple(sum(parts) for parts in zip(*items))
+
+
+def _max_abs(X, y, w):
+    return max(float(np.max(X, initial=0.0)), -float(np.min(X, initial=0.0)))
+
+
+def _max_all(key, *items):
+    return max(items)
+
+
+# --------------------------------------------------------------------------------------------
+# Distributed reservoir: uniform samples without replacement of the rows of positive weight
+# --------------------------------------------------------------------------------------------
+class _Reservoir(NamedTuple):
+    """Per stratum: the smallest keys and their rows, the number and total weight of the
+    stratum's rows of positive weight."""
+
+    keys: list
+    parts: list
+    counts: np.ndarray
+    totals: np.ndarray
+
+
+def _smallest(keys, size):
+    order = np.argpartition(keys, size)[:size] if size < len(keys) else np.arange(len(keys))
+    order = order[np.argsort(keys[order], kind="stable")]
+    return order[np.isfinite(keys[order])]
+
+
+def _reservoir_leaf(size, seed, purpose, strata, X, y, w, offset, block):
+    keys = block_rng(seed, 3, purpose, block).random_sample(len(y))
+    keys[w <= 0] = np.inf  # rows standing for nothing are never drawn
+    out = _Reservoir([], [], [], [])
+    for in_stratum in ([np.ones(len(y), bool)] if strata is None
+                       else [y == value for value in strata]):
+        stratum_keys = np.where(in_stratum, keys, np.inf)
+        rows = _smallest(stratum_keys, size)
+        out.keys.append(stratum_keys[rows])
+        out.parts.append(Part(offset + rows, w[rows], X[rows], y[rows]))
+        out.counts.append(np.count_nonzero(in_stratum & (w > 0)))
+        out.totals.append(w[in_stratum].sum())
+    return out._replace(counts=np.array(out.counts), totals=np.array(out.totals))
+
+
+def _reservoir_merge(size, key, *samples):
+    keys, parts = [], []
+    for s, first in enumerate(samples[0].parts):
+        stratum_keys = np.concatenate([sample.keys[s] for sample in samples])
+        part = first
+        for other in samples[1:]:
+            part = part.union(other.parts[s])
+        rows = _smallest(stratum_keys, size)
+        keys.append(stratum_keys[rows])
+        parts.append(part.take(rows, part.weights[rows]))
+    return _Reservoir(keys, parts, sum(s.counts for s in samples),
+                      sum(s.totals for s in samples))
+
+
+def _first_part(sample):
+    return sample.parts[0]
+
+
+def _union(parts):
+    out = parts[0]
+    for part in parts[1:]:
+        out = out.union(part)
+    return out
+
+
+def _finish_uniform(size, sample):
+    """Allocate the draws over the strata as in memory; each stratum's rows of smallest
+    keys, reweighted to its total weight."""
+    alloc = _allocate(size, sample.counts)
+    return _union([part.take(np.arange(n_draw), part.weights[:n_draw]
+                             * (total / part.weights[:n_draw].sum()))
+                   for part, n_draw, total in zip(sample.parts, alloc, sample.totals)
+                   if n_draw > 0])
+
+
+# --------------------------------------------------------------------------------------------
+# Importance sampling: per-chunk multinomial draws, mixed slot by slot
+# --------------------------------------------------------------------------------------------
+class _Draws(NamedTuple):
+    """M multinomial draws over some rows: the distinct rows drawn, their importance
+    ``w_n m_n``, each draw's row (-1: no draw) and the total importance covered."""
+
+    part: Part
+    importance: np.ndarray
+    slots: np.ndarray
+    total: float
+
+
+def _draw(M, rng, importance, X, y, w, offset):
+    total = importance.sum()
+    if not total > 0 or not np.isfinite(total):  # nothing to draw, or a non-finite importance
+        return _Draws(Part(*(a[:0] for a in (np.arange(1), w, X, y))), importance[:0],
+                      np.full(M, -1), 0.0 if total <= 0 else total)
+    draws = rng.choice(len(y), size=M, p=importance / total)
+    rows, slots = np.unique(draws, return_inverse=True)
+    return _Draws(Part(offset + rows, w[rows], X[rows], y[rows]), importance[rows], slots,
+                  total)
+
+
+def _draw_leaf(M, seed, strata, scores, X, y, w, offset, block):
+    importance = w * np.asarray(scores)
+    if strata is None:
+        return [_draw(M, block_rng(seed, 4, block), importance, X, y, w, offset)]
+    out = []
+    for s, value in enumerate(strata):
+        rows = np.flatnonzero(y == value)
+        draws = _draw(M, block_rng(seed, 4, block, s), importance[rows], X[rows], y[rows],
+                      w[rows], 0)
+        out.append(draws._replace(part=draws.part._replace(
+            indices=offset + rows[draws.part.indices])))
+    return out
+
+
+def _mix(M, rng, children):
+    """Slot j takes child i's j-th draw with probability total_i / sum(totals): M i.i.d.
+    draws of the multinomial over the union of the children's rows."""
+    totals = np.array([c.total for c in children])
+    if not totals.sum() > 0 or not np.isfinite(totals.sum()):
+        return children[0]._replace(total=totals.sum())
+    pick = rng.choice(len(children), size=M, p=totals / totals.sum())
+    starts = np.cumsum([0] + [c.part.size for c in children])
+    slots = np.choose(pick, [np.where(c.slots >= 0, c.slots + s, -1)
+                             for c, s in zip(children, starts)])
+    part, importance = children[0].part, children[0].importance
+    for c in children[1:]:
+        part, importance = part.union(c.part), np.concatenate([importance, c.importance])
+    rows, slots = np.unique(slots, return_inverse=True)
+    return _Draws(part.take(rows, part.weights[rows]), importance[rows], slots,
+                  totals.sum())
+
+
+def _mix_draws(M, seed, key, *children):
+    n_strata = len(children[0])
+    if n_strata == 1:
+        return [_mix(M, block_rng(seed, 5, *key), [c[0] for c in children])]
+    return [_mix(M, block_rng(seed, 5, *key, s), [c[s] for c in children])
+            for s in range(n_strata)]
+
+
+def _unbiased(M, draws):
+    """Rows and weights ``K_n w_n / (p_n M)`` of M draws (``K_n`` draws of row n)."""
+    counts = np.bincount(draws.slots[draws.slots >= 0], minlength=draws.part.size)
+    keep = counts > 0
+    p = draws.importance[keep] / draws.total
+    part = draws.part
+    rows = np.flatnonzero(keep)
+    return part.take(rows, counts[keep] * part.weights[rows] / (p * M))
+
+
+def _finish_draws(size, strata, draws):
+    """The drawn rows and the total importance; stratified, the first draws of each stratum
+    as allocated in memory (the first k of M i.i.d. draws are k i.i.d. draws)."""
+    totals = np.array([d.total for d in draws])
+    total = float(totals.sum())
+    if not np.isfinite(total):
+        return None, total
+    alloc = np.full(1, size)
+    if strata is not None:  # as in memory: over the strata of positive importance
+        alloc = np.zeros(len(totals), dtype=np.intp)
+        alloc[totals > 0] = _allocate_draws(size, totals[totals > 0])
+    return _union([_unbiased(n_draw, d._replace(slots=d.slots[:n_draw]))
+                   for d, n_draw in zip(draws, alloc) if n_draw > 0]), total
+
+
+# --------------------------------------------------------------------------------------------
+# The storage
+# --------------------------------------------------------------------------------------------
+class DaskRows:
+    """Rows of dask arrays, processed chunk by chunk where the chunks live.
+
+    Built by :meth:`from_arrays`, which checks shapes and summarises y and the weights in
+    one pass (:class:`Summary`); :meth:`encoded` then fixes the target encoding applied in
+    every task. Offers the operations of :class:`InMemoryRows` (sums over rows, per-row
+    values as a lazy dask array, uniform and importance draws), :meth:`first_chunk` for
+    estimates from pilot rows and, for merge-reduce, :meth:`chunk_tasks`, :meth:`task`,
+    :meth:`shared` and :meth:`gather`.
+    """
+
+    chunked = True
+
+    def __init__(self, X, y, sample_weight, summary, encode=_as_float):
+        self._X, self._y, self._w = X, y, sample_weight
+        self.summary = summary
+        self.encode = encode
+        self._seed = None
+        self.sizes = list(X.chunks[0])
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(int).tolist()
+
+    @classmethod
+    def from_arrays(cls, X, y, sample_weight=None, block_rows=None):
+        """Check the shapes of dask ``X`` (and of ``y``, ``sample_weight``: dask arrays,
+        array-likes or, for the weights, a scalar) without computing them, put all columns
+        in one block (rows in ``block_rows`` when given) and summarise y and the weights."""
+        import dask
+        import dask.array as da
+
+        X = da.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"Expected a 2-D dask array, got {X.ndim} dimension(s).")
+        if X.shape[0] < 1 or X.shape[1] < 1:
+            raise ValueError(f"Found array with shape {X.shape}; a coreset needs at least "
+                             "one row and one feature.")
+        X = X.rechunk({0: block_rows or X.chunks[0], 1: -1})
+        y = _as_rows(y, X, "y").rechunk((X.chunks[0],))
+        w = (None if sample_weight is None
+             else _as_rows(sample_weight, X, "sample_weight").rechunk((X.chunks[0],)))
+        summarise = dask.delayed(_summarise, pure=True)
+        y_blocks = y.to_delayed().ravel().tolist()
+        w_blocks = [None] * len(y_blocks) if w is None else w.to_delayed().ravel().tolist()
+        summary = tree_reduce([summarise(yb, wb) for yb, wb in zip(y_blocks, w_blocks)],
+                              dask.delayed(_merge_summaries, pure=True)).compute()
+        return cls(X, y, w, summary)
+
+    def encoded(self, encode):
+        """The same rows with targets encoded by ``encode`` (a picklable function of a
+        chunk of y) in every task."""
+        return DaskRows(self._X, self._y, self._w, self.summary, encode)
+
+    def first_chunk(self):
+        """The first chunk as float X, encoded y and weights, gathered to the client (the
+        pilot rows of estimates that need rows in memory)."""
+        import dask
+
+        w = None if self._w is None else self._w.blocks[0]
+        return _chunk_arrays(self.encode, *dask.compute(self._X.blocks[0], self._y.blocks[0], w))
+
+    def rechunk(self, block_rows):
+        """The same rows in chunks of ``block_rows`` rows."""
+        X = self._X.rechunk({0: block_rows})
+        w = None if self._w is None else self._w.rechunk((X.chunks[0],))
+        return DaskRows(X, self._y.rechunk((X.chunks[0],)), w, self.summary, self.encode)
+
+    @property
+    def n(self):
+        return int(sum(self.sizes))
+
+    @property
+    def n_features(self):
+        return self._X.shape[1]
+
+    @property
+    def n_chunks(self):
+        return len(self.sizes)
+
+    # -- tasks ------------------------------------------------------------------------------
+    def chunk_tasks(self, function, *args, row_values=None):
+        """One delayed task per chunk: ``function(*args, X, y, w, offset, block)`` on the
+        chunk's float X, encoded y and weights; with ``row_values`` (a lazy array of
+        :meth:`map_rows`), ``function(*args, values, X, y, w, offset, block)`` with the
+        chunk's values."""
+        import dask
+        from dask.base import tokenize
+
+        task = dask.delayed(_in_chunk, pure=True)
+        y_blocks = self._y.to_delayed().ravel()
+        w_blocks = ([None] * len(y_blocks) if self._w is None
+                    else self._w.to_delayed().ravel())
+        extra = ([()] * len(y_blocks) if row_values is None
+                 else [(v,) for v in row_values.rechunk((tuple(self.sizes),))
+                       .to_delayed().ravel()])
+        tasks = []
+        for b, (X, y, w, offset, more) in enumerate(zip(
+                self._X.to_delayed().ravel(), y_blocks, w_blocks, self.offsets, extra)):
+            inputs = (function, args, self.encode, X, y, w, offset, b, *more)
+            # named after the function, not the wrapper, for dashboards and task streams
+            tasks.append(task(*inputs, dask_key_name=f"{function.__name__}-{tokenize(*inputs)}"))
+        return tasks
+
+    @staticmethod
+    def task(function):
+        """``function`` as a delayed task."""
+        import dask
+
+        return dask.delayed(function, pure=True)
+
+    @staticmethod
+    def shared(obj):
+        """One copy of ``obj`` on the cluster for all tasks that use it."""
+        import dask
+
+        return dask.delayed(obj)
+
+    @staticmethod
+    def gather(obj):
+        """Compute a delayed result and bring it to the client."""
+        return obj.compute()
+
+    def _reduce(self, tasks, combine, finish=None):
+        """Reduce tasks by a tree of ``combine``; ``finish`` runs on the root where it
+        lies, so that only its (small) result is gathered."""
+        root = tree_reduce(tasks, self.task(combine))
+        return (root if finish is None else self.task(finish)(root)).compute()
+
+    def _root_seed(self, rng):
+        """The root seed of the tasks' draws: drawn once from each ``rng`` handed in, so the
+        draws of one fit share it (e.g. the k-means subsample and the draws of
+        sensitivity sampling) whatever the scheduler."""
+        if self._seed is None or self._seed[0] is not rng:
+            self._seed = (rng, rng.randint(np.iinfo(np.int32).max))
+        return self._seed[1]
+
+    # -- the operations of InMemoryRows ----------------------------------------------------
+    def sum(self, function, *args):
+        """``function(*args, X, y, w)`` of every chunk, summed (a tuple of sums)."""
+        return self._reduce(self.chunk_tasks(_rows_only, function, *args), _sum_all)
+
+    def map_rows(self, function, *args):
+        """``function(*args, X, y, w)``: one value per row, as a lazy dask array (computed
+        only when asked for)."""
+        import dask.array as da
+
+        return da.concatenate([
+            da.from_delayed(task, shape=(size,), dtype=float)
+            for task, size in zip(self.chunk_tasks(_rows_only, function, *args), self.sizes)])
+
+    def max_abs(self):
+        """Largest ``|x|`` of X, by one pass."""
+        return self._reduce(self.chunk_tasks(_rows_only, _max_abs), _max_all)
+
+    def max_weight(self):
+        return float(self.summary.max_weight)
+
+    def has_both_classes(self):
+        """Whether rows of positive weight hold both ``±1`` targets."""
+        values = self.encode(self.summary.positive_witness)
+        return bool(np.any(values > 0) and np.any(values < 0))
+
+    def _strata(self, stratify):
+        return (-1.0, 1.0) if stratify else None
+
+    def subsample(self, size, rng, *, stream=0):
+        """Up to ``size`` distinct rows of positive weight, uniformly without replacement
+        (the distributed reservoir of random stream ``stream``), with their own weights."""
+        return self._reduce(
+            self.chunk_tasks(_reservoir_leaf, size, self._root_seed(rng), stream, None),
+            partial(_reservoir_merge, size), finish=_first_part)
+
+    def uniform_sample(self, size, rng, *, stream=0, stratify=False):
+        """Uniform draw without replacement, reweighted to the data's total weight or, with
+        ``stratify``, within each target value (``±1``) to that stratum's, with the draws
+        allocated over the strata as in memory."""
+        strata = self._strata(stratify)
+        return self._reduce(
+            self.chunk_tasks(_reservoir_leaf, size, self._root_seed(rng), stream, strata),
+            partial(_reservoir_merge, size), finish=partial(_finish_uniform, size))
+
+    def importance_sample(self, size, rng, importance, *, stratify=False):
+        """``size`` i.i.d. draws with probability proportional to ``w_n importance_n``
+        (``importance``: a lazy array of :meth:`map_rows`), reweighted to be unbiased; with
+        ``stratify`` the draws are allocated over the target values as in memory.
+
+        Returns the drawn rows and the total of ``w_n importance_n`` (not finite when an
+        importance is not: no rows are drawn then).
+        """
+        seed, strata = self._root_seed(rng), self._strata(stratify)
+        return self._reduce(
+            self.chunk_tasks(_draw_leaf, size, seed, strata, row_values=importance),
+            partial(_mix_draws, size, seed), finish=partial(_finish_draws, size, strata))

@@ -1,0 +1,89 @@
+"""Rows held by this process: an ndarray, or a ``np.memmap`` read in row chunks."""
+
+import numpy as np
+
+from ._chunks import Part
+from ._sampling import importance_draws, uniform_subset
+
+
+class InMemoryRows:
+    """Validated rows in this process, with encoded targets and sample weights.
+
+    ``X`` may be a ``np.memmap``: the functions handed to :meth:`sum` and :meth:`map_rows`
+    read it in row chunks (:func:`row_chunks`), and only drawn rows are copied. Draws use
+    ``rng`` in sequence (the ``stream`` keys of the chunked storage play no role here).
+
+    Parameters
+    ----------
+    X : ndarray or np.memmap of shape (n, d)
+    y : ndarray of shape (n,)
+        Encoded targets (``±1`` for the logistic model).
+    sample_weight : ndarray of shape (n,)
+    """
+
+    chunked = False
+
+    def __init__(self, X, y, sample_weight):
+        self.X, self.y, self.sample_weight = X, y, sample_weight
+
+    @property
+    def n(self):
+        return self.X.shape[0]
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    def sum(self, function, *args):
+        """``function(*args, X, y, w)``: a sum over rows (tuple of arrays or numbers)."""
+        return function(*args, self.X, self.y, self.sample_weight)
+
+    def map_rows(self, function, *args):
+        """``function(*args, X, y, w)``: one value per row, as an ndarray."""
+        return function(*args, self.X, self.y, self.sample_weight)
+
+    def max_abs(self):
+        """Largest ``|x|`` of X (max and min: ``abs`` would copy a memmap whole)."""
+        return max(float(np.max(self.X, initial=0.0)), -float(np.min(self.X, initial=0.0)))
+
+    def max_weight(self):
+        return float(np.max(self.sample_weight))
+
+    def has_both_classes(self):
+        """Whether rows of positive weight hold both ``±1`` targets."""
+        positive = self.sample_weight > 0
+        return bool(np.any((self.y > 0) & positive) and np.any((self.y < 0) & positive))
+
+    def take(self, indices, weights):
+        """The given rows as a :class:`Part` with the given weights."""
+        return Part(indices, weights, np.asarray(self.X[indices], dtype=float),
+                    self.y[indices])
+
+    def subsample(self, size, rng, *, stream=0):
+        """Up to ``size`` distinct rows of positive weight, uniformly without replacement,
+        with their own weights, in the order drawn."""
+        rows = np.flatnonzero(self.sample_weight > 0)
+        rows = rng.choice(rows, size=min(size, len(rows)), replace=False)
+        return self.take(rows, self.sample_weight[rows])
+
+    def uniform_sample(self, size, rng, *, stream=0, stratify=False):
+        """Uniform draw without replacement, reweighted to the data's (each stratum's) total
+        weight; ``stratify`` draws within each target value (:func:`uniform_subset`)."""
+        indices, weights = uniform_subset(size, self.sample_weight, rng,
+                                          strata=self.y if stratify else None)
+        return self.take(indices, weights)
+
+    def importance_sample(self, size, rng, importance, *, stratify=False):
+        """``size`` i.i.d. draws with probability proportional to ``w_n importance_n``
+        (:func:`importance_draws`), reweighted to be unbiased.
+
+        Returns the drawn rows and the total of ``w_n importance_n`` (not finite when an
+        importance is not: no rows are drawn then).
+        """
+        importance = self.sample_weight * importance
+        total = float(np.sum(importance))
+        if not np.isfinite(total):
+            return None, total
+        indices, factor = importance_draws(size, importance, rng,
+                                           strata=self.y if stratify else None)
+        return self.take(indices, self.sample_weight[indices] * factor), total

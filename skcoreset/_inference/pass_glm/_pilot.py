@@ -1,0 +1,184 @@
+"""Data-driven surrogate polynomial from a pilot subsample (``radius="auto"``).
+
+A Laplace fit on a deterministic subsample locates the linear predictors; ``f_M'`` is the
+weighted least-squares fit of ``f'`` on them, and the statistics are started with it.
+"""
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ..._design import linear_predictor
+from ..laplace import laplace
+from ._chebyshev import _mapping_function
+from ._statistics import MAX_MONOMIALS, PassGLMStatistics
+from ._surrogate import (PassGLMAccuracyWarning, _check_bounded, _derivative, _model_name,
+                         check_pass_degree)
+
+# Rows of the pilot subsample for radius="auto" and for the accuracy diagnostic: enough for a
+# stable least-squares fit and an error estimate whose noise is well below one posterior sd.
+PILOT_ROWS = 10_000
+
+
+@dataclass(eq=False)
+class Pilot:
+    """A weighted subsample standing in for the data, and a Laplace fit on it.
+
+    Attributes
+    ----------
+    X : ndarray of shape (m, d)
+    y : ndarray of shape (m,)
+        Encoded targets (``{-1, +1}`` or counts).
+    sample_weight : ndarray of shape (m,)
+        Rescaled so that each class (logistic) or the whole subsample (Poisson) has the total
+        weight of the rows it stands for.
+    theta : ndarray of shape (p,)
+        Mode of the weighted log posterior on the subsample.
+    fit_intercept : bool
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    sample_weight: np.ndarray
+    theta: np.ndarray
+    fit_intercept: bool
+
+    def eta(self, theta):
+        return linear_predictor(self.X, theta, self.fit_intercept)
+
+
+def _strided(index, n_keep):
+    return index[::max(1, -(-len(index) // max(n_keep, 1)))]
+
+
+def pilot_rows(y, sample_weight, model, max_rows=PILOT_ROWS):
+    """Indices of a deterministic subsample and its rescaled weights.
+
+    Every k-th row; for the logistic model per class, with the rarer class given up to half
+    of ``max_rows``, so that rare positives are represented. The weights of each stratum are
+    scaled to its total weight, so the subsample's weighted log-likelihood estimates the
+    full one. Costs one pass over ``y`` and ``sample_weight`` only.
+    """
+    n = len(y)
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    if model == "logistic":
+        strata = [np.flatnonzero(y > 0), np.flatnonzero(y <= 0)]
+        strata.sort(key=len)
+        rare = _strided(strata[0], max_rows // 2)
+        strata = [rare, _strided(strata[1], max_rows - len(rare))]
+        full = [np.flatnonzero(y > 0), np.flatnonzero(y <= 0)]
+        full.sort(key=len)
+    else:
+        strata, full = [_strided(np.arange(n), max_rows)], [np.arange(n)]
+    index = np.concatenate(strata)
+    weight = np.concatenate([
+        w[kept] * (w[rows].sum() / w[kept].sum()) if w[kept].sum() > 0 else w[kept]
+        for kept, rows in zip(strata, full)])
+    return index, weight
+
+
+def pilot_fit(X, y, family, *, sample_weight, prior_prec, fit_intercept, max_rows=PILOT_ROWS,
+              tol=1e-8, max_iter=100):
+    """:class:`Pilot` from an in-memory data set (or its first chunk)."""
+    model = _model_name(family)
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float).ravel()
+    index, weight = pilot_rows(y, sample_weight, model, max_rows)
+    Xp, yp = X[index], y[index]
+    if not (np.all(np.isfinite(Xp)) and np.all(np.isfinite(yp))):
+        raise ValueError("Input X or y contains NaN or infinity.")
+    with warnings.catch_warnings():
+        # a pilot that stops short of convergence still locates the linear predictors
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        start = laplace(Xp, yp, family, sample_weight=weight, prior_prec=prior_prec,
+                        fit_intercept=fit_intercept, tol=tol, max_iter=max_iter)
+    return Pilot(Xp, yp, weight, start.posterior.mean, bool(fit_intercept))
+
+
+def fitted_coefficients(model, degree, pilot):
+    """Surrogate coefficients ``beta`` from the weighted least-squares fit of ``f'`` on the pilot.
+
+    ``f_M'`` is the degree ``M - 1`` polynomial closest to ``f'`` in the pilot's weighted
+    mean square at its linear predictors ``s_n = a_n . theta_pilot``; ``b_0`` makes ``f_M``
+    match ``f`` on weighted average (it enters only the evidence). Where the ``s_n`` barely
+    vary, the Taylor polynomial of degree 2 at their mean is used instead.
+
+    Returns
+    -------
+    coef : ndarray of shape (degree + 1,)
+    center, half_width : float
+        Weighted mean of the ``s_n`` and their largest distance from it.
+    """
+    s = pilot.eta(pilot.theta)
+    w = pilot.sample_weight
+    center = float(np.average(s, weights=w))
+    half_width = float(np.max(np.abs(s - center))) if len(s) else 0.0
+    fprime = _derivative(model)
+    f = _mapping_function("softplus" if model == "logistic" else "exp")
+    scale = float(np.sqrt(np.average((s - center) ** 2, weights=w)))
+    b = np.zeros(degree + 1)
+    if scale <= 1e-8 * max(1.0, abs(center)) or len(np.unique(s)) <= degree:
+        # Taylor at the centre: f'' = f' (1 - f') for the sigmoid, exp for exp
+        curvature = fprime(center) * (1 - fprime(center)) if model == "logistic" \
+            else np.exp(center)
+        b[1:3] = (fprime(center) - curvature * center, curvature / 2)
+    else:
+        # in z = (s - center) / scale the least-squares system is well conditioned
+        z = (s - center) / scale
+        vander = np.vander(z, degree, increasing=True)
+        sw = np.sqrt(w)
+        dz, *_ = np.linalg.lstsq(vander * sw[:, None], fprime(s) * sw, rcond=None)
+        # integrate f_M'(s) ds = scale * f_M'(z) dz, then back to the monomials of s
+        poly_z = np.polynomial.Polynomial(np.r_[0.0, dz * scale / np.arange(1, degree + 1)])
+        b = poly_z(np.polynomial.Polynomial([-center / scale, 1.0 / scale])).coef
+        b = np.pad(b, (0, degree + 1 - len(b)))
+    b[0] += np.average(f(s) - np.polynomial.polynomial.polyval(s, b), weights=w)
+    return _check_bounded(-b), center, half_width
+
+
+def surrogate_options(family, degree, radius, pilot):
+    """Keyword arguments of :meth:`PassGLMStatistics.empty` that fix the polynomial.
+
+    A numeric ``radius``: the Chebyshev series on ``[-radius, radius]``. ``"auto"``: the
+    least-squares fit on the pilot (:func:`fitted_coefficients`); when a logistic pilot has
+    a single class it cannot locate the linear predictors, so the paper's ``[-4, 4]`` is used
+    with a warning.
+    """
+    model = _model_name(family)
+    degree = check_pass_degree(model, degree)
+    if not (isinstance(radius, str) and radius == "auto"):
+        return {"degree": degree, "radius": radius}
+    if model == "logistic" and len(np.unique(pilot.y)) < 2:
+        warnings.warn(
+            "The PASS-GLM pilot rows (the first chunk for dask arrays and partial_fit) "
+            "contain one class only, so pass_radius='auto' falls back to the fixed interval "
+            "[-4, 4] of Huggins et al. (2017). Start with a chunk holding both classes, or "
+            "set pass_radius.", PassGLMAccuracyWarning, stacklevel=3)
+        return {"degree": degree, "radius": 4.0}
+    return {"coef": fitted_coefficients(model, degree, pilot)[0]}
+
+
+def start_statistics(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2,
+                     radius="auto", max_monomials=MAX_MONOMIALS, max_rows=PILOT_ROWS,
+                     tol=1e-8, max_iter=100):
+    """Empty statistics with the polynomial chosen for ``(X, y)``, and the pilot it came from.
+
+    ``(X, y)`` is the whole in-memory data set, or the first chunk of a stream: the pilot is
+    a subsample of it (:func:`pilot_fit`) and, for ``radius="auto"``, fixes the polynomial
+    that every later chunk is summarised with (:func:`surrogate_options`). Nothing is added
+    to the statistics.
+
+    Returns
+    -------
+    stats : PassGLMStatistics
+    pilot : Pilot
+    """
+    pilot = pilot_fit(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
+                      fit_intercept=fit_intercept, max_rows=max_rows, tol=tol,
+                      max_iter=max_iter)
+    stats = PassGLMStatistics.empty(family, np.shape(X)[1], fit_intercept=fit_intercept,
+                                    max_monomials=max_monomials,
+                                    **surrogate_options(family, degree, radius, pilot))
+    return stats, pilot

@@ -1,0 +1,232 @@
+"""Damped Newton's method with a backtracking Armijo line search, for concave objectives.
+
+The one Newton solver of the package: the Laplace mode (:func:`._inference.laplace.newton_map`,
+also behind the streaming and dask paths and the coreset samplers' warm-started refits),
+the dual-space mode of KL-proximal inference and the mode of the PASS-GLM polynomial
+surrogate all run :func:`newton_maximise` on a :class:`NewtonObjective`.
+
+Each iteration solves ``H s = g`` for the negative Hessian ``H`` and the gradient ``g`` and
+stops when half the Newton decrement ``g^T H^-1 g / 2``, the gain a quadratic model predicts
+for the full step, falls below ``tol`` (in the objective's units, e.g. nats). Otherwise it
+halves the step until the Armijo condition ``F(x + t s) - F(x) >= c t g^T s`` holds, with
+slack for the rounding error of a large sum. When no step fraction above ``MIN_STEP`` passes,
+nothing can be gained at working precision and the point is accepted as the maximum (Nocedal
+& Wright 2006, chapters 3 and 9; the same conventions as scikit-learn's ``NewtonSolver``).
+
+Two optional economies, both off by default:
+
+* chord steps (``reuse_below``): once the decrement is small on the scale the Hessian varies
+  on, the following steps reuse its factorisation; they converge linearly, a chord step that
+  does not shrink the decrement by ``CHORD_RATE`` refreshes it, and convergence is always
+  confirmed with a fresh Hessian, so the returned one is exact at the returned point;
+* full steps (``full_steps``): from a warm start, the first steps are taken whole whenever
+  they increase the objective at all, without the Armijo test, and with a fresh Hessian each.
+"""
+
+import abc
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg
+from sklearn.exceptions import ConvergenceWarning
+
+from ._posterior import _stable_cholesky
+
+# Armijo's sufficient-increase fraction of the gain predicted for the step (Nocedal & Wright
+# 2006, section 3.1, suggest 1e-4).
+ARMIJO = 1e-4
+# The line search gives up below this fraction of the Newton step: nothing is gained at
+# working precision, so the current point is the maximum.
+MIN_STEP = 1e-10
+# Chord steps go on to a decrement well below tol before the fresh Hessian confirms
+# convergence, so the confirmation rarely asks for another step.
+CHORD_MARGIN = 1e-4
+# A chord step must shrink the decrement at least this much, or the Hessian is refreshed.
+CHORD_RATE = 0.1
+
+
+def rounding_slack(value):
+    """Rounding error allowed when comparing objective values of magnitude ``|value|``.
+
+    A sum of many terms carries a relative error of a few ``eps``: an increase smaller than
+    this cannot be told from none.
+    """
+    return 16 * np.finfo(float).eps * abs(value)
+
+
+def shift_to_definite(matrix):
+    """``matrix`` plus the smallest multiple of the identity making it positive definite.
+
+    The damping of a negative Hessian that is indefinite away from the maximum (a
+    non-concave region): the step then turns towards the gradient, and it is the plain
+    Newton step wherever the matrix is safely positive definite.
+    """
+    eigmin = linalg.eigvalsh(matrix, subset_by_index=[0, 0])[0]
+    scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
+    if eigmin > 1e-10 * scale:
+        return matrix
+    return matrix + (1e-6 * scale - eigmin) * np.eye(len(matrix))
+
+
+class NewtonObjective(abc.ABC):
+    """A smooth concave function ``F(x)`` to maximise, as :func:`newton_maximise` sees it.
+
+    Subclasses implement :meth:`value`, :meth:`gradient` and :meth:`neg_hessian`. The other
+    methods have defaults for a dense negative Hessian that is positive definite (up to
+    rounding); an objective overrides them to compute the two derivatives together, to
+    factor an indefinite Hessian or to solve in another parametrisation.
+    """
+
+    @abc.abstractmethod
+    def value(self, x):
+        """``(F(x), state)``, with ``state`` whatever the derivatives at ``x`` reuse (e.g.
+        the linear predictors); it is passed back to the other methods with ``x``."""
+
+    @abc.abstractmethod
+    def gradient(self, x, state):
+        """Gradient of ``F`` at ``x``, in the form :meth:`direction` takes."""
+
+    @abc.abstractmethod
+    def neg_hessian(self, x, state):
+        """``-d^2 F / dx^2`` at ``x``, in the form :meth:`factor` takes."""
+
+    def gradient_and_neg_hessian(self, x, state):
+        """Both derivatives at ``x`` (override when computing them together is cheaper)."""
+        return self.gradient(x, state), self.neg_hessian(x, state)
+
+    def factor(self, neg_hessian):
+        """Factorisation of the negative Hessian that :meth:`direction` solves with; by
+        default its Cholesky factor, with the least diagonal jitter that lets it succeed
+        (see :func:`shift_to_definite` for a Hessian that may be indefinite)."""
+        return _stable_cholesky(neg_hessian)
+
+    def direction(self, factor, grad):
+        """The Newton step ``s = H^-1 g`` and the decrement ``g^T H^-1 g``."""
+        step = linalg.cho_solve((factor, True), grad)
+        return step, grad @ step
+
+
+@dataclass
+class NewtonResult:
+    """Output of :func:`newton_maximise`.
+
+    Attributes
+    ----------
+    x : ndarray
+        The maximiser found.
+    state : object
+        The objective's state at ``x`` (from :meth:`NewtonObjective.value`).
+    value : float
+        ``F(x)``.
+    neg_hessian : object
+        The negative Hessian at ``x`` (never a stale one).
+    n_iter : int
+        Steps taken.
+    converged : bool
+        Whether half the decrement fell below ``tol`` (or the line search found nothing left
+        to gain) before ``max_iter`` steps.
+    """
+
+    x: np.ndarray
+    state: object
+    value: float
+    neg_hessian: object
+    n_iter: int
+    converged: bool
+
+
+def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_steps=0,
+                    verbose=0, label="newton", value_name="objective"):
+    """Maximise a concave :class:`NewtonObjective` by damped Newton steps.
+
+    Parameters
+    ----------
+    objective : NewtonObjective
+    x0 : array-like
+        Starting point.
+    tol : float
+        Stop when half the Newton decrement is at most ``tol``.
+    max_iter : int
+        Step cap; ``converged`` is False when it is hit (see :func:`warn_not_converged`).
+    reuse_below : float, default=None
+        Reuse the factored Hessian (chord steps) after a step whose decrement was below
+        this; None never reuses it.
+    full_steps : int, default=0
+        Take up to this many leading steps whole, accepted when they increase ``F`` at all;
+        the first that does not is line-searched instead, as are all later steps.
+    verbose : int, default=0
+        Print one line per iteration when positive.
+    label, value_name : str
+        How the printed lines name the caller and ``F``.
+
+    Returns
+    -------
+    NewtonResult
+    """
+    x = np.array(x0, dtype=float)
+    value, state = objective.value(x)
+    neg_hessian = factor = None
+    reuse = False
+    last_decrement = np.inf
+    n_iter = 0
+    while True:
+        fresh = not reuse or factor is None
+        if fresh:
+            grad, neg_hessian = objective.gradient_and_neg_hessian(x, state)
+            factor = objective.factor(neg_hessian)
+        else:
+            grad = objective.gradient(x, state)
+        step, decrement = objective.direction(factor, grad)
+        if not fresh and decrement > CHORD_RATE * last_decrement:
+            reuse = False  # the stale Hessian no longer pays: refresh it
+            continue
+        if verbose:
+            print(f"[{label}] iter {n_iter:3d}  {value_name} {value:.10g}  "
+                  f"decrement/2 {decrement / 2:.3e}{'' if fresh else ' (chord)'}")
+        if decrement / 2 <= tol * (1.0 if fresh else CHORD_MARGIN):
+            if fresh:
+                return NewtonResult(x, state, value, neg_hessian, n_iter, True)
+            reuse = False  # confirm with the Hessian at this point
+            continue
+        if n_iter == max_iter:
+            break
+        if full_steps > 0:
+            new_x = x + step
+            new_value, new_state = objective.value(new_x)
+            if new_value > value:
+                x, value, state = new_x, new_value, new_state
+                full_steps -= 1
+                n_iter += 1
+                continue
+            full_steps = 0  # line-search this step and all later ones
+        reuse = reuse_below is not None and decrement < reuse_below
+        last_decrement = decrement
+        t = 1.0
+        while True:
+            new_x = x + t * step
+            new_value, new_state = objective.value(new_x)
+            if new_value - value >= ARMIJO * t * decrement - rounding_slack(value):
+                break
+            t *= 0.5
+            if t < MIN_STEP:
+                break
+        if t < MIN_STEP:
+            if fresh:  # no progress possible at working precision: at the maximum
+                return NewtonResult(x, state, value, neg_hessian, n_iter, True)
+            reuse = False  # a stale Hessian may be to blame: refresh it and retry
+            continue
+        x, value, state = new_x, new_value, new_state
+        n_iter += 1
+    if not fresh:
+        neg_hessian = objective.neg_hessian(x, state)
+    return NewtonResult(x, state, value, neg_hessian, max_iter, False)
+
+
+def warn_not_converged(what, max_iter, *, stacklevel=2):
+    """Issue the :class:`~sklearn.exceptions.ConvergenceWarning` of a Newton solve that hit
+    ``max_iter``; ``what`` names the solve (e.g. ``"Newton's method"``), ``stacklevel``
+    counts from the caller."""
+    warnings.warn(f"{what} did not converge in max_iter={max_iter} iterations; increase "
+                  "max_iter or check the data scaling.", ConvergenceWarning,
+                  stacklevel=stacklevel + 1)

@@ -1,0 +1,376 @@
+"""Merge-reduce (paper 002, §3.4): the binary tree of block coresets, the context every leaf
+and merge shares, and the weighting distribution of Hilbert constructors computed from sums
+over all rows.
+
+Two observations make any coreset construction streaming and parallel: the union of coresets
+of disjoint blocks is a coreset of the union of the blocks, and a coreset of a coreset is a
+coreset of the original data (with the errors compounding as ``(1 + eps)(1 + eps') - 1``).
+Coresets of consecutive blocks are therefore merged pairwise in a binary tree, each union
+compressed again by the base constructor, so only ``O(log B)`` block coresets of ``B`` blocks
+are alive at once. The same tree runs in memory (:class:`StreamingCoreset`, leaves optionally
+built in parallel with joblib) and over the chunks of a dask array
+(:func:`merge_reduce_chunks`, every leaf and merge a task on the cluster), which is how
+every constructor without a chunked algorithm of its own fits dask arrays.
+"""
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import clone
+
+from .._backend import Part, block_rng, row_chunks
+from .._inference._common import LogPosterior
+from .._inference.laplace import initial_theta, laplace, newton_map
+from .._newton import warn_not_converged
+from .._posterior import GaussianPosterior
+from ._projection import project_loglik, relative_weights
+
+# Row chunks of at most 2**19 float64 values (4 MiB), at least 1024 rows.
+_CHUNKS = dict(max_elements=2**19, min_rows=1024)
+
+
+def projected_sum(X, y, sample_weight, family, thetas, fit_intercept):
+    """Sum of the rows' projected log-likelihood vectors (paper 001, eq. 39), in chunks."""
+    total = np.zeros(len(thetas))
+    for rows in row_chunks(X.shape[0], len(thetas), **_CHUNKS):
+        total += project_loglik(X[rows], y[rows], sample_weight[rows], family, thetas,
+                                fit_intercept).sum(axis=0)
+    return total
+
+
+@dataclass
+class BlockContext:
+    """What every leaf and merge task needs: the base constructor and the shared likelihood.
+
+    Parameters
+    ----------
+    builder : BaseCoreset
+        A clone of the base constructor with ``model_`` set (its ``_build`` is called).
+    family : Family
+        Likelihood family of the encoded targets.
+    prior_prec : ndarray of shape (p,)
+        Diagonal prior precision.
+    seed : int
+        Root seed; node ``key`` draws from ``block_rng(seed, *key)``.
+    thetas : ndarray of shape (J, p) or None
+        Shared projection draws for Hilbert constructors (``None`` for the others).
+    """
+
+    builder: object
+    family: object
+    prior_prec: np.ndarray
+    seed: int
+    thetas: np.ndarray = None
+
+    def compress(self, part, key):
+        """Coreset of a weighted part by the base constructor (observation (2)).
+
+        A part with at most M rows of positive weight is already as small as the budget:
+        compressing it could only add error, so it is returned as it is.
+        """
+        keep = np.flatnonzero(part.weights > 0)
+        if len(keep) <= self.builder.M:
+            return part.take(keep, part.weights[keep], self._error(part))
+        X, y, w = part.X[keep], part.y[keep], part.weights[keep]
+        builder = copy.copy(self.builder)  # _build sets attributes: one copy per task/thread
+        if self.thetas is not None:  # Hilbert: every block projected under the same pi-hat
+            rows, weights = builder._build_projected(X, y, w, self.family, self.thetas,
+                                                     part.target, block_rng(self.seed, *key))
+        else:
+            rows, weights = builder._build(X, y, w, self.family, self.prior_prec,
+                                           block_rng(self.seed, *key))
+        positive = weights > 0
+        return part.take(keep[rows[positive]], weights[positive],
+                         getattr(builder, "error_", None))
+
+    def _error(self, part):
+        """Relative error of a Hilbert part against its exact target, else ``None``."""
+        if self.thetas is None:
+            return None
+        vectors = project_loglik(part.X, part.y, part.weights, self.family, self.thetas,
+                                 self.builder.fit_intercept)
+        # relative to the target's largest entry, so that tiny weights do not underflow
+        top = np.max(np.abs(part.target))
+        if not top > 0:
+            return 0.0
+        residual = np.linalg.norm((part.target - vectors.sum(axis=0)) / top)
+        return residual / np.linalg.norm(part.target / top)
+
+    def leaf(self, X, y, sample_weight, offset, block):
+        """Coreset of one block of rows ``offset, offset + 1, ...``."""
+        X, w = np.asarray(X, dtype=float), np.asarray(sample_weight, dtype=float)
+        target = None
+        if self.thetas is not None:
+            target = projected_sum(X, y, w, self.family, self.thetas,
+                                   self.builder.fit_intercept)
+        whole = Part(np.arange(offset, offset + X.shape[0]), w, X, np.asarray(y), target)
+        return self.compress(whole, (0, block))
+
+    def merge(self, left, right, first, last):
+        """Union of two parts covering blocks ``first..last``, compressed again."""
+        return self.compress(left.union(right), (1, first, last))
+
+
+def _leaf_task(context, X, y, sample_weight, offset, block):
+    return context.leaf(X, y, sample_weight, offset, block)
+
+
+class MergeTree:
+    """Binary-counter merge-reduce tree over consecutive blocks (paper 002, §3.4).
+
+    ``levels[k]`` holds ``(first, last, part)`` covering ``2**k`` blocks or ``None``: pushing a
+    block merges equal levels like a carry in binary addition, so ``B`` blocks leave at most
+    ``log2(B) + 1`` parts alive. ``merge(left, right, first, last)`` may return a value now
+    (in memory) or a ``dask.delayed`` object (on a cluster): the tree is the same.
+    """
+
+    def __init__(self, merge):
+        self.merge = merge
+        self.levels = []
+
+    def _combine(self, left, right):
+        return (left[0], right[1], self.merge(left[2], right[2], left[0], right[1]))
+
+    def push(self, block, part):
+        """Add the coreset of block ``block`` (blocks arrive in order)."""
+        node, k = (block, block, part), 0
+        while k < len(self.levels) and self.levels[k] is not None:
+            node = self._combine(self.levels[k], node)
+            self.levels[k] = None
+            k += 1
+        if k == len(self.levels):
+            self.levels.append(None)
+        self.levels[k] = node
+        return node[2]
+
+    def root(self):
+        """Fold the live parts, smallest first, into one coreset (the tree is unchanged)."""
+        acc = None
+        for node in self.levels:
+            if node is not None:
+                acc = node if acc is None else self._combine(node, acc)
+        return acc[2]
+
+    def n_alive(self):
+        return sum(node is not None for node in self.levels)
+
+
+# --------------------------------------------------------------------------------------------
+# The shared weighting distribution of Hilbert coresets: Laplace computed chunk by chunk
+# --------------------------------------------------------------------------------------------
+def loglik_sums(X, y, sample_weight, family, theta, fit_intercept):
+    """Weighted log-likelihood, its gradient and minus its Hessian summed over the rows.
+
+    Runs over row chunks, so ``X`` (an ndarray, a memmap or one dask chunk) is never copied
+    whole.
+
+    Returns
+    -------
+    sums : tuple of (float, ndarray of shape (p,), ndarray of shape (p, p))
+    """
+    zero_prior = np.zeros(len(theta))
+    total = None
+    for rows in row_chunks(X.shape[0], X.shape[1] + 1, **_CHUNKS):
+        log_post = LogPosterior(np.asarray(X[rows], dtype=float), y[rows], family,
+                                sample_weight[rows], zero_prior, fit_intercept)
+        eta = log_post.eta(theta)
+        sums = (log_post.loglik(theta, eta), log_post.grad(theta, eta),
+                log_post.neg_hessian(eta))
+        total = sums if total is None else tuple(a + b for a, b in zip(total, sums))
+    return total
+
+
+class _SummedLogPosterior:
+    """The interface :func:`newton_map` needs, with the sums over rows delegated.
+
+    ``eta(theta)`` returns the sums at ``theta`` (one pass over the data) in place of the
+    ``n`` linear predictors, which are never held.
+    """
+
+    def __init__(self, row_sums, prior_prec, total_weight):
+        self.row_sums = row_sums
+        self.prior_prec = prior_prec
+        # newton_map reads the total weight (its Hessian-reuse scale) from sample_weight
+        self.sample_weight = np.array([total_weight])
+
+    def eta(self, theta):
+        return self.row_sums(theta)
+
+    def value(self, theta, sums):
+        return sums[0] - 0.5 * np.sum(self.prior_prec * theta**2)
+
+    def grad(self, theta, sums):
+        return sums[1] - self.prior_prec * theta
+
+    def neg_hessian(self, sums):
+        precision = sums[2].copy()
+        precision[np.diag_indices_from(precision)] += self.prior_prec
+        return precision
+
+
+def summed_laplace(row_sums, weighted_target, total_weight, family, prior_prec, fit_intercept):
+    """Laplace posterior of all the data from ``row_sums(theta)`` (see :func:`loglik_sums`).
+
+    The Newton iterations of :func:`skcoreset._inference.laplace.laplace` (same mode to the
+    same tolerance, precision at the mode), with every sum over rows computed by
+    ``row_sums``: in memory chunk by chunk, or by a tree reduction on a dask cluster (one
+    pass over the data per Newton trial).
+
+    Parameters
+    ----------
+    row_sums : callable
+        ``theta -> (loglik, grad, neg_hessian)`` of the weighted data.
+    weighted_target : float
+        ``sum_n w_n y_n`` of the encoded targets (starts the intercept at their mean).
+    total_weight : float
+        ``sum_n w_n``.
+    family : Family
+    prior_prec : ndarray of shape (p,)
+    fit_intercept : bool
+
+    Returns
+    -------
+    GaussianPosterior
+    """
+    theta0 = initial_theta(np.array([weighted_target / total_weight]), family, np.ones(1),
+                           len(prior_prec), fit_intercept)
+    theta, _, precision, n_iter, converged = newton_map(
+        _SummedLogPosterior(row_sums, prior_prec, total_weight), theta0)
+    if not converged:
+        warn_not_converged("Newton's method for the Laplace weighting distribution", n_iter)
+    return GaussianPosterior(theta, precision=precision)
+
+
+def draw_shared_projection(builder, n_samples, family, prior_prec, rng, *, full_laplace,
+                           subsample):
+    """Draw a Hilbert constructor's J projection parameters once for all blocks.
+
+    Every block is then projected under the same weighting distribution pi-hat, so the block
+    coresets and their merges approximate the same vector (paper 001, eq. 39). The
+    distribution follows ``builder.weighting``: ``"laplace"`` is the Laplace posterior of all
+    the data, computed without holding it (``full_laplace()``); ``"laplace-subsample"`` the
+    Laplace posterior of a uniform subsample of ``n_subsample`` (default ``sqrt(N)``) rows,
+    ``subsample(size) -> (X, y, w)``; ``"prior"`` the prior. As in memory, the Laplace fits
+    see the sample weights divided by their mean (``full_laplace`` must do so itself). Sets
+    ``builder.weighting_posterior_`` and ``builder.projection_dim_``.
+
+    Returns
+    -------
+    thetas : ndarray of shape (projection_dim, p)
+    """
+    if builder.weighting == "laplace":
+        posterior = full_laplace()
+    elif builder.weighting == "laplace-subsample":
+        X, y, w = subsample(max(builder.n_subsample or int(np.sqrt(n_samples)), 1), rng)
+        posterior = laplace(X, y, family, sample_weight=relative_weights(w),
+                            prior_prec=prior_prec,
+                            fit_intercept=builder.fit_intercept).posterior
+    else:
+        posterior = GaussianPosterior(np.zeros(len(prior_prec)), np.diag(1.0 / prior_prec))
+    builder.weighting_posterior_ = posterior
+    # blocks are bounded, so "auto" needs no memory cap here
+    builder.projection_dim_ = builder._resolve_projection_dim()
+    return posterior.sample(builder.projection_dim_, random_state=rng)
+
+
+def uses_shared_projection(builder):
+    """Whether the constructor projects on draws of a weighting distribution (Hilbert)."""
+    return hasattr(builder, "_draw_projection")
+
+
+def block_builder(base, model):
+    """A quiet clone of the base constructor ready for ``_build`` on encoded data."""
+    builder = clone(base)
+    if "verbose" in builder.get_params():
+        builder.set_params(verbose=0)
+    builder.model_ = model
+    return builder
+
+
+def make_context(base, model, data, family, prior_prec, rng):
+    """The :class:`BlockContext` of a new tree over the rows of ``data`` (an
+    :class:`~skcoreset._backend.InMemoryRows` or :class:`~skcoreset._backend.DaskRows`):
+    root seed, builder and, for Hilbert constructors, the shared projection drawn from the
+    weighting distribution of all of ``data`` (see :func:`weighting_access`).
+    """
+    seed = rng.randint(np.iinfo(np.int32).max)
+    builder = block_builder(base, model)
+    thetas = None
+    if uses_shared_projection(builder):
+        thetas = draw_shared_projection(
+            builder, data.n, family, prior_prec, block_rng(seed, 2),
+            **weighting_access(data, family, prior_prec, builder.fit_intercept))
+    return BlockContext(builder, family, prior_prec, seed, thetas)
+
+
+def _scaled_target_sums(top, X, y, sample_weight):
+    scaled = np.ldexp(sample_weight, -top)
+    return scaled @ y, scaled.sum(), np.count_nonzero(sample_weight > 0)
+
+
+def _scaled_loglik_sums(family, theta, fit_intercept, top, scale, X, y, sample_weight):
+    return loglik_sums(X, y, np.ldexp(sample_weight, -top) * scale, family, theta,
+                       fit_intercept)
+
+
+def weighting_access(data, family, prior_prec, fit_intercept):
+    """``full_laplace`` and ``subsample`` callables of :func:`draw_shared_projection` for the
+    rows of a storage, which read them by sums over rows and by draws.
+
+    As :func:`~skcoreset.coreset._projection.relative_weights` in memory, the Laplace fit sees
+    the weights divided by their mean over the rows of positive weight (after an exact
+    rescaling by a power of two, so that neither 1e-300 nor 1e300 under- or overflows):
+    pi-hat depends on the relative weights only.
+    """
+    def full_laplace():
+        top = np.frexp(data.max_weight())[1]
+        weighted_y, total, n_positive = data.sum(_scaled_target_sums, top)
+        scale = n_positive / total
+
+        def row_sums(theta):
+            return data.sum(_scaled_loglik_sums, family, theta, fit_intercept, top, scale)
+        return summed_laplace(row_sums, weighted_y * scale, float(n_positive), family,
+                              prior_prec, fit_intercept)
+
+    def subsample(size, rng):
+        part = data.subsample(size, rng, stream=2)
+        rows = np.argsort(part.indices)  # in row order: a memmap is read sequentially
+        return part.X[rows], part.y[rows], part.weights[rows]
+
+    return dict(full_laplace=full_laplace, subsample=subsample)
+
+
+# --------------------------------------------------------------------------------------------
+# The tree over the chunks of a chunked storage (dask): every leaf and merge a task
+# --------------------------------------------------------------------------------------------
+def _leaf(context, X, y, sample_weight, offset, block):
+    return context.leaf(X, y, sample_weight, offset, block)
+
+
+def _merge(context, left, right, first, last):
+    return context.merge(left, right, first, last)
+
+
+def merge_reduce_chunks(base, model, data, family, prior_prec, rng):
+    """Merge-reduce with ``base`` over the chunks of ``data`` (one leaf per chunk).
+
+    The tree of :class:`StreamingCoreset` as tasks of the storage, so the result equals
+    ``StreamingCoreset(base, block_size=<chunk size>)`` fitted in memory with the same
+    ``rng``; only the root is gathered.
+
+    Returns
+    -------
+    context : BlockContext
+    tree : MergeTree
+        Its nodes are the storage's tasks.
+    root : Part
+        The gathered coreset of all rows.
+    """
+    context = make_context(base, model, data, family, prior_prec, rng)
+    shared = data.shared(context)  # one copy on the cluster, not one per task
+    merge = data.task(_merge)
+    tree = MergeTree(lambda left, right, first, last: merge(shared, left, right, first, last))
+    for block, leaf in enumerate(data.chunk_tasks(_leaf, shared)):
+        tree.push(block, leaf)
+    return context, tree, data.gather(tree.root())

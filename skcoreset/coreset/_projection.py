@@ -1,0 +1,70 @@
+"""The random projection of Hilbert coresets (Campbell & Broderick 2018): every row's
+log-likelihood evaluated at draws of a weighting distribution, as one vector per row."""
+
+import numpy as np
+
+from .._backend import row_chunks
+from .._design import linear_predictor
+
+# Float64 values per chunk of projected rows (8 MiB; the family's temporaries are a few
+# times this).
+_CHUNK_ELEMENTS = 2**20
+
+
+def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=np.float64,
+                   return_sum=False):
+    """Random projection of each row's weighted, centred log-likelihood (Campbell & Broderick
+    2018, eq. 39 and §4.3).
+
+    Row n of the result is ``w_n (f_n(theta_j) - mean_j f_n(theta_j))_j / sqrt(J)`` for the J
+    draws ``theta_j`` of the weighting distribution, so inner products of rows estimate the
+    weighted Fisher-type inner product of the log-likelihood functions. Rows are processed in
+    chunks of a few MiB: each chunk is one BLAS product and elementwise family calls in
+    float64, then stored in ``dtype``, so the temporaries stay bounded for large N.
+
+    Parameters
+    ----------
+    X, y, sample_weight : arrays of n rows
+    family : Family
+    thetas : ndarray of shape (J, p)
+    fit_intercept : bool
+    dtype : {np.float64, np.float32}, default=np.float64
+        Storage type of the result (float32 halves the dominant ``(n, J)`` allocation).
+    return_sum : bool, default=False
+        Also return the sum of the rows, accumulated in float64 before any rounding to
+        ``dtype``.
+
+    Returns
+    -------
+    vectors : ndarray of shape (n, J)
+    total : ndarray of shape (J,)
+        Only when ``return_sum`` is True.
+    """
+    n, n_proj = X.shape[0], len(thetas)
+    vectors = np.empty((n, n_proj), dtype=dtype)
+    total = np.zeros(n_proj)
+    scale = sample_weight / np.sqrt(n_proj)
+    for rows in row_chunks(n, n_proj, max_elements=_CHUNK_ELEMENTS):
+        loglik = family.loglik(y[rows], linear_predictor(X[rows], thetas, fit_intercept))
+        loglik -= loglik.mean(axis=1, keepdims=True)
+        loglik *= scale[rows, None]
+        vectors[rows] = loglik
+        if return_sum:
+            total += loglik.sum(axis=0)
+    return (vectors, total) if return_sum else vectors
+
+
+def relative_weights(sample_weight):
+    """``sample_weight`` divided by its mean over the rows of positive weight.
+
+    The weighting distribution is fitted on these: it then depends on the relative weights
+    only, so multiplying all weights by ``c`` leaves the projection unchanged and multiplies
+    the coreset weights by ``c``. Rescaled by a power of two first, so that neither 1e-300
+    nor 1e300 under- or overflows.
+    """
+    positive = sample_weight > 0
+    if not positive.any():
+        return sample_weight.astype(float)
+    top = np.frexp(sample_weight.max())[1]
+    scaled = np.ldexp(sample_weight, -top)
+    return scaled / scaled[positive].mean()

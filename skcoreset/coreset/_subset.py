@@ -1,0 +1,188 @@
+"""The weighted subset a coreset hands on: the rows with their weights, as an ndarray or in
+a DataFrame's attrs, and how estimators read it back."""
+
+import numpy as np
+
+from .._sklearn_compat import _num_samples
+
+
+class WeightedSubset(np.ndarray):
+    """Rows of a data set with the weights under which they stand in for all of it.
+
+    An ``ndarray`` subclass returned by a coreset constructor's ``transform`` on its training
+    data. The estimators of :mod:`skcoreset.linear_model` read ``sample_weight`` and
+    ``sample_indices`` from it, so they can follow a coreset step in a plain
+    :class:`sklearn.pipeline.Pipeline`. Slicing or computing with it gives plain arrays
+    semantics: derived arrays do not carry the weights.
+
+    It never has as many rows as the data it was drawn from: when a coreset keeps every row,
+    ``transform`` splits one row into two copies with half its weight each (the weighted
+    log-likelihood is unchanged), so an estimator that cannot read the weights fails with a
+    sample-count mismatch instead of being fitted unweighted.
+
+    Attributes
+    ----------
+    sample_weight : ndarray of shape (n_rows,)
+        Positive weight of each row.
+    sample_indices : ndarray of shape (n_rows,)
+        Row indices into the data the coreset was built from.
+    n_samples_fit : int or None
+        Number of rows of that data (``None`` when unknown).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcoreset import UniformCoreset
+    >>> X = np.arange(20.0).reshape(10, 2)
+    >>> y = np.array([0, 1] * 5)
+    >>> subset = UniformCoreset(M=4, random_state=0).fit(X, y).transform(X)
+    >>> subset.shape, subset.sample_weight
+    ((4, 2), array([2.5, 2.5, 2.5, 2.5]))
+    """
+
+    def __new__(cls, rows, sample_weight, sample_indices, n_samples_fit=None):
+        obj = np.asarray(rows).view(cls)
+        obj.sample_weight = np.asarray(sample_weight, dtype=float)
+        obj.sample_indices = np.asarray(sample_indices)
+        obj.n_samples_fit = None if n_samples_fit is None else int(n_samples_fit)
+        return obj
+
+    def __array_finalize__(self, obj):
+        # views and results of operations are not the coreset any more
+        self.sample_weight = None
+        self.sample_indices = None
+        self.n_samples_fit = None
+
+    def __reduce__(self):
+        return (WeightedSubset, (np.asarray(self), self.sample_weight, self.sample_indices,
+                                 self.n_samples_fit))
+
+
+class _AttrsArray(np.ndarray):
+    """An array stored in ``DataFrame.attrs`` that compares equal as a whole.
+
+    pandas propagates ``attrs`` through ``pd.concat`` only when ``a.attrs == b.attrs``,
+    which needs a single bool; plain arrays would make every such concat raise.
+    """
+
+    def __eq__(self, other):
+        return np.array_equal(np.asarray(self), np.asarray(other))
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None
+
+
+def _attrs_array(values):
+    return np.array(values).view(_AttrsArray)
+
+
+def _frame_weights(frame, attrs):
+    """The weights and indices in a coreset DataFrame's ``attrs``, following its rows.
+
+    ``transform`` stores the row labels next to the weights, so a frame that was reordered,
+    filtered or concatenated with itself after ``transform`` gets each row's own weight back;
+    anything that cannot be matched by label is an error, never a misaligned fit.
+    """
+    import pandas as pd
+
+    weights = np.asarray(attrs["coreset_sample_weight"], dtype=float)
+    indices = np.asarray(attrs["coreset_sample_indices"])
+    labels = attrs.get("coreset_row_labels")
+    if labels is None:  # attrs written by hand: only positional use is possible
+        if len(weights) != len(frame):
+            raise ValueError(
+                f"The DataFrame carries {len(weights)} coreset weights in attrs but has "
+                f"{len(frame)} rows. Fit on the DataFrame the coreset's transform returned, "
+                "or pass plain data with an explicit sample_weight.")
+        return weights, indices
+    labels = pd.Index(np.asarray(labels))
+    if frame.index.equals(labels):
+        return weights, indices
+    table = pd.DataFrame({"weight": weights, "index": indices}, index=labels)
+    unique = table[~table.index.duplicated()]
+    if len(unique) != len(table.reset_index().drop_duplicates()):
+        raise ValueError(
+            "The coreset DataFrame was reordered or filtered after transform, and its row "
+            "labels are not unique, so its weights (DataFrame.attrs) cannot follow the rows. "
+            "Give the data unique row labels before fitting the coreset, or fit on the "
+            "DataFrame transform returned.")
+    position = unique.index.get_indexer(frame.index)
+    if np.any(position < 0):
+        raise ValueError(
+            f"{int(np.sum(position < 0))} row label(s) of the DataFrame are not rows of the "
+            "coreset whose weights it carries in DataFrame.attrs: it was combined with other "
+            "rows or relabelled (e.g. reset_index) after transform. Fit on the coreset rows "
+            "as transform returned them (reordering and filtering are fine), or pass plain "
+            "data with an explicit sample_weight.")
+    return unique["weight"].to_numpy()[position], unique["index"].to_numpy()[position]
+
+
+def _subset_weights(X):
+    """``(sample_weight, sample_indices, n_samples_fit)`` carried by a coreset's output, or
+    ``None``; for a DataFrame they follow its current rows (see :func:`_frame_weights`)."""
+    if isinstance(X, WeightedSubset) and X.sample_weight is not None:
+        return X.sample_weight, X.sample_indices, X.n_samples_fit
+    attrs = getattr(X, "attrs", None)  # pandas output keeps them in DataFrame.attrs
+    if isinstance(attrs, dict) and "coreset_sample_weight" in attrs:
+        weights, indices = _frame_weights(X, attrs)
+        return weights, indices, attrs.get("coreset_n_samples")
+    return None
+
+
+def _coreset_targets(y, indices, n_rows, n_samples_fit):
+    """y for the coreset rows: as given when it has one entry per row, else ``y[indices]``
+    when it has one entry per row of the data the coreset was built from."""
+    n_y = _num_samples(y)
+    if n_y == n_rows:
+        return y
+    if n_y == n_samples_fit or (n_samples_fit is None and n_y > np.max(indices, initial=-1)):
+        return y.iloc[indices] if hasattr(y, "iloc") else np.asarray(y)[indices]
+    source = ("the data it was built from" if n_samples_fit is None
+              else f"the {n_samples_fit} rows it was built from")
+    raise ValueError(
+        f"y has {n_y} entries, but X is a coreset's weighted subset of {n_rows} rows drawn "
+        f"from {source}. Pass y for the coreset rows ({n_rows} entries) or for all the "
+        "data the coreset was fitted on.")
+
+
+def unpack_weighted_subset(X, y, sample_weight):
+    """Read the weights of a coreset's output at the start of an estimator's ``fit``.
+
+    When ``X`` is a :class:`WeightedSubset` (or a DataFrame produced by a coreset with pandas
+    output), return plain ``X``, ``y`` for the coreset rows (as given when it has one entry
+    per row of ``X``, else its entries at the coreset's ``sample_indices`` when it has one
+    per row of the data the coreset was fitted on; any other length is an error) and the
+    coreset weights. Otherwise return the inputs unchanged.
+    """
+    carried = _subset_weights(X)
+    if carried is None:
+        return X, y, sample_weight
+    weights, indices, n_samples_fit = carried
+    if sample_weight is not None:
+        raise ValueError(
+            "X is a coreset's weighted subset, which already carries its sample weights; "
+            "pass sample_weight to the coreset step instead of the estimator.")
+    X = X.copy() if hasattr(X, "iloc") else np.asarray(X)
+    if y is not None:
+        y = _coreset_targets(y, indices, _num_samples(X), n_samples_fit)
+    return X, y, weights
+
+
+def _carries_weights(X):
+    """Whether X is a coreset's output with its weights (without reading them)."""
+    if isinstance(X, WeightedSubset):
+        return X.sample_weight is not None
+    attrs = getattr(X, "attrs", None)
+    return isinstance(attrs, dict) and "coreset_sample_weight" in attrs
+
+
+def reject_weighted_subset(X):
+    """Prediction must see every row: refuse a coreset's weighted subset, loudly."""
+    if _carries_weights(X):
+        raise ValueError(
+            "predict received a coreset's weighted subset instead of the data: a plain "
+            "sklearn Pipeline passes its training data through the coreset step. Predict on "
+            "other data, or use skcoreset.pipeline.Pipeline, which skips coreset steps at "
+            "prediction time.")

@@ -1,0 +1,206 @@
+"""The row storages of skcoreset._backend: in memory (ndarray, memmap) and dask give the same
+sums and the same sampling distributions; the package has no import cycles."""
+
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+
+import skcoreset
+from skcoreset import StreamingCoreset, UniformCoreset
+from skcoreset._backend import DaskRows, InMemoryRows, row_chunks
+from skcoreset.coreset import BaseCoreset
+
+
+def _rows(n=1000, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(rng.random(n) < 0.2, 1.0, -1.0)
+    w = rng.uniform(0.0, 2.0, n)
+    w[::7] = 0.0  # rows standing for nothing
+    return X, y, w
+
+
+def _dask_rows(X, y, w, chunks=130):
+    da = pytest.importorskip("dask.array")
+    rows = DaskRows.from_arrays(da.from_array(X, chunks=(chunks, 2)), y,
+                                da.from_array(w, chunks=chunks + 11))
+    return rows
+
+
+def _sums(X, y, w):
+    return X.T @ (w * y), w.sum(), np.count_nonzero(w > 0)
+
+
+@pytest.mark.parametrize("n, n_cols, max_elements, min_rows",
+                         [(0, 3, 10, 1), (10, 3, 10, 1), (10, 3, 10, 4), (10_000, 7, 2**12, 1)])
+def test_row_chunks_cover_the_rows_within_the_budget(n, n_cols, max_elements, min_rows):
+    chunks = list(row_chunks(n, n_cols, max_elements=max_elements, min_rows=min_rows))
+    assert np.array_equal(np.concatenate([np.arange(n)[c] for c in chunks] or [[]]),
+                          np.arange(n))
+    step = max(min_rows, max_elements // n_cols, 1)
+    assert all(c.stop - c.start <= step for c in chunks)
+    assert all(c.stop - c.start == step for c in chunks[:-1])
+
+
+def test_sums_and_row_maps_agree_across_storages(tmp_path):
+    X, y, w = _rows()
+    memmap = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=float,
+                                       shape=X.shape)
+    memmap[:] = X
+    expected = _sums(X, y, w)
+    dask_rows = _dask_rows(X, y, w)
+    assert dask_rows.n == 1000 and dask_rows.n_features == 3 and dask_rows.n_chunks == 8
+    for data in (InMemoryRows(X, y, w), InMemoryRows(memmap, y, w), dask_rows):
+        for got, want in zip(data.sum(_sums), expected):
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(data.map_rows(lambda X, y, w: w * X[:, 0])),
+                                   w * X[:, 0])
+        assert data.max_abs() == np.abs(X).max()
+        assert data.max_weight() == w.max()
+        assert data.has_both_classes()
+    one_class = InMemoryRows(X, np.where(w > 0, -1.0, 1.0), w)  # +1 only at weight 0
+    assert not one_class.has_both_classes()
+
+
+def test_dask_summary_witnesses_the_targets_of_positive_weight():
+    X, y, w = _rows()
+    w[y > 0] = 0.0
+    data = _dask_rows(X, y, w)
+    assert set(np.unique(data.summary.witness)) == {-1.0, 1.0}
+    assert set(np.unique(data.summary.positive_witness)) == {-1.0}
+    assert not data.has_both_classes()
+    assert data.summary.min_weight == 0.0 and data.summary.max_weight == w.max()
+
+
+@pytest.mark.parametrize("stratify", [False, True])
+def test_uniform_sample_keeps_each_total_weight(stratify):
+    X, y, w = _rows()
+    for data in (InMemoryRows(X, y, w), _dask_rows(X, y, w)):
+        part = data.uniform_sample(50, np.random.RandomState(0), stratify=stratify)
+        assert part.size == 50 == len(np.unique(part.indices))
+        assert np.all(w[part.indices] > 0)
+        np.testing.assert_array_equal(part.X, X[part.indices])
+        np.testing.assert_array_equal(part.y, y[part.indices])
+        groups = [(y == -1, part.y == -1), (y == 1, part.y == 1)] if stratify else [
+            (np.ones(1000, bool), np.ones(50, bool))]
+        for in_data, in_part in groups:
+            # each kept row keeps its weight up to one factor: the group's total weight
+            np.testing.assert_allclose(part.weights[in_part].sum(), w[in_data].sum())
+            ratio = part.weights[in_part] / w[part.indices[in_part]]
+            np.testing.assert_allclose(ratio, ratio[0])
+        if stratify:  # classes in proportion to their rows of positive weight
+            positive = np.bincount((y[w > 0] > 0).astype(int))
+            drawn = np.bincount((part.y > 0).astype(int))
+            assert np.all(np.abs(drawn - 50 * positive / positive.sum()) < 1)
+
+
+def test_subsample_is_uniform_over_rows_of_positive_weight():
+    X, y, w = _rows(n=60)
+    for data in (InMemoryRows(X, y, w), _dask_rows(X, y, w, chunks=13)):
+        counts = np.zeros(60)
+        for seed in range(300):
+            part = data.subsample(10, np.random.RandomState(seed), stream=1)
+            np.testing.assert_array_equal(part.weights, w[part.indices])
+            counts[part.indices] += 1
+        assert np.all(counts[w == 0] == 0)
+        # each of the 51 rows of positive weight is drawn with probability 10 / 51
+        expected = 300 * 10 / np.count_nonzero(w > 0)
+        assert np.all(np.abs(counts[w > 0] - expected) < 5 * np.sqrt(expected))
+
+
+@pytest.mark.parametrize("stratify", [False, True])
+def test_importance_sample_is_unbiased(stratify):
+    """E[sum_n weight_n f_n] = sum_n w_n f_n for the reweighted draws (closed form of the
+    estimator), checked by the mean over seeds, on both storages."""
+    X, y, w = _rows(n=200)
+    importance = 0.1 + X[:, 0] ** 2
+    f = X[:, 1] + 3.0
+    exact = w @ f
+    for data, scores in [(InMemoryRows(X, y, w), importance),
+                         (_dask_rows(X, y, w, chunks=37), None)]:
+        if scores is None:
+            scores = data.map_rows(lambda X, y, w: 0.1 + X[:, 0] ** 2)
+        estimates = []
+        for seed in range(200):
+            part, total = data.importance_sample(20, np.random.RandomState(seed), scores,
+                                                 stratify=stratify)
+            np.testing.assert_allclose(total, w @ importance)
+            if stratify:
+                assert set(part.y) == {-1.0, 1.0}
+            estimates.append(part.weights @ f[part.indices])
+        estimates = np.array(estimates)
+        assert abs(estimates.mean() - exact) < 4 * estimates.std() / np.sqrt(200)
+
+
+def test_importance_sample_reports_non_finite_importance():
+    X, y, w = _rows(n=100)
+    scores = np.ones(100)
+    scores[3] = np.inf
+    w[3] = 1.0
+    part, total = InMemoryRows(X, y, w).importance_sample(5, np.random.RandomState(0),
+                                                          scores)
+    assert part is None and total == np.inf
+    data = _dask_rows(X, y, w, chunks=30)
+    x3 = X[3, 0]
+    scores = data.map_rows(lambda X, y, w: np.where(X[:, 0] == x3, np.inf, 1.0))
+    part, total = data.importance_sample(5, np.random.RandomState(0), scores)
+    assert part is None and total == np.inf
+
+
+def test_base_coreset_is_abstract():
+    with pytest.raises(TypeError, match="abstract"):
+        BaseCoreset()
+
+    class Incomplete(BaseCoreset):
+        pass
+
+    with pytest.raises(TypeError, match="_build"):
+        Incomplete()
+
+
+def test_streaming_partial_fit_validates_parameters_on_the_first_call():
+    X, y = _rows(n=200)[:2]
+    with pytest.raises(ValueError, match="block_size"):
+        StreamingCoreset(block_size=0).partial_fit(X, y, classes=[-1, 1])
+    with pytest.raises(ValueError, match="Invalid base_coreset.*'M'"):
+        StreamingCoreset(UniformCoreset(M=0)).partial_fit(X, y, classes=[-1, 1])
+
+
+def _imports(path, module, is_package):
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            name = node.module
+            if node.level:
+                name = ".".join(base[:len(base) - node.level + 1] + ([name] if name else []))
+            yield name
+            yield from (f"{name}.{alias.name}" for alias in node.names)
+
+
+def test_no_import_cycles():
+    """No module of the package imports, even inside a function, one that imports it back
+    (directly or through others)."""
+    root = pathlib.Path(skcoreset.__file__).parent.parent
+    modules = {}
+    for path in (root / "skcoreset").rglob("*.py"):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        modules[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    graph = {module: {name for name in _imports(path, module, is_package)
+                      if name in modules and name != module}
+             for module, (path, is_package) in modules.items()}
+
+    def reachable(start):
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph[todo.pop()] - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        return seen
+
+    cycles = sorted(module for module in graph if module in reachable(module))
+    assert cycles == []
