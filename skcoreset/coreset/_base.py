@@ -243,6 +243,29 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             self.error_ = root.error
         return root
 
+    # -- hooks of merge-reduce (StreamingCoreset, dask input) ------------------------------
+    def _block_projection(self, n_samples, family, prior_prec, rng, *, full_laplace,
+                          subsample):
+        """Parameters every block of a merge-reduce tree must share, drawn once, or ``None``.
+
+        Hilbert constructors return the J draws of their weighting distribution, so that
+        every block is projected under the same distribution; other constructors share
+        nothing. ``full_laplace()`` returns the Laplace posterior of all ``n_samples`` rows
+        (computed by sums over rows) and ``subsample(size, rng)`` a uniform ``(X, y, w)``
+        subsample of them.
+        """
+        return None
+
+    def _build_block(self, X, y, sample_weight, family, prior_prec, rng, *, thetas=None,
+                     target=None):
+        """Coreset ``(indices, weights)`` of one block of a merge-reduce tree.
+
+        ``thetas`` is what :meth:`_block_projection` returned and ``target`` the projected
+        vector of all the data the block stands in for (both ``None`` outside Hilbert
+        constructors). By default the block is built like any data, by :meth:`_build`.
+        """
+        return self._build(X, y, sample_weight, family, prior_prec, rng)
+
     def _set_family(self, model):
         """``family_`` and ``model_`` (its name) of a resolved ``model``: a registered name,
         built with this constructor's family parameters, or a Family instance."""

@@ -166,6 +166,38 @@ class _HilbertCoreset(LikelihoodCoreset):
             return self._fallback(sample_weight, rng or np.random.RandomState(0))
         return indices, factor * sample_weight[indices]
 
+    def _block_projection(self, n_samples, family, prior_prec, rng, *, full_laplace,
+                          subsample):
+        """Draw the J projection parameters once for every block of a merge-reduce tree.
+
+        Every block is then projected under the same weighting distribution pi-hat, so the
+        block coresets and their merges approximate the same vector (Campbell & Broderick
+        2018, eq. 39). ``"laplace"`` is the Laplace posterior of all the data
+        (``full_laplace()``, which sees the weights divided by their mean, as in memory);
+        ``"laplace-subsample"`` that of ``n_subsample`` (default ``sqrt(N)``) uniformly
+        drawn rows; ``"prior"`` the prior. Sets ``weighting_posterior_`` and
+        ``projection_dim_`` (blocks are bounded, so ``"auto"`` needs no memory cap here).
+        """
+        if self.weighting == "laplace":
+            posterior = full_laplace()
+        elif self.weighting == "laplace-subsample":
+            X, y, w = subsample(max(self.n_subsample or int(np.sqrt(n_samples)), 1), rng)
+            posterior = laplace(X, y, family, sample_weight=relative_weights(w),
+                                prior_prec=prior_prec,
+                                fit_intercept=self.fit_intercept).posterior
+        else:  # the prior needs no data
+            posterior = self._weighting_distribution(None, None, None, family, prior_prec,
+                                                     rng=None)
+        self.weighting_posterior_ = posterior
+        self.projection_dim_ = self._resolve_projection_dim()
+        return posterior.sample(self.projection_dim_, random_state=rng)
+
+    def _build_block(self, X, y, sample_weight, family, prior_prec, rng, *, thetas=None,
+                     target=None):
+        if thetas is None:
+            return self._build(X, y, sample_weight, family, prior_prec, rng)
+        return self._build_projected(X, y, sample_weight, family, thetas, target, rng)
+
     def _fallback(self, sample_weight, rng):
         """A uniform coreset, when the solver returns no point (a coreset is never empty)."""
         warnings.warn(

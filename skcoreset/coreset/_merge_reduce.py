@@ -21,10 +21,10 @@ from sklearn.base import clone
 
 from .._backend import Part, block_rng, row_chunks
 from .._inference._common import LogPosterior
-from .._inference.laplace import initial_theta, laplace, newton_map
+from .._inference.laplace import initial_theta, newton_map
 from .._newton import warn_not_converged
 from .._posterior import GaussianPosterior
-from ._projection import project_loglik, relative_weights
+from ._projection import project_loglik
 
 # Row chunks of at most 2**19 float64 values (4 MiB), at least 1024 rows.
 _CHUNKS = dict(max_elements=2**19, min_rows=1024)
@@ -74,12 +74,9 @@ class BlockContext:
             return part.take(keep, part.weights[keep], self._error(part))
         X, y, w = part.X[keep], part.y[keep], part.weights[keep]
         builder = copy.copy(self.builder)  # _build sets attributes: one copy per task/thread
-        if self.thetas is not None:  # Hilbert: every block projected under the same pi-hat
-            rows, weights = builder._build_projected(X, y, w, self.family, self.thetas,
-                                                     part.target, block_rng(self.seed, *key))
-        else:
-            rows, weights = builder._build(X, y, w, self.family, self.prior_prec,
-                                           block_rng(self.seed, *key))
+        rows, weights = builder._build_block(X, y, w, self.family, self.prior_prec,
+                                             block_rng(self.seed, *key), thetas=self.thetas,
+                                             target=part.target)
         positive = weights > 0
         return part.take(keep[rows[positive]], weights[positive],
                          getattr(builder, "error_", None))
@@ -242,43 +239,6 @@ def summed_laplace(row_sums, weighted_target, total_weight, family, prior_prec, 
     return GaussianPosterior(theta, precision=precision)
 
 
-def draw_shared_projection(builder, n_samples, family, prior_prec, rng, *, full_laplace,
-                           subsample):
-    """Draw a Hilbert constructor's J projection parameters once for all blocks.
-
-    Every block is then projected under the same weighting distribution pi-hat, so the block
-    coresets and their merges approximate the same vector (paper 001, eq. 39). The
-    distribution follows ``builder.weighting``: ``"laplace"`` is the Laplace posterior of all
-    the data, computed without holding it (``full_laplace()``); ``"laplace-subsample"`` the
-    Laplace posterior of a uniform subsample of ``n_subsample`` (default ``sqrt(N)``) rows,
-    ``subsample(size) -> (X, y, w)``; ``"prior"`` the prior. As in memory, the Laplace fits
-    see the sample weights divided by their mean (``full_laplace`` must do so itself). Sets
-    ``builder.weighting_posterior_`` and ``builder.projection_dim_``.
-
-    Returns
-    -------
-    thetas : ndarray of shape (projection_dim, p)
-    """
-    if builder.weighting == "laplace":
-        posterior = full_laplace()
-    elif builder.weighting == "laplace-subsample":
-        X, y, w = subsample(max(builder.n_subsample or int(np.sqrt(n_samples)), 1), rng)
-        posterior = laplace(X, y, family, sample_weight=relative_weights(w),
-                            prior_prec=prior_prec,
-                            fit_intercept=builder.fit_intercept).posterior
-    else:
-        posterior = GaussianPosterior(np.zeros(len(prior_prec)), np.diag(1.0 / prior_prec))
-    builder.weighting_posterior_ = posterior
-    # blocks are bounded, so "auto" needs no memory cap here
-    builder.projection_dim_ = builder._resolve_projection_dim()
-    return posterior.sample(builder.projection_dim_, random_state=rng)
-
-
-def uses_shared_projection(builder):
-    """Whether the constructor projects on draws of a weighting distribution (Hilbert)."""
-    return hasattr(builder, "_draw_projection")
-
-
 def block_builder(base, model):
     """A quiet clone of the base constructor ready for ``_build`` on encoded data."""
     builder = clone(base)
@@ -296,11 +256,9 @@ def make_context(base, model, data, family, prior_prec, rng):
     """
     seed = rng.randint(np.iinfo(np.int32).max)
     builder = block_builder(base, model)
-    thetas = None
-    if uses_shared_projection(builder):
-        thetas = draw_shared_projection(
-            builder, data.n, family, prior_prec, block_rng(seed, 2),
-            **weighting_access(data, family, prior_prec, builder.fit_intercept))
+    thetas = builder._block_projection(
+        data.n, family, prior_prec, block_rng(seed, 2),
+        **weighting_access(data, family, prior_prec, builder.fit_intercept))
     return BlockContext(builder, family, prior_prec, seed, thetas)
 
 
@@ -315,8 +273,8 @@ def _scaled_loglik_sums(family, theta, fit_intercept, top, scale, X, y, sample_w
 
 
 def weighting_access(data, family, prior_prec, fit_intercept):
-    """``full_laplace`` and ``subsample`` callables of :func:`draw_shared_projection` for the
-    rows of a storage, which read them by sums over rows and by draws.
+    """``full_laplace`` and ``subsample`` callables of ``BaseCoreset._block_projection`` for
+    the rows of a storage, which read them by sums over rows and by draws.
 
     As :func:`~skcoreset.coreset._projection.relative_weights` in memory, the Laplace fit sees
     the weights divided by their mean over the rows of positive weight (after an exact
