@@ -22,7 +22,7 @@ def _stable_cholesky(matrix):
     raise linalg.LinAlgError("Matrix is not positive definite, even with diagonal jitter.")
 
 
-def gaussian_kl(mean0, chol0, mean1, chol1):
+def gaussian_kl_cholesky(mean0, chol0, mean1, chol1):
     """KL(N(mean0, L0 L0^T) || N(mean1, L1 L1^T)) from lower Cholesky factors."""
     p = len(mean0)
     a = linalg.solve_triangular(chol1, chol0, lower=True)  # L1^-1 L0
@@ -52,7 +52,8 @@ class _Moments:
 
         ``other`` is a :class:`GaussianPosterior` or a :class:`SamplePosterior`.
         """
-        return gaussian_kl(self.mean, self.cov_cholesky, other.mean, other.cov_cholesky)
+        return gaussian_kl_cholesky(self.mean, self.cov_cholesky, other.mean,
+                                    other.cov_cholesky)
 
 
 def _as_generator(random_state):

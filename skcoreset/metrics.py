@@ -26,7 +26,7 @@ from ._backend import row_chunks
 from .families import LogisticFamily, make_family
 from ._inference import laplace, prior_precision
 from ._posterior import GaussianPosterior, _stable_cholesky
-from ._posterior import gaussian_kl as _gaussian_kl_cholesky
+from ._posterior import gaussian_kl_cholesky
 from ._validation import check_sample_weight
 
 __all__ = ["CoresetQuality", "coreset_quality", "gaussian_kl", "loglik_relative_error",
@@ -95,7 +95,7 @@ def gaussian_kl(mean0, cov0, mean1, cov1):
     if mean0.size != mean1.size:
         raise ValueError(f"The Gaussians have different dimensions: {mean0.size} and "
                          f"{mean1.size}.")
-    kl = _gaussian_kl_cholesky(mean0, _stable_cholesky(cov0), mean1, _stable_cholesky(cov1))
+    kl = gaussian_kl_cholesky(mean0, _stable_cholesky(cov0), mean1, _stable_cholesky(cov1))
     return float(kl)
 
 

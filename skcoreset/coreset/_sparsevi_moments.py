@@ -11,7 +11,7 @@ import numpy as np
 from scipy import linalg
 
 from .._design import linear_predictor, rmatvec, weighted_gram
-from .._posterior import _stable_cholesky, gaussian_kl
+from .._posterior import _stable_cholesky, gaussian_kl_cholesky
 from ._potentials import PotentialEvaluator
 from ._sparsevi_steps import _AdamStep, _NaturalStep
 
@@ -166,8 +166,8 @@ class _MonteCarloMoments:
         Gaussian (Laplace, or moment-matched walkers) and the full data's Laplace."""
         mean, chol = self.sampler.gaussian()
         full_mean, full_chol = self._full()
-        forward = gaussian_kl(mean, chol, full_mean, full_chol)
-        return forward, forward + gaussian_kl(full_mean, full_chol, mean, chol)
+        forward = gaussian_kl_cholesky(mean, chol, full_mean, full_chol)
+        return forward, forward + gaussian_kl_cholesky(full_mean, full_chol, mean, chol)
 
 
 def _row_quadratic_forms(X, matrix, fit_intercept):
@@ -262,5 +262,5 @@ class _ExactGaussianMoments:
     def kl(self):
         """Exact ``KL(pi_w || pi)`` and ``KL(pi_w || pi) + KL(pi || pi_w)``."""
         mean, _, chol = self.full
-        forward = gaussian_kl(self.mean, self.cov_chol, mean, chol)
-        return forward, forward + gaussian_kl(mean, chol, self.mean, self.cov_chol)
+        forward = gaussian_kl_cholesky(self.mean, self.cov_chol, mean, chol)
+        return forward, forward + gaussian_kl_cholesky(mean, chol, self.mean, self.cov_chol)

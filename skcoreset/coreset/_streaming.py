@@ -260,7 +260,7 @@ class StreamingCoreset(BaseCoreset):
         return root
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, sample_weight=None, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Consume the next rows of a stream.
 
         The rows are cut into blocks of ``block_size`` (a call with fewer rows is one
@@ -274,11 +274,12 @@ class StreamingCoreset(BaseCoreset):
             The next rows.
         y : array-like of shape (n_samples,)
             Their targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the rows.
         classes : array-like of shape (2,), default=None
             The two labels of a logistic model, needed on the first call when its rows may
-            not show both; ignored afterwards and for other models.
+            not show both; ignored afterwards and for other models. Same position as in
+            scikit-learn's ``partial_fit`` and in the estimators'.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the rows.
 
         Returns
         -------
