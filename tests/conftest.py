@@ -1,10 +1,13 @@
-"""Shared fixtures: the papers' N = 500 data sets, read from ../shared/data when present."""
+"""Shared fixtures: the papers' N = 500 data sets (read from ../shared/data when present),
+synthetic GLM data, the conjugate Gaussian posterior and one dask cluster for the session."""
 
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 DATA_DIR = Path(os.environ.get("SKCORESET_DATA",
@@ -32,6 +35,27 @@ def load_paper_dataset(name):
     return X_white, y.astype(int), "poisson"
 
 
+def logistic_data(n, coef, intercept=0.0, *, seed=0, scale=1.0, uniform=None,
+                  labels=(0, 1)):
+    """Synthetic logistic-regression rows: ``X`` standard normal times ``scale`` (or uniform
+    on ``[-uniform, uniform]``), ``y`` Bernoulli(expit(X @ coef + intercept)) with the labels
+    ``labels[0]`` (negative) and ``labels[1]`` (positive)."""
+    rng = np.random.default_rng(seed)
+    shape = (n, len(coef))
+    X = rng.uniform(-uniform, uniform, shape) if uniform else scale * rng.normal(size=shape)
+    positive = rng.random(n) < expit(X @ np.asarray(coef, dtype=float) + intercept)
+    return X, np.where(positive, labels[1], labels[0])
+
+
+def poisson_data(n, coef, intercept=0.0, *, seed=0, scale=1.0, uniform=None, dtype=int):
+    """Synthetic Poisson (log link) rows: ``X`` as in :func:`logistic_data`, ``y`` Poisson
+    with rate exp(X @ coef + intercept)."""
+    rng = np.random.default_rng(seed)
+    shape = (n, len(coef))
+    X = rng.uniform(-uniform, uniform, shape) if uniform else scale * rng.normal(size=shape)
+    return X, rng.poisson(np.exp(X @ np.asarray(coef, dtype=float) + intercept)).astype(dtype)
+
+
 def conjugate_linear_regression(X, y, sample_weight, noise, prior_prec):
     """Exact posterior (mean, cov) and log evidence of weighted Bayesian linear regression
     with an intercept, known noise and the diagonal prior precision ``prior_prec``."""
@@ -57,3 +81,17 @@ def _single_threaded_blas():
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """One 2-worker ``distributed.LocalCluster`` (processes) for every dask test: starting
+    one takes seconds, so the session shares it. Tests that need a default client make
+    their own ``distributed.Client(dask_cluster)``."""
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           host="127.0.0.1", dashboard_address=None)
+    yield cluster
+    cluster.close()

@@ -14,7 +14,7 @@ from skcoreset._inference import laplace, prior_precision
 from skcoreset.datasets import make_binary, make_logistic_regression
 from skcoreset.metrics import coreset_quality
 
-from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
+from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset, logistic_data
 
 CONSTRUCTORS = [
     UniformCoreset(M=30, random_state=0),
@@ -26,10 +26,7 @@ IDS = [type(c).__name__ for c in CONSTRUCTORS]
 
 
 def _logistic_data(n=400, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3))
-    y = (rng.random(n) < expit(X @ [1.5, -1.0, 0.5] + 0.2)).astype(int)
-    return X, y
+    return logistic_data(n, [1.5, -1.0, 0.5], 0.2, seed=seed)
 
 
 def _full_weights(coreset, n):

@@ -5,7 +5,6 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.special import expit
 from sklearn.base import clone
 
 from skcoreset import FrankWolfeCoreset, GIGACoreset
@@ -13,17 +12,16 @@ from skcoreset.families import LogisticFamily
 from skcoreset.coreset._projection import project_loglik, relative_weights
 from skcoreset.solvers import giga
 
+from .conftest import logistic_data
+
 HILBERT = [GIGACoreset, FrankWolfeCoreset]
 
 
 def _logistic_data(n=2000, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = (rng.random(n) < expit(X @ np.linspace(1.5, -1.0, d) + 0.2)).astype(int)
-    return X, y
-
+    return logistic_data(n, np.linspace(1.5, -1.0, d), 0.2, seed=seed)
 
 # --- projection_dim ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("cls", HILBERT)
 def test_auto_projection_follows_m(cls):

@@ -6,7 +6,6 @@ import warnings
 import numpy as np
 import pytest
 from scipy import optimize
-from scipy.special import expit
 from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import scale
@@ -16,7 +15,7 @@ from skcoreset.families import GaussianFamily, LogisticFamily, PoissonFamily
 from skcoreset._inference._common import prior_precision
 from skcoreset._inference.kl_proximal import kl_proximal
 
-from .conftest import conjugate_linear_regression
+from .conftest import conjugate_linear_regression, logistic_data, poisson_data
 
 EPS = np.finfo(float).eps
 
@@ -29,16 +28,11 @@ def _single_blas_thread():
 
 
 def _logistic_data(n=300, d=5, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = np.where(rng.random(n) < expit(X @ np.linspace(-1, 1.5, d) + 0.3), 1.0, -1.0)
-    return X, y
+    return logistic_data(n, np.linspace(-1, 1.5, d), 0.3, seed=seed, labels=(-1.0, 1.0))
 
 
 def _poisson_data(n=300, d=5, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    return X, rng.poisson(np.exp(0.5 * X @ np.linspace(-0.5, 0.8, d) + 1.0)).astype(float)
+    return poisson_data(n, 0.5 * np.linspace(-0.5, 0.8, d), 1.0, seed=seed, dtype=float)
 
 
 def _problem(name, **kwargs):

@@ -13,20 +13,15 @@ from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
 from skcoreset.families import GaussianFamily, LogisticFamily, PoissonFamily
 from skcoreset._inference import laplace, prior_precision
 
-from .conftest import conjugate_linear_regression
+from .conftest import conjugate_linear_regression, logistic_data, poisson_data
 
 
 def _logistic_data(n=300, d=4, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = (rng.random(n) < expit(X @ np.linspace(-1, 1.5, d) + 0.3)).astype(int)
-    return X, y
+    return logistic_data(n, np.linspace(-1, 1.5, d), 0.3, seed=seed)
 
 
 def _poisson_data(n=300, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d)) * 0.5
-    return X, rng.poisson(np.exp(X @ np.linspace(-0.5, 0.8, d) + 1.0))
+    return poisson_data(n, np.linspace(-0.5, 0.8, d), 1.0, seed=seed, scale=0.5)
 
 
 @pytest.mark.parametrize("prior_scale", [0.3, 1.0, 5.0])

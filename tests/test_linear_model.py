@@ -15,18 +15,15 @@ from sklearn.preprocessing import StandardScaler
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
                        BayesianPoissonRegression)
 
+from .conftest import logistic_data, poisson_data
+
 
 def _logistic_data(n=200, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3))
-    y = np.where(rng.random(n) < expit(X @ [1.0, -2.0, 0.5] - 0.3), "spam", "ham")
-    return X, y
+    return logistic_data(n, [1.0, -2.0, 0.5], -0.3, seed=seed, labels=("ham", "spam"))
 
 
 def _poisson_data(n=200, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2)) * 0.5
-    return X, rng.poisson(np.exp(X @ [0.7, -0.4] + 1.2))
+    return poisson_data(n, [0.7, -0.4], 1.2, seed=seed, scale=0.5)
 
 
 def _fit_both(est, X, y, **fit_kwargs):

@@ -6,17 +6,15 @@ from scipy.special import expit
 
 from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
 
+from .conftest import logistic_data, poisson_data
+
 
 def _logistic(n=2000, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, size=(n, 3))
-    return X, np.where(rng.random(n) < expit(X @ [0.8, -0.5, 0.3] + 0.2), "yes", "no")
+    return logistic_data(n, [0.8, -0.5, 0.3], 0.2, seed=seed, uniform=1, labels=("no", "yes"))
 
 
 def _counts(n=2000, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, size=(n, 2))
-    return X, rng.poisson(np.exp(X @ [0.4, -0.3] + 0.3))
+    return poisson_data(n, [0.4, -0.3], 0.3, seed=seed, uniform=1)
 
 
 # A fixed pass_radius (the paper's; its measured bias warns): with "auto" the polynomial

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from numpy.polynomial import polynomial
 from scipy import integrate
-from scipy.special import expit, gammaln, log_expit
+from scipy.special import gammaln, log_expit
 
 from skcoreset.families import GaussianFamily, LogisticFamily, PoissonFamily
 from skcoreset._inference._common import prior_precision
@@ -16,25 +16,22 @@ from skcoreset._inference.pass_glm import (
     PassGLMStatistics, check_pass_degree, chebyshev_coefficients, pass_glm,
     pass_glm_posterior, pass_glm_statistics, pass_glm_statistics_dask)
 
+from .conftest import logistic_data, poisson_data
+
 LOGISTIC = LogisticFamily()
 POISSON = PoissonFamily(link="log")
 
 
 def _logistic_data(n=2000, d=3, norm=1.0, intercept=0.2, seed=0, bounded=False):
-    rng = np.random.default_rng(seed)
     # bounded: uniform features with unit variance, so |x . theta| has a hard bound
-    X = rng.uniform(-np.sqrt(3), np.sqrt(3), (n, d)) if bounded else rng.normal(size=(n, d))
     coef = np.linspace(1.0, -0.6, d)
     coef *= norm / np.linalg.norm(coef)
-    y = np.where(rng.random(n) < expit(X @ coef + intercept), 1.0, -1.0)
-    return X, y
+    return logistic_data(n, coef, intercept, seed=seed, uniform=np.sqrt(3) if bounded else None,
+                         labels=(-1.0, 1.0))
 
 
 def _poisson_data(n=2000, d=2, seed=0):
-    rng = np.random.default_rng(seed)
-    X = 0.4 * rng.normal(size=(n, d))
-    y = rng.poisson(np.exp(X @ np.linspace(0.6, -0.4, d) + 0.5)).astype(float)
-    return X, y
+    return poisson_data(n, np.linspace(0.6, -0.4, d), 0.5, seed=seed, scale=0.4, dtype=float)
 
 
 def _prior(d, fit_intercept=True):
@@ -306,17 +303,6 @@ def test_without_intercept_and_no_data():
 
 
 # --- dask: default scheduler and a 2-worker distributed cluster -----------------------------------
-@pytest.fixture(scope="module")
-def cluster():
-    distributed = pytest.importorskip("distributed")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                         host="127.0.0.1", dashboard_address=None)
-    yield local
-    local.close()
-
-
 def _dask_inputs(X, y, w, chunks):
     da = pytest.importorskip("dask.array")
     # columns split too: the statistics function must rechunk them into one block
@@ -341,13 +327,13 @@ def test_dask_default_scheduler_equals_in_memory(family, degree):
     np.testing.assert_allclose(a.posterior.cov, b.posterior.cov, rtol=1e-10)
 
 
-def test_dask_on_local_cluster_equals_in_memory(cluster):
+def test_dask_on_local_cluster_equals_in_memory(dask_cluster):
     distributed = pytest.importorskip("distributed")
     X, y = _logistic_data(n=4000, d=3)
     w = np.random.default_rng(5).uniform(0.5, 2.0, len(y))
     Xd, yd, wd = _dask_inputs(X, y, w, chunks=500)
     options = dict(prior_prec=_prior(3), fit_intercept=True, radius=4.0)
-    with distributed.Client(cluster) as client:
+    with distributed.Client(dask_cluster) as client:
         assert len(client.scheduler_info()["workers"]) == 2
         with distributed.get_task_stream(client=client) as tasks:
             for degree in (2, 6):
@@ -361,7 +347,7 @@ def test_dask_on_local_cluster_equals_in_memory(cluster):
     # the per-chunk statistics were computed on the worker processes
     chunk_tasks = [t for t in tasks.data if "_chunk_statistics" in str(t["key"])]
     assert len(chunk_tasks) == 2 * 8
-    assert {t["worker"] for t in chunk_tasks} <= set(cluster.scheduler_info["workers"])
+    assert {t["worker"] for t in chunk_tasks} <= set(dask_cluster.scheduler_info["workers"])
 
 
 def test_auto_polynomial_is_accurate_on_rare_positives_and_the_diagnostic_warns():

@@ -15,16 +15,12 @@ from skcoreset._posterior import GaussianPosterior
 from skcoreset.coreset._sensitivity import assign_clusters, sensitivity_upper_bounds
 from skcoreset.families import make_family
 
-from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
+from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset, logistic_data
 from .test_coreset import PAPER_KWARGS, _coreset_posterior, _full_weights
 
 
 def _logistic_data(n, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    theta = np.linspace(1.5, -1.0, d)
-    y = (rng.random(n) < expit(X @ theta + 0.2)).astype(int)
-    return X, y
+    return logistic_data(n, np.linspace(1.5, -1.0, d), 0.2, seed=seed)
 
 
 def _relative_kl(X, y, model, coreset, full, prior_kl):
@@ -201,16 +197,10 @@ def test_float32_memmap_is_read_in_chunks(tmp_path):
 
 # --- dask: a 2-worker distributed cluster ----------------------------------------------------
 @pytest.fixture(scope="module")
-def client():
+def client(dask_cluster):
     distributed = pytest.importorskip("distributed")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           host="127.0.0.1", dashboard_address=None)
-        client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
+    with distributed.Client(dask_cluster) as client:
+        yield client
 
 
 def _dask_inputs(X, y, w=None, chunks=500):

@@ -5,7 +5,6 @@ subsampling, and the scikit-learn contract."""
 import numpy as np
 import pytest
 from numpy.polynomial.legendre import leggauss
-from scipy.special import expit
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline as SkPipeline
@@ -23,16 +22,13 @@ from skcoreset.coreset._sparsevi_moments import (AUTO_SUBSAMPLE, _ExactGaussianM
                                                  _MonteCarloMoments, resolve_subsample)
 from skcoreset.pipeline import Pipeline
 
-from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset
+from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset, logistic_data
 
 PAPER_KWARGS = dict(prior_scale=1.0, intercept_prior_scale=1.0)
 
 
 def _logistic_data(n=300, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3))
-    y = (rng.random(n) < expit(X @ [1.5, -1.0, 0.5] + 0.2)).astype(int)
-    return X, y
+    return logistic_data(n, [1.5, -1.0, 0.5], 0.2, seed=seed)
 
 
 def _regression_data(n, d, seed=0):
