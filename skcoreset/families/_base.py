@@ -110,7 +110,7 @@ def check_counts(y, model="Poisson"):
 
 
 class Family:
-    """A likelihood written in the linear predictor ``eta = x . theta``.
+    """A likelihood written in the linear predictor ``eta = x @ theta``.
 
     Subclasses set :attr:`name` (the key of the registry, :data:`skcoreset.families.FAMILIES`)
     and implement ``loglik``, ``d1``, ``d2`` (the log-likelihood of each point and its first
