@@ -537,6 +537,7 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         return self._fit(X, y, sample_weight)
 
     @available_if(_uses_pass_glm)
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a chunk of a stream to PASS-GLM's sufficient statistics (``method="pass_glm"``).
 
@@ -751,6 +752,7 @@ class BayesianPoissonRegression(_BaseCountRegression):
         return PoissonFamily(link=self.link)
 
     @available_if(_uses_pass_glm)
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, sample_weight=None):
         """Add a chunk of a stream to PASS-GLM's sufficient statistics (``method="pass_glm"``).
 

@@ -181,3 +181,13 @@ def test_mcmc_through_the_estimators():
     mean, std = reg.predict(Xc[:5], return_std=True)
     np.testing.assert_allclose(mean, rate.mean(axis=1))
     np.testing.assert_allclose(std, np.sqrt(rate.mean(axis=1) + rate.var(axis=1)))
+
+
+@pytest.mark.parametrize("make,est", [
+    (_logistic, BayesianLogisticRegression(method="pass_glm", prior_scale=-1.0)),
+    (_counts, BayesianPoissonRegression(method="pass_glm", tol=-3.0)),
+])
+def test_partial_fit_validates_parameters(make, est):
+    X, y = make(n=100)
+    with pytest.raises(ValueError, match="prior_scale|tol"):
+        est.partial_fit(X, y)
