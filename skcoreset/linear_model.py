@@ -590,8 +590,9 @@ _COMMON_ATTRS_DOC = """
 
     r_hat_ : ndarray of shape (n_params,)
         Split-R-hat of each parameter over the walkers (``method="mcmc"`` only; Gelman et
-        al., 2013): about 1 when every half-walker samples the same distribution; values
-        above about 1.01 call for a longer run.
+        al., 2013): about 1 when every half-walker samples the same distribution. Each
+        walker is a short chain, so values up to about 1.02 are usual at the default run
+        length; larger ones call for a longer run.
 """
 
 

@@ -63,10 +63,11 @@ def test_r_hat_detects_chains_that_disagree_or_drift():
 def test_diagnostics_reject_bad_shapes():
     with pytest.raises(ValueError, match="n_steps, n_chains"):
         split_r_hat(np.zeros(10))
-    with pytest.raises(ValueError, match="at least 4 steps"):
-        effective_sample_size(np.zeros((3, 2, 1)))
-    # a constant parameter has no R-hat
+    with pytest.raises(ValueError, match="at least one step"):
+        effective_sample_size(np.zeros((0, 2, 1)))
+    # a constant parameter, or a chain too short to split in halves, has no R-hat
     assert np.isnan(split_r_hat(np.ones((10, 2, 1)))[0])
+    assert np.all(np.isnan(split_r_hat(np.random.default_rng(0).normal(size=(3, 4, 2)))))
 
 
 # --- credible intervals ----------------------------------------------------------------------

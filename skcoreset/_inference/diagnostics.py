@@ -12,9 +12,9 @@ def _as_chain(chain):
     chain = np.asarray(chain, dtype=float)
     if chain.ndim == 2:
         chain = chain[:, :, None]
-    if chain.ndim != 3 or chain.shape[0] < 4:
+    if chain.ndim != 3 or chain.shape[0] < 1:
         raise ValueError("chain must have shape (n_steps, n_chains, p) or (n_steps, n_chains) "
-                         f"with at least 4 steps, got shape {chain.shape}.")
+                         f"with at least one step, got shape {chain.shape}.")
     return chain
 
 
@@ -69,9 +69,10 @@ def split_r_hat(chain):
     ``sqrt(((n - 1) / n W + B / n) / W)``, with ``n`` the half-chain length, ``W`` the mean
     within-half-chain variance and ``B / n`` the variance of the half-chain means. It is
     close to 1 when every half-chain samples the same distribution and exceeds it when
-    chains sit in different places or drift (values above about 1.01 call for a longer
-    run). The walkers of an ensemble sampler are not independent chains, so for emcee's
-    walkers it is a check of stationarity and mixing, not a formal test.
+    chains sit in different places or drift; its excess over 1 also grows as the
+    half-chains get shorter (fewer effective draws each). The walkers of an ensemble
+    sampler are not independent chains, so for emcee's walkers it is a check of
+    stationarity and mixing, not a formal test.
 
     Parameters
     ----------
@@ -80,10 +81,13 @@ def split_r_hat(chain):
     Returns
     -------
     r_hat : ndarray of shape (p,)
-        NaN for a parameter that does not vary within any half-chain.
+        NaN for a parameter that does not vary within any half-chain, and for chains of
+        fewer than 4 steps.
     """
     chain = _as_chain(chain)
     half = chain.shape[0] // 2
+    if half < 2:
+        return np.full(chain.shape[2], np.nan)
     # drop the middle step of an odd-length chain, as Gelman et al. do
     halves = np.concatenate([chain[:half], chain[-half:]], axis=1)
     within = halves.var(axis=0, ddof=1).mean(axis=0)
