@@ -45,13 +45,15 @@ def summary_table(estimator, level):
 
 def _draws_by_chain(estimator, n_draws, random_state):
     """Posterior draws of theta as ``(n_chains, n_draws, p)``: the MCMC draws by walker (the
-    latest ``n_draws // n_walkers`` steps of every walker), else independent draws from
-    ``posterior_`` in one chain."""
+    latest ``n_draws // n_walkers`` steps of every walker; all draws in one chain when there
+    are fewer draws than walkers), else independent draws from ``posterior_`` in one chain."""
     posterior = estimator.posterior_
-    if isinstance(posterior, SamplePosterior) and hasattr(estimator, "_mcmc_n_walkers"):
-        n_walkers = estimator._mcmc_n_walkers
+    if isinstance(posterior, SamplePosterior):
+        n_walkers = getattr(estimator, "_mcmc_n_walkers", posterior.n_samples)
         # draws are stored step by step (all walkers of a step together), latest last
         steps = posterior.n_samples // n_walkers
+        if steps == 0:
+            return posterior.samples[None]
         draws = posterior.samples[posterior.n_samples - steps * n_walkers:]
         return draws.reshape(steps, n_walkers, -1).transpose(1, 0, 2)
     return posterior.sample(n_draws, random_state=random_state)[None]

@@ -259,6 +259,17 @@ def test_to_arviz_mcmc_chains_are_the_walkers():
     np.testing.assert_allclose(rhat, split_r_hat(kept)[:2], rtol=1e-10)
 
 
+def test_to_arviz_fewer_mcmc_draws_than_walkers_is_one_chain():
+    pytest.importorskip("arviz")
+    X, y = _count_data()
+    reg = BayesianPoissonRegression(method="mcmc", n_draws=10, n_walkers=16, n_burnin=50,
+                                    thin=5, random_state=0)
+    with pytest.warns(UserWarning):  # a run this short is flagged
+        reg.fit(X, y)
+    data = reg.to_arviz()
+    np.testing.assert_array_equal(data.posterior["coef"].values[0], reg.posterior_samples_[:, :2])
+
+
 def test_to_arviz_gaussian_posterior_is_one_chain_of_draws():
     pytest.importorskip("arviz")
     X, y = _binary_data()
