@@ -1,7 +1,9 @@
 """Posterior objects returned by the inference functions and stored as ``posterior_``."""
 
+from numbers import Real
+
 import numpy as np
-from scipy import linalg
+from scipy import linalg, stats
 from sklearn.utils import check_random_state
 
 
@@ -54,6 +56,14 @@ class _Moments:
         """
         return gaussian_kl_cholesky(self.mean, self.cov_cholesky, other.mean,
                                     other.cov_cholesky)
+
+
+def check_level(level):
+    """The credibility ``level`` as a float in (0, 1); ValueError otherwise."""
+    if isinstance(level, bool) or not isinstance(level, Real) or not 0.0 < level < 1.0:
+        raise ValueError(f"level must be a number strictly between 0 and 1 (e.g. 0.95 for "
+                         f"95% credible intervals), got {level!r}.")
+    return float(level)
 
 
 def _as_generator(random_state):
@@ -124,6 +134,23 @@ class GaussianPosterior(_Moments):
         rng = _as_generator(random_state)
         z = rng.standard_normal((n_samples, len(self.mean)))
         return self.mean + z @ self.cov_cholesky.T
+
+    def credible_interval(self, level=0.95):
+        """Equal-tailed marginal credible intervals: ``mean -/+ z std``.
+
+        ``z`` is the standard normal quantile at ``(1 + level) / 2`` (1.96 for 0.95).
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Posterior probability inside each interval, in (0, 1).
+
+        Returns
+        -------
+        lower, upper : ndarray of shape (p,)
+        """
+        z = stats.norm.ppf(0.5 + 0.5 * check_level(level))
+        return self.mean - z * self.std, self.mean + z * self.std
 
     def logpdf(self, theta):
         """Log density at ``theta`` of shape (p,) or (S, p)."""
@@ -221,6 +248,25 @@ class SamplePosterior(_Moments):
         """
         rng = _as_generator(random_state)
         return self.samples[rng.choice(self.n_samples, size=n_samples)]
+
+    def credible_interval(self, level=0.95):
+        """Equal-tailed marginal credible intervals: empirical quantiles of the draws.
+
+        The ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of each parameter's draws
+        (linear interpolation), so skewed posteriors get asymmetric intervals.
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Posterior probability inside each interval, in (0, 1).
+
+        Returns
+        -------
+        lower, upper : ndarray of shape (p,)
+        """
+        tail = 0.5 * (1.0 - check_level(level))
+        lower, upper = np.quantile(self.samples, [tail, 1.0 - tail], axis=0)
+        return lower, upper
 
     def logpdf(self, theta):
         """Log density of the moment-matched Gaussian at ``theta`` of shape (p,) or (S, p).

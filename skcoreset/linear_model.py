@@ -13,11 +13,13 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._design import latent_moments, split_theta
+from ._design import latent_moments, linear_predictor, split_theta
 from ._posterior import SamplePosterior
+from ._summary import MCMC_DIAGNOSTICS, inference_data, summary_table
 from ._docstrings import fill_doc
 from .families import LogisticFamily, NegativeBinomialFamily, PoissonFamily
 from ._inference import kl_proximal, laplace, mcmc
@@ -173,6 +175,14 @@ class _BaseBayesianGLM(BaseEstimator):
                 setattr(self, name + "_", getattr(result, name))
             elif hasattr(self, name + "_"):
                 delattr(self, name + "_")
+        for name in MCMC_DIAGNOSTICS:  # method="mcmc" only
+            if name in result.extra:
+                setattr(self, name + "_", result.extra[name])
+            elif hasattr(self, name + "_"):
+                delattr(self, name + "_")
+        self._mcmc_n_walkers = result.extra.get("n_walkers")
+        if self._mcmc_n_walkers is None:
+            del self._mcmc_n_walkers
         coef, intercept = split_theta(self.posterior_.mean, self.fit_intercept)
         self._set_coef(coef, float(intercept))
         return self
@@ -292,6 +302,127 @@ class _BaseBayesianGLM(BaseEstimator):
     def _linear_predictor(self, X):
         X = self._check_predict_input(X)
         return X @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
+
+    def _decode_draws(self, y):
+        """Targets drawn by the family, in the estimator's encoding of y."""
+        return y
+
+    def credible_interval(self, level=0.95):
+        """Equal-tailed marginal credible intervals of ``[coef..., intercept]``.
+
+        For a Gaussian posterior (``method="laplace"``, ``"kl_proximal"``, ``"pass_glm"``)
+        ``mean -/+ z sd`` with ``z`` the normal quantile at ``(1 + level) / 2``; for
+        ``method="mcmc"`` the ``(1 - level) / 2`` and ``(1 + level) / 2`` empirical quantiles
+        of the posterior draws, which keep any skewness.
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Posterior probability inside each interval, strictly between 0 and 1.
+
+        Returns
+        -------
+        lower, upper : ndarray of shape (n_params,)
+            Bounds in the order of ``posterior_.mean``: the coefficients, then the intercept
+            when ``fit_intercept=True``.
+        """
+        check_is_fitted(self)
+        return self.posterior_.credible_interval(level)
+
+    def summary(self, level=0.95):
+        """Table of the posterior: one row per parameter.
+
+        Rows are named after ``feature_names_in_`` when the estimator was fitted on a
+        DataFrame with string column names (else ``x0``, ``x1``, ...), with the intercept last
+        as ``"intercept"`` (when ``fit_intercept=True``). Columns:
+
+        - ``mean``, ``sd``: posterior mean and standard deviation;
+        - ``lower``, ``upper``: the equal-tailed credible interval at ``level``
+          (:meth:`credible_interval`);
+        - for ``method="mcmc"`` only, the diagnostics of the run: ``ess``
+          (``effective_sample_size_``: emcee's autocorrelation-time based effective sample
+          size, at most the number of draws), ``r_hat`` (``r_hat_``: split-R-hat over the
+          walkers) and ``acceptance`` (``acceptance_fraction_``, one value for the whole
+          ensemble, repeated on every row).
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Posterior probability inside the credible intervals, strictly between 0 and 1.
+
+        Returns
+        -------
+        table : pandas.DataFrame or dict
+            A DataFrame indexed by parameter name (``table.attrs["level"]`` holds ``level``)
+            when pandas is installed; otherwise a dict of 1-D arrays with the same columns
+            in the same order, after a ``"parameter"`` entry holding the names.
+        """
+        check_is_fitted(self)
+        return summary_table(self, level)
+
+    def sample_y(self, X, n_draws=1000, random_state=None):
+        """Draws from the posterior predictive distribution of y at each row of X.
+
+        Each draw takes parameters ``theta`` from ``posterior_`` (Gaussian draws, or for
+        ``method="mcmc"`` draws resampled from the chain) and then a target at every row from
+        the likelihood given ``theta`` (``family_.sample``), so the draws include both the
+        posterior uncertainty and the noise of y. Quantiles over the draws give posterior
+        predictive intervals.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        n_draws : int, default=1000
+            Number of draws.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the parameter and target draws.
+
+        Returns
+        -------
+        y_draws : ndarray of shape (n_draws, n_samples)
+            One row per draw (note: the transpose of the layout of
+            :meth:`sklearn.gaussian_process.GaussianProcessRegressor.sample_y`). Class labels
+            from ``classes_`` for the classifier, counts (as floats) for the count models.
+        """
+        X = self._check_predict_input(X)
+        if isinstance(n_draws, bool) or not isinstance(n_draws, Integral) or n_draws < 1:
+            raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
+        rng = check_random_state(random_state)
+        theta = self.posterior_.sample(n_draws, random_state=rng)
+        eta = linear_predictor(X, theta, self.fit_intercept).T
+        return self._decode_draws(self.family_.sample(eta, random_state=rng))
+
+    def to_arviz(self, n_draws=4000, random_state=None):
+        """The posterior as ArviZ data, for ArviZ's plots and diagnostics.
+
+        Needs ArviZ (``pip install arviz``), which skcoreset does not depend on. The
+        ``posterior`` group holds ``coef`` (dimension ``feature``, named as in
+        :meth:`summary`) and ``intercept`` (when fitted). For ``method="mcmc"`` each emcee
+        walker is one chain holding its latest ``len(posterior_samples_) // n_walkers``
+        draws; the walkers of an ensemble are not independent chains, so ArviZ's R-hat
+        across them is a check of mixing rather than a formal test. For the Gaussian
+        posteriors one chain of ``n_draws`` independent draws.
+
+        Parameters
+        ----------
+        n_draws : int, default=4000
+            Number of draws of a Gaussian posterior; unused for ``method="mcmc"``, which
+            exports its own draws.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws of a Gaussian posterior.
+
+        Returns
+        -------
+        data : arviz.InferenceData
+            With ArviZ 1.0 and later, the ``xarray.DataTree`` its ``from_dict`` returns.
+
+        Raises
+        ------
+        ImportError
+            When ArviZ is not installed.
+        """
+        check_is_fitted(self)
+        return inference_data(self, n_draws, random_state)
 
 
 _METHOD_DOC = """
@@ -441,6 +572,27 @@ _COMMON_ATTRS_DOC = """
 
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has feature names that are all strings.
+
+    acceptance_fraction_ : float
+        Mean acceptance fraction of the emcee walkers' production steps (``method="mcmc"``
+        only); healthy between about 0.2 and 0.8.
+
+    autocorr_time_ : ndarray of shape (n_params,)
+        Integrated autocorrelation time of each parameter, in steps of the unthinned
+        production chain (``method="mcmc"`` only): emcee's estimate, the walkers'
+        autocorrelation functions averaged and summed up to Sokal's automatic window.
+
+    effective_sample_size_ : ndarray of shape (n_params,)
+        Effective sample size of each parameter's draws (``method="mcmc"`` only):
+        ``n_walkers * n_steps / autocorr_time_`` over the production steps, at most the
+        number of draws kept. The Monte Carlo standard error of a posterior mean is about
+        ``sd / sqrt(effective_sample_size_)``.
+
+    r_hat_ : ndarray of shape (n_params,)
+        Split-R-hat of each parameter over the walkers (``method="mcmc"`` only; Gelman et
+        al., 2013): about 1 when every half-walker samples the same distribution. Each
+        walker is a short chain, so values up to about 1.02 are usual at the default run
+        length; larger ones call for a longer run.
 """
 
 
@@ -478,7 +630,8 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
     Notes
     -----
     Multi-class problems are not supported directly; wrap the estimator in
-    :class:`sklearn.multiclass.OneVsRestClassifier`.
+    :class:`skcoreset.multiclass.BayesianOneVsRestClassifier`, which keeps
+    ``predict_proba(X, return_std=True)``.
 
     Examples
     --------
@@ -503,13 +656,18 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
     def _encode_target(self, y, classes=None):
         """Set ``classes_`` (from ``classes`` when given) and encode y as ±1."""
         y_encoded, self.classes_ = self._family().fit_target(y, classes, hint=(
-            " Wrap BayesianLogisticRegression in sklearn.multiclass.OneVsRestClassifier for "
-            "multi-class problems."))
+            " For multi-class problems use "
+            "skcoreset.multiclass.BayesianOneVsRestClassifier(BayesianLogisticRegression()), "
+            "which keeps predict_proba(X, return_std=True)."))
         return y_encoded
 
     def _encode_more(self, y):
         """Encode labels of a later ``partial_fit`` chunk with the known ``classes_``."""
         return self._family().encode_target(y, self.classes_)
+
+    def _decode_draws(self, y):
+        """±1 draws as class labels."""
+        return self.classes_[(y > 0).astype(int)]
 
     def _set_coef(self, coef, intercept):
         self.coef_ = coef.reshape(1, -1)

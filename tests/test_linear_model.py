@@ -131,7 +131,8 @@ def test_cross_validation_and_one_vs_rest_work():
 
 
 @pytest.mark.parametrize("y,match", [
-    (np.r_[np.zeros(10), np.ones(10), 2 * np.ones(10)], "Only binary classification.*OneVsRest"),
+    (np.r_[np.zeros(10), np.ones(10), 2 * np.ones(10)],
+     "Only binary classification.*BayesianOneVsRestClassifier"),
     (np.ones(30), "only one class"),
     (np.linspace(0, 1, 30), "Unknown label type"),
 ])

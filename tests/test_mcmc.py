@@ -71,8 +71,10 @@ def test_chain_plan_and_result_fields():
     assert result.converged and result.log_evidence is None
     assert 0.2 < extra["acceptance_fraction"] < 0.8
     assert extra["autocorr_time"].shape == (p,)
+    # the effective sample size of the 1000 kept draws: the chain's, at most 1000
     np.testing.assert_allclose(extra["effective_sample_size"],
-                               24 * extra["n_steps"] / extra["autocorr_time"])
+                               np.minimum(1000, 24 * extra["n_steps"] / extra["autocorr_time"]))
+    assert extra["r_hat"].shape == (p,) and np.all(np.abs(extra["r_hat"] - 1) < 0.05)
     assert isinstance(extra["laplace"].posterior, GaussianPosterior)
     # the default ensemble scales with the dimension: max(16, 4 p), never below emcee's 2 p
     assert [default_n_walkers(p) for p in (1, 3, 4, 10)] == [16, 16, 16, 40]

@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 from .._design import linear_predictor
 from .._posterior import SamplePosterior
 from ._common import InferenceResult, LogPosterior
+from .diagnostics import chain_diagnostics
 from .laplace import laplace
 
 try:  # emcee draws its progress bar with tqdm, an optional dependency
@@ -243,11 +244,13 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
         ``posterior`` is a :class:`~skcoreset._posterior.SamplePosterior` of the
         ``n_draws`` draws; ``n_iter`` the steps per walker (burn-in plus production);
         ``converged`` whether both diagnostics passed; ``log_evidence`` is None. ``extra``
-        holds ``acceptance_fraction`` (mean over walkers), ``autocorr_time`` (per parameter,
-        in steps), ``effective_sample_size`` (per parameter: ``n_walkers * n_steps / tau``
-        for the unthinned production chain), ``n_walkers``, ``n_burnin``, ``n_steps``
-        (production steps per walker), ``thin`` and ``laplace`` (the
-        :class:`InferenceResult` of the start).
+        holds ``acceptance_fraction`` (mean over walkers), and per parameter, from the
+        unthinned production chain (:func:`~skcoreset._inference.diagnostics.chain_diagnostics`):
+        ``autocorr_time`` (emcee's integrated autocorrelation time, in steps),
+        ``effective_sample_size`` (of the kept draws: ``n_walkers * n_steps / tau``, at most
+        ``n_draws``) and ``r_hat`` (split-R-hat over the walkers); then ``n_walkers``,
+        ``n_burnin``, ``n_steps`` (production steps per walker), ``thin`` and ``laplace``
+        (the :class:`InferenceResult` of the start).
 
     Warns
     -----
@@ -291,13 +294,12 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
     _run(sampler, state, n_steps, "production", verbose)
 
     acceptance = float(np.mean(sampler.acceptance_fraction))
-    tau = sampler.get_autocorr_time(tol=0)
-    converged = _diagnose(acceptance, tau, n_steps)
     draws = sampler.get_chain(thin=thin, flat=True)[-n_draws:]
+    diagnostics = chain_diagnostics(sampler.get_chain(), len(draws))
+    converged = _diagnose(acceptance, diagnostics["autocorr_time"], n_steps)
     return InferenceResult(
         posterior=SamplePosterior(draws), n_iter=n_burnin + n_steps, converged=converged,
-        extra={"acceptance_fraction": acceptance, "autocorr_time": tau,
-               "effective_sample_size": n_walkers * n_steps / tau, "n_walkers": n_walkers,
+        extra={"acceptance_fraction": acceptance, **diagnostics, "n_walkers": n_walkers,
                "n_burnin": n_burnin, "n_steps": n_steps, "thin": thin, "laplace": start})
 
 

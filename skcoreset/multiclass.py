@@ -1,0 +1,209 @@
+"""Multi-class classification with posterior uncertainty.
+
+:class:`sklearn.multiclass.OneVsRestClassifier` fits one binary classifier per class, but its
+``predict_proba`` takes no ``return_std``: the posterior uncertainty of the binary models is
+lost. :class:`BayesianOneVsRestClassifier` keeps it.
+"""
+
+from numbers import Integral
+
+import numpy as np
+from scipy.special import log_expit, softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._design import linear_predictor
+from ._sklearn_compat import HasMethods, Interval, _fit_context
+from ._validation import check_sample_weight
+from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
+from .linear_model import BayesianLogisticRegression
+
+__all__ = ["BayesianOneVsRestClassifier"]
+
+_CHUNK_ELEMENTS = 2**20  # rows x draws x classes per block of predict_proba
+
+
+class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """One-vs-rest multi-class classifier that keeps the posterior uncertainty.
+
+    Fits one binary :class:`~skcoreset.BayesianLogisticRegression` per class (that class
+    against all others, with the same ``sample_weight``), as
+    :class:`sklearn.multiclass.OneVsRestClassifier` does, and predicts class probabilities
+    with their posterior standard deviations.
+
+    With ``K >= 3`` classes, ``predict_proba`` draws ``n_draws`` parameter vectors from each
+    binary posterior (independent, as the binary models are fitted separately), computes
+    every class's probability ``p_k = sigmoid(x . coef_k + intercept_k)`` for each draw,
+    normalises them to sum to one **per draw**, ``q_k = p_k / sum_j p_j``, and returns the
+    Monte Carlo mean and standard deviation of ``q_k`` over the draws. The mean is the
+    posterior expectation of the normalised one-vs-rest probability (up to a Monte Carlo
+    error of about ``std / sqrt(n_draws)``) and the standard deviation is its posterior
+    standard deviation. The draws are seeded once at ``fit`` (from ``random_state``), so
+    repeated calls, and any subset of the rows, give the same values. With two classes one
+    binary model is fitted and its probabilities and standard deviations are returned
+    exactly (no sampling).
+
+    Parameters
+    ----------
+    estimator : BayesianLogisticRegression, default=None
+        The binary classifier, cloned for each class; ``None`` means
+        ``BayesianLogisticRegression()``. Any fitting method works; the draws come from its
+        ``posterior_`` (Gaussian draws, or resampled MCMC draws).
+    n_draws : int, default=1000
+        Posterior draws per class behind ``predict_proba`` (three or more classes).
+    random_state : int, RandomState instance or None, default=None
+        Seed of those draws, fixed at ``fit``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    estimators_ : list of BayesianLogisticRegression
+        The fitted binary models: one per class (``classes_[k]`` against the rest, the
+        positive class labelled 1) with three or more classes, a single one with two.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has feature names that are all strings.
+
+    See Also
+    --------
+    sklearn.multiclass.OneVsRestClassifier : The same decomposition without uncertainty.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.preprocessing import scale
+    >>> from skcoreset.multiclass import BayesianOneVsRestClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = BayesianOneVsRestClassifier(random_state=0).fit(scale(X), y)
+    >>> proba, std = clf.predict_proba(scale(X)[:2], return_std=True)
+    >>> proba.shape, std.shape
+    ((2, 3), (2, 3))
+    >>> bool(abs(proba.sum(axis=1) - 1).max() < 1e-12)
+    True
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict_proba"]), None],
+        "n_draws": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, estimator=None, *, n_draws=1000, random_state=None):
+        self.estimator = estimator
+        self.n_draws = n_draws
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        tags.input_tags.sparse = False
+        return tags
+
+    def _base_estimator(self):
+        if self.estimator is None:
+            return BayesianLogisticRegression()
+        if not isinstance(self.estimator, BayesianLogisticRegression):
+            raise TypeError(
+                "BayesianOneVsRestClassifier needs a BayesianLogisticRegression (its posterior "
+                f"gives the uncertainty), got {type(self.estimator).__name__}. For other "
+                "binary classifiers use sklearn.multiclass.OneVsRestClassifier.")
+        return self.estimator
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None):
+        """Fit one binary posterior per class (one in all with two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Class labels, at least two distinct.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative multipliers of each point's log-likelihood, passed to every binary
+            fit.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        base = self._base_estimator()
+        X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"y contains only one class ({self.classes_[0]!r}); a classifier needs "
+                "samples of at least two classes.")
+        if len(self.classes_) == 2:
+            self.estimators_ = [clone(base).fit(X, y, sample_weight=sample_weight)]
+        else:
+            self.estimators_ = [
+                clone(base).fit(X, (y == label).astype(int), sample_weight=sample_weight)
+                for label in self.classes_]
+        self._draw_seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        return self
+
+    def predict_proba(self, X, return_std=False):
+        """Class probabilities and, optionally, their posterior standard deviations.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        return_std : bool, default=False
+            Also return the posterior standard deviation of each class probability.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; rows sum to one. With three or more classes
+            the Monte Carlo mean over the posterior draws of the per-draw normalised
+            one-vs-rest probabilities (see the class description); with two, the binary
+            model's :meth:`~skcoreset.BayesianLogisticRegression.predict_proba`.
+        std : ndarray of shape (n_samples, n_classes)
+            Posterior standard deviation of each entry of ``proba`` (with two classes both
+            columns hold the same value). Only returned when ``return_std=True``.
+        """
+        check_is_fitted(self)
+        reject_weighted_subset(X)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if len(self.estimators_) == 1:
+            proba, std = self.estimators_[0].predict_proba(X, return_std=True)
+            return (proba, np.column_stack([std, std])) if return_std else proba
+        rng = np.random.RandomState(self._draw_seed)
+        draws = [est.posterior_.sample(self.n_draws, random_state=rng)
+                 for est in self.estimators_]
+        n_classes = len(self.estimators_)
+        proba = np.empty((X.shape[0], n_classes))
+        std = np.empty_like(proba)
+        chunk = max(1, _CHUNK_ELEMENTS // (self.n_draws * n_classes))
+        for start in range(0, X.shape[0], chunk):
+            rows = slice(start, start + chunk)
+            # log p_k for every row, draw and class; normalising per draw is a softmax of them
+            log_p = np.stack([log_expit(linear_predictor(X[rows], theta, est.fit_intercept))
+                              for est, theta in zip(self.estimators_, draws)], axis=-1)
+            q = softmax(log_p, axis=-1)  # (rows, n_draws, n_classes)
+            proba[rows] = q.mean(axis=1)
+            std[rows] = q.std(axis=1)
+        return (proba, std) if return_std else proba
+
+    def predict(self, X):
+        """The class of highest :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -1,0 +1,281 @@
+"""Posterior summaries of the GLM estimators: MCMC diagnostics, credible intervals,
+summary(), sample_y() and the ArviZ export."""
+
+import sys
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
+                       BayesianPoissonRegression, GaussianPosterior, SamplePosterior)
+from skcoreset._inference.diagnostics import (autocorr_time, effective_sample_size,
+                                              split_r_hat)
+
+_MCMC = dict(method="mcmc", n_draws=1600, random_state=0)
+
+
+def _ar1_chains(rho, n_steps, n_chains, p, rng):
+    """Stationary AR(1) chains with unit marginal variance and lag-one correlation rho."""
+    noise = rng.normal(size=(n_steps, n_chains, p)) * np.sqrt(1.0 - rho**2)
+    chain = np.empty_like(noise)
+    chain[0] = rng.normal(size=(n_chains, p))
+    for t in range(1, n_steps):
+        chain[t] = rho * chain[t - 1] + noise[t]
+    return chain
+
+
+# --- diagnostics on chains with known answers ------------------------------------------------
+
+def test_iid_draws_have_ess_n_and_r_hat_one():
+    chain = np.random.default_rng(0).normal(size=(4000, 8, 3))
+    np.testing.assert_allclose(autocorr_time(chain), 1.0, atol=0.1)
+    np.testing.assert_allclose(effective_sample_size(chain), 32_000, rtol=0.1)
+    np.testing.assert_allclose(split_r_hat(chain), 1.0, atol=0.005)
+
+
+@pytest.mark.parametrize("rho", [0.5, 0.9])
+def test_ar1_chain_ess_matches_theory(rho):
+    n_steps, n_chains = 20_000, 8
+    chain = _ar1_chains(rho, n_steps, n_chains, 2, np.random.default_rng(1))
+    theory = n_steps * n_chains * (1 - rho) / (1 + rho)
+    np.testing.assert_allclose(effective_sample_size(chain), theory, rtol=0.12)
+    np.testing.assert_allclose(autocorr_time(chain), (1 + rho) / (1 - rho), rtol=0.12)
+    np.testing.assert_allclose(split_r_hat(chain), 1.0, atol=0.01)
+
+
+def test_r_hat_detects_chains_that_disagree_or_drift():
+    rng = np.random.default_rng(2)
+    # chains centred 2 sd apart: between-chain variance dominates
+    apart = rng.normal(size=(1000, 4, 1)) + 2.0 * np.arange(4)[None, :, None]
+    assert split_r_hat(apart)[0] > 2.0
+    # every chain drifts the same way: the chain means agree and only the split sees it
+    drift = rng.normal(size=(1000, 4, 1)) + np.linspace(0, 3, 1000)[:, None, None]
+    assert split_r_hat(drift)[0] > 1.2
+    # the formula by hand on a 2-chain, 4-step example (halves of 2 steps)
+    chain = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 0.0], [3.0, 1.0]])
+    halves = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 3.0], [0.0, 1.0]])  # (4 halves, 2 steps)
+    w = halves.var(axis=1, ddof=1).mean()
+    b_over_n = halves.mean(axis=1).var(ddof=1)
+    np.testing.assert_allclose(split_r_hat(chain), np.sqrt((0.5 * w + b_over_n) / w))
+
+
+def test_diagnostics_reject_bad_shapes():
+    with pytest.raises(ValueError, match="n_steps, n_chains"):
+        split_r_hat(np.zeros(10))
+    with pytest.raises(ValueError, match="at least one step"):
+        effective_sample_size(np.zeros((0, 2, 1)))
+    # a constant parameter, or a chain too short to split in halves, has no R-hat
+    assert np.isnan(split_r_hat(np.ones((10, 2, 1)))[0])
+    assert np.all(np.isnan(split_r_hat(np.random.default_rng(0).normal(size=(3, 4, 2)))))
+
+
+# --- credible intervals ----------------------------------------------------------------------
+
+def test_gaussian_credible_interval_is_mean_plus_minus_z_sd():
+    post = GaussianPosterior(np.array([1.0, -2.0]), np.diag([4.0, 0.25]))
+    lower, upper = post.credible_interval(0.95)
+    np.testing.assert_allclose(lower, [1.0 - 1.959964 * 2.0, -2.0 - 1.959964 * 0.5], rtol=1e-6)
+    np.testing.assert_allclose(upper, [1.0 + 1.959964 * 2.0, -2.0 + 1.959964 * 0.5], rtol=1e-6)
+    lower, upper = post.credible_interval(stats.norm.cdf(1) - stats.norm.cdf(-1))
+    np.testing.assert_allclose(upper - lower, [4.0, 1.0])
+
+
+def test_sample_credible_interval_is_empirical_and_keeps_skew():
+    rng = np.random.default_rng(0)
+    draws = np.column_stack([rng.exponential(size=200_000), rng.normal(size=200_000)])
+    lower, upper = SamplePosterior(draws).credible_interval(0.9)
+    # exponential(1): quantiles -log(0.95) and -log(0.05), asymmetric about the mean 1
+    np.testing.assert_allclose([lower[0], upper[0]], [-np.log(0.95), -np.log(0.05)],
+                               rtol=0.02)
+    np.testing.assert_allclose([lower[1], upper[1]], [-1.644854, 1.644854], atol=0.02)
+    np.testing.assert_allclose(lower, np.quantile(draws, 0.05, axis=0))
+
+
+@pytest.mark.parametrize("level", [0, 1, 1.5, -0.1, "0.95", True, None])
+def test_credible_interval_rejects_bad_levels(level):
+    clf = BayesianLogisticRegression().fit(*_binary_data())
+    with pytest.raises(ValueError, match="level must be a number strictly between 0 and 1"):
+        clf.credible_interval(level)
+    with pytest.raises(ValueError, match="level"):
+        clf.summary(level)
+
+
+# --- the estimators ----------------------------------------------------------------------------
+
+def _binary_data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-(X @ [1.0, -1.0] + 0.3))), "yes", "no")
+    return X, y
+
+
+def _count_data(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2)) * 0.5
+    return X, rng.poisson(np.exp(X @ [0.5, -0.3] + 1.0))
+
+
+def test_summary_table_of_a_gaussian_posterior():
+    pd = pytest.importorskip("pandas")
+    X, y = _binary_data()
+    clf = BayesianLogisticRegression().fit(pd.DataFrame(X, columns=["age", "dose"]), y)
+    table = clf.summary(level=0.9)
+    assert list(table.index) == ["age", "dose", "intercept"]
+    assert table.index.name == "parameter"
+    assert list(table.columns) == ["mean", "sd", "lower", "upper"]
+    assert table.attrs["level"] == 0.9
+    np.testing.assert_allclose(table["mean"], clf.posterior_.mean)
+    np.testing.assert_allclose(table["mean"].iloc[:2], clf.coef_[0])
+    np.testing.assert_allclose(table["sd"], np.sqrt(np.diag(clf.posterior_.cov)))
+    lower, upper = clf.credible_interval(0.9)
+    np.testing.assert_allclose(table["lower"], lower)
+    np.testing.assert_allclose(table["upper"], upper)
+    np.testing.assert_allclose(upper - table["mean"], 1.644854 * table["sd"], rtol=1e-6)
+
+    # arrays get x0, x1, ...; no intercept row without an intercept
+    plain = BayesianLogisticRegression(fit_intercept=False).fit(X, y).summary()
+    assert list(plain.index) == ["x0", "x1"]
+
+
+def test_summary_without_pandas_is_a_dict_of_arrays(monkeypatch):
+    X, y = _binary_data()
+    clf = BayesianLogisticRegression().fit(X, y)
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas raises ImportError
+    table = clf.summary()
+    assert list(table) == ["parameter", "mean", "sd", "lower", "upper"]
+    assert list(table["parameter"]) == ["x0", "x1", "intercept"]
+    np.testing.assert_allclose(table["mean"], clf.posterior_.mean)
+    np.testing.assert_allclose(table["lower"], clf.credible_interval()[0])
+
+
+@pytest.mark.parametrize("Estimator", [BayesianLogisticRegression, BayesianPoissonRegression,
+                                       BayesianNegativeBinomialRegression])
+def test_mcmc_diagnostics_are_fitted_attributes_and_summary_columns(Estimator):
+    pd = pytest.importorskip("pandas")
+    X, y = _binary_data() if Estimator is BayesianLogisticRegression else _count_data()
+    est = Estimator(**_MCMC).fit(X, y)
+    p = X.shape[1] + 1
+    assert 0.2 < est.acceptance_fraction_ < 0.8
+    for name in ("autocorr_time_", "effective_sample_size_", "r_hat_"):
+        assert getattr(est, name).shape == (p,)
+    # the default run lasts ~50 autocorrelation times: near-independent draws, mixed walkers
+    assert np.all(est.effective_sample_size_ <= 1600)
+    assert np.all(est.effective_sample_size_ > 400)
+    assert np.all(np.abs(est.r_hat_ - 1) < 0.05)
+    table = est.summary()
+    assert isinstance(table, pd.DataFrame)
+    assert list(table.columns) == ["mean", "sd", "lower", "upper", "ess", "r_hat",
+                                   "acceptance"]
+    np.testing.assert_allclose(table["ess"], est.effective_sample_size_)
+    np.testing.assert_allclose(table["r_hat"], est.r_hat_)
+    np.testing.assert_allclose(table["acceptance"], est.acceptance_fraction_)
+    np.testing.assert_allclose(table["lower"],
+                               np.quantile(est.posterior_samples_, 0.025, axis=0))
+
+    # refitting with another method removes the MCMC-only attributes and columns
+    est.set_params(method="laplace").fit(X, y)
+    for name in ("acceptance_fraction_", "autocorr_time_", "effective_sample_size_",
+                 "r_hat_", "posterior_samples_"):
+        assert not hasattr(est, name)
+    assert list(est.summary().columns) == ["mean", "sd", "lower", "upper"]
+
+
+def test_sample_y_classifier_draws_labels_at_the_predictive_probability():
+    X, y = _binary_data()
+    clf = BayesianLogisticRegression().fit(X, y)
+    X_new = np.array([[0.0, 0.0], [2.0, -2.0], [-3.0, 3.0], [4.0, 4.0]])
+    draws = clf.sample_y(X_new, n_draws=20_000, random_state=0)
+    assert draws.shape == (20_000, 4)
+    assert set(np.unique(draws)) <= {"no", "yes"}
+    p = clf.predict_proba(X_new)[:, 1]
+    freq = (draws == "yes").mean(axis=0)
+    assert np.all(np.abs(freq - p) < 4 * np.sqrt(p * (1 - p) / 20_000) + 1e-3)
+    np.testing.assert_array_equal(draws[:50], clf.sample_y(X_new, 20_000, random_state=0)[:50])
+
+
+@pytest.mark.parametrize("Estimator,method", [
+    (BayesianPoissonRegression, "laplace"),
+    (BayesianNegativeBinomialRegression, "laplace"),
+    (BayesianPoissonRegression, "mcmc"),
+])
+def test_sample_y_counts_have_the_predictive_mean_and_sd(Estimator, method):
+    X, y = _count_data()
+    est = Estimator(method=method, n_draws=1600, random_state=0).fit(X, y)
+    X_new = np.array([[0.0, 0.0], [1.0, -1.0], [-1.5, 0.5]])
+    draws = est.sample_y(X_new, n_draws=40_000, random_state=1)
+    assert draws.shape == (40_000, 3)
+    assert np.all(draws >= 0) and np.all(draws == np.round(draws))
+    mean, sd = est.predict(X_new, return_std=True)
+    # the draws' moments are the closed-form predictive moments up to Monte Carlo error
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < 4 * sd / np.sqrt(40_000))
+    np.testing.assert_allclose(draws.std(axis=0), sd, rtol=0.03)
+
+
+@pytest.mark.parametrize("n_draws", [0, -1, 2.5, True])
+def test_sample_y_rejects_bad_n_draws(n_draws):
+    X, y = _count_data()
+    reg = BayesianPoissonRegression().fit(X, y)
+    with pytest.raises(ValueError, match="n_draws must be a positive integer"):
+        reg.sample_y(X, n_draws=n_draws)
+
+
+def test_summary_methods_need_a_fitted_estimator():
+    from sklearn.exceptions import NotFittedError
+
+    est = BayesianPoissonRegression()
+    for call in (est.summary, est.credible_interval, est.to_arviz,
+                 lambda: est.sample_y(np.zeros((2, 2)))):
+        with pytest.raises(NotFittedError):
+            call()
+
+
+# --- ArviZ -----------------------------------------------------------------------------------
+
+def test_to_arviz_without_arviz_says_how_to_install_it(monkeypatch):
+    X, y = _count_data()
+    reg = BayesianPoissonRegression().fit(X, y)
+    monkeypatch.setitem(sys.modules, "arviz", None)
+    with pytest.raises(ImportError, match="pip install arviz"):
+        reg.to_arviz()
+
+
+def test_to_arviz_mcmc_chains_are_the_walkers():
+    az = pytest.importorskip("arviz")
+    pd = pytest.importorskip("pandas")
+    X, y = _count_data()
+    reg = BayesianPoissonRegression(method="mcmc", n_draws=1000, n_walkers=16,
+                                    random_state=0).fit(pd.DataFrame(X, columns=["a", "b"]), y)
+    data = reg.to_arviz()
+    coef = data.posterior["coef"]
+    # 1000 draws of 16 walkers: the latest 62 steps of each walker
+    assert coef.shape == (16, 62, 2)
+    assert list(coef.coords["feature"].values) == ["a", "b"]
+    kept = reg.posterior_samples_[-62 * 16:].reshape(62, 16, 3)
+    np.testing.assert_array_equal(coef.values, kept[:, :, :2].transpose(1, 0, 2))
+    np.testing.assert_array_equal(data.posterior["intercept"].values, kept[:, :, 2].T)
+    # ArviZ's own split-R-hat of the same draws agrees with the thinned chains' R-hat here
+    rhat = az.rhat(data, method="split")["coef"].values
+    np.testing.assert_allclose(rhat, split_r_hat(kept)[:2], rtol=1e-10)
+
+
+def test_to_arviz_fewer_mcmc_draws_than_walkers_is_one_chain():
+    pytest.importorskip("arviz")
+    X, y = _count_data()
+    reg = BayesianPoissonRegression(method="mcmc", n_draws=10, n_walkers=16, n_burnin=50,
+                                    thin=5, random_state=0)
+    with pytest.warns(UserWarning):  # a run this short is flagged
+        reg.fit(X, y)
+    data = reg.to_arviz()
+    np.testing.assert_array_equal(data.posterior["coef"].values[0], reg.posterior_samples_[:, :2])
+
+
+def test_to_arviz_gaussian_posterior_is_one_chain_of_draws():
+    pytest.importorskip("arviz")
+    X, y = _binary_data()
+    clf = BayesianLogisticRegression(fit_intercept=False).fit(X, y)
+    data = clf.to_arviz(n_draws=500, random_state=0)
+    assert data.posterior["coef"].shape == (1, 500, 2)
+    assert "intercept" not in data.posterior
+    np.testing.assert_array_equal(data.posterior["coef"].values[0],
+                                  clf.posterior_.sample(500, random_state=0))
