@@ -380,3 +380,27 @@ def test_dask_negative_binomial_estimates_alpha_on_the_first_chunk():
     assert 0.3 < coreset.family_.alpha < 0.8 and len(coreset.sample_indices_) <= 30
     with pytest.raises(ValueError, match="Negative binomial targets are counts"):
         coreset.fit(da.from_array(X, chunks=(1000, 2)), da.from_array(-y, chunks=1000))
+
+
+def test_poisson_coresets_of_rates_weighted_by_exposure():
+    """model="poisson" accepts non-negative real targets (rates y / e with weights e);
+    model="auto" still reads them as gaussian, with a warning naming model="poisson"."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 2))
+    e = rng.uniform(0.2, 5.0, 2000)
+    y = rng.poisson(e * np.exp(X @ [0.4, -0.3] + 0.5))
+    uniform = UniformCoreset(M=40, model="poisson", random_state=0).fit(
+        X, y / e, sample_weight=e)
+    assert uniform.model_ == "poisson"
+    np.testing.assert_allclose(uniform.sample_weight_.sum(), e.sum())
+    giga = GIGACoreset(M=40, model="poisson", projection_dim=200, random_state=0)
+    X_core, y_core, w_core = giga.fit_coreset(X, y / e, sample_weight=e)
+    assert np.any(y_core != np.round(y_core))
+    full = BayesianPoissonRegression().fit(X, y, exposure=e)
+    core = BayesianPoissonRegression().fit(X_core, y_core, sample_weight=w_core)
+    sd = np.sqrt(np.diag(full.posterior_.cov))
+    assert np.all(np.abs(core.posterior_.mean - full.posterior_.mean) < 2 * sd)
+    with pytest.warns(UserWarning, match="gaussian.*set model='poisson'"):
+        assert UniformCoreset(M=40).fit(X, y / e).model_ == "gaussian"
+    with pytest.raises(ValueError, match="Poisson targets are non-negative"):
+        UniformCoreset(M=40, model="poisson").fit(X, -y / e)

@@ -96,9 +96,10 @@ def resolve_model(model, y, *, first_block=False):
         if np.all(y_array >= 0):
             warnings.warn(
                 "model='auto' infers the gaussian model from non-negative, non-integer y; "
-                "if y are counts (rates, or counts with rounding error), round them to "
-                "integers and set model='poisson'. Set model='gaussian' explicitly to keep "
-                "the gaussian model.", UserWarning, stacklevel=3)
+                "if y are rates (counts / exposure, with sample_weight=exposure) or counts "
+                "with rounding error, set model='poisson', which accepts non-negative real "
+                "targets. Set model='gaussian' explicitly to keep the gaussian model.",
+                UserWarning, stacklevel=3)
         return "gaussian"
     raise ValueError(
         f"model='auto' cannot infer a likelihood from a target of type {target_type!r}; "
@@ -571,7 +572,8 @@ default="auto"
         integers -> poisson, continuous -> gaussian. A ``UserWarning`` flags the readings
         that could be wrong (at most 10 distinct integers, which may be class labels;
         non-negative non-integer values, which may be rates or rounded counts): set the
-        model explicitly to silence it. ``"negative_binomial"`` (overdispersed counts)
+        model explicitly to silence it. ``"poisson"`` accepts non-negative real targets,
+        such as rates ``counts / exposure`` fitted with ``sample_weight=exposure``. ``"negative_binomial"`` (overdispersed counts)
         estimates its overdispersion from the data (see
         :class:`~skcoreset.families.NegativeBinomialFamily`). A
         :class:`~skcoreset.families.Family` instance, e.g.
