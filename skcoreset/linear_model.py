@@ -656,7 +656,7 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
 
 
 class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
-    """The count regressions: non-negative integer targets, predictions of new counts."""
+    """The count regressions: non-negative targets, predictions of new counts."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -728,7 +728,10 @@ class BayesianPoissonRegression(_BaseCountRegression):
 
     Fits a Gaussian posterior over the coefficients and intercept of the Poisson rate
     ``exp(x . coef + intercept)`` (``link="log"``) or ``log(1 + exp(x . coef + intercept))``
-    (``link="softplus"``, as in the coreset papers) under a Gaussian prior.
+    (``link="softplus"``, as in the coreset papers) under a Gaussian prior. Targets are
+    non-negative: counts, or rates such as ``counts / exposure`` fitted with
+    ``sample_weight=exposure`` as for scikit-learn's ``PoissonRegressor``; counts observed
+    over different exposures can also be fitted and predicted with ``exposure=``.
 
     Parameters
     ----------

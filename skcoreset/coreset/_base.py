@@ -584,8 +584,9 @@ default="auto"
         that could be wrong (at most 10 distinct integers, which may be class labels;
         non-negative non-integer values, which may be rates or rounded counts): set the
         model explicitly to silence it. ``"poisson"`` accepts non-negative real targets,
-        such as rates ``counts / exposure`` fitted with ``sample_weight=exposure``. ``"negative_binomial"`` (overdispersed counts)
-        estimates its overdispersion from the data (see
+        such as rates ``counts / exposure`` fitted with ``sample_weight=exposure``.
+        ``"negative_binomial"`` (overdispersed counts) estimates its overdispersion from the
+        data (see
         :class:`~skcoreset.families.NegativeBinomialFamily`). A
         :class:`~skcoreset.families.Family` instance, e.g.
         ``NegativeBinomialFamily(alpha=0.5)`` or ``PoissonFamily(link="softplus")``, sets

@@ -10,8 +10,9 @@ class WeightedSubset(np.ndarray):
     """Rows of a data set with the weights under which they stand in for all of it.
 
     An ``ndarray`` subclass returned by a coreset constructor's ``fit_transform`` (how a
-    Pipeline's ``fit`` hands the coreset to the next step). The estimators of :mod:`skcoreset.linear_model` read ``sample_weight`` and
-    ``sample_indices`` from it, so they can follow a coreset step in a plain
+    Pipeline's ``fit`` hands the coreset to the next step). The estimators of
+    :mod:`skcoreset.linear_model` read ``sample_weight`` and ``sample_indices`` from it, so
+    they can follow a coreset step in a plain
     :class:`sklearn.pipeline.Pipeline`. Slicing or computing with it gives plain arrays
     semantics: derived arrays do not carry the weights.
 
@@ -82,8 +83,9 @@ def _frame_weights(frame, attrs):
     """The weights and indices in a coreset DataFrame's ``attrs``, following its rows.
 
     ``fit_transform`` stores the row labels next to the weights, so a frame that was
-    reordered, filtered or concatenated with itself after ``fit_transform`` gets each row's own weight back;
-    anything that cannot be matched by label is an error, never a misaligned fit.
+    reordered, filtered or concatenated with itself after ``fit_transform`` gets each row's
+    own weight back; anything that cannot be matched by label is an error, never a
+    misaligned fit.
     """
     import pandas as pd
 
@@ -114,8 +116,8 @@ def _frame_weights(frame, attrs):
             f"{int(np.sum(position < 0))} row label(s) of the DataFrame are not rows of the "
             "coreset whose weights it carries in DataFrame.attrs: it was combined with other "
             "rows or relabelled (e.g. reset_index) after fit_transform. Fit on the coreset "
-            "rows as fit_transform returned them (reordering and filtering are fine), or pass plain "
-            "data with an explicit sample_weight.")
+            "rows as fit_transform returned them (reordering and filtering are fine), or pass "
+            "plain data with an explicit sample_weight.")
     return unique["weight"].to_numpy()[position], unique["index"].to_numpy()[position]
 
 
