@@ -271,3 +271,14 @@ def test_exposure_cannot_follow_a_coreset_step():
         # the rates with the exposure as weights: what the message proposes
         pipe.fit(X, y / e, coreset__sample_weight=e)
         assert pipe[-1].predict(X[:3], exposure=e[:3]).shape == (3,)
+    # with metadata routing: routed to a final step after a coreset it is the same error,
+    # without a coreset step it reaches the estimator's fit and score
+    with sklearn.config_context(enable_metadata_routing=True):
+        reg = BayesianPoissonRegression().set_fit_request(exposure=True).set_score_request(
+            exposure=True)
+        with pytest.raises(ValueError, match="exposure cannot reach"):
+            Pipeline([("coreset", UniformCoreset(M=50, model="poisson")),
+                      ("reg", reg)]).fit(X, y, exposure=e)
+        search = GridSearchCV(Pipeline([("scale", StandardScaler()), ("reg", reg)]),
+                              {"reg__prior_scale": [0.5, 2.0]}, cv=3).fit(X, y, exposure=e)
+    assert np.isfinite(search.best_score_)
