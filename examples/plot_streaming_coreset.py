@@ -84,7 +84,7 @@ plt.show()
 # ``fit`` on all rows builds the tree in one call, here with two parallel jobs (the result
 # does not depend on ``n_jobs``). Unlike the stream above, whose GIGA weighting distribution
 # was drawn from the first chunk, it draws that distribution from all the rows. In a plain
-# scikit-learn pipeline the coreset step's ``transform`` hands a
+# scikit-learn pipeline the coreset step's ``fit_transform`` hands a
 # :class:`~skcoreset.WeightedSubset` -- the coreset rows carrying ``sample_weight`` and
 # ``sample_indices`` -- to the Bayesian estimator, which fits it with those weights.
 pipe = SklearnPipeline([
@@ -92,8 +92,8 @@ pipe = SklearnPipeline([
                                  block_size=chunk_size, n_jobs=2, random_state=0)),
     ("clf", BayesianLogisticRegression())])
 pipe.fit(X_all, y_all)
-subset = pipe.named_steps["coreset"].transform(X_all)
-print(f"{type(subset).__name__} of shape {subset.shape}, weights summing to "
-      f"{subset.sample_weight.sum():.0f}")
+coreset = pipe.named_steps["coreset"]
+print(f"{len(coreset.sample_indices_)} coreset rows, weights summing to "
+      f"{coreset.sample_weight_.sum():.0f}")
 print(f"KL(pipeline posterior || posterior of all rows) = {posterior_kl(pipe, exact):.3g} "
       "nats")

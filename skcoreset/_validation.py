@@ -39,3 +39,25 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError("sample_weight sums to infinity in float64; a weight is the number "
                          "of rows a row stands for, so use weights of a representable size.")
     return sample_weight
+
+
+def check_exposure(exposure, n_samples):
+    """Validate the exposures of count targets: a float64 array of shape ``(n_samples,)`` of
+    positive finite values (a scalar is repeated). Raises ``ValueError`` otherwise."""
+    if isinstance(exposure, numbers.Number):
+        exposure = np.full(n_samples, float(exposure))
+    else:
+        exposure = check_array(exposure, ensure_2d=False, dtype=np.float64,
+                               ensure_all_finite=False, input_name="exposure")
+        if exposure.ndim != 1:
+            raise ValueError(f"exposure must be 1-D, got an array of shape {exposure.shape}.")
+        if exposure.shape[0] != n_samples:
+            raise ValueError(f"exposure has {exposure.shape[0]} entries but X has "
+                             f"{n_samples} rows.")
+    if not np.all(np.isfinite(exposure)):
+        raise ValueError("exposure contains NaN or infinity.")
+    if np.any(exposure <= 0):
+        raise ValueError("exposure contains values <= 0; an exposure (time, population, "
+                         "area the count was observed over) must be positive. Drop rows "
+                         "with zero exposure: they carry no information.")
+    return exposure

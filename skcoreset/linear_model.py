@@ -28,8 +28,8 @@ from ._inference.mcmc import sample_predictive_moments
 from ._backend import is_dask_collection
 from ._inference.pass_glm import check_pass_degree, pass_glm, pass_glm_posterior, start_statistics
 from ._sklearn_compat import Interval, StrOptions, _fit_context
-from ._validation import check_sample_weight
-from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
+from ._validation import check_exposure, check_sample_weight
+from .coreset._subset import _carries_weights, reject_weighted_subset, unpack_weighted_subset
 
 
 class _Method(NamedTuple):
@@ -71,6 +71,21 @@ def _uses_pass_glm(estimator):
             f"sufficient statistics; this estimator has method={estimator.method!r}. Use "
             f"set_params(method={_STREAMING}) to fit a stream chunk by chunk, or call fit.")
     return True
+
+
+def _check_exposure_input(X):
+    """``exposure`` has one entry per row of plain in-memory data: refuse a coreset's
+    weighted subset (its rows are not the rows the exposure was given for) and dask arrays."""
+    if _carries_weights(X):
+        raise ValueError(
+            "exposure cannot be combined with a coreset's weighted subset: the coreset was "
+            "built on the likelihood of y without the exposure. Fit the pipeline on rates "
+            "instead, which gives the same posterior: fit(X, y / exposure, "
+            "<coreset step>__sample_weight=exposure).")
+    if is_dask_collection(X):
+        raise ValueError(
+            "exposure is not supported with dask arrays; pass the rates y / exposure with "
+            "sample_weight=exposure instead (the same posterior).")
 
 
 class _BaseBayesianGLM(BaseEstimator):
@@ -187,14 +202,24 @@ class _BaseBayesianGLM(BaseEstimator):
         self._set_coef(coef, float(intercept))
         return self
 
-    def _fit(self, X, y, sample_weight):
-        """Validate, fit the posterior and set the fitted attributes common to both models."""
+    def _fit(self, X, y, sample_weight, exposure=None):
+        """Validate, fit the posterior and set the fitted attributes common to both models.
+
+        ``exposure`` (Poisson only) becomes rates weighted by the exposure
+        (:meth:`PoissonFamily.exposure_as_weight`), which every method fits exactly.
+        """
+        if exposure is not None:
+            _check_exposure_input(X)
         X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
         if is_dask_collection(X):
             return self._fit_dask(X, y, sample_weight)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        log_constant = 0.0
+        if exposure is not None:
+            y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
+                y_encoded, sample_weight, check_exposure(exposure, X.shape[0]))
         spec = self._method()
         prior = self._prior(X.shape[1])
         result = spec.fit(
@@ -202,6 +227,9 @@ class _BaseBayesianGLM(BaseEstimator):
             sample_weight=sample_weight, prior_prec=prior, fit_intercept=self.fit_intercept,
             tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
             **self._method_options(spec))
+        for name in ("log_evidence", "elbo"):  # of the counts, not of the weighted rates
+            if getattr(result, name) is not None:
+                setattr(result, name, getattr(result, name) + log_constant)
         self._start_stream(result.extra.get("statistics"), result.extra.get("pilot"))
         return self._store(result)
 
@@ -786,7 +814,7 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
 
 
 class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
-    """The count regressions: non-negative integer targets, predictions of new counts."""
+    """The count regressions: non-negative targets, predictions of new counts."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -837,7 +865,16 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         std : ndarray of shape (n_samples,)
             Only returned when ``return_std=True``.
         """
+        return self._predict_counts(X, return_std)
+
+    def _predict_counts(self, X, return_std, exposure=None):
+        """Predictive mean (and std) of counts observed over ``exposure`` (default 1): the
+        mean ``mu`` scales to ``e mu``, so its posterior mean by ``e`` and variance by
+        ``e^2``."""
         mean, mean_var = self._predictive_moments(X)
+        if exposure is not None:
+            exposure = check_exposure(exposure, len(mean))
+            mean, mean_var = exposure * mean, exposure**2 * mean_var
         if return_std:
             return mean, np.sqrt(self.family_.predictive_variance(mean, mean_var))
         return mean
@@ -849,7 +886,10 @@ class BayesianPoissonRegression(_BaseCountRegression):
 
     Fits a Gaussian posterior over the coefficients and intercept of the Poisson rate
     ``exp(x . coef + intercept)`` (``link="log"``) or ``log(1 + exp(x . coef + intercept))``
-    (``link="softplus"``, as in the coreset papers) under a Gaussian prior.
+    (``link="softplus"``, as in the coreset papers) under a Gaussian prior. Targets are
+    non-negative: counts, or rates such as ``counts / exposure`` fitted with
+    ``sample_weight=exposure`` as for scikit-learn's ``PoissonRegressor``; counts observed
+    over different exposures can also be fitted and predicted with ``exposure=``.
 
     Parameters
     ----------
@@ -908,6 +948,86 @@ class BayesianPoissonRegression(_BaseCountRegression):
 
     def _family(self):
         return PoissonFamily(link=self.link)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None, exposure=None):
+        """Fit the posterior.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Non-negative targets: counts, or rates such as ``counts / exposure`` (with
+            ``sample_weight=exposure``, as for scikit-learn's ``PoissonRegressor``). For
+            non-integer y the Poisson log-likelihood, normalised with ``log Gamma(y + 1)``,
+            is a quasi-likelihood with the Poisson dependence on the coefficients.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative multipliers of each point's log-likelihood; a weight of 2 counts the
+            row twice. Not normalised.
+        exposure : float or array-like of shape (n_samples,), default=None
+            Positive exposure of each count (time, population, area...): ``y`` is modelled
+            as ``Poisson(exposure * rate(x))``, an offset ``log(exposure)`` in the linear
+            predictor for the log link. Fitted as the rates ``y / exposure`` with weights
+            ``sample_weight * exposure``, the same posterior for every link and method
+            (:meth:`PoissonFamily.exposure_as_weight
+            <skcoreset.families.PoissonFamily.exposure_as_weight>`); ``log_evidence_`` and
+            ``elbo_`` are those of the counts. ``coef_`` and :meth:`predict` then describe
+            the rate per unit of exposure. Not supported with dask arrays or after a coreset
+            step (fit the rates with the exposure as ``sample_weight`` there). Routed like
+            ``sample_weight`` with metadata routing (``set_fit_request(exposure=True)``).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        return self._fit(X, y, sample_weight, exposure=exposure)
+
+    def predict(self, X, return_std=False, exposure=None):
+        """Posterior predictive mean count, and optionally its standard deviation.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        return_std : bool, default=False
+            Also return the standard deviation of the posterior predictive distribution of
+            the count: the Poisson noise plus the posterior uncertainty of its mean ``mu``,
+            ``sqrt(E[mu] + Var[mu])``.
+        exposure : float or array-like of shape (n_samples,), default=None
+            Positive exposure of the counts to predict: the mean becomes ``exposure * mu``.
+            ``None``: the rate per unit of exposure.
+
+        Returns
+        -------
+        mean : ndarray of shape (n_samples,)
+            ``E[y | x, data] = exposure * E[mu(eta)]`` over the posterior of the linear
+            predictor.
+        std : ndarray of shape (n_samples,)
+            Only returned when ``return_std=True``.
+        """
+        return self._predict_counts(X, return_std, exposure)
+
+    def score(self, X, y, sample_weight=None, exposure=None):
+        """Coefficient of determination R^2 of :meth:`predict` (with ``exposure``) against y.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Observed targets: counts over ``exposure``, or rates when ``exposure`` is None.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows in R^2.
+        exposure : float or array-like of shape (n_samples,), default=None
+            Exposure of the counts y, passed to :meth:`predict`.
+
+        Returns
+        -------
+        score : float
+        """
+        from sklearn.metrics import r2_score
+
+        return r2_score(y, self.predict(X, exposure=exposure), sample_weight=sample_weight)
 
     @available_if(_uses_pass_glm)
     @_fit_context(prefer_skip_nested_validation=True)

@@ -605,8 +605,8 @@ def coreset_quality(coreset, X, y, sample_weight=None, *, full_posterior=None):
         A constructor of :mod:`skcoreset.coreset` (e.g. :class:`~skcoreset.GIGACoreset`)
         fitted on ``X``, ``y`` (and ``sample_weight``).
     X : array-like of shape (n_samples, n_features)
-        The data the coreset was built from (recognised as by the constructor's
-        ``transform``: same number of rows, coreset rows in place).
+        The data the coreset was built from (recognised by its number of rows and the
+        coreset rows in place).
     y : array-like of shape (n_samples,)
         The targets the coreset was built from.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -669,9 +669,8 @@ def coreset_quality(coreset, X, y, sample_weight=None, *, full_posterior=None):
     check_is_fitted(coreset, ["sample_indices_", "sample_weight_", "family_"])
     params = _coreset_prior_params(coreset)
 
-    # transform validates the features and recognises the training data, as in a Pipeline
-    subset = coreset.transform(X)
-    if subset is X:
+    coreset.transform(X)  # validates the features
+    if not coreset._is_training_data(X):
         raise ValueError(
             f"X ({_n_rows(X)} rows) is not the data the coreset was fitted on: its number "
             "of rows or its rows at sample_indices_ differ. Pass the X the coreset was "

@@ -134,6 +134,12 @@ class Pipeline(sk_pipeline.Pipeline):
     @staticmethod
     def _fit_step(step, X, y, weights, params, last):
         """Fit one step on (X, y) with the coreset weights so far; return the new data."""
+        if weights is not None and params.get("exposure") is not None:
+            raise ValueError(
+                f"exposure cannot reach {type(step).__name__} after a coreset step: it has one "
+                "entry per input row, and the coreset was built on the likelihood of y "
+                "without it. Fit the pipeline on rates instead, which gives the same "
+                "posterior: fit(X, y / exposure, <coreset step>__sample_weight=exposure).")
         if weights is not None and "sample_weight" not in params:
             if _accepts_sample_weight(step.fit):
                 params = {**params, "sample_weight": weights}

@@ -53,20 +53,23 @@ def test_contract_size_weights_determinism(coreset):
 
 
 @pytest.mark.parametrize("coreset", CONSTRUCTORS, ids=IDS)
-def test_transform_returns_weighted_subset_only_on_training_data(coreset):
+def test_fit_transform_hands_on_the_weighted_subset_and_transform_every_row(coreset):
     X, y = _logistic_data()
-    fitted = clone(coreset).fit(X, y)
-    subset = fitted.transform(X)
+    fitted = clone(coreset)
+    subset = fitted.fit_transform(X, y)
     assert isinstance(subset, WeightedSubset)
     np.testing.assert_array_equal(np.asarray(subset), X[fitted.sample_indices_])
     np.testing.assert_array_equal(subset.sample_weight, fitted.sample_weight_)
     np.testing.assert_array_equal(subset.sample_indices, fitted.sample_indices_)
     assert subset[:2].sample_weight is None  # derived arrays are not the coreset
+    np.testing.assert_array_equal(clone(coreset).fit(X, y).sample_weight_,
+                                  fitted.sample_weight_)
+    # after fit, prediction and scoring see every row: the training data included
+    assert fitted.transform(X) is X
     X_new = X + 1.0
     assert fitted.transform(X_new) is X_new
-    assert fitted.transform(X[:-1]).shape == X[:-1].shape
-    fit_transformed = clone(coreset).fit_transform(X, y)
-    np.testing.assert_array_equal(fit_transformed.sample_weight, fitted.sample_weight_)
+    with pytest.raises(ValueError, match="features"):
+        fitted.transform(X[:, :2])
 
 
 @pytest.mark.parametrize("coreset", CONSTRUCTORS, ids=IDS)
@@ -86,11 +89,11 @@ def test_dataframes_and_pandas_output(coreset):
     pd = pytest.importorskip("pandas")
     X, y = _logistic_data()
     frame = pd.DataFrame(X, columns=["a", "b", "c"], index=np.arange(len(y)) + 1000)
-    fitted = clone(coreset).fit(frame, pd.Series(y))
+    fitted = clone(coreset)
+    out = fitted.fit_transform(frame, pd.Series(y))
     assert list(fitted.feature_names_in_) == ["a", "b", "c"]
     X_core, y_core, w_core = clone(coreset).fit_coreset(frame, pd.Series(y, index=frame.index))
     assert isinstance(X_core, pd.DataFrame) and list(X_core.index) == list(y_core.index)
-    out = fitted.transform(frame)
     assert isinstance(out, pd.DataFrame)
     np.testing.assert_array_equal(out.attrs["coreset_sample_weight"], fitted.sample_weight_)
     pandas_out = clone(coreset).set_output(transform="pandas")
@@ -380,3 +383,27 @@ def test_dask_negative_binomial_estimates_alpha_on_the_first_chunk():
     assert 0.3 < coreset.family_.alpha < 0.8 and len(coreset.sample_indices_) <= 30
     with pytest.raises(ValueError, match="Negative binomial targets are counts"):
         coreset.fit(da.from_array(X, chunks=(1000, 2)), da.from_array(-y, chunks=1000))
+
+
+def test_poisson_coresets_of_rates_weighted_by_exposure():
+    """model="poisson" accepts non-negative real targets (rates y / e with weights e);
+    model="auto" still reads them as gaussian, with a warning naming model="poisson"."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 2))
+    e = rng.uniform(0.2, 5.0, 2000)
+    y = rng.poisson(e * np.exp(X @ [0.4, -0.3] + 0.5))
+    uniform = UniformCoreset(M=40, model="poisson", random_state=0).fit(
+        X, y / e, sample_weight=e)
+    assert uniform.model_ == "poisson"
+    np.testing.assert_allclose(uniform.sample_weight_.sum(), e.sum())
+    giga = GIGACoreset(M=40, model="poisson", projection_dim=200, random_state=0)
+    X_core, y_core, w_core = giga.fit_coreset(X, y / e, sample_weight=e)
+    assert np.any(y_core != np.round(y_core))
+    full = BayesianPoissonRegression().fit(X, y, exposure=e)
+    core = BayesianPoissonRegression().fit(X_core, y_core, sample_weight=w_core)
+    sd = np.sqrt(np.diag(full.posterior_.cov))
+    assert np.all(np.abs(core.posterior_.mean - full.posterior_.mean) < 2 * sd)
+    with pytest.warns(UserWarning, match="gaussian.*set model='poisson'"):
+        assert UniformCoreset(M=40).fit(X, y / e).model_ == "gaussian"
+    with pytest.raises(ValueError, match="Poisson targets are non-negative"):
+        UniformCoreset(M=40, model="poisson").fit(X, -y / e)

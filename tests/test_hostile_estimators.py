@@ -88,10 +88,17 @@ def test_classifier_label_sets(method):
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_poisson_counts_must_be_non_negative_integers(method):
+def test_poisson_targets_must_be_non_negative_and_exposures_positive(method):
     X, _, y = _data()
     _must_raise(_reg(method), X, y - 5, "negative")
-    _must_raise(_reg(method), X, y + 0.5, "non-integer")
+    _fit_or_raise(_reg(method), X, y + 0.5, None)  # rates: a quasi-likelihood
+    for bad in (0.0, -1.0, np.nan):
+        exposure = np.ones(len(y))
+        exposure[3] = bad
+        with pytest.raises(ValueError, match="exposure"):
+            _reg(method).fit(X, y, exposure=exposure)
+    with pytest.raises(ValueError, match="exposure has 3 entries"):
+        _reg(method).fit(X, y, exposure=np.ones(3))
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -124,8 +124,8 @@ def test_dataframes_reordered_or_filtered_after_transform_keep_their_weights(cor
     pd = pytest.importorskip("pandas")
     X, y, _ = _data(n=60)
     frame = pd.DataFrame(X, columns=["a", "b", "c"], index=np.arange(60) * 10 + 5)
-    fitted = clone(coreset).fit(frame, y)
-    out = fitted.transform(frame)
+    fitted = clone(coreset)
+    out = fitted.fit_transform(frame, y)
     by_label = dict(zip(frame.index[fitted.sample_indices_], fitted.sample_weight_))
     for changed in [out.sample(frac=1.0, random_state=0), out.sort_values("b"), out.head(3),
                     out.iloc[::-2], pd.concat([out.tail(2), out.head(2)]),

@@ -4,7 +4,8 @@ import pickle
 
 import numpy as np
 import pytest
-from scipy.special import expit
+from scipy.special import expit, gammaln
+from scipy.stats import poisson
 from sklearn.base import clone
 from sklearn.datasets import load_diabetes
 from sklearn.exceptions import NotFittedError
@@ -144,7 +145,6 @@ def test_classifier_target_errors(y, match):
 
 @pytest.mark.parametrize("y,match", [
     (np.r_[-1.0, np.ones(29)], "negative"),
-    (np.r_[0.5, np.ones(29)], "non-integer"),
     (np.r_[np.nan, np.ones(29)], "NaN"),
 ])
 def test_poisson_target_errors(y, match):
@@ -228,3 +228,111 @@ def test_negative_binomial_methods():
     assert "pass_degree" not in BayesianNegativeBinomialRegression().get_params()
     with pytest.raises(ValueError, match="Negative binomial targets are counts"):
         BayesianNegativeBinomialRegression().fit(X, -y)
+
+
+# --- Poisson with rates and exposure -----------------------------------------------------------
+def _exposure_data(n=300, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    exposure = rng.uniform(0.2, 5.0, n)
+    y = rng.poisson(exposure * np.exp(X @ [0.4, -0.3] + 0.5))
+    return X, y, exposure
+
+
+def test_poisson_exposure_is_an_offset_in_the_linear_predictor():
+    """The Laplace posterior with exposure e solves the score equations of the counts with
+    the offset log(e), has their Hessian as precision, and their log evidence."""
+    from scipy.stats import multivariate_normal
+
+    X, y, e = _exposure_data()
+    reg = BayesianPoissonRegression(prior_scale=2.0).fit(X, y, exposure=e)
+    theta = reg.posterior_.mean
+    A = np.column_stack([X, np.ones(len(y))])
+    prior_prec = np.array([0.25, 0.25, 0.01])
+    mu = e * np.exp(A @ theta)  # the count mean, offset log(e)
+    score = A.T @ (y - mu) - prior_prec * theta
+    assert np.max(np.abs(score)) < 1e-8 * np.sum(y)
+    precision = A.T @ (mu[:, None] * A) + np.diag(prior_prec)
+    np.testing.assert_allclose(np.linalg.inv(reg.posterior_.cov), precision, rtol=1e-8)
+    log_joint = (poisson.logpmf(y, mu).sum()
+                 + multivariate_normal(np.zeros(3), np.diag(1 / prior_prec)).logpdf(theta))
+    laplace = (log_joint + 1.5 * np.log(2 * np.pi)
+               + 0.5 * np.linalg.slogdet(reg.posterior_.cov)[1])
+    assert reg.log_evidence_ == pytest.approx(laplace, rel=1e-10)
+
+
+_METHOD_LINKS = [(method, link) for method in ("laplace", "kl_proximal", "pass_glm", "mcmc")
+                 for link in ("log", "softplus") if (method, link) != ("pass_glm", "softplus")]
+
+
+@pytest.mark.parametrize("method,link", _METHOD_LINKS)
+def test_poisson_rates_weighted_by_exposure_are_the_exposure_fit(method, link):
+    """scikit-learn's idiom fit(X, y / e, sample_weight=e) (non-integer targets) and
+    fit(X, y, exposure=e) have the same posterior with every method (PASS-GLM: log link)."""
+    X, y, e = _exposure_data()
+    est = BayesianPoissonRegression(link=link, method=method, n_draws=400, random_state=0)
+    counts = clone(est).fit(X, y, exposure=e)
+    rates = clone(est).fit(X, y / e, sample_weight=e)
+    np.testing.assert_allclose(counts.posterior_.mean, rates.posterior_.mean, rtol=1e-12)
+    np.testing.assert_allclose(counts.posterior_.cov, rates.posterior_.cov, rtol=1e-12)
+    # the evidence is that of the counts: the log-likelihoods differ by a constant in theta,
+    # here evaluated at a rate of 1 (scipy's Poisson pmf of the counts with mean e)
+    r = y / e
+    constant = np.sum(poisson.logpmf(y, e) - e * (-1.0 - gammaln(r + 1.0)))
+    for name in ("log_evidence_", "elbo_"):
+        if hasattr(rates, name):
+            difference = getattr(counts, name) - getattr(rates, name)
+            assert difference == pytest.approx(constant, rel=1e-10)
+
+
+def test_poisson_rates_match_sklearn_poisson_regressor():
+    """Non-integer targets: the MAP of y / e with weights e is scikit-learn's
+    PoissonRegressor with alpha = 1 / (sum(e) prior_scale^2) (a flat intercept prior)."""
+    from sklearn.linear_model import PoissonRegressor
+
+    X, y, e = _exposure_data()
+    reg = BayesianPoissonRegression(prior_scale=0.5, intercept_prior_scale=1e6).fit(
+        X, y / e, sample_weight=e)
+    ref = PoissonRegressor(alpha=1 / (e.sum() * 0.25), tol=1e-12, max_iter=1000).fit(
+        X, y / e, sample_weight=e)
+    np.testing.assert_allclose(reg.coef_, ref.coef_, rtol=1e-6)
+    assert reg.intercept_ == pytest.approx(ref.intercept_, rel=1e-6)
+
+
+def test_poisson_predictions_scale_with_exposure():
+    X, y, e = _exposure_data()
+    reg = BayesianPoissonRegression().fit(X, y, exposure=e)
+    mean, std = reg.predict(X[:10], return_std=True)
+    mean_e, std_e = reg.predict(X[:10], return_std=True, exposure=e[:10])
+    np.testing.assert_allclose(mean_e, e[:10] * mean, rtol=1e-12)
+    # Var[y] = E[e mu] + Var[e mu], with Var[mu] = std^2 - E[mu] at exposure 1
+    np.testing.assert_allclose(std_e**2, e[:10] * mean + e[:10]**2 * (std**2 - mean),
+                               rtol=1e-10)
+    np.testing.assert_allclose(reg.predict(X[:10], exposure=2.0), 2.0 * mean, rtol=1e-12)
+    assert reg.score(X, y, exposure=e) == pytest.approx(
+        1 - np.sum((y - reg.predict(X, exposure=e))**2) / np.sum((y - y.mean())**2))
+
+
+def test_exposure_is_routed_by_grid_search():
+    import sklearn
+    from sklearn.model_selection import GridSearchCV
+
+    X, y, e = _exposure_data()
+    with sklearn.config_context(enable_metadata_routing=True):
+        reg = BayesianPoissonRegression().set_fit_request(exposure=True).set_score_request(
+            exposure=True)
+        search = GridSearchCV(reg, {"prior_scale": [0.5, 2.0]}, cv=3).fit(X, y, exposure=e)
+    full = BayesianPoissonRegression(prior_scale=search.best_params_["prior_scale"]).fit(
+        X, y, exposure=e)
+    np.testing.assert_allclose(search.best_estimator_.coef_, full.coef_)
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+
+
+def test_negative_binomial_keeps_integer_counts():
+    """The negative binomial likelihood of y / e with weight e is not that of the counts
+    with exposure e, so its estimator keeps integer counts and has no exposure."""
+    X, y, _ = _exposure_data()
+    with pytest.raises(ValueError, match="non-integer"):
+        BayesianNegativeBinomialRegression().fit(X, y + 0.5)
+    with pytest.raises(TypeError, match="exposure"):
+        BayesianNegativeBinomialRegression().fit(X, y, exposure=np.ones(len(y)))

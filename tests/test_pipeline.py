@@ -100,11 +100,13 @@ def test_plain_sklearn_pipeline_never_goes_silently_unweighted():
     np.testing.assert_allclose(ours["clf"].coef_, ref.coef_)
     X_new, _ = _data(n=30, seed=5)
     np.testing.assert_allclose(ours.predict_proba(X_new), ref.predict_proba(X_new))
+    # the training data pass through the fitted coreset step: one prediction per row
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X))
+    subset = clone(ours["coreset"]).fit_transform(X, y)
     with pytest.raises(ValueError, match="weighted subset"):
-        ours.predict(X)  # the training data would pass through the coreset step
+        ours["clf"].predict(subset)
     with pytest.raises(ValueError, match="already carries"):
-        BayesianLogisticRegression().fit(ours["coreset"].transform(X), y,
-                                         sample_weight=np.ones(len(y)))
+        BayesianLogisticRegression().fit(subset, y, sample_weight=np.ones(len(y)))
 
 
 def test_a_coreset_of_every_row_still_fails_loudly_for_a_foreign_estimator():
@@ -114,8 +116,7 @@ def test_a_coreset_of_every_row_still_fails_loudly_for_a_foreign_estimator():
     with pytest.raises(ValueError, match="Use skcoreset.pipeline.Pipeline"):
         foreign.fit(X, y, coreset__sample_weight=w)
     # outside a pipeline: the subset of all N rows has N + 1 rows (one split in two halves)
-    coreset = UniformCoreset(M=1000).fit(X, y, sample_weight=w)
-    subset = coreset.transform(X)
+    subset = UniformCoreset(M=1000).fit_transform(X, y, sample_weight=w)
     assert subset.shape[0] == len(y) + 1 and subset.sample_weight.sum() == pytest.approx(w.sum())
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         LogisticRegression().fit(subset, y)
@@ -126,7 +127,7 @@ def test_a_coreset_of_every_row_still_fails_loudly_for_a_foreign_estimator():
 
 def test_weighted_subset_with_a_target_of_another_length_is_an_error():
     X, y = _data()
-    subset = UniformCoreset(M=40, random_state=0).fit(X, y).transform(X)
+    subset = UniformCoreset(M=40, random_state=0).fit_transform(X, y)
     with pytest.raises(ValueError, match="y has 7 entries.*40 rows drawn from the 600"):
         BayesianLogisticRegression().fit(subset, y[:7])
     BayesianLogisticRegression().fit(subset, y[subset.sample_indices])  # one per row: fine
@@ -136,7 +137,7 @@ def test_dataframe_coreset_weights_follow_reordered_rows():
     pd = pytest.importorskip("pandas")
     X, y = _data()
     frame = pd.DataFrame(X, columns=list("abcd"))
-    out = UniformCoreset(M=40, random_state=0).fit(frame, y).transform(frame)
+    out = UniformCoreset(M=40, random_state=0).fit_transform(frame, y)
     out.attrs["coreset_sample_weight"][:] = np.arange(1.0, 41.0)  # distinct weights
     by_label = dict(zip(out.index, np.arange(1.0, 41.0)))
     shuffled = out.sort_values("b")
@@ -147,7 +148,7 @@ def test_dataframe_coreset_weights_follow_reordered_rows():
     both = pd.concat([out.head(20), out.tail(20)])  # used to fail inside pandas
     assert both.attrs["coreset_row_labels"] == out.attrs["coreset_row_labels"]
     coarse = frame.set_axis(np.arange(len(y)) // 100)  # row labels shared by 100 rows
-    coarse_out = UniformCoreset(M=40, random_state=0).fit(coarse, y).transform(coarse)
+    coarse_out = UniformCoreset(M=40, random_state=0).fit_transform(coarse, y)
     BayesianLogisticRegression().fit(coarse_out, y)  # as transform returned it: fine
     with pytest.raises(ValueError, match="not unique"):
         BayesianLogisticRegression().fit(coarse_out.sample(frac=1.0, random_state=0), y)
@@ -228,3 +229,56 @@ def test_clone_set_params_pickle_cross_val_and_make_pipeline():
     twice = make_pipeline(UniformCoreset(M=60), UniformCoreset(M=30),
                           BayesianPoissonRegression())
     assert list(twice.named_steps)[:2] == ["uniformcoreset-1", "uniformcoreset-2"]
+
+
+@pytest.mark.parametrize("pipeline_class", [Pipeline, SkPipeline])
+def test_grid_search_train_scores_are_computed_on_every_training_row(pipeline_class):
+    """return_train_score=True: the fitted coreset step passes the training rows through,
+    so train scores are finite, warning-free and those of all the training rows."""
+    import warnings
+
+    from sklearn.model_selection import KFold
+
+    X, y = _data()
+    pipe = pipeline_class([("coreset", UniformCoreset(M=50, random_state=0)),
+                           ("clf", BayesianLogisticRegression())])
+    cv = KFold(3, shuffle=True, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        search = GridSearchCV(pipe, {"coreset__M": [30, 60]}, cv=cv,
+                              return_train_score=True).fit(X, y)
+    results = search.cv_results_
+    for key in ("split0_train_score", "mean_train_score", "mean_test_score"):
+        assert np.all(np.isfinite(results[key])), key
+    train, test = next(cv.split(X))
+    fitted = clone(pipe).set_params(coreset__M=30).fit(X[train], y[train])
+    assert results["split0_train_score"][0] == pytest.approx(fitted.score(X[train], y[train]))
+    assert results["split0_test_score"][0] == pytest.approx(fitted.score(X[test], y[test]))
+    assert fitted.predict(X[train]).shape == (len(train),)
+
+
+def test_exposure_cannot_follow_a_coreset_step():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    e = rng.uniform(0.5, 2.0, 300)
+    y = rng.poisson(e * np.exp(X @ [0.3, -0.2]))
+    for pipe in (Pipeline([("coreset", UniformCoreset(M=50, model="poisson")),
+                           ("reg", BayesianPoissonRegression())]),
+                 SkPipeline([("coreset", UniformCoreset(M=50, model="poisson")),
+                             ("reg", BayesianPoissonRegression())])):
+        with pytest.raises(ValueError, match="exposure.*sample_weight=exposure"):
+            pipe.fit(X, y, reg__exposure=e)
+        # the rates with the exposure as weights: what the message proposes
+        pipe.fit(X, y / e, coreset__sample_weight=e)
+        assert pipe[-1].predict(X[:3], exposure=e[:3]).shape == (3,)
+    # with metadata routing: routed to a final step after a coreset it is the same error,
+    # without a coreset step it reaches the estimator's fit and score
+    with sklearn.config_context(enable_metadata_routing=True):
+        reg = BayesianPoissonRegression().set_fit_request(exposure=True).set_score_request(
+            exposure=True)
+        with pytest.raises(ValueError, match="exposure cannot reach"):
+            Pipeline([("coreset", UniformCoreset(M=50, model="poisson")),
+                      ("reg", reg)]).fit(X, y, exposure=e)
+        search = GridSearchCV(Pipeline([("scale", StandardScaler()), ("reg", reg)]),
+                              {"reg__prior_scale": [0.5, 2.0]}, cv=3).fit(X, y, exposure=e)
+    assert np.isfinite(search.best_score_)

@@ -86,16 +86,16 @@ def test_streaming_contract_pipeline_and_weights(capsys):
     w = np.ones(len(y))
     w[:200] = 0.0
     coreset = StreamingCoreset(UniformCoreset(M=50), block_size=250, random_state=0,
-                               verbose=1).fit(X, y, sample_weight=w)
+                               verbose=1)
+    subset = coreset.fit_transform(X, y, sample_weight=w)
     assert np.all(coreset.sample_indices_ >= 200)  # zero-weight rows stand for nothing
     np.testing.assert_allclose(coreset.sample_weight_.sum(), w.sum())
     assert coreset.model_ == "logistic" and list(coreset.classes_) == [0, 1]
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 6 and "block 6: 1500 rows" in lines[-1] and "coreset size" in lines[-1]
-    subset = coreset.transform(X)
     assert isinstance(subset, WeightedSubset)
     np.testing.assert_array_equal(subset.sample_indices, coreset.sample_indices_)
-    assert coreset.transform(X + 1.0).shape == X.shape
+    assert coreset.transform(X) is X
     clf = BayesianLogisticRegression().fit(subset, y)
     ref = BayesianLogisticRegression().fit(X[coreset.sample_indices_],
                                            y[coreset.sample_indices_],
@@ -188,10 +188,10 @@ def test_float32_memmap_is_read_in_chunks(tmp_path):
     for coreset in [SensitivityCoreset(M=50, random_state=0),
                     StreamingCoreset(GIGACoreset(M=20, projection_dim=50), block_size=50_000,
                                      random_state=0)]:
-        a, b = clone(coreset).fit(X, y), clone(coreset).fit(X64, y)
+        a, b = clone(coreset), clone(coreset).fit(X64, y)
+        subset = a.fit_transform(X, y)
         np.testing.assert_array_equal(a.sample_indices_, b.sample_indices_)
         np.testing.assert_allclose(a.sample_weight_, b.sample_weight_, rtol=1e-10)
-    subset = a.transform(X)
     assert isinstance(subset, WeightedSubset) and subset.shape == (len(a.sample_indices_), d)
 
 
@@ -325,14 +325,12 @@ def test_dask_gathers_only_coreset_rows(client):
 def test_dask_transform_fit_coreset_and_estimator(client, capsys):
     X, y = _logistic_data(2000)
     Xd, yd, _ = _dask_inputs(X, y)
-    coreset = GIGACoreset(M=30, projection_dim=100, random_state=0, verbose=1).fit(Xd, yd)
+    coreset = GIGACoreset(M=30, projection_dim=100, random_state=0, verbose=1)
+    subset = coreset.fit_transform(Xd, yd)  # only the coreset rows are computed
     assert "dask: 4 chunks, 2000 rows, coreset size" in capsys.readouterr().out
-    # the training data is recognised by computing only the coreset rows
-    subset = coreset.transform(Xd)
     assert isinstance(subset, WeightedSubset)
     np.testing.assert_array_equal(np.asarray(subset), X[coreset.sample_indices_])
-    other = Xd + 1.0
-    assert coreset.transform(other) is other  # other data passes through, still lazy
+    assert coreset.transform(Xd) is Xd  # data pass through after fit, still lazy
     X_core, y_core, w_core = clone(coreset).fit_coreset(Xd, yd)
     np.testing.assert_array_equal(X_core, X[coreset.sample_indices_])
     np.testing.assert_array_equal(y_core, y[coreset.sample_indices_])

@@ -96,9 +96,10 @@ def resolve_model(model, y, *, first_block=False):
         if np.all(y_array >= 0):
             warnings.warn(
                 "model='auto' infers the gaussian model from non-negative, non-integer y; "
-                "if y are counts (rates, or counts with rounding error), round them to "
-                "integers and set model='poisson'. Set model='gaussian' explicitly to keep "
-                "the gaussian model.", UserWarning, stacklevel=3)
+                "if y are rates (counts / exposure, with sample_weight=exposure) or counts "
+                "with rounding error, set model='poisson', which accepts non-negative real "
+                "targets. Set model='gaussian' explicitly to keep the gaussian model.",
+                UserWarning, stacklevel=3)
         return "gaussian"
     raise ValueError(
         f"model='auto' cannot infer a likelihood from a target of type {target_type!r}; "
@@ -422,36 +423,39 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         return rows.shape == self._coreset_rows.shape and np.array_equal(rows, self._coreset_rows)
 
     def transform(self, X):
-        """The weighted subset on the training data; any other data unchanged.
+        """Return X unchanged (after checking its features): a coreset acts at fit time only.
 
-        A coreset is a training-time operation: prediction must see every row, so ``X``
-        that is not the data the constructor was fitted on passes through untouched.
+        A coreset is a training-time operation: the weighted subset is handed on by
+        :meth:`fit_transform` (as a Pipeline's ``fit`` calls it), while everything a fitted
+        Pipeline computes afterwards, predictions and scores on test or training data
+        (``GridSearchCV(return_train_score=True)``), must see every row.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
 
         Returns
         -------
-        X_out : WeightedSubset, DataFrame or array-like
-            On the training data, a :class:`WeightedSubset` of the coreset rows carrying
-            ``sample_weight`` and ``sample_indices`` (with pandas output or DataFrame input,
-            a DataFrame of those rows with the same two arrays in ``DataFrame.attrs``);
-            otherwise ``X`` itself.
+        X_out : array-like
+            ``X`` itself (a DataFrame with pandas output, see ``set_output``).
         """
         check_is_fitted(self)
         if is_dask_collection(X):
-            # validating a dask array would compute it: check its shape, then compute only
-            # the coreset rows to recognise the training data
-            _check_dask_features(self, X)
-            if not self._is_training_data(X):
-                return X
-            rows, weights, idx = self._output_rows()
-            return WeightedSubset(self._coreset_rows[rows], weights, idx, self._n_samples_fit)
-        validate_data(self, X, dtype=_float_dtypes(X), reset=False)
-        if not self._is_training_data(X):
-            return X
+            _check_dask_features(self, X)  # validating a dask array would compute it
+        else:
+            validate_data(self, X, dtype=_float_dtypes(X), reset=False)
+        return X
+
+    def _weighted_subset(self, X):
+        """The coreset rows of the training data X with their weights, as handed on.
+
+        A :class:`WeightedSubset` carrying ``sample_weight`` and ``sample_indices`` (with
+        pandas output or DataFrame input, a DataFrame of the rows with the same two arrays
+        in ``DataFrame.attrs``).
+        """
         rows, weights, idx = self._output_rows()
+        if is_dask_collection(X):
+            return WeightedSubset(self._coreset_rows[rows], weights, idx, self._n_samples_fit)
         pandas_out = _get_output_config("transform", self)["dense"] == "pandas"
         if hasattr(X, "iloc") or pandas_out:
             import pandas as pd
@@ -468,7 +472,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         return WeightedSubset(np.asarray(X)[idx], weights, idx, self._n_samples_fit)
 
     def _output_rows(self):
-        """Positions in the coreset, weights and row indices of ``transform``'s output.
+        """Positions in the coreset, weights and row indices of ``fit_transform``'s output.
 
         When the coreset keeps every training row, its first row is split into two copies
         with half the weight each: the weighted log-likelihood is unchanged, but the output
@@ -486,10 +490,13 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     def fit_transform(self, X, y=None, **fit_params):
         """Build the coreset and return its weighted subset of X.
 
-        In a plain :class:`sklearn.pipeline.Pipeline` a coreset step must be followed
-        directly by a skcoreset estimator as the final step: any other next step cannot
-        read the weights, so this raises a ``ValueError`` naming the fix
-        (:class:`skcoreset.pipeline.Pipeline`) instead of failing later on sample counts.
+        This is how the coreset reaches the next step of a Pipeline, whose ``fit`` calls
+        ``fit_transform``; :meth:`transform`, which a fitted Pipeline calls to predict and
+        score, returns the data unchanged. In a plain :class:`sklearn.pipeline.Pipeline` a
+        coreset step must be followed directly by a skcoreset estimator as the final step:
+        any other next step cannot read the weights, so this raises a ``ValueError`` naming
+        the fix (:class:`skcoreset.pipeline.Pipeline`) instead of failing later on sample
+        counts.
 
         Parameters
         ----------
@@ -503,10 +510,15 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         Returns
         -------
         X_out : WeightedSubset or DataFrame
-            The weighted subset, as :meth:`transform` returns it on the training data.
+            The coreset rows as a :class:`WeightedSubset` carrying ``sample_weight`` and
+            ``sample_indices`` (with pandas output or DataFrame input, a DataFrame of those
+            rows with the same two arrays in ``DataFrame.attrs``). When the coreset keeps
+            every row, one row is split into two halves of its weight (N + 1 rows), so that
+            an estimator that cannot read the weights fails on the sample count.
         """
         _check_plain_pipeline(self)
-        return self.fit(X, y, **fit_params).transform(X)
+        self.fit(X, y, **fit_params)
+        return self._weighted_subset(X)
 
     def get_feature_names_out(self, input_features=None):
         """Feature names pass through unchanged (a coreset selects rows, not columns).
@@ -571,8 +583,10 @@ default="auto"
         integers -> poisson, continuous -> gaussian. A ``UserWarning`` flags the readings
         that could be wrong (at most 10 distinct integers, which may be class labels;
         non-negative non-integer values, which may be rates or rounded counts): set the
-        model explicitly to silence it. ``"negative_binomial"`` (overdispersed counts)
-        estimates its overdispersion from the data (see
+        model explicitly to silence it. ``"poisson"`` accepts non-negative real targets,
+        such as rates ``counts / exposure`` fitted with ``sample_weight=exposure``.
+        ``"negative_binomial"`` (overdispersed counts) estimates its overdispersion from the
+        data (see
         :class:`~skcoreset.families.NegativeBinomialFamily`). A
         :class:`~skcoreset.families.Family` instance, e.g.
         ``NegativeBinomialFamily(alpha=0.5)`` or ``PoissonFamily(link="softplus")``, sets

@@ -58,7 +58,7 @@ class StreamingCoreset(BaseCoreset):
     coresets are alive at once, and each compression sees at most ``max(block_size, 2 M)``
     rows, so memory is bounded whatever the number of rows. The result follows the coreset
     contract of every constructor: ``sample_indices_`` index the full data (or the stream),
-    ``transform`` on the training data returns the weighted subset.
+    ``fit_transform`` returns the weighted subset.
 
     Parameters
     ----------

@@ -9,14 +9,15 @@ from .._sklearn_compat import _num_samples
 class WeightedSubset(np.ndarray):
     """Rows of a data set with the weights under which they stand in for all of it.
 
-    An ``ndarray`` subclass returned by a coreset constructor's ``transform`` on its training
-    data. The estimators of :mod:`skcoreset.linear_model` read ``sample_weight`` and
-    ``sample_indices`` from it, so they can follow a coreset step in a plain
+    An ``ndarray`` subclass returned by a coreset constructor's ``fit_transform`` (how a
+    Pipeline's ``fit`` hands the coreset to the next step). The estimators of
+    :mod:`skcoreset.linear_model` read ``sample_weight`` and ``sample_indices`` from it, so
+    they can follow a coreset step in a plain
     :class:`sklearn.pipeline.Pipeline`. Slicing or computing with it gives plain arrays
     semantics: derived arrays do not carry the weights.
 
     It never has as many rows as the data it was drawn from: when a coreset keeps every row,
-    ``transform`` splits one row into two copies with half its weight each (the weighted
+    ``fit_transform`` splits one row into two copies with half its weight each (the weighted
     log-likelihood is unchanged), so an estimator that cannot read the weights fails with a
     sample-count mismatch instead of being fitted unweighted.
 
@@ -35,7 +36,7 @@ class WeightedSubset(np.ndarray):
     >>> from skcoreset import UniformCoreset
     >>> X = np.arange(20.0).reshape(10, 2)
     >>> y = np.array([0, 1] * 5)
-    >>> subset = UniformCoreset(M=4, random_state=0).fit(X, y).transform(X)
+    >>> subset = UniformCoreset(M=4, random_state=0).fit_transform(X, y)
     >>> subset.shape, subset.sample_weight
     ((4, 2), array([2.5, 2.5, 2.5, 2.5]))
     """
@@ -81,9 +82,10 @@ def _attrs_array(values):
 def _frame_weights(frame, attrs):
     """The weights and indices in a coreset DataFrame's ``attrs``, following its rows.
 
-    ``transform`` stores the row labels next to the weights, so a frame that was reordered,
-    filtered or concatenated with itself after ``transform`` gets each row's own weight back;
-    anything that cannot be matched by label is an error, never a misaligned fit.
+    ``fit_transform`` stores the row labels next to the weights, so a frame that was
+    reordered, filtered or concatenated with itself after ``fit_transform`` gets each row's
+    own weight back; anything that cannot be matched by label is an error, never a
+    misaligned fit.
     """
     import pandas as pd
 
@@ -94,8 +96,8 @@ def _frame_weights(frame, attrs):
         if len(weights) != len(frame):
             raise ValueError(
                 f"The DataFrame carries {len(weights)} coreset weights in attrs but has "
-                f"{len(frame)} rows. Fit on the DataFrame the coreset's transform returned, "
-                "or pass plain data with an explicit sample_weight.")
+                f"{len(frame)} rows. Fit on the DataFrame the coreset's fit_transform "
+                "returned, or pass plain data with an explicit sample_weight.")
         return weights, indices
     labels = pd.Index(np.asarray(labels))
     if frame.index.equals(labels):
@@ -104,18 +106,18 @@ def _frame_weights(frame, attrs):
     unique = table[~table.index.duplicated()]
     if len(unique) != len(table.reset_index().drop_duplicates()):
         raise ValueError(
-            "The coreset DataFrame was reordered or filtered after transform, and its row "
+            "The coreset DataFrame was reordered or filtered after fit_transform, and its row "
             "labels are not unique, so its weights (DataFrame.attrs) cannot follow the rows. "
             "Give the data unique row labels before fitting the coreset, or fit on the "
-            "DataFrame transform returned.")
+            "DataFrame fit_transform returned.")
     position = unique.index.get_indexer(frame.index)
     if np.any(position < 0):
         raise ValueError(
             f"{int(np.sum(position < 0))} row label(s) of the DataFrame are not rows of the "
             "coreset whose weights it carries in DataFrame.attrs: it was combined with other "
-            "rows or relabelled (e.g. reset_index) after transform. Fit on the coreset rows "
-            "as transform returned them (reordering and filtering are fine), or pass plain "
-            "data with an explicit sample_weight.")
+            "rows or relabelled (e.g. reset_index) after fit_transform. Fit on the coreset "
+            "rows as fit_transform returned them (reordering and filtering are fine), or pass "
+            "plain data with an explicit sample_weight.")
     return unique["weight"].to_numpy()[position], unique["index"].to_numpy()[position]
 
 
@@ -182,7 +184,6 @@ def reject_weighted_subset(X):
     """Prediction must see every row: refuse a coreset's weighted subset, loudly."""
     if _carries_weights(X):
         raise ValueError(
-            "predict received a coreset's weighted subset instead of the data: a plain "
-            "sklearn Pipeline passes its training data through the coreset step. Predict on "
-            "other data, or use skcoreset.pipeline.Pipeline, which skips coreset steps at "
-            "prediction time.")
+            "predict received a coreset's weighted subset (the output of its fit_transform) "
+            "instead of the data: predictions are made for the rows given, so pass the data "
+            "itself. (Fitted Pipelines do: a coreset's transform returns its input.)")

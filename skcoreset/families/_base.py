@@ -96,14 +96,25 @@ def check_real_targets(y):
     return y
 
 
-def check_counts(y, model="Poisson"):
-    """Count targets: finite, non-negative integers. Returns float64 of shape (n,).
+def check_non_negative_targets(y, model="Poisson", what="non-negative"):
+    """Non-negative real targets: finite and ``>= 0``. Returns float64 of shape (n,).
 
-    ``model`` names the family in the messages (e.g. "Poisson targets are counts: ...").
+    ``model`` and ``what`` name the family and its targets in the message (e.g. "Poisson
+    targets are non-negative: y contains negative values.").
     """
     y = check_real_targets(y)
     if np.any(y < 0):
-        raise ValueError(f"{model} targets are counts: y contains negative values.")
+        raise ValueError(f"{model} targets are {what}: y contains negative values.")
+    return y
+
+
+def check_counts(y, model):
+    """Count targets: finite, non-negative integers. Returns float64 of shape (n,).
+
+    ``model`` names the family in the messages (e.g. "Negative binomial targets are counts:
+    ...").
+    """
+    y = check_non_negative_targets(y, model, "counts")
     if np.any(y != np.round(y)):
         raise ValueError(f"{model} targets are counts: y contains non-integer values.")
     return y

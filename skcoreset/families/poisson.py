@@ -1,10 +1,10 @@
-"""Poisson likelihood for counts, with log or softplus link."""
+"""Poisson likelihood for counts (and non-negative rates), with log or softplus link."""
 
 import numpy as np
 from scipy.special import expit, gammaln, log_expit, ndtr
 from sklearn.utils import check_random_state
 
-from ._base import (LOG_RATE_MAX, Family, as_column, by_width, check_counts,
+from ._base import (LOG_RATE_MAX, Family, as_column, by_width, check_non_negative_targets,
                     exp_log1p_exp_neg, half_lines, lognormal_moments, normal_pdf)
 
 # Below this, softplus(eta) = exp(eta) to double precision; log(softplus) is computed as eta.
@@ -16,7 +16,10 @@ class PoissonFamily(Family):
 
     The rate is ``exp(eta)`` (log link) or ``log(1 + exp(eta))`` (softplus link, as in the
     coreset papers). ``log p(y | eta) = y log(rate) - rate - log(y!)``. Targets are
-    non-negative integer counts.
+    non-negative: integer counts, or non-negative reals such as rates ``y / exposure``.
+    For non-integer y the same formula, with ``log(y!) = log Gamma(y + 1)``, is a
+    quasi-likelihood: its dependence on ``eta`` is that of the Poisson likelihood, which
+    is what makes the weighted rates of :meth:`exposure_as_weight` exact.
 
     Parameters
     ----------
@@ -38,8 +41,44 @@ class PoissonFamily(Family):
         return {"link": self.link_name, **super()._params()}
 
     def encode_target(self, y, classes=None):
-        """Counts as float64; NaN, negative and non-integer values raise ``ValueError``."""
-        return check_counts(y, "Poisson")
+        """Non-negative targets (counts or rates) as float64; NaN, infinite and negative
+        values raise ``ValueError``."""
+        return check_non_negative_targets(y, "Poisson")
+
+    @staticmethod
+    def exposure_as_weight(y, sample_weight, exposure):
+        """Counts observed over an exposure, as rates weighted by the exposure.
+
+        The model ``y_n ~ Poisson(e_n mu(eta_n))`` (the rate ``mu`` per unit of exposure
+        ``e_n``; for the log link an offset ``log e_n`` in the linear predictor) has, for any
+        link, ``log p(y_n | eta) = e_n [r_n log mu - mu - log Gamma(r_n + 1)] + c_n`` with the
+        rate ``r_n = y_n / e_n`` and ``c_n = y_n log e_n - log y_n! + e_n log Gamma(r_n + 1)``,
+        which does not depend on ``eta``. So the rates with weights ``w_n e_n`` give the same
+        posterior as the counts with their exposure (scikit-learn's ``PoissonRegressor``
+        idiom ``fit(X, y / exposure, sample_weight=exposure)``), and ``sum_n w_n c_n`` turns
+        their log evidence into that of the counts.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Non-negative targets (counts).
+        sample_weight : ndarray of shape (n,)
+        exposure : ndarray of shape (n,)
+            Positive exposures.
+
+        Returns
+        -------
+        rates : ndarray of shape (n,)
+            ``y / exposure``.
+        weights : ndarray of shape (n,)
+            ``sample_weight * exposure``.
+        log_constant : float
+            ``sum_n w_n c_n``: the counts' log-likelihood minus the weighted rates' one.
+        """
+        rates = y / exposure
+        constant = (np.where(y > 0, y * np.log(exposure), 0.0) - gammaln(y + 1.0)
+                    + exposure * gammaln(rates + 1.0))
+        return rates, sample_weight * exposure, float(sample_weight @ constant)
 
     # --- softplus helpers: rate, log rate and sigma/rate, all stable -------------------
     @staticmethod
