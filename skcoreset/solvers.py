@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._progress import Progress, format_seconds
+
 __all__ = ["SolverResult", "giga", "frank_wolfe"]
 
 _EPS = np.finfo(np.float64).eps
@@ -305,7 +307,9 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     tol : float, default=0.0
         Stop once the relative error (after optimal scaling) is at most ``tol``.
     verbose : int, default=0
-        Print progress about ten times per run when positive.
+        When positive, print a progress line every few seconds (iteration, coreset size,
+        relative error, elapsed time and an estimate of the time the rest of the
+        ``n_iter`` budget would take) and a line saying why and when the solver stopped.
 
     Returns
     -------
@@ -343,6 +347,7 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     state = _GeodesicState(target / np.linalg.norm(target))
     active = _ActiveSet(n_iter, n)
     history = []
+    progress = Progress("giga", n_iter, verbose)
     for it in range(n_iter):
         stop_reason = _stop_check(state.error, tol, state.floor())
         if stop_reason:
@@ -361,7 +366,8 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
         active.scale(a)
         active.add(row, b)
         history.append((active.n_nonzero(), state.error))
-        _report(verbose, "giga", it, n_iter, history)
+        if progress.due():
+            _report(progress, history)
         stop_reason = _stalled(history)
         if stop_reason:
             break
@@ -369,7 +375,7 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
         stop_reason = "n_iter"
 
     weights = _giga_output_weights(vectors, target, active, inv_norms, n)
-    result = _finish("giga", vectors, weights, target, history, stop_reason, verbose)
+    result = _finish(progress, vectors, weights, target, history, stop_reason)
     if result.error > 1.0:
         # only rounding can make the optimally scaled weights worse than w = 0 (Corollary 3.2)
         result.weights, result.error = np.zeros(n), 1.0
@@ -524,17 +530,16 @@ def _stop_check(error, tol, floor):
     return None
 
 
-def _report(verbose, name, it, n_iter, history):
-    if verbose and (it % max(1, n_iter // 10) == 0 or it == n_iter - 1):
-        size, error = history[-1]
-        print(f"[{name}] iter {it + 1:5d}  size {size:5d}  relative error {error:.3e}")
+def _report(progress, history):
+    """One progress line; called only when one is due (one clock read per iteration)."""
+    size, error = history[-1]
+    progress.line(len(history), f"size {size:{progress.width}d}  relative error {error:.3e}")
 
 
-def _finish(name, vectors, weights, target, history, stop_reason, verbose):
+def _finish(progress, vectors, weights, target, history, stop_reason):
     error = _exact_error(vectors, weights, target)
-    if verbose:
-        print(f"[{name}] stop: {stop_reason} after {len(history)} iterations, "
-              f"relative error {error:.3e}")
+    progress.message(f"stop: {stop_reason} after {len(history)} iterations, relative error "
+                     f"{error:.3e}, {format_seconds(progress.elapsed())}")
     history = np.asarray(history, dtype=np.float64).reshape(-1, 2)
     return SolverResult(weights, error, history, len(history), stop_reason)
 
@@ -568,7 +573,9 @@ def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     tol : float, default=0.0
         Stop once the relative error is at most ``tol``.
     verbose : int, default=0
-        Print progress about ten times per run when positive.
+        When positive, print a progress line every few seconds (iteration, coreset size,
+        relative error, elapsed time and an estimate of the time the rest of the
+        ``n_iter`` budget would take) and a line saying why and when the solver stopped.
 
     Returns
     -------
@@ -609,6 +616,7 @@ def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     scores = np.empty(n)
     error = 1.0
     history = []
+    progress = Progress("frank_wolfe", n_iter, verbose)
     for it in range(n_iter):
         stop_reason = _stop_check(error, tol, floor)
         if stop_reason:
@@ -631,15 +639,15 @@ def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
         approx = approx + gamma * direction
         error = float(np.linalg.norm(target - approx) / target_norm)
         history.append((active.n_nonzero(), error))
-        _report(verbose, "frank_wolfe", it, n_iter, history)
+        if progress.due():
+            _report(progress, history)
         stop_reason = _stalled(history)
         if stop_reason:
             break
     else:
         stop_reason = "n_iter"
 
-    result = _finish("frank_wolfe", vectors, active.dense(n), target, history, stop_reason,
-                     verbose)
+    result = _finish(progress, vectors, active.dense(n), target, history, stop_reason)
     return _unscale(result, shift)
 
 

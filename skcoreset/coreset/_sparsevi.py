@@ -19,7 +19,6 @@ This module holds the greedy loop and the estimator; the moment estimators are i
 :mod:`._sparsevi_moments`, the weight-update step rules in :mod:`._sparsevi_steps`.
 """
 
-import time
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -27,6 +26,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .._docstrings import fill_doc
+from .._progress import Progress, format_seconds
 from .._sklearn_compat import Interval, StrOptions
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
 from ._samplers import EnsembleSampler, LaplaceSampler
@@ -36,16 +36,6 @@ from ._sparsevi_steps import _optimise_weights
 # Greedy steps in a row that re-select a coreset point without lowering the best KL so
 # far before the construction stops (the coreset has stopped growing and improving).
 _PATIENCE = 5
-
-
-def _format_seconds(seconds):
-    """``"42.0s"``, ``"12m05s"`` or ``"3h07m"``."""
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes = int(seconds // 60)
-    if minutes < 60:
-        return f"{minutes}m{int(seconds % 60):02d}s"
-    return f"{minutes // 60}h{minutes % 60:02d}m"
 
 
 @dataclass
@@ -154,12 +144,12 @@ def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_dr
 
 def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_draws,
                n_iter_opt, learning_rate, n_subsample, sampler, rng, verbose):
-    start = time.perf_counter()
     if learning_rate == "auto":
         learning_rate = 1.0 if sampler == "exact" else 0.1
     n_candidates = np.count_nonzero(sample_weight > 0)
     # the coreset cannot outgrow the rows; nothing below allocates by M
     max_steps = min(M, n_candidates)
+    progress = Progress("SparseVI", max_steps, verbose, unit="step")
     if sampler == "exact":
         oracle = _ExactGaussianMoments(X, y, sample_weight, family.noise_scale, prior_prec,
                                        fit_intercept)
@@ -171,10 +161,9 @@ def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_d
         oracle = _MonteCarloMoments(X, y, sample_weight, family, fit_intercept, prior_prec,
                                     draws, n_draws, n_subsample, max_steps, rng)
     n_used = getattr(oracle, "n_subsample", None)
-    if verbose:
-        rows = "every row" if n_used is None else f"subsamples of {n_used} rows"
-        print(f"[SparseVI] {n_candidates} rows of positive weight, sampler {sampler!r}, "
-              f"{rows}; up to {max_steps} greedy steps of {n_iter_opt} gradient steps")
+    rows = "every row" if n_used is None else f"subsamples of {n_used} rows"
+    progress.message(f"{n_candidates} rows of positive weight, sampler {sampler!r}, {rows}; "
+                     f"up to {max_steps} greedy steps of {n_iter_opt} gradient steps")
     active = np.empty(0, dtype=np.intp)
     weights = np.empty(0)
     history = []
@@ -195,18 +184,13 @@ def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_d
         kl = history[-1][1]
         stalled = 0 if added or kl < best_kl else stalled + 1
         best_kl = min(best_kl, kl)
-        if verbose:
-            elapsed = time.perf_counter() - start
-            eta = elapsed / step * (max_steps - step)
-            print(f"[SparseVI] step {step:4d}/{max_steps}  size {history[-1][0]:4d}  "
-                  f"KL {kl:.4e}  elapsed {_format_seconds(elapsed)}  "
-                  f"ETA {_format_seconds(eta)}", flush=True)
+        # every step: a greedy step takes long enough for a line of its own
+        progress.line(step, f"size {history[-1][0]:{progress.width}d}  KL {kl:.4e}")
         if stalled >= _PATIENCE:
             stop_reason = "no_improvement"
             break
-    if verbose:
-        print(f"[SparseVI] stopped after {len(history)} greedy steps ({stop_reason}), "
-              f"{_format_seconds(time.perf_counter() - start)}")
+    progress.message(f"stopped after {len(history)} greedy steps ({stop_reason}), "
+                     f"{format_seconds(progress.elapsed())}")
     full_weights = np.zeros(X.shape[0])
     full_weights[active] = weights
     return SparseVIResult(weights=full_weights, history=np.array(history).reshape(-1, 3),
