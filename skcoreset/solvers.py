@@ -2,15 +2,15 @@
 
 Both solvers approximate a target vector ``L`` (by default the sum of the rows of ``vectors``)
 by a sparse non-negative combination ``L(w) = sum_n w_n L_n`` of the rows, adding at most one
-row per iteration (paper 001, Eq. 3). They work on plain arrays, so the geometry can be used and
-tested without a model; the Hilbert coreset constructors call them on projected log-likelihood
-vectors.
+row per iteration (Campbell & Broderick 2018, Eq. 3). They work on plain arrays, so the geometry
+can be used and tested without a model; the Hilbert coreset constructors call them on projected
+log-likelihood vectors.
 
-* :func:`giga` — Greedy Iterative Geodesic Ascent (paper 001, Algorithm 1) with the optimal
-  scaling of Eqs. (10) and (27).
+* :func:`giga` — Greedy Iterative Geodesic Ascent (Campbell & Broderick 2018, Algorithm 1) with
+  the optimal scaling of Eqs. (10) and (27).
 * :func:`frank_wolfe` — Frank–Wolfe on the simplex constraint ``sum_n sigma_n w_n = sigma`` of
-  paper 001, Eq. (5) (Campbell & Broderick, "Automated scalable Bayesian inference via Hilbert
-  coresets"), with exact line search.
+  Campbell & Broderick 2018, Eq. (5) (the construction of Campbell & Broderick, "Automated
+  scalable Bayesian inference via Hilbert coresets"), with exact line search.
 
 Each iteration reads the ``(N, J)`` matrix once; everything else is ``O(N + J + t)``. The
 matrix may be float32 (half the memory; the Hilbert constructors' Monte Carlo projection is far
@@ -281,7 +281,7 @@ def _products(vectors, columns, out):
 
 
 def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
-    """Greedy Iterative Geodesic Ascent (paper 001, Algorithm 1).
+    """Greedy Iterative Geodesic Ascent (Campbell & Broderick 2018, Algorithm 1).
 
     Builds a sparse non-negative ``w`` with ``sum_n w_n L_n ~ L`` by ascending the alignment
     ``<ell(w), ell>`` on the unit hypersphere (Eq. 12): each iteration picks the row whose
@@ -319,7 +319,7 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
 
     See Also
     --------
-    frank_wolfe : The simplex-constrained baseline of paper 001, Eq. (5).
+    frank_wolfe : The simplex-constrained baseline of Campbell & Broderick 2018, Eq. (5).
 
     Notes
     -----
@@ -545,15 +545,16 @@ def _finish(progress, vectors, weights, target, history, stop_reason):
 
 
 def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
-    """Frank–Wolfe on the simplex-constrained problem of paper 001, Eq. (5).
+    """Frank–Wolfe on the simplex-constrained problem of Campbell & Broderick 2018, Eq. (5).
 
     Minimises ``||L - sum_n w_n L_n||`` over ``w >= 0`` with ``sum_n sigma_n w_n = sigma``,
-    ``sigma_n = ||L_n||`` and ``sigma = sum_n sigma_n`` (Eq. 4), i.e. over the convex hull of the
-    vertices ``(sigma / sigma_n) L_n`` (Campbell & Broderick's Hilbert coreset construction, the
-    baseline of paper 001). It starts at the vertex best aligned with ``L``; each iteration picks
-    the vertex maximising ``<L - L(w), L_n / sigma_n>`` and takes the exact line-search step on
-    the segment towards it. No rescaling is applied: the weights keep the simplex scale, which
-    is the point of comparison with :func:`giga` (paper 001, §2 and Proposition 2.1).
+    ``sigma_n = ||L_n||`` and ``sigma = sum_n sigma_n`` (Eq. 4), i.e. over the convex hull of
+    the vertices ``(sigma / sigma_n) L_n`` (Campbell & Broderick's Hilbert coreset construction,
+    the baseline of Campbell & Broderick 2018). It starts at the vertex best aligned with ``L``;
+    each iteration picks the vertex maximising ``<L - L(w), L_n / sigma_n>`` and takes the exact
+    line-search step on the segment towards it. No rescaling is applied: the weights keep the
+    simplex scale, which is the point of comparison with :func:`giga` (Campbell & Broderick 2018,
+    §2 and Proposition 2.1).
 
     ``L(w)`` is kept as a running sum, so an iteration costs one matrix-vector product with
     ``vectors`` plus ``O(N + J + t)``. If rounding makes a step degenerate, ``L(w)`` is rebuilt
@@ -586,7 +587,7 @@ def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
 
     See Also
     --------
-    giga : Geodesic ascent with optimal scaling, paper 001, Algorithm 1.
+    giga : Geodesic ascent with optimal scaling, Campbell & Broderick 2018, Algorithm 1.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Sparse variational inference coresets (paper 000, Campbell & Beronov 2019, Algorithm 1).
+"""Sparse variational inference coresets (Campbell & Beronov 2019, Algorithm 1).
 
 The coreset posterior ``pi_w ~ exp(sum_n w_n f_n(theta)) pi_0(theta)`` is an exponential family
 with natural parameter ``w`` and sufficient statistic the potentials ``f_n`` (eq. 8), so the
@@ -66,7 +66,7 @@ class SparseVIResult:
 def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_draws=100,
               n_iter_opt=100, learning_rate="auto", n_subsample="auto", sampler="laplace",
               random_state=None, verbose=0):
-    """Greedy sparse variational inference (paper 000, Algorithm 1).
+    """Greedy sparse variational inference (Campbell & Beronov 2019, Algorithm 1).
 
     For each greedy step: estimate the correlation of each potential with the residual
     ``f^T (s - w)`` under ``pi_w`` (eq. 20) and add the best point (eq. 13); then take T
@@ -208,15 +208,14 @@ _SPARSEVI_PARAMS_DOC = """
 
     learning_rate : float or "auto", default="auto"
         Step size ``gamma_t = learning_rate / t`` of gradient step ``t``. With
-        ``sampler="exact"`` the step is ``gamma_t`` times the natural gradient (the KL
-        gradient preconditioned by the exact Fisher information ``Cov_w[f_I, f_I]``, the
-        metric of paper 000, eq. 23), so ``gamma_1 = 1`` is a full Gauss-Newton step. With
-        the Monte Carlo samplers the gradient is normalised per coordinate by Adam's
-        moment estimates, as in the reference implementation, and the step is ``gamma_t``
-        times the mean coreset weight ``sum(sample_weight) / M``. ``"auto"``: 1 for the
-        exact sampler (the paper's ``gamma_t = 1 / t``, sections 5.1-5.2) and 0.1
-        otherwise (at the paper's N = 500 and M = 100 its ``gamma_t = 0.5 / t`` in units
-        of weight, section 5.3).
+        ``sampler="exact"`` the step is ``gamma_t`` times the natural gradient (the KL gradient
+        preconditioned by the exact Fisher information ``Cov_w[f_I, f_I]``, the metric of
+        Campbell & Beronov 2019, eq. 23), so ``gamma_1 = 1`` is a full Gauss-Newton step. With
+        the Monte Carlo samplers the gradient is normalised per coordinate by Adam's moment
+        estimates, as in the reference implementation, and the step is ``gamma_t`` times the
+        mean coreset weight ``sum(sample_weight) / M``. ``"auto"``: 1 for the exact sampler (the
+        paper's ``gamma_t = 1 / t``, sections 5.1-5.2) and 0.1 otherwise (at the paper's N = 500
+        and M = 100 its ``gamma_t = 0.5 / t`` in units of weight, section 5.3).
 
     n_subsample : int, "auto" or None, default="auto"
         U, for large N: at every selection and gradient step, estimate the residual
@@ -279,7 +278,7 @@ _fill_sparsevi_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMM
 
 @_fill_sparsevi_doc
 class SparseVICoreset(LikelihoodCoreset):
-    """Coreset by greedy sparse variational inference (paper 000, Algorithm 1).
+    """Coreset by greedy sparse variational inference (Campbell & Beronov 2019, Algorithm 1).
 
     The coreset posterior ``pi_w ~ exp(sum_n w_n f_n) pi_0`` itself guides the
     construction, so no weighting distribution has to be chosen. Each of M greedy steps
@@ -306,7 +305,7 @@ class SparseVICoreset(LikelihoodCoreset):
     {common_attrs}
     See Also
     --------
-    GIGACoreset : Hilbert coreset on a fixed weighting distribution (paper 001).
+    GIGACoreset : Hilbert coreset on a fixed weighting distribution (Campbell & Broderick 2018).
     UniformCoreset : The uniform subsampling baseline.
 
     Notes
