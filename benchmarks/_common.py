@@ -17,7 +17,7 @@ DATA_DIR = Path(os.environ.get("SKCORESET_DATA",
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 LOGISTIC_SETS = ["synth_lr", "phishing", "ds1"]
 POISSON_SETS = ["synth_poiss", "biketrips", "airportdelays"]
-# prior N(0, I) including the intercept (paper 000, Appendix C)
+# prior N(0, I) including the intercept (Campbell & Beronov 2019, Appendix C)
 PAPER = dict(prior_scale=1.0, intercept_prior_scale=1.0)
 
 
@@ -26,7 +26,8 @@ def paper_model(model):
     return make_family(model, link="softplus")
 
 
-# dimension of the six N = 500 data sets (paper 000, Appendix C), for the synthetic fallback
+# dimension of the six N = 500 data sets (Campbell & Beronov 2019, Appendix C), for the
+# synthetic fallback
 _FALLBACK_DIM = dict(synth_lr=2, phishing=10, ds1=10, synth_poiss=1, biketrips=8,
                      airportdelays=15)
 

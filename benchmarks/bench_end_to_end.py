@@ -16,9 +16,10 @@ from MCMC draws, and the same KL between Laplace approximations
 full-data MCMC run with another seed is printed as the Monte Carlo noise floor.
 BLAS is limited to one thread (threadpoolctl) for stable timings.
 
-Claim (papers 000-002): a coreset of a few hundred to a thousand points gives a posterior
-close to the full-data one at a fraction of the MCMC cost, with construction time negligible
-relative to inference (paper 002, Fig. 1a), and sensitivity sampling beats uniform.
+Claim (Campbell & Beronov 2019, Campbell & Broderick 2018, Huggins, Campbell & Broderick 2016):
+a coreset of a few hundred to a thousand points gives a posterior close to the full-data one at
+a fraction of the MCMC cost, with construction time negligible relative to inference (Huggins,
+Campbell & Broderick 2016, Fig. 1a), and sensitivity sampling beats uniform.
 """
 
 import argparse

@@ -11,8 +11,8 @@ posterior agree here within Monte Carlo error by Bernstein-von Mises, see tests/
 Compared in the same run: ``BayesianLogisticRegression`` with ``method`` in {laplace,
 kl_proximal, pass_glm}, scikit-learn's ``LogisticRegression`` (MAP only, same prior), one
 ``X.T @ X`` product (the floor of any method that forms second moments), and PASS-GLM on a
-2-worker dask ``LocalCluster``. Target (paper 004): pass_glm at least 10x faster than Laplace
-at N = 1e6 and within 2x of the ``X.T @ X`` time.
+2-worker dask ``LocalCluster``. Target (Huggins, Adams & Broderick 2017): pass_glm at least 10x
+faster than Laplace at N = 1e6 and within 2x of the ``X.T @ X`` time.
 """
 
 import argparse

@@ -1,4 +1,5 @@
-"""Paper 000 §5.1 (Fig. 2a): exact KL of Gaussian-model coresets, SparseVI versus GIGA.
+"""Campbell & Beronov 2019 §5.1 (Fig. 2a): exact KL of Gaussian-model coresets, SparseVI versus
+GIGA.
 
 Run by hand: ``python benchmarks/bench_paper000_gaussian.py [--quick]``.
 
@@ -30,11 +31,11 @@ from skcoreset import GIGACoreset, SparseVICoreset, UniformCoreset
 from skcoreset._inference import prior_precision
 from skcoreset.coreset._sparsevi_moments import _ExactGaussianMoments
 
-CLAIM = ("Paper 000 §5.1: \"the use of a fixed weighting function pi_hat [...] fundamentally "
-         "limits the quality coresets via past algorithms. In contrast, the proposed greedy "
-         "algorithm is 'manifold-aware' and is able to continually improve the approximation, "
-         "resulting in orders-of-magnitude improvements in KL divergence to the true "
-         "posterior.\"")
+CLAIM = ("Campbell & Beronov 2019 §5.1: \"the use of a fixed weighting function pi_hat [...] "
+         "fundamentally limits the quality coresets via past algorithms. In contrast, the proposed "
+         "greedy algorithm is 'manifold-aware' and is able to continually improve the "
+         "approximation, resulting in orders-of-magnitude improvements in KL divergence to the true"
+         " posterior.\"")
 KW = dict(model="gaussian", prior_scale=1.0, intercept_prior_scale=1.0)
 
 
@@ -90,8 +91,9 @@ def main():
     start = time.perf_counter()
     runs = Parallel(n_jobs=args.jobs)(delayed(run_one)(s, n, d, M, grid) for s in range(seeds))
     methods = list(runs[0][0])
-    print(f"Paper 000 §5.1 analogue: Gaussian linear model, N = {n}, d = {d} (+ intercept), "
-          f"M = {M}, T = 100, {seeds} seeds; exact KL(pi_w || pi), median [25th-75th]")
+    print(f"Campbell & Beronov 2019 §5.1 analogue: Gaussian linear model, N = {n}, d = {d} "
+          f"(+ intercept), M = {M}, T = 100, {seeds} seeds; exact KL(pi_w || pi), "
+          "median [25th-75th]")
     print(f"{'method':>15} | " + " ".join(f"{'M=' + str(m):>9}" for m in grid)
           + f" | {'q25-q75 at M=' + str(M):>21} | {'time':>7}")
     med = {}
@@ -122,7 +124,7 @@ def main():
         ax.fill_between(grid, q[0], q[2], color=line.get_color(), alpha=0.2)
     ax.set_xlabel("coreset size / greedy iterations M")
     ax.set_ylabel("exact KL(pi_w || pi)")
-    ax.set_title(f"Paper 000 Fig. 2a analogue: N={n}, d={d}, {seeds} seeds")
+    ax.set_title(f"Campbell & Beronov 2019 Fig. 2a analogue: N={n}, d={d}, {seeds} seeds")
     ax.legend()
     fig.tight_layout()
     path = results_dir() / f"paper000_gaussian{'_quick' if args.quick else ''}.png"

@@ -1,6 +1,6 @@
-"""Paper 000 §5.3 (Fig. 4, Fig. 5): KL to the full posterior versus coreset size on the six
-N = 500 data sets, for uniform, sensitivity (logistic only), Frank–Wolfe, GIGA (subsample-
-Laplace "realistic" and full-Laplace "optimal" weightings) and SparseVI.
+"""Campbell & Beronov 2019 §5.3 (Fig. 4, Fig. 5): KL to the full posterior versus coreset size
+on the six N = 500 data sets, for uniform, sensitivity (logistic only), Frank–Wolfe, GIGA
+(subsample-Laplace "realistic" and full-Laplace "optimal" weightings) and SparseVI.
 
 Run by hand: ``python benchmarks/bench_paper000_kl.py [--quick] [--seeds K] [--jobs J]``.
 
@@ -8,10 +8,10 @@ Coreset quality as in the tests (``skcoreset.metrics.coreset_quality``): KL(core
 full Laplace) in nats, the largest |mean difference| in full-posterior sd, and the paper's
 normalised KL (divided by KL(prior || full Laplace), printed with it for comparison with
 Fig. 4); prior N(0, I) including the intercept, softplus Poisson link, whitened covariates
-(paper 000, Appendix C). Median and quartiles over seeds; construction time per method at the
-largest M. Data from ``../shared/data`` (synthetic stand-ins of the same dimension if absent).
-Full run: M in (1, 2, 5, 10, 20, 50, 100), 10 seeds, SparseVI with S = 100 draws and T = 100
-weight steps (the paper: T = 500, 10 trials). ``--quick``: M in (1, 5, 20, 50), 2 seeds,
+(Campbell & Beronov 2019, Appendix C). Median and quartiles over seeds; construction time per
+method at the largest M. Data from ``../shared/data`` (synthetic stand-ins of the same dimension
+if absent). Full run: M in (1, 2, 5, 10, 20, 50, 100), 10 seeds, SparseVI with S = 100 draws and
+T = 100 weight steps (the paper: T = 500, 10 trials). ``--quick``: M in (1, 5, 20, 50), 2 seeds,
 S = T = 30.
 """
 
@@ -27,13 +27,13 @@ from _common import (LOGISTIC_SETS, PAPER, POISSON_SETS, CoresetKL, load_dataset
 from skcoreset import (FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, SparseVICoreset,
                        UniformCoreset)
 
-CLAIM = ("Paper 000 §5.3: \"Fig. 4 shows the result of this test, demonstrating that the "
-         "proposed greedy sparse VI method successfully recovers a coreset with divergence from "
-         "the exact posterior as low or lower than GIGA with without having the benefit of a "
-         "user-specified weighting function. [...] if we remove GIGA (Optimal) from "
-         "consideration due to its unrealistic use of pi_hat ~ pi_1, SparseVI is the only "
-         "practical coreset construction algorithm that reduces the KL divergence to the "
-         "posterior appreciably for reasonable coreset sizes.\"")
+CLAIM = ("Campbell & Beronov 2019 §5.3: \"Fig. 4 shows the result of this test, demonstrating that "
+         "the proposed greedy sparse VI method successfully recovers a coreset with divergence from"
+         " the exact posterior as low or lower than GIGA with without having the benefit of a "
+         "user-specified weighting function. [...] if we remove GIGA (Optimal) from consideration "
+         "due to its unrealistic use of pi_hat ~ pi_1, SparseVI is the only practical coreset "
+         "construction algorithm that reduces the KL divergence to the posterior appreciably for "
+         "reasonable coreset sizes.\"")
 METHODS = ["uniform", "sensitivity", "frank-wolfe", "giga-realistic", "giga-optimal", "sparsevi"]
 COLORS = dict(zip(METHODS, ["C0", "C1", "C2", "C3", "C4", "C5"]))
 
@@ -87,7 +87,8 @@ def main():
     seeds = args.seeds or seeds
     names = LOGISTIC_SETS + POISSON_SETS
     start = time.perf_counter()
-    print(f"Paper 000 §5.3: M grid {grid}, {seeds} seeds, SparseVI S = {svi_s}, T = {svi_t}")
+    print(f"Campbell & Beronov 2019 §5.3: M grid {grid}, {seeds} seeds, SparseVI S = {svi_s}, "
+          f"T = {svi_t}")
     for name in names:
         print(f"  {name}: {load_dataset(name)[3]}")
     runs = Parallel(n_jobs=args.jobs)(delayed(run_one)(name, seed, grid, svi_s, svi_t)
@@ -155,7 +156,8 @@ def main():
         ax.set_xlabel("coreset size M")
         ax.set_ylabel("KL(coreset || full) [nats]")
     axes[0, 0].legend(fontsize=8)
-    fig.suptitle(f"Paper 000 Fig. 4 reproduction ({seeds} seeds, S={svi_s}, T={svi_t})")
+    fig.suptitle(f"Campbell & Beronov 2019 Fig. 4 reproduction ({seeds} seeds, S={svi_s}, "
+                 f"T={svi_t})")
     fig.tight_layout()
     path = results_dir() / f"paper000_kl{'_quick' if args.quick else ''}.png"
     fig.savefig(path, dpi=100)

@@ -1,5 +1,5 @@
-"""Paper 001 §4.1 (Fig. 1): posterior variance from size-1 coresets for a Gaussian mean,
-GIGA versus Frank–Wolfe.
+"""Campbell & Broderick 2018 §4.1 (Fig. 1): posterior variance from size-1 coresets for a Gaussian
+mean, GIGA versus Frank–Wolfe.
 
 Run by hand: ``python benchmarks/bench_paper001_gaussian_mean.py [--quick]``.
 
@@ -25,8 +25,9 @@ import numpy as np
 from _common import results_dir
 from skcoreset.solvers import frank_wolfe, giga
 
-CLAIM = ("Paper 001 §4.1: \"Across 1000 replications of this experiment, the median relative "
-         "error in posterior variance approximation is 3% for GIGA and 48% for FW.\"")
+CLAIM = ("Campbell & Broderick 2018 §4.1: \"Across 1000 replications of this experiment, the "
+         "median relative error in posterior variance approximation is 3% for GIGA and 48% "
+         "for FW.\"")
 N = 10
 
 
@@ -61,7 +62,8 @@ def main():
         runs = [replicate(rng, n_features) for _ in range(reps)]
         errors[label] = {k: np.array([r[k] for r in runs]) for k in ("GIGA", "FW")}
 
-    print(f"Paper 001 §4.1: Gaussian mean, N = {N}, size-1 coresets, {reps} replications")
+    print(f"Campbell & Broderick 2018 §4.1: Gaussian mean, N = {N}, size-1 coresets, {reps} "
+          "replications")
     print("relative error |var_w - var| / var of the posterior variance "
           "(median [25th-75th percentile])")
     print(f"{'norm':>8} | {'GIGA':>24} | {'FW':>24} | {'paper GIGA':>10} {'paper FW':>9}")
@@ -94,7 +96,7 @@ def main():
         ax.set_xlabel("relative error of the posterior variance")
         ax.set_title(f"size-1 coresets, norm: {label}")
         ax.legend()
-    fig.suptitle(f"Paper 001 §4.1 ({reps} replications; paper: GIGA 3%, FW 48%)")
+    fig.suptitle(f"Campbell & Broderick 2018 §4.1 ({reps} replications; paper: GIGA 3%, FW 48%)")
     fig.tight_layout()
     path = results_dir() / f"paper001_gaussian_mean{'_quick' if args.quick else ''}.png"
     fig.savefig(path, dpi=100)

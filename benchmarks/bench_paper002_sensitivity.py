@@ -1,4 +1,4 @@
-"""Paper 002 §4 (Huggins et al. 2016): sensitivity coreset versus uniform subsampling.
+"""Huggins, Campbell & Broderick 2016 §4: sensitivity coreset versus uniform subsampling.
 
 Run by hand: ``python benchmarks/bench_paper002_sensitivity.py [--quick]``.
 

@@ -1,4 +1,4 @@
-"""Paper 003 §6 (Khan et al. 2015): KL-proximal VI versus MAP, mean-field VI and full VI.
+"""Khan et al. 2015 §6: KL-proximal VI versus MAP, mean-field VI and full VI.
 
 Run by hand: ``python benchmarks/bench_paper003_klprox.py [--quick]``.
 

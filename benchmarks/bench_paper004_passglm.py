@@ -1,4 +1,4 @@
-"""Paper 004 §5 (Huggins et al. 2017): PASS-LR2 versus Laplace, MCMC, scikit-learn MAP and SGD.
+"""Huggins, Adams & Broderick 2017 §5: PASS-LR2 versus Laplace, MCMC, scikit-learn MAP and SGD.
 
 Run by hand: ``python benchmarks/bench_paper004_passglm.py [--quick]``.
 
@@ -252,7 +252,7 @@ def main():
     axes[1].set_yscale("log")
     axes[2].set_yscale("log")
     axes[0].legend(fontsize=7)
-    fig.suptitle(f"paper 004 §5, synthetic d={d}, N in {sizes}")
+    fig.suptitle(f"Huggins, Adams & Broderick 2017 §5, synthetic d={d}, N in {sizes}")
     fig.tight_layout()
     fig.savefig(RESULTS / "paper004_passglm.png", dpi=110)
     print(f"plot: {RESULTS / 'paper004_passglm.png'}")

@@ -1,16 +1,17 @@
-"""GIGA versus Frank–Wolfe on random vectors (paper 001, §4.2), and the cost of a GIGA iteration.
+"""GIGA versus Frank–Wolfe on random vectors (Campbell & Broderick 2018, §4.2), and the cost of a
+GIGA iteration.
 
 Run by hand: ``python benchmarks/bench_solvers.py [--quick]``. Saves the error-versus-size
 curves of the 1,000-iteration runs at N = 10^5 to ``benchmarks/results/paper001_vectors*.png``.
 
-Part 1 reproduces paper 001, §4.2 at reduced scale: data sets of N standard normal vectors in
-R^50 (the paper: N = 10^6, 20 data sets). For 1, 10, 100 and 1,000 iterations it prints the
-median relative error ``||L - L(w)|| / ||L||`` and coreset size of ``giga`` and
-``frank_wolfe``, then checks the claims against the reference implementation's numbers at
-N = 10^5: after 100 iterations GIGA's error is at least 100x below FW's (reference: 1.6e-9 vs
-2.6e-7), and at 1,000 iterations, with both at the numerical floor, GIGA's coreset is smaller
-(reference: 136 vs 188 points). Here both solvers stop at their own floors, GIGA's ~100x lower
-than FW's, so the sizes GIGA needs to reach FW's floor error are printed as well.
+Part 1 reproduces Campbell & Broderick 2018, §4.2 at reduced scale: data sets of N standard
+normal vectors in R^50 (the paper: N = 10^6, 20 data sets). For 1, 10, 100 and 1,000 iterations
+it prints the median relative error ``||L - L(w)|| / ||L||`` and coreset size of ``giga`` and
+``frank_wolfe``, then checks the claims against the reference implementation's numbers at N = 10^5:
+after 100 iterations GIGA's error is at least 100x below FW's (reference: 1.6e-9 vs 2.6e-7), and at
+1,000 iterations, with both at the numerical floor, GIGA's coreset is smaller (reference: 136 vs
+188 points). Here both solvers stop at their own floors, GIGA's ~100x lower than FW's, so the sizes
+GIGA needs to reach FW's floor error are printed as well.
 
 Part 2 times one GIGA iteration on N x 500 matrices against one product of the N x J matrix
 with a J x 2 matrix (``V @ M``, the least one iteration must read), measured in the same run
@@ -68,7 +69,8 @@ def part1(n, n_sets, dim=50):
 
 
 def plot(floor_runs, n, path):
-    """Relative error versus coreset size of the 1,000-iteration runs (paper 001, Fig. 3)."""
+    """Relative error versus coreset size of the 1,000-iteration runs (Campbell & Broderick 2018,
+    Fig. 3)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -80,7 +82,7 @@ def plot(floor_runs, n, path):
                     label="FW" if i == 0 else None)
     ax.set_xlabel("coreset size")
     ax.set_ylabel("relative error ||L - L(w)|| / ||L||")
-    ax.set_title(f"Paper 001 §4.2: N = {n:,} normal vectors in R^50, "
+    ax.set_title(f"Campbell & Broderick 2018 §4.2: N = {n:,} normal vectors in R^50, "
                  f"{len(floor_runs)} data sets")
     ax.legend()
     fig.tight_layout()

@@ -1,21 +1,23 @@
-"""SparseVI (paper 000, Algorithm 1): construction time and posterior quality next to GIGA.
+"""SparseVI (Campbell & Beronov 2019, Algorithm 1): construction time and posterior quality next to
+GIGA.
 
 Run by hand: ``python benchmarks/bench_sparsevi.py [--quick] [--seeds K]``.
 
-Part 1: the six N = 500 data sets of paper 000, section 5.3 (``../shared/data``, whitened,
-prior N(0, I), softplus Poisson link). SparseVI with M = 100, S = 100, T = 100 and the
+Part 1: the six N = 500 data sets of Campbell & Beronov 2019, section 5.3 (``../shared/data``,
+whitened, prior N(0, I), softplus Poisson link). SparseVI with M = 100, S = 100, T = 100 and the
 Laplace sampler; time per greedy step, total time, and the Laplace KL to the full posterior in
 nats (``skcoreset.metrics.coreset_quality``), next to GIGA (J = 500, subsample-Laplace and
-full-Laplace weighting) and uniform subsampling measured in the same run; the KL relative to
-the prior's (the paper's Fig. 4 scale) is printed for SparseVI. Target: M = 100 in under 10 s.
+full-Laplace weighting) and uniform subsampling measured in the same run; the KL relative to the
+prior's (the paper's Fig. 4 scale) is printed for SparseVI. Target: M = 100 in under 10 s.
 
 Part 2: synthetic logistic data, N = 1e5, d = 10, with ``n_subsample`` U = 1000, next to GIGA on
-the same data: KL in nats, largest |mean error| in full-posterior sd, and the relative KL,
-which at this N is divided by a KL(prior || full) of about 1e5 nats and looks small even for
-uniform subsampling.
+the same data: KL in nats, largest |mean error| in full-posterior sd, and the relative KL, which
+at this N is divided by a KL(prior || full) of about 1e5 nats and looks small even for uniform
+subsampling.
 
 Part 3: the Gaussian linear model (exact sampler, no Monte Carlo), d = 50 random features,
-N = 2000, M = 200: exact KL(pi_w || pi) next to GIGA's (paper 000, sections 5.1-5.2 style).
+N = 2000, M = 200: exact KL(pi_w || pi) next to GIGA's (Campbell & Beronov 2019, sections 5.1-5.2
+style).
 
 The paper's claim (section 5.3, Fig. 5): SparseVI reaches a KL as low as or lower than GIGA
 without a user-chosen weighting distribution, but is much slower than GIGA, mostly from the
@@ -40,7 +42,7 @@ PAPER = dict(prior_scale=1.0, intercept_prior_scale=1.0)
 
 
 def load(name):
-    """Whitened covariates and targets, as in the tests (paper 000, Appendix C)."""
+    """Whitened covariates and targets, as in the tests (Campbell & Beronov 2019, Appendix C)."""
     X, y, model, _ = load_dataset(name)
     return X, y, model
 
@@ -52,7 +54,7 @@ def timed_fit(make, X, y):
 
 
 def part1(seeds, M=100):
-    print(f"Part 1: paper 000 data sets, N = 500, M = {M}, S = 100, T = 100 "
+    print(f"Part 1: Campbell & Beronov 2019 data sets, N = 500, M = {M}, S = 100, T = 100 "
           f"(median over {len(seeds)} seed{'s' if len(seeds) > 1 else ''})")
     print(f"{'data set':>14} {'SVI ms/step':>11} {'SVI [s]':>8} {'GIGA-sub [s]':>12} "
           f"{'GIGA [s]':>9} | KL [nats]: {'SVI':>9} {'GIGA-sub':>9} {'GIGA':>9} "

@@ -19,10 +19,12 @@ import sys
 import warnings
 from pathlib import Path
 
-import skcoreset
-
 DOC_DIR = Path(__file__).resolve().parent
-sys.path[:0] = [str(DOC_DIR), str(DOC_DIR / "sphinxext")]  # _gallery_order, the mathml extension
+# _gallery_order, the mathml extension; and the checkout's own package before any installed
+# one (a git worktree documents its own code, not that of the editable install)
+sys.path[:0] = [str(DOC_DIR), str(DOC_DIR / "sphinxext"), str(DOC_DIR.parent)]
+
+import skcoreset  # noqa: E402
 
 # -- Project -------------------------------------------------------------------------------
 project = "skcoreset"
@@ -55,8 +57,9 @@ nitpicky = False
 # autodoc / autosummary: one stub page per public name, generated into doc/generated/
 autosummary_generate = True
 autosummary_imported_members = True
+# "Bases:" lines name public classes only (``_public_bases`` below)
 autodoc_default_options = {"members": True, "inherited-members": True,
-                           "show-inheritance": False}
+                           "show-inheritance": True}
 autodoc_typehints = "none"
 autoclass_content = "class"
 autodoc_member_order = "groupwise"
@@ -161,17 +164,72 @@ def _defining_module(obj):
 
 
 def _skip_foreign_member(app, what, name, obj, skip, options):
-    """Document only members defined by skcoreset: the methods a class inherits from
-    scikit-learn's mixins or from ``numpy.ndarray`` are documented there (and their
-    docstrings reference labels of those projects' docs, which would break ``-W``)."""
+    """Document the members defined by skcoreset and those inherited from scikit-learn
+    (``get_params``, ``set_params``, ``fit_transform``, a pipeline's ``predict``, ...): they
+    are part of every estimator's API. The methods of ``numpy.ndarray`` (the base of
+    :class:`~skcoreset.WeightedSubset`) are documented by NumPy."""
     if what != "class" or skip:
         return None
     module = _defining_module(obj)
-    if isinstance(module, str) and not module.startswith("skcoreset"):
+    if isinstance(module, str) and not module.startswith(("skcoreset", "sklearn")):
         return True
     if module is None and not callable(obj):
         return True  # data attributes inherited from foreign bases (ndarray.T, ...)
     return None
+
+
+_FOREIGN_ROLE = re.compile(r":(?:ref|term|doc):`([^`<]*?)\s*(?:<[^`>]*>)?`")
+
+
+def _plain_foreign_references(app, what, name, obj, options, lines):
+    """The docstrings of methods inherited from scikit-learn cite its user guide and glossary
+    (``:ref:``, ``:term:``, ``:doc:``), which do not exist here: keep the link text only."""
+    if not (isinstance(_defining_module(obj), str)
+            and _defining_module(obj).startswith("sklearn")):
+        return
+    for i, line in enumerate(lines):
+        lines[i] = _FOREIGN_ROLE.sub(lambda match: match.group(1) or "", line)
+
+
+def _documented_names():
+    """``{class: "skcoreset.module.Name"}`` for the classes of the public modules' ``__all__``,
+    under the first (shortest) public name, the one their API page has."""
+    import importlib
+
+    names = {}
+    for module_name in PUBLIC_MODULES + ["skcoreset.families"]:
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name, None)
+            if isinstance(obj, type):
+                names.setdefault(obj, f"{module_name}.{name}")
+    return names
+
+
+def _public_bases(app, name, obj, options, bases):
+    """Show public bases only: a private or internal base (``_HilbertCoreset``,
+    ``LikelihoodCoreset``, ``_BaseBayesianGLM``, scikit-learn's ``_SetOutputMixin``, ...) is
+    replaced by its own bases, recursively; skcoreset's public bases link to their pages
+    under their public name (``skcoreset.coreset.BaseCoreset``, not ``..._base.BaseCoreset``)."""
+    documented = _documented_names()
+
+    def public(base):
+        if base in documented:
+            return [f":py:class:`~{documented[base]}`"]
+        module = getattr(base, "__module__", "") or ""
+        internal = base.__name__.startswith("_") or module.startswith("skcoreset")
+        if not internal:
+            return [base]
+        return [item for parent in base.__bases__ for item in public(parent)]
+
+    shown = []
+    for base in bases:
+        for item in public(base):
+            if item not in shown:
+                shown.append(item)
+    if len(shown) > 1 and object in shown:
+        shown.remove(object)
+    bases[:] = shown
 
 
 _SHAPE = re.compile(r"shape \(([^)]*)\)")
@@ -193,5 +251,7 @@ def _escape_shape_names(app, what, name, obj, options, lines):
 
 def setup(app):
     app.connect("autodoc-process-docstring", _escape_shape_names)
+    app.connect("autodoc-process-docstring", _plain_foreign_references)
     app.connect("builder-inited", _check_api_reference)
     app.connect("autodoc-skip-member", _skip_foreign_member)
+    app.connect("autodoc-process-bases", _public_bases)

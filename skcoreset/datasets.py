@@ -13,14 +13,15 @@ import numpy as np
 from scipy.special import expit
 from sklearn.utils import check_random_state, check_scalar
 
-# Paper 002 (Huggins, Campbell & Broderick, 2016), Section 4, "Synthetic Data": feature d is
-# Bernoulli(p_d), labels are logistic in theta with no separate intercept (p_1 = 1 makes the
-# first feature a constant, so theta_1 = -3 plays the role of an intercept). BINARY5 uses
-# the first five components, as in Scott et al. (2016), Table 1b.
+# Huggins, Campbell & Broderick 2016, Section 4, "Synthetic Data": feature d is Bernoulli(p_d),
+# labels are logistic in theta with no separate intercept (p_1 = 1 makes the first feature a
+# constant, so theta_1 = -3 plays the role of an intercept). BINARY5 uses the first five
+# components, as in Scott et al. (2016), Table 1b.
 _BINARY_PROBS = np.array([1.0, 0.2, 0.3, 0.5, 0.01, 0.1, 0.2, 0.007, 0.005, 0.001])
 _BINARY_COEF = np.array([-3.0, 1.2, -0.5, 0.8, 3.0, -1.0, -0.7, 4.0, 3.5, 4.5])
 
-# Paper 002, Section 4: MIXTURE, labels first, then X ~ N(mu_y, I) in ten dimensions.
+# Huggins, Campbell & Broderick 2016, Section 4: MIXTURE, labels first, then X ~ N(mu_y, I) in
+# ten dimensions.
 _MIXTURE_MEAN_POS = np.array([1.0] * 5 + [0.0] * 5)  # mu_{+1}
 _MIXTURE_MEAN_NEG = np.array([0.0] * 5 + [1.0] * 5)  # mu_{-1}
 
@@ -106,7 +107,7 @@ def make_logistic_regression(n_samples=100, n_features=None, *, coef=None, inter
     See Also
     --------
     make_poisson_regression : Counts from a Poisson regression.
-    make_binary : Rare binary features (paper 002's BINARY5/BINARY10).
+    make_binary : Rare binary features (BINARY5/BINARY10 of Huggins, Campbell & Broderick 2016).
 
     Examples
     --------
@@ -191,18 +192,18 @@ def make_poisson_regression(n_samples=100, n_features=None, *, coef=None, interc
 def make_binary(n_samples=1000, n_features=10, *, return_coef=False, random_state=None):
     """Generate the BINARY5 / BINARY10 rare-feature data of Huggins et al. (2016).
 
-    Following paper 002, Section 4 ("Synthetic Data"), feature ``d`` is an independent
-    Bernoulli(``p_d``) variable and ``P(y = 1 | x) = sigmoid(x . theta)`` with
+    Following Huggins, Campbell & Broderick 2016, Section 4 ("Synthetic Data"), feature ``d`` is
+    an independent Bernoulli(``p_d``) variable and ``P(y = 1 | x) = sigmoid(x . theta)`` with
 
     * ``p = (1, .2, .3, .5, .01, .1, .2, .007, .005, .001)``,
     * ``theta = (-3, 1.2, -.5, .8, 3, -1, -.7, 4, 3.5, 4.5)``,
 
     all ten components for BINARY10 and the first five for BINARY5. Since ``p_1 = 1`` the
     first column is constant 1 and ``theta_1 = -3`` acts as the intercept; there is no other
-    intercept, so fit models to this data with ``fit_intercept=False`` to match the paper.
-    The last features are rare (down to 0.1 % of rows) but strongly predictive. The positive
-    class makes up about 9.5 % (BINARY5) and 8.9 % (BINARY10) of the rows (paper 002,
-    Table 1). The paper uses ``n_samples = 10**6``.
+    intercept, so fit models to this data with ``fit_intercept=False`` to match the paper. The
+    last features are rare (down to 0.1 % of rows) but strongly predictive. The positive class
+    makes up about 9.5 % (BINARY5) and 8.9 % (BINARY10) of the rows (Huggins,
+    Campbell & Broderick 2016, Table 1). The paper uses ``n_samples = 10**6``.
 
     Parameters
     ----------
@@ -251,9 +252,10 @@ def make_binary(n_samples=1000, n_features=10, *, return_coef=False, random_stat
 def make_mixture(n_samples=1000, *, return_coef=False, random_state=None):
     """Generate the MIXTURE data of Huggins et al. (2016): two Gaussian classes.
 
-    Following paper 002, Section 4: labels first, ``Y ~ Bernoulli(1/2)`` on ``{-1, +1}``,
-    then ``X ~ N(mu_Y, I)`` in ten dimensions with ``mu_{+1} = (1, 1, 1, 1, 1, 0, ..., 0)``
-    and ``mu_{-1} = (0, ..., 0, 1, 1, 1, 1, 1)``. The paper uses ``n_samples = 10**6``.
+    Following Huggins, Campbell & Broderick 2016, Section 4: labels first,
+    ``Y ~ Bernoulli(1/2)`` on ``{-1, +1}``, then ``X ~ N(mu_Y, I)`` in ten dimensions with
+    ``mu_{+1} = (1, 1, 1, 1, 1, 0, ..., 0)`` and ``mu_{-1} = (0, ..., 0, 1, 1, 1, 1, 1)``. The
+    paper uses ``n_samples = 10**6``.
 
     Because both means have the same norm and the classes are balanced, the log-odds are
     exactly linear: ``P(y = 1 | x) = sigmoid(x . (mu_{+1} - mu_{-1}))`` with no intercept,

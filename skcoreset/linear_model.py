@@ -750,7 +750,7 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         return self._partial_fit(X, y, sample_weight, classes=classes)
 
     def decision_function(self, X):
-        """Linear predictor at the posterior mean, ``x . coef_ + intercept_``.
+        """Linear predictor at the posterior mean, ``X @ coef_ + intercept_``.
 
         Parameters
         ----------

@@ -420,8 +420,8 @@ def loglik_relative_error(X, y, coreset_indices, coreset_weights, theta, *, mode
     ``L(theta) = sum_n v_n log p(y_n | x_n, theta)`` (``v`` = ``sample_weight``, ones by
     default) and ``L_w(theta) = sum_m w_m log p(y_{i_m} | x_{i_m}, theta)`` over the coreset
     rows ``i_m`` with weights ``w_m``. This is the quantity a coreset bounds uniformly over
-    a parameter set (paper 002, Definition 3.2 with ``epsilon`` the maximum over draws); pass
-    posterior draws to measure it where the posterior mass is.
+    a parameter set (Huggins, Campbell & Broderick 2016, Definition 3.2 with ``epsilon`` the
+    maximum over draws); pass posterior draws to measure it where the posterior mass is.
 
     Parameters
     ----------

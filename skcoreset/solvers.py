@@ -2,15 +2,15 @@
 
 Both solvers approximate a target vector ``L`` (by default the sum of the rows of ``vectors``)
 by a sparse non-negative combination ``L(w) = sum_n w_n L_n`` of the rows, adding at most one
-row per iteration (paper 001, Eq. 3). They work on plain arrays, so the geometry can be used and
-tested without a model; the Hilbert coreset constructors call them on projected log-likelihood
-vectors.
+row per iteration (Campbell & Broderick 2018, Eq. 3). They work on plain arrays, so the geometry
+can be used and tested without a model; the Hilbert coreset constructors call them on projected
+log-likelihood vectors.
 
-* :func:`giga` — Greedy Iterative Geodesic Ascent (paper 001, Algorithm 1) with the optimal
-  scaling of Eqs. (10) and (27).
+* :func:`giga` — Greedy Iterative Geodesic Ascent (Campbell & Broderick 2018, Algorithm 1) with
+  the optimal scaling of Eqs. (10) and (27).
 * :func:`frank_wolfe` — Frank–Wolfe on the simplex constraint ``sum_n sigma_n w_n = sigma`` of
-  paper 001, Eq. (5) (Campbell & Broderick, "Automated scalable Bayesian inference via Hilbert
-  coresets"), with exact line search.
+  Campbell & Broderick 2018, Eq. (5) (the construction of Campbell & Broderick, "Automated
+  scalable Bayesian inference via Hilbert coresets"), with exact line search.
 
 Each iteration reads the ``(N, J)`` matrix once; everything else is ``O(N + J + t)``. The
 matrix may be float32 (half the memory; the Hilbert constructors' Monte Carlo projection is far
@@ -24,6 +24,8 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+
+from ._progress import Progress, format_seconds
 
 __all__ = ["SolverResult", "giga", "frank_wolfe"]
 
@@ -279,7 +281,7 @@ def _products(vectors, columns, out):
 
 
 def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
-    """Greedy Iterative Geodesic Ascent (paper 001, Algorithm 1).
+    """Greedy Iterative Geodesic Ascent (Campbell & Broderick 2018, Algorithm 1).
 
     Builds a sparse non-negative ``w`` with ``sum_n w_n L_n ~ L`` by ascending the alignment
     ``<ell(w), ell>`` on the unit hypersphere (Eq. 12): each iteration picks the row whose
@@ -305,7 +307,9 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     tol : float, default=0.0
         Stop once the relative error (after optimal scaling) is at most ``tol``.
     verbose : int, default=0
-        Print progress about ten times per run when positive.
+        When positive, print a progress line every few seconds (iteration, coreset size,
+        relative error, elapsed time and an estimate of the time the rest of the
+        ``n_iter`` budget would take) and a line saying why and when the solver stopped.
 
     Returns
     -------
@@ -315,7 +319,7 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
 
     See Also
     --------
-    frank_wolfe : The simplex-constrained baseline of paper 001, Eq. (5).
+    frank_wolfe : The simplex-constrained baseline of Campbell & Broderick 2018, Eq. (5).
 
     Notes
     -----
@@ -343,6 +347,7 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     state = _GeodesicState(target / np.linalg.norm(target))
     active = _ActiveSet(n_iter, n)
     history = []
+    progress = Progress("giga", n_iter, verbose)
     for it in range(n_iter):
         stop_reason = _stop_check(state.error, tol, state.floor())
         if stop_reason:
@@ -361,7 +366,8 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
         active.scale(a)
         active.add(row, b)
         history.append((active.n_nonzero(), state.error))
-        _report(verbose, "giga", it, n_iter, history)
+        if progress.due():
+            _report(progress, history)
         stop_reason = _stalled(history)
         if stop_reason:
             break
@@ -369,7 +375,7 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
         stop_reason = "n_iter"
 
     weights = _giga_output_weights(vectors, target, active, inv_norms, n)
-    result = _finish("giga", vectors, weights, target, history, stop_reason, verbose)
+    result = _finish(progress, vectors, weights, target, history, stop_reason)
     if result.error > 1.0:
         # only rounding can make the optimally scaled weights worse than w = 0 (Corollary 3.2)
         result.weights, result.error = np.zeros(n), 1.0
@@ -524,31 +530,31 @@ def _stop_check(error, tol, floor):
     return None
 
 
-def _report(verbose, name, it, n_iter, history):
-    if verbose and (it % max(1, n_iter // 10) == 0 or it == n_iter - 1):
-        size, error = history[-1]
-        print(f"[{name}] iter {it + 1:5d}  size {size:5d}  relative error {error:.3e}")
+def _report(progress, history):
+    """One progress line; called only when one is due (one clock read per iteration)."""
+    size, error = history[-1]
+    progress.line(len(history), f"size {size:{progress.width}d}  relative error {error:.3e}")
 
 
-def _finish(name, vectors, weights, target, history, stop_reason, verbose):
+def _finish(progress, vectors, weights, target, history, stop_reason):
     error = _exact_error(vectors, weights, target)
-    if verbose:
-        print(f"[{name}] stop: {stop_reason} after {len(history)} iterations, "
-              f"relative error {error:.3e}")
+    progress.message(f"stop: {stop_reason} after {len(history)} iterations, relative error "
+                     f"{error:.3e}, {format_seconds(progress.elapsed())}")
     history = np.asarray(history, dtype=np.float64).reshape(-1, 2)
     return SolverResult(weights, error, history, len(history), stop_reason)
 
 
 def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
-    """Frank–Wolfe on the simplex-constrained problem of paper 001, Eq. (5).
+    """Frank–Wolfe on the simplex-constrained problem of Campbell & Broderick 2018, Eq. (5).
 
     Minimises ``||L - sum_n w_n L_n||`` over ``w >= 0`` with ``sum_n sigma_n w_n = sigma``,
-    ``sigma_n = ||L_n||`` and ``sigma = sum_n sigma_n`` (Eq. 4), i.e. over the convex hull of the
-    vertices ``(sigma / sigma_n) L_n`` (Campbell & Broderick's Hilbert coreset construction, the
-    baseline of paper 001). It starts at the vertex best aligned with ``L``; each iteration picks
-    the vertex maximising ``<L - L(w), L_n / sigma_n>`` and takes the exact line-search step on
-    the segment towards it. No rescaling is applied: the weights keep the simplex scale, which
-    is the point of comparison with :func:`giga` (paper 001, §2 and Proposition 2.1).
+    ``sigma_n = ||L_n||`` and ``sigma = sum_n sigma_n`` (Eq. 4), i.e. over the convex hull of
+    the vertices ``(sigma / sigma_n) L_n`` (Campbell & Broderick's Hilbert coreset construction,
+    the baseline of Campbell & Broderick 2018). It starts at the vertex best aligned with ``L``;
+    each iteration picks the vertex maximising ``<L - L(w), L_n / sigma_n>`` and takes the exact
+    line-search step on the segment towards it. No rescaling is applied: the weights keep the
+    simplex scale, which is the point of comparison with :func:`giga` (Campbell & Broderick 2018,
+    §2 and Proposition 2.1).
 
     ``L(w)`` is kept as a running sum, so an iteration costs one matrix-vector product with
     ``vectors`` plus ``O(N + J + t)``. If rounding makes a step degenerate, ``L(w)`` is rebuilt
@@ -568,7 +574,9 @@ def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     tol : float, default=0.0
         Stop once the relative error is at most ``tol``.
     verbose : int, default=0
-        Print progress about ten times per run when positive.
+        When positive, print a progress line every few seconds (iteration, coreset size,
+        relative error, elapsed time and an estimate of the time the rest of the
+        ``n_iter`` budget would take) and a line saying why and when the solver stopped.
 
     Returns
     -------
@@ -579,7 +587,7 @@ def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
 
     See Also
     --------
-    giga : Geodesic ascent with optimal scaling, paper 001, Algorithm 1.
+    giga : Geodesic ascent with optimal scaling, Campbell & Broderick 2018, Algorithm 1.
 
     Examples
     --------
@@ -609,6 +617,7 @@ def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     scores = np.empty(n)
     error = 1.0
     history = []
+    progress = Progress("frank_wolfe", n_iter, verbose)
     for it in range(n_iter):
         stop_reason = _stop_check(error, tol, floor)
         if stop_reason:
@@ -631,15 +640,15 @@ def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
         approx = approx + gamma * direction
         error = float(np.linalg.norm(target - approx) / target_norm)
         history.append((active.n_nonzero(), error))
-        _report(verbose, "frank_wolfe", it, n_iter, history)
+        if progress.due():
+            _report(progress, history)
         stop_reason = _stalled(history)
         if stop_reason:
             break
     else:
         stop_reason = "n_iter"
 
-    result = _finish("frank_wolfe", vectors, active.dense(n), target, history, stop_reason,
-                     verbose)
+    result = _finish(progress, vectors, active.dense(n), target, history, stop_reason)
     return _unscale(result, shift)
 
 

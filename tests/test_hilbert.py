@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from skcoreset import FrankWolfeCoreset, GIGACoreset
+from skcoreset import FrankWolfeCoreset, GIGACoreset, _progress
 from skcoreset.families import LogisticFamily
 from skcoreset.coreset._projection import project_loglik, relative_weights
 from skcoreset.solvers import giga
@@ -165,3 +165,36 @@ def test_weights_of_one_are_unchanged_by_the_normalisation():
     np.testing.assert_array_equal(relative_weights(np.ones(5)), np.ones(5))
     np.testing.assert_allclose(relative_weights(1e-300 * w), [0.0, 1.5, 0.5, 1.0])
     np.testing.assert_allclose(relative_weights(1e300 * w), [0.0, 1.5, 0.5, 1.0])
+
+
+# --- verbose -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cls, solver", [(GIGACoreset, "giga"),
+                                         (FrankWolfeCoreset, "frank_wolfe")])
+def test_verbose_reports_the_stages_and_the_solver_progress(cls, solver, capsys,
+                                                            monkeypatch):
+    X, y = _logistic_data(n=500)
+    quiet = cls(M=10, projection_dim=50, random_state=0).fit(X, y)
+    assert capsys.readouterr().out == ""
+    monkeypatch.setattr(_progress, "PRINT_INTERVAL", 0.0)  # a solver line every iteration
+    loud = cls(M=10, projection_dim=50, random_state=0, verbose=1).fit(X, y)
+    np.testing.assert_array_equal(loud.sample_weight_, quiet.sample_weight_)
+    lines = capsys.readouterr().out.splitlines()
+    name = cls.__name__
+    # what takes time before the solver: the Laplace fit and the projection, each timed
+    assert lines[0] == f"[{name}] Laplace fit of the weighting distribution on 500 rows ..."
+    assert lines[1].startswith(f"[{name}] weighting distribution fitted in ")
+    assert lines[2] == f"[{name}] projecting 500 rows on 50 draws ..."
+    assert lines[3].startswith(f"[{name}] projected in ")
+    steps = [line for line in lines if line.startswith(f"[{solver}] iter")]
+    assert len(steps) == len(loud.history_)
+    assert steps[0].startswith(f"[{solver}] iter  1/10  size  1  relative error ")
+    assert all(" elapsed " in line and " ETA " in line for line in steps)
+    assert lines[-2].startswith(f"[{solver}] stop: {loud.stop_reason_}")
+    assert lines[-1].startswith(f"[{name}] {len(loud.sample_indices_)} points")
+
+
+def test_verbose_two_adds_the_newton_steps_of_the_weighting_fit(capsys):
+    X, y = _logistic_data(n=500)
+    GIGACoreset(M=5, projection_dim=50, random_state=0, verbose=2).fit(X, y)
+    assert "[laplace] iter" in capsys.readouterr().out

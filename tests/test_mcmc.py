@@ -9,6 +9,7 @@ import pytest
 from scipy import linalg
 from scipy.special import expit, log_expit
 
+from skcoreset import _progress
 from skcoreset.families import LogisticFamily, PoissonFamily
 from skcoreset._inference import prior_precision
 from skcoreset._inference.mcmc import (MCMCDiagnosticWarning, _diagnose, default_n_walkers,
@@ -192,14 +193,38 @@ def test_acceptance_outside_band_warns(acceptance):
         assert not _diagnose(0.5, np.array([np.nan]), n_steps=1000)
 
 
-def test_verbose_prints_progress(capsys):
+def test_verbose_prints_progress_with_eta(capsys, monkeypatch):
+    X, y, prior = _small_logistic()
+    kwargs = dict(n_draws=320, thin=1, n_burnin=20, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCMCDiagnosticWarning)
+        quiet = _run(X, y, LogisticFamily(), prior, True, **kwargs)
+        assert capsys.readouterr().out == ""
+        monkeypatch.setattr(_progress, "PRINT_INTERVAL", 0.0)  # a line every step
+        result = _run(X, y, LogisticFamily(), prior, True, verbose=1, **kwargs)
+    np.testing.assert_array_equal(result.posterior.samples, quiet.posterior.samples)
+    lines = capsys.readouterr().out.splitlines()
+    # 16 walkers: 20 burn-in and 20 production steps, a line each, and one per stage's end
+    assert len(lines) == 20 + 1 + 20 + 1
+    assert lines[0].startswith("[mcmc] step  1/40  burn-in  1/20  acceptance ")
+    assert lines[20].startswith("[mcmc] burn-in done: 20 steps per walker, acceptance ")
+    assert lines[21].startswith("[mcmc] step 21/40  production  1/20  acceptance ")
+    assert lines[40].startswith("[mcmc] step 40/40  production 20/20  acceptance ")
+    assert all(" elapsed " in line and " ETA " in line for line in lines[:20] + lines[21:41])
+    assert lines[40].endswith("ETA 0.0s")
+    acceptance = f"acceptance {result.extra['acceptance_fraction']:.3f}"
+    assert lines[41].startswith(f"[mcmc] production done: 20 steps per walker, {acceptance}")
+
+
+def test_verbose_prints_stage_ends_only_on_a_short_run(capsys):
     X, y, prior = _small_logistic()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCMCDiagnosticWarning)
         _run(X, y, LogisticFamily(), prior, True, n_draws=320, thin=1, n_burnin=20,
              random_state=0, verbose=1)
-    out = capsys.readouterr().out
-    assert "burn-in" in out and "production" in out and "acceptance" in out
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["[mcmc] burn-in done",
+                                                      "[mcmc] production done"]
 
 
 # --- the target density ------------------------------------------------------------------

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.optimize import nnls
 
-from skcoreset import solvers
+from skcoreset import _progress, solvers
 from skcoreset.solvers import SolverResult, frank_wolfe, giga
 
 SOLVERS = [giga, frank_wolfe]
@@ -273,10 +273,31 @@ def test_tol_stops_early(solver):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-def test_verbose_prints_progress(solver, capsys):
+def test_verbose_prints_progress_with_eta(solver, capsys, monkeypatch):
+    vectors = _random_vectors(11, n=100, dim=5)
+    quiet = solver(vectors, n_iter=20)
+    assert capsys.readouterr().out == ""
+    monkeypatch.setattr(_progress, "PRINT_INTERVAL", 0.0)  # a line every iteration
+    result = solver(vectors, n_iter=20, verbose=1)
+    np.testing.assert_array_equal(result.weights, quiet.weights)
+    lines = capsys.readouterr().out.splitlines()
+    name = solver.__name__
+    assert len(lines) == result.n_iter + 1
+    for it, line in enumerate(lines[:-1], start=1):
+        size, error = result.history[it - 1]
+        assert line.startswith(f"[{name}] iter {it:2d}/20  size {int(size):2d}  "
+                               f"relative error {error:.3e}  elapsed ")
+        assert " ETA " in line
+    assert lines[-1].startswith(f"[{name}] stop: {result.stop_reason} after "
+                                f"{result.n_iter} iterations")
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_verbose_prints_only_the_stop_line_on_a_short_run(solver, capsys):
+    # the default interval is seconds: a run of milliseconds prints no progress line
     solver(_random_vectors(11, n=100, dim=5), n_iter=20, verbose=1)
-    out = capsys.readouterr().out
-    assert "relative error" in out and "stop: " in out
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and "stop: " in lines[0]
 
 
 def test_blocked_two_column_product_matches_matmul(monkeypatch):

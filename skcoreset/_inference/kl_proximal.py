@@ -325,7 +325,7 @@ def _ascent_step(path, state, step_beta, max_beta):
 def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10,
                 max_iter=500, beta=None, theta0=None, init="laplace", dual="auto",
                 verbose=0):
-    """Gaussian variational posterior by KL proximal-gradient steps (paper 003, eqs. 16-19).
+    """Gaussian variational posterior by KL proximal-gradient steps (Khan et al. 2015, eqs. 16-19).
 
     Maximises the weighted evidence lower bound
     ``sum_n w_n E_q[log p(y_n | a_n . theta)] - KL(q || N(0, P^-1))`` over full-covariance

@@ -17,15 +17,10 @@ from sklearn.utils import check_random_state
 
 from .._design import linear_predictor
 from .._posterior import SamplePosterior
+from .._progress import Progress, format_seconds
 from ._common import InferenceResult, LogPosterior
 from .diagnostics import chain_diagnostics
 from .laplace import laplace
-
-try:  # emcee draws its progress bar with tqdm, an optional dependency
-    import tqdm  # noqa: F401
-    _HAS_TQDM = True
-except ImportError:
-    _HAS_TQDM = False
 
 # With the stretch scale of _stretch_scale the integrated autocorrelation time on a
 # p-dimensional Gaussian target is below 10 + 15 p steps (measured: 17, 27, 35, 64, 128 steps
@@ -153,18 +148,22 @@ def _initial_positions(laplace_posterior, n_walkers, rng):
     return laplace_posterior.mean + z @ laplace_posterior.cov_cholesky.T
 
 
-def _run(sampler, state, n_steps, label, verbose):
-    """Advance the ensemble ``n_steps`` steps, storing them, with optional progress output."""
+def _run(sampler, state, n_steps, label, progress, done=0):
+    """Advance the ensemble ``n_steps`` steps, storing them.
+
+    With ``progress`` enabled, prints a line every few seconds (steps of the whole run and
+    of this stage, acceptance so far, elapsed time, ETA of the whole run) and one when the
+    stage ends. ``done`` is the number of steps of the run before this stage.
+    """
     if n_steps == 0:
         return state
-    use_bar = bool(verbose) and _HAS_TQDM
-    report_every = max(1, n_steps // 10)
-    for step, state in enumerate(
-            sampler.sample(state, iterations=n_steps, progress=use_bar,
-                           progress_kwargs={"desc": f"mcmc {label}"}), start=1):
-        if verbose and not use_bar and (step % report_every == 0 or step == n_steps):
-            print(f"[mcmc] {label:10s} step {step:6d}/{n_steps}  acceptance "
-                  f"{np.mean(sampler.acceptance_fraction):.3f}")
+    for step, state in enumerate(sampler.sample(state, iterations=n_steps), start=1):
+        if progress.due():
+            progress.line(done + step, f"{label} {step:{progress.width}d}/{n_steps}  "
+                          f"acceptance {np.mean(sampler.acceptance_fraction):.3f}")
+    progress.message(f"{label} done: {n_steps} steps per walker, acceptance "
+                     f"{np.mean(sampler.acceptance_fraction):.3f}, "
+                     f"{format_seconds(progress.elapsed())} in all")
     return state
 
 
@@ -235,8 +234,10 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
     tol, max_iter : float, int
         Newton tolerance and iteration cap of the Laplace fit giving the starting point.
     verbose : int, default=0
-        When positive, show progress (emcee's tqdm bar if tqdm is installed, else about ten
-        lines per stage); at 2 or more also the Newton steps of the Laplace fit.
+        When positive, print the progress of the burn-in and production stages every few
+        seconds (steps done out of the total, acceptance fraction so far, elapsed time and
+        an estimate of the remaining time) and a line at the end of each stage; at 2 or more
+        also the Newton steps of the Laplace fit.
 
     Returns
     -------
@@ -289,9 +290,10 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
     sampler.random_state = np.random.RandomState(
         rng.randint(np.iinfo(np.int32).max)).get_state()
 
-    state = _run(sampler, positions, n_burnin, "burn-in", verbose)
+    progress = Progress("mcmc", n_burnin + n_steps, verbose, unit="step")
+    state = _run(sampler, positions, n_burnin, "burn-in", progress)
     sampler.reset()
-    _run(sampler, state, n_steps, "production", verbose)
+    _run(sampler, state, n_steps, "production", progress, done=n_burnin)
 
     acceptance = float(np.mean(sampler.acceptance_fraction))
     draws = sampler.get_chain(thin=thin, flat=True)[-n_draws:]

@@ -11,6 +11,7 @@ from .._posterior import GaussianPosterior
 from .._sklearn_compat import Interval, StrOptions
 from ..solvers import frank_wolfe, giga
 from .._docstrings import fill_doc
+from .._progress import Progress, format_seconds
 from .._backend import uniform_subset
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
 from ._projection import project_loglik, relative_weights
@@ -87,6 +88,12 @@ class _HilbertCoreset(LikelihoodCoreset):
             "block_size * projection_dim (it also takes memmaps and dask arrays), or lower "
             "projection_dim, or raise max_memory (None: no limit) if the memory is there.")
 
+    def _stage(self, what):
+        """Print ``[Name] what ...`` before a long stage (if verbose); time it."""
+        progress = Progress(type(self).__name__, 1, self.verbose)
+        progress.message(f"{what} ...")
+        return progress
+
     def _weighting_distribution(self, X, y, sample_weight, family, prior_prec, rng):
         """The distribution pi-hat the projection draws parameters from.
 
@@ -99,9 +106,13 @@ class _HilbertCoreset(LikelihoodCoreset):
         if self.weighting == "laplace-subsample":
             size = self.n_subsample or int(np.sqrt(X.shape[0]))
             rows = rng.choice(rows, size=min(max(size, 1), len(rows)), replace=False)
+        progress = self._stage(f"Laplace fit of the weighting distribution on {len(rows)} rows")
         result = laplace(X[rows], y[rows], family,
                          sample_weight=relative_weights(sample_weight[rows]),
-                         prior_prec=prior_prec, fit_intercept=self.fit_intercept)
+                         prior_prec=prior_prec, fit_intercept=self.fit_intercept,
+                         verbose=max(int(self.verbose) - 1, 0))
+        progress.message(f"weighting distribution fitted in {result.n_iter} Newton steps, "
+                         f"{format_seconds(progress.elapsed())}")
         return result.posterior
 
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
@@ -139,8 +150,10 @@ class _HilbertCoreset(LikelihoodCoreset):
         self._check_memory(X.shape[0], len(thetas))
         shift = -np.frexp(sample_weight.max())[1] if sample_weight.max() > 0 else 0
         unit = np.ldexp(sample_weight, shift)
+        progress = self._stage(f"projecting {X.shape[0]} rows on {len(thetas)} draws")
         vectors, total = project_loglik(X, y, unit, family, thetas, self.fit_intercept,
                                         dtype=_VECTOR_DTYPE, return_sum=True)
+        progress.message(f"projected in {format_seconds(progress.elapsed())}")
         # the float64 sum, not that of the float32 rows
         target = total if target is None else np.ldexp(target, shift)
         result = self._solve(vectors, target)
@@ -313,7 +326,8 @@ class GIGACoreset(_HilbertCoreset):
     """
 
     def _solve(self, vectors, target=None):
-        return giga(vectors, target=target, n_iter=min(self.M, _ITER_PER_ROW * len(vectors)))
+        return giga(vectors, target=target, n_iter=min(self.M, _ITER_PER_ROW * len(vectors)),
+                    verbose=self.verbose)
 
 
 @_fill_hilbert_doc
@@ -354,4 +368,5 @@ class FrankWolfeCoreset(_HilbertCoreset):
 
     def _solve(self, vectors, target=None):
         return frank_wolfe(vectors, target=target,
-                           n_iter=min(self.M, _ITER_PER_ROW * len(vectors)))
+                           n_iter=min(self.M, _ITER_PER_ROW * len(vectors)),
+                           verbose=self.verbose)

@@ -1,6 +1,6 @@
-"""Merge-reduce (paper 002, §3.4): the binary tree of block coresets, the context every leaf
-and merge shares, and the weighting distribution of Hilbert constructors computed from sums
-over all rows.
+"""Merge-reduce (Huggins, Campbell & Broderick 2016, §3.4): the binary tree of block coresets, the
+context every leaf and merge shares, and the weighting distribution of Hilbert constructors
+computed from sums over all rows.
 
 Two observations make any coreset construction streaming and parallel: the union of coresets
 of disjoint blocks is a coreset of the union of the blocks, and a coreset of a coreset is a
@@ -31,7 +31,8 @@ _CHUNKS = dict(max_elements=2**19, min_rows=1024)
 
 
 def projected_sum(X, y, sample_weight, family, thetas, fit_intercept):
-    """Sum of the rows' projected log-likelihood vectors (paper 001, eq. 39), in chunks."""
+    """Sum of the rows' projected log-likelihood vectors (Campbell & Broderick 2018, eq. 39), in
+    chunks."""
     total = np.zeros(len(thetas))
     for rows in row_chunks(X.shape[0], len(thetas), **_CHUNKS):
         total += project_loglik(X[rows], y[rows], sample_weight[rows], family, thetas,
@@ -114,7 +115,7 @@ def _leaf_task(context, X, y, sample_weight, offset, block):
 
 
 class MergeTree:
-    """Binary-counter merge-reduce tree over consecutive blocks (paper 002, §3.4).
+    """Binary-counter merge-reduce tree over consecutive blocks (Huggins et al. 2016, §3.4).
 
     ``levels[k]`` holds ``(first, last, part)`` covering ``2**k`` blocks or ``None``: pushing a
     block merges equal levels like a carry in binary addition, so ``B`` blocks leave at most

@@ -15,7 +15,6 @@ from S draws of ``pi_w`` (a warm-started Laplace approximation or an emcee ensem
 full-data potentials enter only through their sum per draw, accumulated over row chunks.
 """
 
-import time
 import warnings
 from numbers import Integral, Real
 
@@ -26,6 +25,7 @@ from threadpoolctl import threadpool_limits
 from .._backend import row_chunks, uniform_subset
 from .._design import linear_predictor, rmatvec, weighted_gram
 from .._docstrings import fill_doc
+from .._progress import Progress
 from .._sklearn_compat import Interval, StrOptions
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
 from ._potentials import PotentialEvaluator
@@ -221,7 +221,7 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
     accepted, proposal = None, weights
     damping, no_change = _DAMPING_START, 0
     history, stop_reason = [], "max_iter"
-    start = time.perf_counter()
+    progress = Progress("QuasiNewtonCoreset", max_iter, verbose)
     for iteration in range(1, max_iter + 1):
         draws.update(indices, proposal)
         thetas = draws.draw(n_draws, rng)
@@ -250,10 +250,8 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
         else:
             damping, no_change = damping * _DAMPING_UP, no_change + 1
         history.append((kl, damping, float(is_better)))
-        if verbose:
-            print(f"[QuasiNewtonCoreset] iter {iteration:3d}  KL estimate {kl:.4e} nats  "
-                  f"{'accepted' if is_better else 'rejected'}  damping {damping:.1e}  "
-                  f"{time.perf_counter() - start:.1f} s")
+        progress.line(iteration, f"KL estimate {kl:.4e} nats  "
+                      f"{'accepted' if is_better else 'rejected'}  damping {damping:.1e}")
         if accepted[3] < tol:
             stop_reason = "tol"
             break

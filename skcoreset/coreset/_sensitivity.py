@@ -1,4 +1,5 @@
-"""Sensitivity-based importance sampling for logistic regression (paper 002)."""
+"""Sensitivity-based importance sampling for logistic regression (Huggins, Campbell & Broderick
+2016)."""
 
 from numbers import Integral, Real
 
@@ -11,7 +12,7 @@ from .._backend import InMemoryRows, row_chunks
 from .._sklearn_compat import Interval
 from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
 
-# R = a / sqrt(I) with a = 3 (paper 002, §4 "Experimental setup")
+# R = a / sqrt(I) with a = 3 (Huggins, Campbell & Broderick 2016, §4 "Experimental setup")
 _RADIUS_CONSTANT = 3.0
 # |x| beyond which squared distances of the (n_features + 1)-vectors may overflow float64
 _MAX_ABS_X = 1e150
@@ -42,7 +43,7 @@ def assign_clusters(X, y, centres, fit_intercept):
 
 def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_intercept, *,
                              cluster_weight=None, total_weight=None):
-    """Sensitivity upper bounds m_n of Lemma 3.1 (paper 002, eq. 3.1).
+    """Sensitivity upper bounds m_n of Lemma 3.1 (Huggins, Campbell & Broderick 2016, eq. 3.1).
 
     ``m_n = W / (1 + sum_i W_i^(-n) exp(-R ||Q_i - Z_n||))`` with the cluster centres ``Q_i``
     in place of the leave-one-out cluster means (as the paper's appendix does), ``W`` the
@@ -85,7 +86,7 @@ def _bounds(centres, radius, cluster_weight, total_weight, fit_intercept, X, y,
 
 @fill_sampling_doc
 class SensitivityCoreset(BaseCoreset):
-    """Coreset for Bayesian logistic regression by sensitivity sampling (paper 002, Alg. 1).
+    """Sensitivity-sampling coreset for Bayesian logistic regression (Huggins et al. 2016, Alg. 1).
 
     Clusters the signed design vectors ``Z_n = y_n [x_n, 1]`` with k-means++ (scikit-learn's
     :class:`~sklearn.cluster.KMeans`) fitted on a uniform subsample of
@@ -110,8 +111,8 @@ class SensitivityCoreset(BaseCoreset):
         Radius R of the parameter ball on which the bounds hold. ``None`` uses the paper's
         heuristic ``R = 3 / sqrt(I)`` with ``I`` the normalised k-means score of the data.
     stratify : bool, default=True
-        Draw within each class. ``False`` is paper 002's single multinomial; it raises a
-        ``ValueError`` when the draws miss a class.
+        Draw within each class. ``False`` is the single multinomial of Huggins, Campbell &
+        Broderick 2016; it raises a ``ValueError`` when the draws miss a class.
     {common_params}
     Attributes
     ----------
@@ -167,7 +168,8 @@ class SensitivityCoreset(BaseCoreset):
         if self.model_ != "logistic":
             raise ValueError(
                 "SensitivityCoreset supports only the logistic model (the sensitivity bounds "
-                f"of paper 002 are specific to it), got model {self.model_!r}.")
+                "of Huggins, Campbell & Broderick 2016 are specific to it), got model "
+                f"{self.model_!r}.")
 
     def _kmeans_sample_size(self, n):
         """``min(1000 k, 0.025 N)`` rows, at least k."""

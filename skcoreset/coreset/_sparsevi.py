@@ -1,4 +1,4 @@
-"""Sparse variational inference coresets (paper 000, Campbell & Beronov 2019, Algorithm 1).
+"""Sparse variational inference coresets (Campbell & Beronov 2019, Algorithm 1).
 
 The coreset posterior ``pi_w ~ exp(sum_n w_n f_n(theta)) pi_0(theta)`` is an exponential family
 with natural parameter ``w`` and sufficient statistic the potentials ``f_n`` (eq. 8), so the
@@ -19,7 +19,6 @@ This module holds the greedy loop and the estimator; the moment estimators are i
 :mod:`._sparsevi_moments`, the weight-update step rules in :mod:`._sparsevi_steps`.
 """
 
-import time
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -27,6 +26,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .._docstrings import fill_doc
+from .._progress import Progress, format_seconds
 from .._sklearn_compat import Interval, StrOptions
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
 from ._samplers import EnsembleSampler, LaplaceSampler
@@ -36,16 +36,6 @@ from ._sparsevi_steps import _optimise_weights
 # Greedy steps in a row that re-select a coreset point without lowering the best KL so
 # far before the construction stops (the coreset has stopped growing and improving).
 _PATIENCE = 5
-
-
-def _format_seconds(seconds):
-    """``"42.0s"``, ``"12m05s"`` or ``"3h07m"``."""
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes = int(seconds // 60)
-    if minutes < 60:
-        return f"{minutes}m{int(seconds % 60):02d}s"
-    return f"{minutes // 60}h{minutes % 60:02d}m"
 
 
 @dataclass
@@ -76,7 +66,7 @@ class SparseVIResult:
 def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_draws=100,
               n_iter_opt=100, learning_rate="auto", n_subsample="auto", sampler="laplace",
               random_state=None, verbose=0):
-    """Greedy sparse variational inference (paper 000, Algorithm 1).
+    """Greedy sparse variational inference (Campbell & Beronov 2019, Algorithm 1).
 
     For each greedy step: estimate the correlation of each potential with the residual
     ``f^T (s - w)`` under ``pi_w`` (eq. 20) and add the best point (eq. 13); then take T
@@ -154,12 +144,12 @@ def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_dr
 
 def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_draws,
                n_iter_opt, learning_rate, n_subsample, sampler, rng, verbose):
-    start = time.perf_counter()
     if learning_rate == "auto":
         learning_rate = 1.0 if sampler == "exact" else 0.1
     n_candidates = np.count_nonzero(sample_weight > 0)
     # the coreset cannot outgrow the rows; nothing below allocates by M
     max_steps = min(M, n_candidates)
+    progress = Progress("SparseVI", max_steps, verbose, unit="step")
     if sampler == "exact":
         oracle = _ExactGaussianMoments(X, y, sample_weight, family.noise_scale, prior_prec,
                                        fit_intercept)
@@ -171,10 +161,9 @@ def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_d
         oracle = _MonteCarloMoments(X, y, sample_weight, family, fit_intercept, prior_prec,
                                     draws, n_draws, n_subsample, max_steps, rng)
     n_used = getattr(oracle, "n_subsample", None)
-    if verbose:
-        rows = "every row" if n_used is None else f"subsamples of {n_used} rows"
-        print(f"[SparseVI] {n_candidates} rows of positive weight, sampler {sampler!r}, "
-              f"{rows}; up to {max_steps} greedy steps of {n_iter_opt} gradient steps")
+    rows = "every row" if n_used is None else f"subsamples of {n_used} rows"
+    progress.message(f"{n_candidates} rows of positive weight, sampler {sampler!r}, {rows}; "
+                     f"up to {max_steps} greedy steps of {n_iter_opt} gradient steps")
     active = np.empty(0, dtype=np.intp)
     weights = np.empty(0)
     history = []
@@ -195,18 +184,13 @@ def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_d
         kl = history[-1][1]
         stalled = 0 if added or kl < best_kl else stalled + 1
         best_kl = min(best_kl, kl)
-        if verbose:
-            elapsed = time.perf_counter() - start
-            eta = elapsed / step * (max_steps - step)
-            print(f"[SparseVI] step {step:4d}/{max_steps}  size {history[-1][0]:4d}  "
-                  f"KL {kl:.4e}  elapsed {_format_seconds(elapsed)}  "
-                  f"ETA {_format_seconds(eta)}", flush=True)
+        # every step: a greedy step takes long enough for a line of its own
+        progress.line(step, f"size {history[-1][0]:{progress.width}d}  KL {kl:.4e}")
         if stalled >= _PATIENCE:
             stop_reason = "no_improvement"
             break
-    if verbose:
-        print(f"[SparseVI] stopped after {len(history)} greedy steps ({stop_reason}), "
-              f"{_format_seconds(time.perf_counter() - start)}")
+    progress.message(f"stopped after {len(history)} greedy steps ({stop_reason}), "
+                     f"{format_seconds(progress.elapsed())}")
     full_weights = np.zeros(X.shape[0])
     full_weights[active] = weights
     return SparseVIResult(weights=full_weights, history=np.array(history).reshape(-1, 3),
@@ -224,15 +208,14 @@ _SPARSEVI_PARAMS_DOC = """
 
     learning_rate : float or "auto", default="auto"
         Step size ``gamma_t = learning_rate / t`` of gradient step ``t``. With
-        ``sampler="exact"`` the step is ``gamma_t`` times the natural gradient (the KL
-        gradient preconditioned by the exact Fisher information ``Cov_w[f_I, f_I]``, the
-        metric of paper 000, eq. 23), so ``gamma_1 = 1`` is a full Gauss-Newton step. With
-        the Monte Carlo samplers the gradient is normalised per coordinate by Adam's
-        moment estimates, as in the reference implementation, and the step is ``gamma_t``
-        times the mean coreset weight ``sum(sample_weight) / M``. ``"auto"``: 1 for the
-        exact sampler (the paper's ``gamma_t = 1 / t``, sections 5.1-5.2) and 0.1
-        otherwise (at the paper's N = 500 and M = 100 its ``gamma_t = 0.5 / t`` in units
-        of weight, section 5.3).
+        ``sampler="exact"`` the step is ``gamma_t`` times the natural gradient (the KL gradient
+        preconditioned by the exact Fisher information ``Cov_w[f_I, f_I]``, the metric of
+        Campbell & Beronov 2019, eq. 23), so ``gamma_1 = 1`` is a full Gauss-Newton step. With
+        the Monte Carlo samplers the gradient is normalised per coordinate by Adam's moment
+        estimates, as in the reference implementation, and the step is ``gamma_t`` times the
+        mean coreset weight ``sum(sample_weight) / M``. ``"auto"``: 1 for the exact sampler (the
+        paper's ``gamma_t = 1 / t``, sections 5.1-5.2) and 0.1 otherwise (at the paper's N = 500
+        and M = 100 its ``gamma_t = 0.5 / t`` in units of weight, section 5.3).
 
     n_subsample : int, "auto" or None, default="auto"
         U, for large N: at every selection and gradient step, estimate the residual
@@ -295,7 +278,7 @@ _fill_sparsevi_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMM
 
 @_fill_sparsevi_doc
 class SparseVICoreset(LikelihoodCoreset):
-    """Coreset by greedy sparse variational inference (paper 000, Algorithm 1).
+    """Coreset by greedy sparse variational inference (Campbell & Beronov 2019, Algorithm 1).
 
     The coreset posterior ``pi_w ~ exp(sum_n w_n f_n) pi_0`` itself guides the
     construction, so no weighting distribution has to be chosen. Each of M greedy steps
@@ -322,7 +305,7 @@ class SparseVICoreset(LikelihoodCoreset):
     {common_attrs}
     See Also
     --------
-    GIGACoreset : Hilbert coreset on a fixed weighting distribution (paper 001).
+    GIGACoreset : Hilbert coreset on a fixed weighting distribution (Campbell & Broderick 2018).
     UniformCoreset : The uniform subsampling baseline.
 
     Notes

@@ -181,7 +181,7 @@ def _row_quadratic_forms(X, matrix, fit_intercept):
 
 
 class _ExactGaussianMoments:
-    """Exact moments for the Gaussian linear model with known noise (paper 000, App. B.2).
+    """Exact moments of the Gaussian model with known noise (Campbell & Beronov 2019, App. B.2).
 
     ``pi_w = N(mu_w, Sigma_w)`` with ``Sigma_w^-1 = P + tau A^T W A`` and
     ``mu_w = Sigma_w tau A^T W y`` (eq. 33), and the potentials' covariance is (eq. 34)

@@ -1,5 +1,5 @@
-"""Merge-reduce coresets for streams and parallel construction (paper 002, §3.4): the
-estimator over the tree of :mod:`._merge_reduce`."""
+"""Merge-reduce coresets for streams and parallel construction (Huggins, Campbell & Broderick
+2016, §3.4): the estimator over the tree of :mod:`._merge_reduce`."""
 
 from dataclasses import dataclass
 from numbers import Integral
@@ -43,7 +43,7 @@ _STREAMING_ATTRS_DOC = """
         The weighting distribution shared by all blocks. Only for Hilbert base coresets.
     error_ : float
         Relative error of the coreset against the exact projected log-likelihood of all
-        rows seen (paper 001, eq. 39). Only for Hilbert base coresets.
+        rows seen (Campbell & Broderick 2018, eq. 39). Only for Hilbert base coresets.
 """
 
 
@@ -52,10 +52,10 @@ class StreamingCoreset(BaseCoreset):
     """Merge-reduce coreset of any constructor, for streams and parallel construction.
 
     The rows are cut into blocks of ``block_size``; each block gets a coreset from a clone of
-    ``base_coreset`` (its incoming ``sample_weight`` included); coresets of consecutive
-    blocks are united with their weights and compressed again by the base constructor,
-    pairwise in a binary tree (paper 002, §3.4). With ``B`` blocks only ``O(log B)`` block
-    coresets are alive at once, and each compression sees at most ``max(block_size, 2 M)``
+    ``base_coreset`` (its incoming ``sample_weight`` included); coresets of consecutive blocks
+    are united with their weights and compressed again by the base constructor, pairwise in a
+    binary tree (Huggins, Campbell & Broderick 2016, §3.4). With ``B`` blocks only ``O(log B)``
+    block coresets are alive at once, and each compression sees at most ``max(block_size, 2 M)``
     rows, so memory is bounded whatever the number of rows. The result follows the coreset
     contract of every constructor: ``sample_indices_`` index the full data (or the stream),
     ``fit_transform`` returns the weighted subset.
@@ -120,7 +120,7 @@ class StreamingCoreset(BaseCoreset):
     References
     ----------
     J. H. Huggins, T. Campbell and T. Broderick, "Coresets for scalable Bayesian logistic
-    regression", NeurIPS 2016, §3.4 (paper 002).
+    regression", NeurIPS 2016, §3.4.
 
     Examples
     --------
