@@ -19,8 +19,8 @@ POISSON_SETS = ["synth_poiss", "biketrips", "airportdelays"]
 def load_paper_dataset(name):
     """Whitened covariates (intercept column dropped), targets and the model name.
 
-    As in the papers' experiments (paper 000, Appendix C): covariates whitened with the
-    training mean and covariance, labels mapped from {-1, 1} to {0, 1}; the intercept is
+    As in the papers' experiments (Campbell & Beronov 2019, Appendix C): covariates whitened
+    with the training mean and covariance, labels mapped from {-1, 1} to {0, 1}; the intercept is
     fitted by the models with the same N(0, 1) prior as the coefficients.
     """
     path = DATA_DIR / f"{name}.npz"

@@ -162,7 +162,7 @@ def test_sensitivity_coreset_loglik_is_unbiased():
 
 
 def test_mean_sensitivity_is_flat_in_n():
-    # paper 002, Fig. 1: the mean sensitivity bound does not grow with N
+    # Huggins, Campbell & Broderick 2016, Fig. 1: the mean sensitivity bound does not grow with N
     means = []
     for n in (10_000, 100_000):
         X, y = make_binary(n, n_features=10, random_state=1)
@@ -202,9 +202,10 @@ def test_hilbert_weightings_and_models(weighting):
 
 # ---------------------------------------------------------------------------------------
 # Posterior quality on the papers' N = 500 data sets (prior N(0, I) including the intercept,
-# softplus Poisson link). Reference: the public implementation of paper 001, median of 3
-# seeds of KL(coreset Laplace || full Laplace) / KL(prior || full Laplace) at M = 100. The
-# ratio is pinned to compare with it; messages give the KL in nats and the mean error in sd.
+# softplus Poisson link). Reference: the public implementation of Campbell & Broderick 2018,
+# median of 3 seeds of KL(coreset Laplace || full Laplace) / KL(prior || full Laplace) at
+# M = 100. The ratio is pinned to compare with it; messages give the KL in nats and the mean
+# error in sd.
 REFERENCE_M100 = {
     "uniform": dict(synth_lr=0.12, phishing=0.15, ds1=0.19, synth_poiss=0.016,
                     biketrips=0.038, airportdelays=0.054),

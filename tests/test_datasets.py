@@ -120,7 +120,8 @@ def test_binary_matches_paper(n_features, positive_rate):
     # features are independent
     corr = np.corrcoef(X[:, 1:].T)
     assert np.all(np.abs(corr - np.eye(n_features - 1)) < 0.02)
-    # paper 002, Table 1: 9.5 % (BINARY5) and 8.9 % (BINARY10) positive examples
+    # Huggins, Campbell & Broderick 2016, Table 1: 9.5 % (BINARY5) and 8.9 % (BINARY10)
+    # positive examples
     assert abs(y.mean() - positive_rate) < 0.003
     # labels are logistic in theta: exact P(y = 1) for each x, averaged
     assert abs(y.mean() - expit(X @ coef).mean()) < 5 * np.sqrt(0.1 / n)

@@ -1,5 +1,6 @@
-"""KL proximal-gradient VI (paper 003): monotone ELBO, agreement with a direct full-covariance
-Gaussian VI, primal (eqs. 16-17) versus dual (eq. 19) paths, the exact conjugate posterior."""
+"""KL proximal-gradient VI (Khan et al. 2015): monotone ELBO, agreement with a direct
+full-covariance Gaussian VI, primal (eqs. 16-17) versus dual (eq. 19) paths, the exact
+conjugate posterior."""
 
 import warnings
 

@@ -1,5 +1,6 @@
-"""PASS-GLM (paper 004): the Chebyshev approximation, the sufficient statistics (streaming,
-dask, distributed), the closed-form degree-2 posterior and the higher-degree surrogate."""
+"""PASS-GLM (Huggins, Adams & Broderick 2017): the Chebyshev approximation, the sufficient
+statistics (streaming, dask, distributed), the closed-form degree-2 posterior and the
+higher-degree surrogate."""
 
 import warnings
 

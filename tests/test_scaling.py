@@ -1,5 +1,5 @@
-"""Scaling out (issue 6): merge-reduce coresets (paper 002, §3.4), parallel and streaming
-construction, dask arrays on a 2-worker distributed cluster, memmap input."""
+"""Scaling out (issue 6): merge-reduce coresets (Huggins, Campbell & Broderick 2016, §3.4),
+parallel and streaming construction, dask arrays on a 2-worker distributed cluster, memmap input."""
 
 import tracemalloc
 import warnings

@@ -1,4 +1,5 @@
-"""Tests for skcoreset.solvers: GIGA (paper 001, Algorithm 1) and simplex Frank–Wolfe (Eq. 5)."""
+"""Tests for skcoreset.solvers: GIGA (Campbell & Broderick 2018, Algorithm 1) and simplex
+Frank–Wolfe (Eq. 5)."""
 
 import numpy as np
 import pytest
@@ -312,13 +313,14 @@ def test_blocked_two_column_product_matches_matmul(monkeypatch):
     np.testing.assert_allclose(giga(vectors, n_iter=30).weights, reference.weights, rtol=1e-10)
 
 
-# --- paper 001, §4.2: random vectors in R^50 ------------------------------------------------
+# --- Campbell & Broderick 2018, §4.2: random vectors in R^50 ---------------------------------
 
 @pytest.fixture(scope="module")
 def paper_runs():
     """GIGA and FW, 1,000 iterations, on five sets of 100,000 standard normal vectors in R^50.
 
-    Paper 001, §4.2 uses 20 sets of 10^6; the reference numbers quoted below are for 10^5.
+    Campbell & Broderick 2018, §4.2 uses 20 sets of 10^6; the reference numbers quoted below
+    are for 10^5.
     """
     runs = []
     for seed in range(5):

@@ -1,5 +1,5 @@
-"""SparseVICoreset (paper 000): the closed forms of the Gaussian model, the Monte Carlo
-estimates against them, the greedy algorithm's quality against GIGA and uniform
+"""SparseVICoreset (Campbell & Beronov 2019): the closed forms of the Gaussian model, the Monte
+Carlo estimates against them, the greedy algorithm's quality against GIGA and uniform
 subsampling, and the scikit-learn contract."""
 
 import numpy as np
@@ -148,7 +148,7 @@ def test_monte_carlo_moments_agree_with_the_exact_ones():
 
 
 # ---------------------------------------------------------------------------------------
-# Algorithm 1 on the Gaussian model (paper 000, sections 5.1-5.2)
+# Algorithm 1 on the Gaussian model (Campbell & Beronov 2019, sections 5.1-5.2)
 # ---------------------------------------------------------------------------------------
 def _gaussian_experiment(n, d, M, seed):
     X, y = _regression_data(n, d, seed=seed)
@@ -192,7 +192,7 @@ def test_gaussian_model_kl_falls_and_beats_giga_paper_scale(seed):
 
 
 # ---------------------------------------------------------------------------------------
-# Posterior quality on the papers' N = 500 data sets (paper 000, section 5.3)
+# Posterior quality on the papers' N = 500 data sets (Campbell & Beronov 2019, section 5.3)
 # ---------------------------------------------------------------------------------------
 def _relative_kl(X, y, model, coreset, full):
     family = make_family(model, link="softplus")
