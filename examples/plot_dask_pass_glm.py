@@ -4,15 +4,15 @@ PASS-GLM on a dask cluster
 
 PASS-GLM's sufficient statistics are sums over rows, so they are computed where the data
 live: given dask arrays,
-:meth:`BayesianLogisticRegression.fit <skcoreset.BayesianLogisticRegression.fit>`
-with ``method="pass_glm"`` maps every chunk to its statistics on the workers and adds them up
-in a tree; only a few small arrays travel to the client, and the posterior follows in closed
-form. Any other method would need the data in one place, and says so.
+:meth:`BayesianLogisticRegression.fit <skcoreset.BayesianLogisticRegression.fit>` with
+``method="pass_glm"`` maps every chunk to its statistics on the workers and adds them up
+in a tree; only a few small arrays travel to the client, and the posterior follows in
+closed form. Any other method would need the data in one place, and says so.
 
 Here a :class:`distributed.LocalCluster` of two worker processes stands in for a real
-cluster, and the data (500,000 rows, 8 features) are generated lazily *on the workers*, chunk
-by chunk, so the client never holds them. For comparison the same rows are then gathered and
-fitted in memory, by PASS-GLM and by the exact Laplace approximation.
+cluster, and the data (500,000 rows, 8 features) are generated lazily *on the workers*,
+chunk by chunk, so the client never holds them. For comparison the same rows are then
+gathered and fitted in memory, by PASS-GLM and by the exact Laplace approximation.
 
 A script that starts worker processes must guard the code that does so with
 ``if __name__ == "__main__":``, because the workers re-import the main module.
@@ -31,7 +31,7 @@ n_samples, chunk_rows = 500_000, 50_000
 
 
 def make_dask_data(seed=0):
-    """Lazy dask arrays: features and labels of a logistic regression, chunk by chunk."""
+    """Lazy dask arrays: features and labels of a logistic regression, in chunks."""
     import dask.array as da
 
     rng = da.random.default_rng(seed)
@@ -49,12 +49,13 @@ if __name__ == "__main__":
 
     # two single-threaded worker processes on this machine; the scheduler's web server
     # listens on a free loopback port, so it never collides with another cluster
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           host="127.0.0.1", dashboard_address="127.0.0.1:0")
+    with cluster, Client(cluster) as client:
         X, y = make_dask_data()
         X, y = client.persist([X, y])  # materialise the chunks on the workers
-        print(f"{X.numblocks[0]} chunks of {chunk_rows} rows on {len(client.nthreads())} "
-              "workers")
+        print(f"{X.numblocks[0]} chunks of {chunk_rows} rows on "
+              f"{len(client.nthreads())} workers")
         start = time.perf_counter()
         on_cluster = BayesianLogisticRegression(method="pass_glm").fit(X, y)
         cluster_time = time.perf_counter() - start
@@ -64,8 +65,8 @@ if __name__ == "__main__":
 # %%
 # The same rows in memory
 # -----------------------
-# The cluster result equals the in-memory PASS-GLM fit up to rounding (the chunk sums are
-# added in a different order); Laplace shows the approximation's accuracy.
+# The cluster result equals the in-memory PASS-GLM fit up to rounding (the chunk sums
+# are added in a different order); Laplace shows the approximation's accuracy.
 if __name__ == "__main__":
     start = time.perf_counter()
     in_memory = BayesianLogisticRegression(method="pass_glm").fit(X_local, y_local)
@@ -73,7 +74,8 @@ if __name__ == "__main__":
     start = time.perf_counter()
     laplace = BayesianLogisticRegression().fit(X_local, y_local)
     laplace_time = time.perf_counter() - start
-    print(f"PASS-GLM in memory: {memory_time:.2f} s, Laplace in memory: {laplace_time:.2f} s")
+    print(f"PASS-GLM in memory: {memory_time:.2f} s, "
+          f"Laplace in memory: {laplace_time:.2f} s")
     print("cluster == in-memory PASS-GLM:",
           np.allclose(on_cluster.posterior_.mean, in_memory.posterior_.mean))
 
@@ -84,10 +86,11 @@ if __name__ == "__main__":
             (f"PASS-GLM, dask cluster ({cluster_time:.1f} s)", on_cluster),
             (f"PASS-GLM, in memory ({memory_time:.1f} s)", in_memory),
             (f"Laplace, in memory ({laplace_time:.1f} s)", laplace)]):
-        ax.errorbar(positions + offset, model.posterior_.mean, yerr=2 * model.posterior_.std,
-                    fmt="o", ms=4, capsize=3, label=label)
-    ax.scatter(positions, np.append(true_coef, true_intercept), marker="_", s=400, c="k",
-               label="true value")
+        ax.errorbar(positions + offset, model.posterior_.mean,
+                    yerr=2 * model.posterior_.std, fmt="o", ms=4, capsize=3,
+                    label=label)
+    ax.scatter(positions, np.append(true_coef, true_intercept), marker="_", s=400,
+               c="k", label="true value")
     ax.set_xticks(positions, names)
     ax.set_ylabel("posterior mean +- 2 std")
     ax.set_title(f"Bayesian logistic regression on {n_samples:,} rows")

@@ -4,34 +4,35 @@ Posterior KL divergence against coreset size
 
 The quality measure of the coreset papers: fit the posterior on the weighted coreset and
 measure its KL divergence to the full-data posterior as the coreset grows.
-:func:`~skcoreset.metrics.coreset_quality` does both with Laplace approximations, under the
-constructor's own likelihood and prior, and reports two numbers that read without a
+:func:`~skcoreset.metrics.coreset_quality` does both with Laplace approximations, under
+the constructor's own likelihood and prior, and reports two numbers that read without a
 reference:
 
-* ``kl``, KL(coreset posterior || full posterior) in **nats**: below about 0.1 the two are
-  hard to tell apart, tens of nats mean a visibly different posterior;
+* ``kl``, KL(coreset posterior || full posterior) in **nats**: below about 0.1 the two
+  are hard to tell apart, tens of nats mean a visibly different posterior;
 * ``max_mean_error_sd``, the largest difference between the posterior means in
-  **standard deviations of the full posterior**: above 1, the coreset posterior is centred
-  where the full one has little mass.
+  **standard deviations of the full posterior**: above 1, the coreset posterior is
+  centred where the full one has little mass.
 
 The papers plot the KL divided by KL(prior || full posterior). That denominator grows in
-proportion to the number of rows N (here about 9,000 nats), so the ratio makes every coreset
-look better the more data there is; it is printed here only next to the nats. Uniform
-subsampling with 100 rows, for instance, has a ratio of about 1e-3 and yet a posterior mean
-several standard deviations away from the full one.
+proportion to the number of rows N (here about 9,000 nats), so the ratio makes every
+coreset look better the more data there is; it is printed here only next to the nats.
+Uniform subsampling with 100 rows, for instance, has a ratio of about 1e-3 and yet a
+posterior mean several standard deviations away from the full one.
 
-The data are the papers' synthetic logistic regression (``theta = [3, 3, 0]``) with N = 2,000
-rows. Each point is the median over two random seeds, plotted against the number of distinct
-rows the coreset actually kept (the greedy constructors may stop below their budget ``M``).
+The data are the papers' synthetic logistic regression (``theta = [3, 3, 0]``) with
+N = 2,000 rows. Each point is the median over two random seeds, plotted against the
+number of distinct rows the coreset actually kept (the greedy constructors may stop
+below their budget ``M``).
 
-Uniform subsampling and sensitivity sampling are random importance samples: their weighted
-log-likelihood is unbiased but noisy, so the KL falls slowly with the size (on this
-well-conditioned 2-D problem sensitivity sampling's varying weights do not pay off at these
-sizes; it is meant for data with rare, informative rows). The Hilbert coresets (Frank-Wolfe
-and GIGA) choose and weight the rows to match the log-likelihood directly and need far fewer
-of them for the same KL. Sparse variational inference optimises the KL divergence itself,
-with weights fitted under the coreset posterior: the most accurate per row, at the highest
-construction cost.
+Uniform subsampling and sensitivity sampling are random importance samples: their
+weighted log-likelihood is unbiased but noisy, so the KL falls slowly with the size (on
+this well-conditioned 2-D problem sensitivity sampling's varying weights do not pay off
+at these sizes; it is meant for data with rare, informative rows). The Hilbert coresets
+(Frank-Wolfe and GIGA) choose and weight the rows to match the log-likelihood directly
+and need far fewer of them for the same KL. Sparse variational inference optimises the
+KL divergence itself, with weights fitted under the coreset posterior: the most accurate
+per row, at the highest construction cost.
 """
 
 import time
@@ -40,13 +41,14 @@ from functools import partial
 import matplotlib.pyplot as plt
 import numpy as np
 
-from skcoreset import (FrankWolfeCoreset, GIGACoreset, SensitivityCoreset, SparseVICoreset,
-                       UniformCoreset)
+from skcoreset import (FrankWolfeCoreset, GIGACoreset, SensitivityCoreset,
+                       SparseVICoreset, UniformCoreset)
 from skcoreset.datasets import make_logistic_regression
 from skcoreset.metrics import coreset_quality
 
 X, y = make_logistic_regression(2000, coef=[3.0, 3.0], random_state=0)
-full = None  # the full-data posterior: fitted by the first coreset_quality call, then reused
+# the full-data posterior: fitted by the first coreset_quality call, then reused
+full = None
 
 constructors = {
     "Uniform": UniformCoreset,
@@ -78,8 +80,8 @@ for name, constructor in constructors.items():
           f"(ratio to the prior's KL {ratio:.2g})")
 
 # %%
-# The figure: KL in nats (left) and the largest mean error in posterior standard deviations
-# (right) against the coreset size, on log scales.
+# The figure: KL in nats (left) and the largest mean error in posterior standard
+# deviations (right) against the coreset size, on log scales.
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
 for name, (sizes, kls, sds, _) in results.items():
     axes[0].plot(sizes, kls, marker="o", label=name)

@@ -2,17 +2,19 @@
 Poisson regression on counts with predictive intervals
 ======================================================
 
-:class:`~skcoreset.BayesianPoissonRegression` fits a posterior over the coefficients of a
-Poisson rate ``exp(x . coef + intercept)``. Its
-:meth:`predict(X, return_std=True) <skcoreset.BayesianPoissonRegression.predict>` returns the
-posterior predictive mean count and its standard deviation, which combines the Poisson noise
-of a new count with the posterior uncertainty of the rate: ``sqrt(E[rate] + Var[rate])``.
+:class:`~skcoreset.BayesianPoissonRegression` fits a posterior over the coefficients of
+a Poisson rate ``exp(x . coef + intercept)``. Its
+:meth:`predict(X, return_std=True) <skcoreset.BayesianPoissonRegression.predict>`
+returns the posterior predictive mean count and its standard deviation, which combines
+the Poisson noise of a new count with the posterior uncertainty of the rate:
+``sqrt(E[rate] + Var[rate])``.
 
 Exact predictive intervals come from simulation: draw coefficients from ``posterior_``
-(:meth:`GaussianPosterior.sample <skcoreset.GaussianPosterior.sample>`), then a count for each
-draw, and take quantiles. The same model fitted through a :class:`~skcoreset.GIGACoreset`
-with a budget of 30 rows (``model="auto"`` recognises the counts; it keeps fewer) gives nearly
-the same intervals from a handful of weighted rows.
+(:meth:`GaussianPosterior.sample <skcoreset.GaussianPosterior.sample>`), then a count
+for each draw, and take quantiles. The same model fitted through a
+:class:`~skcoreset.GIGACoreset` with a budget of 30 rows (``model="auto"`` recognises
+the counts; it keeps fewer) gives nearly the same intervals from a handful of weighted
+rows.
 """
 
 import matplotlib.pyplot as plt
@@ -47,9 +49,9 @@ def predictive_interval(model, X, n_draws=4000):
 
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharey=True)
+n_coreset_rows = len(coreset.sample_indices_)
 for ax, (name, model) in zip(axes, [(f"full data, {len(X_train)} rows", full),
-                                    (f"GIGA coreset, {len(coreset.sample_indices_)} rows",
-                                     pipe)]):
+                                    (f"GIGA coreset, {n_coreset_rows} rows", pipe)]):
     estimator = model[-1] if hasattr(model, "steps") else model
     mean, std = model.predict(grid, return_std=True)
     (low, high), (rate_low, rate_high) = predictive_interval(estimator, grid)
@@ -58,7 +60,8 @@ for ax, (name, model) in zip(axes, [(f"full data, {len(X_train)} rows", full),
     ax.scatter(X_train[:, 0], y_train, s=3, c="0.6", alpha=0.5, label="training counts")
     if hasattr(model, "steps"):
         w = coreset.sample_weight_
-        ax.scatter(X_train[coreset.sample_indices_, 0], y_train[coreset.sample_indices_],
+        rows = coreset.sample_indices_
+        ax.scatter(X_train[rows, 0], y_train[rows],
                    s=15 + 200 * np.sqrt(w / w.max()), facecolors="none", edgecolors="k",
                    label="coreset rows (area ~ weight)")
     ax.fill_between(grid[:, 0], low, high, color="tab:blue", alpha=0.2,

@@ -2,22 +2,22 @@
 Sensitivity sampling on data with rare features
 ===============================================
 
-:class:`~skcoreset.SensitivityCoreset` (Huggins, Campbell & Broderick, 2016) samples rows
-with probability proportional to an upper bound on their sensitivity -- the largest share of
-the log-likelihood a row can carry -- and reweights them so that the coreset's
+:class:`~skcoreset.SensitivityCoreset` (Huggins, Campbell & Broderick, 2016) samples
+rows with probability proportional to an upper bound on their sensitivity -- the largest
+share of the log-likelihood a row can carry -- and reweights them so that the coreset's
 log-likelihood stays unbiased. It pays off when a few rows matter a lot. The paper's
-BINARY10 data (:func:`~skcoreset.datasets.make_binary`) has binary features that are present
-in as few as 0.1 % of the rows but carry large coefficients; uniform subsampling rarely
-draws those rows, and up to a few thousand rows its posterior is much further from the
-full-data one. On the MIXTURE data (:func:`~skcoreset.datasets.make_mixture`, two Gaussian
-classes) no row is special, and the two constructors are close.
+BINARY10 data (:func:`~skcoreset.datasets.make_binary`) has binary features that are
+present in as few as 0.1 % of the rows but carry large coefficients; uniform subsampling
+rarely draws those rows, and up to a few thousand rows its posterior is much further
+from the full-data one. On the MIXTURE data (:func:`~skcoreset.datasets.make_mixture`,
+two Gaussian classes) no row is special, and the two constructors are close.
 
-The quality measures are the paper's: the maximum mean discrepancy with a polynomial kernel
-between posterior samples given the coreset and given all the data
-(:func:`~skcoreset.metrics.polynomial_mmd`), and the largest relative error of the coreset's
-weighted log-likelihood over draws from the full-data posterior
-(:func:`~skcoreset.metrics.loglik_relative_error`). Lower is better; each point is the median
-over three seeds, with N = 50,000 rows.
+The quality measures are the paper's: the maximum mean discrepancy with a polynomial
+kernel between posterior samples given the coreset and given all the data
+(:func:`~skcoreset.metrics.polynomial_mmd`), and the largest relative error of the
+coreset's weighted log-likelihood over draws from the full-data posterior
+(:func:`~skcoreset.metrics.loglik_relative_error`). Lower is better; each point is the
+median over three seeds, with N = 50,000 rows.
 """
 
 import matplotlib.pyplot as plt
@@ -44,15 +44,16 @@ for col, (data_name, ((X, y), fit_intercept)) in enumerate(datasets.items()):
         for M in budgets:
             mmd_m, error_m = [], []
             for seed in seeds:
-                coreset = constructor(M=M, fit_intercept=fit_intercept, random_state=seed)
+                coreset = constructor(M=M, fit_intercept=fit_intercept,
+                                      random_state=seed)
                 X_core, y_core, w_core = coreset.fit_coreset(X, y)
                 fitted = BayesianLogisticRegression(fit_intercept=fit_intercept).fit(
                     X_core, y_core, sample_weight=w_core)
                 draws = fitted.posterior_.sample(1000, random_state=1)
                 mmd_m.append(polynomial_mmd(full_draws, draws))
                 error_m.append(np.max(loglik_relative_error(
-                    X, y, coreset.sample_indices_, coreset.sample_weight_, full_draws[:50],
-                    fit_intercept=fit_intercept)))
+                    X, y, coreset.sample_indices_, coreset.sample_weight_,
+                    full_draws[:50], fit_intercept=fit_intercept)))
             mmd.append(np.median(mmd_m))
             loglik_error.append(np.median(error_m))
         name = constructor.__name__

@@ -2,23 +2,24 @@
 Streaming Bayesian logistic regression with PASS-GLM
 ====================================================
 
-With ``method="pass_glm"`` (Huggins, Adams & Broderick, 2017) the log-likelihood is replaced
-by a polynomial approximation whose sufficient statistics are sums over the rows. They are
-accumulated chunk by chunk with
-:meth:`partial_fit <skcoreset.BayesianLogisticRegression.partial_fit>`, so a stream of any
-length is fitted in one pass with memory that does not grow with the number of rows, and the
-posterior is available after every chunk. Chunk by chunk gives exactly the posterior of one
-:meth:`fit` on all rows.
+With ``method="pass_glm"`` (Huggins, Adams & Broderick, 2017) the log-likelihood is
+replaced by a polynomial approximation whose sufficient statistics are sums over the
+rows. They are accumulated chunk by chunk with
+:meth:`partial_fit <skcoreset.BayesianLogisticRegression.partial_fit>`, so a stream of
+any length is fitted in one pass with memory that does not grow with the number of rows,
+and the posterior is available after every chunk. Chunk by chunk gives exactly the
+posterior of one :meth:`fit` on all rows.
 
 The stream here is generated on the fly: 40 chunks of 5,000 rows of a 5-feature logistic
 regression. The posterior mean and a +-2 standard-deviation band of each coefficient are
-tracked as rows arrive, next to the full-data Laplace posterior (dots at the right) and the
-true coefficients (dotted).
+tracked as rows arrive, next to the full-data Laplace posterior (dots at the right) and
+the true coefficients (dotted).
 
-The degree-2 approximation (the paper's PASS-LR2, a closed-form Gaussian posterior) trades
-some accuracy for speed: its constant curvature on ``[-pass_radius, pass_radius]`` shrinks the
-coefficients here by up to about 10%. Choose ``pass_radius`` to cover the typical margins
-``|x . theta|``, or use a higher ``pass_degree`` for few features.
+The degree-2 approximation (the paper's PASS-LR2, a closed-form Gaussian posterior)
+trades some accuracy for speed: its constant curvature on
+``[-pass_radius, pass_radius]`` shrinks the coefficients here by up to about 10%. Choose
+``pass_radius`` to cover the typical margins ``|x . theta|``, or use a higher
+``pass_degree`` for few features.
 """
 
 import time
@@ -39,7 +40,8 @@ def stream(seed=0):
     """Chunks ``(X, y)`` of the stream, generated as they are consumed."""
     rng = np.random.default_rng(seed)
     for _ in range(n_chunks):
-        yield make_logistic_regression(chunk_size, coef=true_coef, intercept=true_intercept,
+        yield make_logistic_regression(chunk_size, coef=true_coef,
+                                       intercept=true_intercept,
                                        random_state=rng.integers(2**31))
 
 
@@ -56,7 +58,8 @@ for X_chunk, y_chunk in stream():
     stds.append(model.posterior_.std.copy())
 stream_time = time.perf_counter() - start
 means, stds = np.array(means), np.array(stds)
-print(f"PASS-GLM, {n_chunks} partial_fit calls on {rows_seen[-1]} rows: {stream_time:.2f} s")
+print(f"PASS-GLM, {n_chunks} partial_fit calls on {rows_seen[-1]} rows: "
+      f"{stream_time:.2f} s")
 
 # %%
 # Reference: the exact (Laplace) posterior of all rows, which needs them all in memory.
@@ -64,15 +67,18 @@ X_all, y_all = map(np.concatenate, zip(*stream()))
 start = time.perf_counter()
 laplace = BayesianLogisticRegression().fit(X_all, y_all)
 print(f"Laplace on all {len(X_all)} rows at once: {time.perf_counter() - start:.2f} s")
-one_shot = BayesianLogisticRegression(method="pass_glm", pass_radius=3.0).fit(X_all, y_all)
-print("partial_fit == fit on all rows:", np.allclose(one_shot.posterior_.mean, means[-1]))
+one_shot = BayesianLogisticRegression(method="pass_glm", pass_radius=3.0)
+one_shot.fit(X_all, y_all)
+print("partial_fit == fit on all rows:",
+      np.allclose(one_shot.posterior_.mean, means[-1]))
 
 # %%
-# Both posteriors are :class:`~skcoreset.GaussianPosterior` objects. The KL divergence from
-# the prior measures how much the stream taught the model (in nats); the KL divergence
-# between PASS-GLM's and Laplace's posteriors, :func:`~skcoreset.metrics.gaussian_kl`,
-# measures the price of the polynomial approximation. With 200,000 rows the posterior is so
-# narrow that a shift of the mean by a few percent is many posterior standard deviations.
+# Both posteriors are :class:`~skcoreset.GaussianPosterior` objects. The KL divergence
+# from the prior measures how much the stream taught the model (in nats); the KL
+# divergence between PASS-GLM's and Laplace's posteriors,
+# :func:`~skcoreset.metrics.gaussian_kl`, measures the price of the polynomial
+# approximation. With 200,000 rows the posterior is so narrow that a shift of the mean
+# by a few percent is many posterior standard deviations.
 n_params = len(true_coef) + 1
 prior = GaussianPosterior(np.zeros(n_params),
                           np.diag([model.prior_scale**2] * len(true_coef)
@@ -92,11 +98,12 @@ fig, ax = plt.subplots(figsize=(8, 5))
 for j, name in enumerate(names):
     color = f"C{j}"
     ax.plot(rows_seen, means[:, j], color=color, label=name)
-    ax.fill_between(rows_seen, means[:, j] - 2 * stds[:, j], means[:, j] + 2 * stds[:, j],
-                    color=color, alpha=0.25)
+    ax.fill_between(rows_seen, means[:, j] - 2 * stds[:, j],
+                    means[:, j] + 2 * stds[:, j], color=color, alpha=0.25)
     ax.axhline(truth[j], color=color, ls=":", lw=1)
     ax.errorbar(rows_seen[-1] * 1.15, laplace.posterior_.mean[j],
-                yerr=2 * laplace.posterior_.std[j], fmt="o", color=color, ms=4, capsize=2)
+                yerr=2 * laplace.posterior_.std[j], fmt="o", color=color, ms=4,
+                capsize=2)
 ax.set_xscale("log")
 ax.set_xlabel("rows seen")
 ax.set_ylabel("posterior mean +- 2 std")

@@ -4,15 +4,15 @@ Predictive uncertainty over a 2-D grid
 
 :meth:`BayesianLogisticRegression.predict_proba(X, return_std=True)
 <skcoreset.BayesianLogisticRegression.predict_proba>`
-returns, besides the probability ``P(y = 1 | x)`` integrated over the posterior, the posterior
-standard deviation of that probability. Evaluated over a grid, it shows where the model is
-unsure: along the decision boundary, and increasingly so far away from the training data,
-where the direction of the boundary is least constrained.
+returns, besides the probability ``P(y = 1 | x)`` integrated over the posterior, the
+posterior standard deviation of that probability. Evaluated over a grid, it shows where
+the model is unsure: along the decision boundary, and increasingly so far away from the
+training data, where the direction of the boundary is least constrained.
 
 Top row: the posterior fitted on all 400 rows. Bottom row: the posterior fitted on a
-:class:`~skcoreset.GIGACoreset` of those rows (points drawn with an area growing with their
-weight). The coreset keeps the probability map but is more uncertain, as a posterior fitted
-on less information should be.
+:class:`~skcoreset.GIGACoreset` of those rows (points drawn with an area growing with
+their weight). The coreset keeps the probability map but is more uncertain, as a
+posterior fitted on less information should be.
 """
 
 import matplotlib.pyplot as plt
@@ -50,8 +50,8 @@ for row, (model, title, points, weights) in enumerate([
         image = ax.contourf(xx, yy, values.reshape(xx.shape), levels=levels, cmap=cmap)
         ax.contour(xx, yy, proba[:, 1].reshape(xx.shape), levels=[0.5], colors="k",
                    linewidths=1)
-        ax.scatter(points[:, 0], points[:, 1], s=sizes, c=np.where(labels == 1, "w", "k"),
-                   edgecolors="k", linewidths=0.4)
+        ax.scatter(points[:, 0], points[:, 1], s=sizes,
+                   c=np.where(labels == 1, "w", "k"), edgecolors="k", linewidths=0.4)
         fig.colorbar(image, ax=ax, label=label, format="%.2f")
         ax.set_title(title)
     axes[row, 0].set_ylabel("$x_2$")

@@ -2,19 +2,19 @@
 GIGA and Frank-Wolfe on raw vectors
 ===================================
 
-The Hilbert coresets reduce coreset construction to a geometric problem: approximate the sum
-``L = sum_n L_n`` of N vectors by a sparse non-negative combination ``sum_n w_n L_n``.
-:func:`skcoreset.solvers.giga` (greedy iterative geodesic ascent) and
+The Hilbert coresets reduce coreset construction to a geometric problem: approximate the
+sum ``L = sum_n L_n`` of N vectors by a sparse non-negative combination
+``sum_n w_n L_n``. :func:`skcoreset.solvers.giga` (greedy iterative geodesic ascent) and
 :func:`skcoreset.solvers.frank_wolfe` solve it on plain arrays, so the geometry can be
 studied without a model. Both return a :class:`~skcoreset.solvers.SolverResult` with the
 weights, the exact relative error, the per-iteration history and why the solver stopped.
 
-This is the synthetic experiment of Campbell & Broderick (2018, §4.2) at a smaller scale:
-100,000 standard normal vectors in 50 dimensions. Their sum is short compared with the
-vectors themselves, the hard case for uniform subsampling (weights ``N / m``), whose error
-is far above 1. GIGA's error decays geometrically and stays orders of magnitude below
-Frank-Wolfe's for the same number of iterations, until both reach the limits of float64
-arithmetic (``stop_reason="numerical precision"``).
+This is the synthetic experiment of Campbell & Broderick (2018, §4.2) at a smaller
+scale: 100,000 standard normal vectors in 50 dimensions. Their sum is short compared
+with the vectors themselves, the hard case for uniform subsampling (weights ``N / m``),
+whose error is far above 1. GIGA's error decays geometrically and stays orders of
+magnitude below Frank-Wolfe's for the same number of iterations, until both reach the
+limits of float64 arithmetic (``stop_reason="numerical precision"``).
 """
 
 import matplotlib.pyplot as plt
@@ -26,10 +26,11 @@ rng = np.random.default_rng(0)
 vectors = rng.standard_normal((100_000, 50))
 target = vectors.sum(axis=0)
 
-results = {"GIGA": giga(vectors, n_iter=300), "Frank-Wolfe": frank_wolfe(vectors, n_iter=300)}
+results = {"GIGA": giga(vectors, n_iter=300),
+           "Frank-Wolfe": frank_wolfe(vectors, n_iter=300)}
 for name, result in results.items():
-    print(f"{name:12s} {result.n_iter} iterations, {result.size} vectors, relative error "
-          f"{result.error:.2e}, stopped: {result.stop_reason}")
+    print(f"{name:12s} {result.n_iter} iterations, {result.size} vectors, "
+          f"relative error {result.error:.2e}, stopped: {result.stop_reason}")
 
 # %%
 # Uniform subsampling for comparison: m random vectors with weights N / m.
