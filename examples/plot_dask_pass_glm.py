@@ -24,6 +24,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from skcoreset import BayesianLogisticRegression
+from skcoreset.metrics import mean_error_sd
 
 true_coef = np.array([0.8, -0.6, 0.4, -0.2, 0.0, 0.3, -0.5, 0.6])
 true_intercept = 0.5
@@ -65,8 +66,14 @@ if __name__ == "__main__":
 # %%
 # The same rows in memory
 # -----------------------
-# The cluster result equals the in-memory PASS-GLM fit up to rounding (the chunk sums
-# are added in a different order); Laplace shows the approximation's accuracy.
+# The statistics are sums over rows, but the pilot fit that places the polynomial
+# (``pass_radius="auto"``) differs: the cluster takes it from the first chunk, memory
+# from a subsample of all rows (with a fixed ``pass_radius`` the two agree up to
+# rounding). Laplace shows the approximation's accuracy. At 500,000 rows the degree-2
+# polynomial's error is larger than the posterior's width: both fits warn
+# (``PassGLMAccuracyWarning``), and the measured errors below say how far off they are.
+# PASS-GLM pays off where the data cannot be held in memory; when they can, Laplace is
+# the accurate answer.
 if __name__ == "__main__":
     start = time.perf_counter()
     in_memory = BayesianLogisticRegression(method="pass_glm").fit(X_local, y_local)
@@ -76,8 +83,10 @@ if __name__ == "__main__":
     laplace_time = time.perf_counter() - start
     print(f"PASS-GLM in memory: {memory_time:.2f} s, "
           f"Laplace in memory: {laplace_time:.2f} s")
-    print("cluster == in-memory PASS-GLM:",
-          np.allclose(on_cluster.posterior_.mean, in_memory.posterior_.mean))
+    print("cluster vs in-memory PASS-GLM: largest mean difference "
+          f"{mean_error_sd(on_cluster, in_memory):.3f} posterior sd; "
+          f"in memory vs Laplace: {mean_error_sd(in_memory, laplace):.3f} sd; "
+          f"cluster vs Laplace: {mean_error_sd(on_cluster, laplace):.3f} sd")
 
     names = [f"coef[{j}]" for j in range(len(true_coef))] + ["intercept"]
     positions = np.arange(len(names))
