@@ -21,6 +21,16 @@ Two optional economies, both off by default:
   confirmed with a fresh Hessian, so the returned one is exact at the returned point;
 * full steps (``full_steps``): from a warm start, the first steps are taken whole whenever
   they increase the objective at all, without the Armijo test, and with a fresh Hessian each.
+
+And two for large problems, also off by default:
+
+* approximate Hessians (``approx_steps``): the Hessians that only steer steps come from
+  :meth:`NewtonObjective.approx_neg_hessian` (e.g. Grams in single precision); convergence is
+  confirmed, and the returned Hessian computed, with the exact :meth:`~NewtonObjective.neg_hessian`
+  at the returned point. A refreshed Hessian is bought only when the chord steps' observed rate
+  predicts it saves more than ``REFRESH_COST`` steps;
+* a starting Hessian (``initial_neg_hessian``, e.g. that of a subsample's mode): the first
+  steps are chord steps with it.
 """
 
 import abc
@@ -44,6 +54,29 @@ MIN_STEP = 1e-10
 CHORD_MARGIN = 1e-4
 # A chord step must shrink the decrement at least this much, or the Hessian is refreshed.
 CHORD_RATE = 0.1
+# With approximate Hessians the chord steps' decrement is that of a Hessian nearly exact at a
+# nearby point, so a smaller margin suffices (it also keeps the target above the rounding
+# floor of the decrement of a sum over 1e6 rows).
+APPROX_MARGIN = 1e-2
+# With approximate Hessians, a stale one is refreshed when that is predicted to save more
+# than this many chord steps (an approximate Hessian costs about one step).
+REFRESH_COST = 1.0
+
+
+def _refresh_pays(decrement, last_decrement, hessian_decrement, target):
+    """Whether a fresh Hessian at the current point beats chord steps with the stale one.
+
+    A chord step's rate (decrement ratio) grows with the squared distance from the point the
+    Hessian was computed at, i.e. with the decrement there (``hessian_decrement``): a fresh
+    Hessian here would give about ``rate * decrement / hessian_decrement``. Compare the steps
+    each needs to bring ``decrement`` down to ``target``.
+    """
+    rate = decrement / last_decrement
+    if not 0.0 < rate < 1.0 or decrement <= target or hessian_decrement <= decrement:
+        return False
+    fresh_rate = rate * decrement / hessian_decrement
+    span = np.log(decrement / target)
+    return span / np.log(1 / rate) - span / np.log(1 / fresh_rate) > REFRESH_COST
 
 
 def rounding_slack(value):
@@ -91,6 +124,11 @@ class NewtonObjective(abc.ABC):
     def neg_hessian(self, x, state):
         """``-d^2 F / dx^2`` at ``x``, in the form :meth:`factor` takes."""
 
+    def approx_neg_hessian(self, x, state):
+        """A cheaper approximation of :meth:`neg_hessian`, in the same form, for the steps
+        of ``newton_maximise(..., approx_steps=True)``; by default the exact one."""
+        return self.neg_hessian(x, state)
+
     def gradient_and_neg_hessian(self, x, state):
         """Both derivatives at ``x`` (override when computing them together is cheaper)."""
         return self.gradient(x, state), self.neg_hessian(x, state)
@@ -137,7 +175,8 @@ class NewtonResult:
 
 
 def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_steps=0,
-                    verbose=0, label="newton", value_name="objective"):
+                    approx_steps=False, initial_neg_hessian=None, verbose=0, label="newton",
+                    value_name="objective"):
     """Maximise a concave :class:`NewtonObjective` by damped Newton steps.
 
     Parameters
@@ -155,6 +194,12 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
     full_steps : int, default=0
         Take up to this many leading steps whole, accepted when they increase ``F`` at all;
         the first that does not is line-searched instead, as are all later steps.
+    approx_steps : bool, default=False
+        Steer the steps with :meth:`NewtonObjective.approx_neg_hessian`, refreshed only when
+        that is predicted to pay; the exact Hessian confirms convergence and is returned.
+    initial_neg_hessian : object, default=None
+        A negative Hessian near ``x0`` (in the form :meth:`NewtonObjective.factor` takes) for
+        the first steps, which are then chord steps.
     verbose : int, default=0
         Print one line per iteration when positive.
     label, value_name : str
@@ -166,28 +211,51 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
     """
     x = np.array(x0, dtype=float)
     value, state = objective.value(x)
-    neg_hessian = factor = None
-    reuse = False
-    last_decrement = np.inf
+    neg_hessian = factor = grad = None
+    exact = False  # whether neg_hessian is the exact one (at the point it was computed)
+    need_exact = not approx_steps  # whether the next fresh Hessian must be exact
+    reuse = initial_neg_hessian is not None
+    if reuse:
+        neg_hessian = initial_neg_hessian
+        factor = objective.factor(neg_hessian)
+    margin = APPROX_MARGIN if approx_steps else CHORD_MARGIN
+    last_decrement = hessian_decrement = np.inf
     n_iter = 0
     while True:
         fresh = not reuse or factor is None
         if fresh:
-            grad, neg_hessian = objective.gradient_and_neg_hessian(x, state)
+            exact = need_exact
+            need_exact = not approx_steps
+            if grad is not None:  # known at x: only the Hessian is new
+                neg_hessian = (objective.neg_hessian if exact
+                               else objective.approx_neg_hessian)(x, state)
+            elif exact:
+                grad, neg_hessian = objective.gradient_and_neg_hessian(x, state)
+            else:
+                grad = objective.gradient(x, state)
+                neg_hessian = objective.approx_neg_hessian(x, state)
             factor = objective.factor(neg_hessian)
-        else:
+        elif grad is None:
             grad = objective.gradient(x, state)
         step, decrement = objective.direction(factor, grad)
-        if not fresh and decrement > CHORD_RATE * last_decrement:
-            reuse = False  # the stale Hessian no longer pays: refresh it
+        if fresh or hessian_decrement == np.inf:
+            hessian_decrement = decrement
+        if not fresh and (decrement > CHORD_RATE * last_decrement or (
+                approx_steps and _refresh_pays(decrement, last_decrement, hessian_decrement,
+                                               2 * tol * margin))):
+            reuse = False  # the stale Hessian no longer pays: refresh it, with the exact
+            # one when that may confirm convergence here
+            need_exact = need_exact or decrement / 2 <= tol
             continue
         if verbose:
+            kind = "" if fresh and exact else " (approx)" if fresh else " (chord)"
             print(f"[{label}] iter {n_iter:3d}  {value_name} {value:.10g}  "
-                  f"decrement/2 {decrement / 2:.3e}{'' if fresh else ' (chord)'}")
-        if decrement / 2 <= tol * (1.0 if fresh else CHORD_MARGIN):
-            if fresh:
+                  f"decrement/2 {decrement / 2:.3e}{kind}")
+        if decrement / 2 <= tol * (1.0 if fresh and exact else margin):
+            if fresh and exact:
                 return NewtonResult(x, state, value, neg_hessian, n_iter, True)
-            reuse = False  # confirm with the Hessian at this point
+            reuse = False  # confirm with the exact Hessian at this point
+            need_exact = True
             continue
         if n_iter == max_iter:
             break
@@ -195,7 +263,7 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
             new_x = x + step
             new_value, new_state = objective.value(new_x)
             if new_value > value:
-                x, value, state = new_x, new_value, new_state
+                x, value, state, grad = new_x, new_value, new_state, None
                 full_steps -= 1
                 n_iter += 1
                 continue
@@ -212,13 +280,16 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
             if t < MIN_STEP:
                 break
         if t < MIN_STEP:
-            if fresh:  # no progress possible at working precision: at the maximum
+            if fresh and exact:  # no progress possible at working precision: at the maximum
                 return NewtonResult(x, state, value, neg_hessian, n_iter, True)
-            reuse = False  # a stale Hessian may be to blame: refresh it and retry
+            # a stale or approximate Hessian may be to blame: refresh it and retry, exact
+            # when it was fresh already
+            reuse = False
+            need_exact = fresh
             continue
-        x, value, state = new_x, new_value, new_state
+        x, value, state, grad = new_x, new_value, new_state, None
         n_iter += 1
-    if not fresh:
+    if not (fresh and exact):
         neg_hessian = objective.neg_hessian(x, state)
     return NewtonResult(x, state, value, neg_hessian, max_iter, False)
 

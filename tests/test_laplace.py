@@ -152,9 +152,27 @@ def test_large_n_warm_start_and_chord_steps_reach_the_same_mode():
     warm = laplace(X, y, LogisticFamily(), **kwargs)  # thinned start, then chord steps
     plain = laplace(X, y, LogisticFamily(), theta0=np.zeros(4), **kwargs)
     np.testing.assert_allclose(warm.posterior.mean, plain.posterior.mean, rtol=1e-9, atol=1e-10)
-    np.testing.assert_allclose(warm.posterior.precision, plain.posterior.precision, rtol=1e-9)
+    # large N steers with single-precision Hessians and stops at decrement/2 <= 1e-2 tol
+    # (newton's APPROX_MARGIN): the two paths' modes differ by ~1e-6 posterior sd
+    np.testing.assert_allclose(warm.posterior.precision, plain.posterior.precision, rtol=1e-8)
     # the returned precision is the Hessian at the returned mode
     from skcoreset._inference import LogPosterior
     log_post = LogPosterior(X, y, LogisticFamily(), w, prior, True)
     np.testing.assert_allclose(log_post.neg_hessian(log_post.eta(warm.posterior.mean)),
                                warm.posterior.precision, rtol=1e-12)
+
+
+def test_single_precision_gram_is_close_but_the_default_is_exact():
+    from skcoreset._design import weighted_gram
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(10_000, 6))
+    c = rng.exponential(size=10_000)
+    exact = np.column_stack([X, np.ones(10_000)]).T @ (c[:, None] * np.column_stack(
+        [X, np.ones(10_000)]))
+    np.testing.assert_allclose(weighted_gram(X, c, True), exact, rtol=1e-12, atol=1e-9)
+    single = weighted_gram(X, c, True, dtype=np.float32)
+    np.testing.assert_allclose(single, exact, rtol=1e-4, atol=1e-2)
+    assert single.dtype == np.float64 and not np.allclose(single, exact, rtol=1e-12, atol=0)
+    # weights that would overflow single-precision products are scaled first
+    np.testing.assert_allclose(weighted_gram(X, c * 1e60, True, dtype=np.float32),
+                               exact * 1e60, rtol=1e-4, atol=1e56)

@@ -110,6 +110,32 @@ def test_chord_steps_reach_the_same_mode_and_return_the_fresh_hessian():
                                rtol=1e-14)
 
 
+class SinglePrecisionLogistic(LogisticPosterior):
+    """Steps steered by a Hessian rounded to float32 and off by 1% (a stale subsample's)."""
+
+    def approx_neg_hessian(self, x, eta):
+        self.n_approx = getattr(self, "n_approx", 0) + 1
+        return (1.01 * self.neg_hessian(x, eta)).astype(np.float32).astype(float)
+
+
+@pytest.mark.parametrize("initial", [False, True])
+def test_approximate_hessians_reach_the_exact_mode_and_return_the_exact_hessian(initial):
+    X, y = _logistic_data(seed=2)
+    exact = newton_maximise(LogisticPosterior(X, y), np.zeros(4), tol=1e-14, max_iter=50)
+    objective = SinglePrecisionLogistic(X, y)
+    start = np.full((4, 4), 0.5) + 40 * np.eye(4) if initial else None
+    approx = newton_maximise(objective, np.zeros(4), tol=1e-14, max_iter=50,
+                             reuse_below=np.inf, approx_steps=True, initial_neg_hessian=start)
+    assert approx.converged and objective.n_approx >= 1
+    np.testing.assert_allclose(approx.x, exact.x, rtol=1e-8, atol=1e-10)
+    # the returned Hessian is the exact float64 one at the returned point, not the float32
+    # approximation (which differs by ~1e-2 here)
+    np.testing.assert_allclose(approx.neg_hessian,
+                               objective.neg_hessian(approx.x, X @ approx.x), rtol=1e-14)
+    g = objective.gradient(approx.x, X @ approx.x)
+    assert g @ np.linalg.solve(approx.neg_hessian, g) / 2 <= 1e-14
+
+
 def test_full_steps_fall_back_to_the_line_search_when_they_overshoot():
     # F = -sqrt(1 + x^2): the full Newton step maps x to -x^3, which overshoots for |x| > 1
     objective = Scalar(lambda x: -np.sqrt(1 + x * x), lambda x: -x / np.sqrt(1 + x * x),

@@ -21,21 +21,38 @@ class LogPosteriorObjective(NewtonObjective):
     path's chunked sums).
     """
 
-    def __init__(self, log_post):
+    def __init__(self, log_post, approx=False):
         self.log_post = log_post
+        self.approx = approx
+        # large problems: the value and the gradient in one pass over X (the gradient of a
+        # rejected line-search trial is wasted, which is rare near the mode)
+        self.fused = approx and hasattr(log_post, "value_and_grad")
+        self._grad = (None, None)
 
     def value(self, theta):
+        if self.fused:
+            value, eta, grad = self.log_post.value_and_grad(theta)
+            self._grad = (eta, grad)
+            return value, eta
         eta = self.log_post.eta(theta)
         return self.log_post.value(theta, eta), eta
 
     def gradient(self, theta, eta):
+        if self._grad[0] is eta:
+            return self._grad[1]
         return self.log_post.grad(theta, eta)
 
     def neg_hessian(self, theta, eta):
         return self.log_post.neg_hessian(eta)
 
+    def approx_neg_hessian(self, theta, eta):
+        if self.approx:
+            return self.log_post.neg_hessian(eta, dtype=np.float32)
+        return self.log_post.neg_hessian(eta)
 
-def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_steps=0):
+
+def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_steps=0,
+               approx=False, initial_neg_hessian=None):
     """Maximise a concave :class:`LogPosterior` by Newton's method with backtracking.
 
     Stops when half the Newton decrement ``g^T H^-1 g / 2`` (the predicted gain of the next
@@ -50,6 +67,12 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
     precision is exact at the returned mode. ``full_steps`` leading steps from a warm start
     are taken whole while they increase the log posterior.
 
+    For large problems, ``approx=True`` steers the steps with single-precision Hessians
+    (``log_post.neg_hessian(eta, dtype=np.float32)``), bought only when the chord steps'
+    rate says they pay, and ``initial_neg_hessian`` (e.g. a subsample's, from
+    :func:`thinned_start`) starts with chord steps; convergence is still confirmed with the
+    exact float64 Hessian, which is the one returned.
+
     Returns
     -------
     theta : ndarray of shape (p,)
@@ -63,9 +86,10 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
     converged : bool
     """
     result = newton_maximise(
-        LogPosteriorObjective(log_post), theta0, tol=tol, max_iter=max_iter,
+        LogPosteriorObjective(log_post, approx), theta0, tol=tol, max_iter=max_iter,
         reuse_below=_STALE_HESSIAN_SCALE * log_post.sample_weight.sum(),
-        full_steps=full_steps, verbose=verbose, label="laplace", value_name="log posterior")
+        full_steps=full_steps, approx_steps=approx, initial_neg_hessian=initial_neg_hessian,
+        verbose=verbose, label="laplace", value_name="log posterior")
     return result.x, result.state, result.neg_hessian, result.n_iter, result.converged
 
 
@@ -87,19 +111,28 @@ def thinned_start(log_post, theta0, *, tol, max_iter):
     """Mode of every ``_THINNING_STRIDE``-th row, reweighted to the full data's total weight.
 
     A large-N warm start: the thinned problem costs 1/8 of the full Hessians, and its mode is
-    within a few posterior standard deviations of the full one, where Newton converges
-    quadratically, so the full data need about two Hessians instead of five. Deterministic.
+    within a few posterior standard deviations of the full one. Its Hessian there, whose
+    weights sum to the full total, approximates the full one well enough for chord steps: the
+    full data then need one approximate Hessian and the exact one at the mode. Deterministic.
+
+    Returns
+    -------
+    theta : ndarray of shape (p,)
+    neg_hessian : ndarray of shape (p, p) or None
+        None when the thinned rows carry no weight (``theta`` is then ``theta0``).
     """
     rows = slice(0, None, _THINNING_STRIDE)
     weight = log_post.sample_weight[rows]
     total = weight.sum()
     if total <= 0:
-        return theta0
-    thinned = LogPosterior(log_post.X[rows], log_post.y[rows], log_post.family,
-                           weight * (log_post.sample_weight.sum() / total),
+        return theta0, None
+    # a contiguous copy (1/8 of X): products with a strided view would copy it every time
+    thinned = LogPosterior(np.ascontiguousarray(log_post.X[rows]), log_post.y[rows],
+                           log_post.family, weight * (log_post.sample_weight.sum() / total),
                            log_post.prior_prec, log_post.fit_intercept)
-    theta, *_ = newton_map(thinned, theta0, tol=tol, max_iter=max_iter)
-    return theta
+    theta, _, neg_hessian, _, _ = newton_map(thinned, theta0, tol=tol, max_iter=max_iter,
+                                             approx=True)
+    return theta, neg_hessian
 
 
 def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10,
@@ -136,12 +169,16 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
         With a :class:`GaussianPosterior` and the Laplace log evidence.
     """
     log_post = LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept)
+    large = X.shape[0] >= _THINNING_MIN_ROWS
+    neg_hessian0 = None
     if theta0 is None:
         theta0 = initial_theta(y, family, sample_weight, len(prior_prec), fit_intercept)
-        if X.shape[0] >= _THINNING_MIN_ROWS:
-            theta0 = thinned_start(log_post, theta0, tol=1e-2, max_iter=max_iter)
+        if large:
+            theta0, neg_hessian0 = thinned_start(log_post, theta0, tol=1e-2,
+                                                 max_iter=max_iter)
     theta, eta, precision, n_iter, converged = newton_map(
-        log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
+        log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose, approx=large,
+        initial_neg_hessian=neg_hessian0)
     if not converged:
         warn_not_converged("Newton's method", max_iter)
     posterior = GaussianPosterior(theta, precision=precision)
