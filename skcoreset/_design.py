@@ -38,13 +38,19 @@ def rmatvec(X, r, fit_intercept):
 _GRAM_BLOCK_ROWS = 4096
 
 
-def weighted_gram(X, c, fit_intercept, *, dtype=np.float64):
+def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     """``A.T @ diag(c) @ A`` for the design ``A = [X, 1]`` (or ``X``) and ``c >= 0``.
+
+    With ``extra`` columns ``e_1, ..., e_k`` (arrays of shape (n,)), the Gram of
+    ``[A, e_1, ..., e_k]`` instead, of shape (p + k, p + k): its last k columns hold
+    ``A.T @ (c * e_j)`` and the ``c``-weighted products of the ``e_j``, from the same pass
+    over X (e.g. a weighted Gram and a weighted ``A.T @ r`` at the cost of one).
 
     Accumulated in float64 over blocks of rows of ``sqrt(c) * A``, each written into one
     reused buffer (intercept column included, so one product per block gives every entry) and
     multiplied by its transpose (numpy hands ``B.T @ B`` to BLAS ``syrk``); each block stays
-    in cache, and no scaled copy of the whole of X is made.
+    in cache, and no scaled copy of the whole of X is made. Unit weights are detected and the
+    blocks copied unscaled.
 
     ``dtype=np.float32`` computes the block products in single precision (about twice as
     fast, relative error ~1e-6): an approximate Hessian for intermediate Newton steps, never
@@ -58,23 +64,35 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64):
     if dtype != np.float64:
         scale = float(np.max(c, initial=0.0))
         if not np.isfinite(scale) or scale <= 0.0:
-            return weighted_gram(X, c, fit_intercept)
+            return weighted_gram(X, c, fit_intercept, extra=extra)
         c = c / scale
-    sqrt_c = np.sqrt(c)
-    block = np.empty((min(_GRAM_BLOCK_ROWS, n), p), dtype=dtype)
-    out = np.zeros((p, p))
+    # unit weights (e.g. no sample_weight): plain copies, about half the cost of the products
+    sqrt_c = None if np.all(c == 1.0) else np.sqrt(c)
+    width = p + len(extra)
+    block = np.empty((min(_GRAM_BLOCK_ROWS, n), width), dtype=dtype)
+    if fit_intercept and sqrt_c is None:
+        block[:, d] = 1.0
+    out = np.zeros((width, width))
     for start in range(0, n, _GRAM_BLOCK_ROWS):
         stop = min(start + _GRAM_BLOCK_ROWS, n)
         scaled = block[:stop - start]
-        np.multiply(X[start:stop], sqrt_c[start:stop, None], out=scaled[:, :d],
-                    casting="same_kind")
-        if fit_intercept:
-            scaled[:, d] = sqrt_c[start:stop]
+        columns = [(X[start:stop], scaled[:, :d])] + [
+            (column[start:stop], scaled[:, p + j]) for j, column in enumerate(extra)]
+        if sqrt_c is None:
+            for values, target in columns:
+                np.copyto(target, values, casting="same_kind")
+        else:
+            root = sqrt_c[start:stop]
+            for values, target in columns:
+                np.multiply(values, root if values.ndim == 1 else root[:, None], out=target,
+                            casting="same_kind")
+            if fit_intercept:
+                scaled[:, d] = root
         out += scaled.T @ scaled
     if scale != 1.0:
         out *= scale
         if not np.all(np.isfinite(out)):
-            return weighted_gram(X, c * scale, fit_intercept)
+            return weighted_gram(X, c * scale, fit_intercept, extra=extra)
     return out
 
 

@@ -213,7 +213,10 @@ class _BaseBayesianGLM(BaseEstimator):
         X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
         if is_dask_collection(X):
             return self._fit_dask(X, y, sample_weight)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        # PASS-GLM finds non-finite entries of X in its one pass over the data (from the
+        # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
+                             ensure_all_finite=self.method != "pass_glm")
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         log_constant = 0.0

@@ -370,3 +370,39 @@ def test_auto_polynomial_is_accurate_on_rare_positives_and_the_diagnostic_warns(
         fixed = pass_glm(X, y, LOGISTIC, radius=4.0, **options)
     actual = np.max(np.abs(fixed.posterior.mean - lap.mean) / lap.std)
     assert actual > 5 and 0.5 < fixed.extra["mean_error_sd"] / actual < 2
+
+
+@pytest.mark.parametrize("unit_weights", [True, False])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_gram_with_extra_columns_is_the_gram_of_the_augmented_design(
+        unit_weights, fit_intercept):
+    # the statistics' one pass: gram, A.T @ (w r) and A.T @ w from one weighted Gram
+    from skcoreset._design import weighted_gram
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(9_000, 4))
+    c = np.ones(9_000) if unit_weights else rng.exponential(size=9_000)
+    extra = (rng.normal(size=9_000), np.ones(9_000))
+    design = np.column_stack([X, np.ones(9_000)] if fit_intercept else [X])
+    augmented = np.column_stack([design, *extra])
+    exact = augmented.T @ (c[:, None] * augmented)
+    full = weighted_gram(X, c, fit_intercept, extra=extra)
+    np.testing.assert_allclose(full, exact, rtol=1e-12, atol=1e-9)
+    p = design.shape[1]
+    np.testing.assert_array_equal(full[:p, :p], weighted_gram(X, c, fit_intercept))
+
+
+def test_non_finite_X_outside_the_pilot_rows_is_caught_before_anything_is_added():
+    from skcoreset import BayesianLogisticRegression
+    X, y = logistic_data(3_000, [0.5, -0.3, 0.2], seed=2, labels=(-1, 1))
+    stats = pass_glm_statistics(X[:100], y[:100], LogisticFamily())
+    before = (stats.n_samples, stats.gram.copy(), stats.linear.copy())
+    for bad in (np.nan, np.inf):
+        X_bad = X.copy()
+        X_bad[1_234, 1] = bad
+        with pytest.raises(ValueError, match="Input X contains NaN or infinity"):
+            stats.add(X_bad, y, np.where(np.arange(3_000) == 1_234, 0.0, 1.0))
+        assert stats.n_samples == before[0]
+        np.testing.assert_array_equal(stats.gram, before[1])
+        np.testing.assert_array_equal(stats.linear, before[2])
+        with pytest.raises(ValueError, match="Input X contains NaN or infinity"):
+            BayesianLogisticRegression(method="pass_glm").fit(X_bad, y)

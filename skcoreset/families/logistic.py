@@ -83,19 +83,21 @@ class LogisticFamily(Family):
         """
         if classes is None:
             classes = self.check_classes(y, hint=hint)
-        else:
-            classes = self.check_classes(classes, source="classes", hint=hint)
+            # the classes are y's own labels: none unseen, no second np.unique of y
+            return self.encode_target(y, classes, all_seen=True), classes
+        classes = self.check_classes(classes, source="classes", hint=hint)
         return self.encode_target(y, classes), classes
 
     @staticmethod
-    def encode_target(y, classes=None, *, hint=""):
+    def encode_target(y, classes=None, *, hint="", all_seen=False):
         """±1 labels against known ``classes`` (``classes[1]`` is +1; a single class is +1
         when it is 1 or True, else -1); unseen labels raise a ``ValueError`` (``hint`` is
-        appended to its message)."""
+        appended to its message). ``all_seen=True`` skips that check when ``classes`` are
+        known to hold every label of y."""
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
             raise ValueError("Input y contains NaN or infinity.")
-        unseen = np.setdiff1d(np.unique(y), classes)
+        unseen = [] if all_seen else np.setdiff1d(np.unique(y), classes)
         if len(unseen):
             raise ValueError(f"y contains labels {unseen[:5].tolist()} not in classes_ "
                              f"{np.asarray(classes).tolist()}.{hint}")

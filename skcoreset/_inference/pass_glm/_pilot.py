@@ -64,12 +64,10 @@ def pilot_rows(y, sample_weight, model, max_rows=PILOT_ROWS):
     n = len(y)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     if model == "logistic":
-        strata = [np.flatnonzero(y > 0), np.flatnonzero(y <= 0)]
-        strata.sort(key=len)
-        rare = _strided(strata[0], max_rows // 2)
-        strata = [rare, _strided(strata[1], max_rows - len(rare))]
         full = [np.flatnonzero(y > 0), np.flatnonzero(y <= 0)]
         full.sort(key=len)
+        rare = _strided(full[0], max_rows // 2)
+        strata = [rare, _strided(full[1], max_rows - len(rare))]
     else:
         strata, full = [_strided(np.arange(n), max_rows)], [np.arange(n)]
     index = np.concatenate(strata)
@@ -87,8 +85,10 @@ def pilot_fit(X, y, family, *, sample_weight, prior_prec, fit_intercept, max_row
     y = np.asarray(y, dtype=float).ravel()
     index, weight = pilot_rows(y, sample_weight, model, max_rows)
     Xp, yp = X[index], y[index]
-    if not (np.all(np.isfinite(Xp)) and np.all(np.isfinite(yp))):
-        raise ValueError("Input X or y contains NaN or infinity.")
+    if not np.all(np.isfinite(Xp)):
+        raise ValueError("Input X contains NaN or infinity.")
+    if not np.all(np.isfinite(yp)):
+        raise ValueError("Input y contains NaN or infinity.")
     with warnings.catch_warnings():
         # a pilot that stops short of convergence still locates the linear predictors
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.special import gammaln
 
-from ..._design import n_params, rmatvec, weighted_gram
+from ..._design import n_params, weighted_gram
 from ._monomials import _merge_table, _monomial_chain, _monomials, n_monomials
 from ._surrogate import _check_bounded, _model_name, _surrogate_coefficients, check_pass_degree
 
@@ -141,16 +141,27 @@ class PassGLMStatistics:
             Non-negative multipliers of each point's log-likelihood; ones by default.
         """
         X, y, w = self._check_chunk(X, y, sample_weight)
-        if self.model == "logistic":
-            self.linear += rmatvec(X, w * (y > 0), self.fit_intercept)  # labels as 0/1
-        else:
-            self.linear += rmatvec(X, w * y, self.fit_intercept)
+        n, p = X.shape[0], self.n_params
+        # One pass over X: the w-weighted Gram of [A, r] (and of a ones column without an
+        # intercept) holds gram, linear = A.T @ (w r) (labels r as 0/1 for logistic) and
+        # moment1 = A.T @ w (the intercept column of gram).
+        r = (y > 0).astype(np.float64) if self.model == "logistic" else y
+        extra = (r,) if self.fit_intercept else (r, np.ones(n))
+        # a non-finite entry of X makes its column's diagonal entry non-finite (inf or NaN,
+        # also where w = 0); checked before anything is added
+        with np.errstate(invalid="ignore"):  # inf * 0 and inf - inf from such entries
+            full = (weighted_gram(X, w, self.fit_intercept, extra=extra) if n
+                    else np.zeros((p + len(extra), p + len(extra))))
+        if not np.all(np.isfinite(np.diagonal(full)[:self.n_features])):
+            if not np.all(np.isfinite(X)):
+                raise ValueError("Input X contains NaN or infinity.")
+        if self.model == "poisson":
             self.constant -= float(w @ gammaln(y + 1.0))
-        self.n_samples += X.shape[0]
+        self.n_samples += n
         self.sum_weight += float(w.sum())
-        self.moment1 += rmatvec(X, w, self.fit_intercept)
-        if X.shape[0]:
-            self.gram += weighted_gram(X, w, self.fit_intercept)
+        self.gram += full[:p, :p]
+        self.linear += full[:p, p]
+        self.moment1 += full[:p, p - 1] if self.fit_intercept else full[:p, p + 1]
         if self.higher:
             self._add_higher(X, y, w)
         return self
@@ -162,9 +173,8 @@ class PassGLMStatistics:
             raise ValueError(f"X must have shape (n, {self.n_features}), got {X.shape}.")
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} entries but X has {X.shape[0]} rows.")
-        # checked here so that dask chunks are checked on their workers, in the same pass
-        if not np.all(np.isfinite(X)):
-            raise ValueError("Input X contains NaN or infinity.")
+        # checked here so that dask chunks are checked on their workers, in the same pass (X's
+        # entries from the statistics, in add)
         if not np.all(np.isfinite(y)):
             raise ValueError("Input y contains NaN or infinity.")
         w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(
