@@ -507,8 +507,9 @@ _SHARED_PARAMS_DOC = """
 
     kl_beta : float, default=None
         Proximal step size ``beta`` of ``method="kl_proximal"`` (each step mixes the current
-        ``q`` and the linearised target with ``r = 1 / (1 + beta)``). ``None``: 0.5 for
-        Poisson, 0.25 for the other models (the paper's choice for the logistic model).
+        ``q`` and the linearised target with ``r = 1 / (1 + beta)``). ``None``: 1, the fastest
+        step near the optimum, where the Laplace approximation starts the iteration (the
+        paper's 0.25 for the logistic model suits its start from the prior).
 
     n_draws : int, default=4000
         Number of posterior draws kept by ``method="mcmc"`` (over all walkers).
