@@ -1,6 +1,8 @@
 """The :class:`Family` base class, the quadrature rules behind its expectations, and the
 target checks shared by several families."""
 
+from functools import partial
+
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 from numpy.polynomial.laguerre import laggauss
@@ -54,15 +56,15 @@ def exp_log1p_exp_neg(x):
     return np.where(u > 1e-8, np.log1p(u) / np.where(u > 0, u, 1.0), 1.0 - 0.5 * u)
 
 
-def by_width(v, narrow, wide, *arrays):
-    """Evaluate ``narrow(*arrays)`` where ``v <= 1`` and ``wide(*arrays)`` elsewhere; each
-    returns a tuple of arrays. Returns the merged tuple."""
+def piecewise(pieces, *arrays):
+    """Evaluate each ``function(*arrays[mask])`` of ``pieces`` (pairs ``(mask, function)``,
+    disjoint masks covering the broadcast shape of ``arrays``); each function returns a tuple
+    of arrays. Returns the merged tuple."""
     arrays = [np.asarray(a, dtype=float) for a in arrays]
     shape = np.broadcast(*arrays).shape
     arrays = [np.broadcast_to(a, shape) for a in arrays]
-    is_narrow = np.broadcast_to(np.asarray(v, dtype=float), shape) <= _WIDE_VARIANCE
     outputs = None
-    for mask, function in ((is_narrow, narrow), (~is_narrow, wide)):
+    for mask, function in pieces:
         if not np.any(mask):
             continue
         parts = function(*(a[mask] for a in arrays))
@@ -71,6 +73,14 @@ def by_width(v, narrow, wide, *arrays):
         for out, part in zip(outputs, parts):
             out[mask] = part
     return tuple(outputs) if outputs is not None else ()
+
+
+def by_width(v, narrow, wide, *arrays):
+    """Evaluate ``narrow(*arrays)`` where ``v <= 1`` and ``wide(*arrays)`` elsewhere; each
+    returns a tuple of arrays. Returns the merged tuple."""
+    shape = np.broadcast(*(np.asarray(a) for a in arrays)).shape
+    is_narrow = np.broadcast_to(np.asarray(v, dtype=float), shape) <= _WIDE_VARIANCE
+    return piecewise([(is_narrow, narrow), (~is_narrow, wide)], *arrays)
 
 
 def as_column(y, eta):
@@ -235,13 +245,8 @@ class Family:
         counts = np.unique(n_points)
         if len(counts) == 1:
             return self._quadrature_loglik(y, m, v, int(counts[0]))
-        outputs = [np.empty(v.shape) for _ in range(3)]
-        for k in counts:
-            mask = n_points == k
-            parts = self._quadrature_loglik(y[mask], m[mask], v[mask], int(k))
-            for out, part in zip(outputs, parts):
-                out[mask] = part
-        return tuple(outputs)
+        return piecewise([(n_points == k, partial(self._quadrature_loglik, n_points=int(k)))
+                          for k in counts], y, m, v)
 
     def expected_mean(self, m, v):
         """Mean and variance of ``E[y | eta]`` over ``eta ~ N(m, v)``.
