@@ -40,6 +40,7 @@ class _Method(NamedTuple):
     families: frozenset = None  # names of the families it supports (None: all)
     streams: bool = False  # one pass over the data: partial_fit and dask arrays
     check: object = None  # estimator -> None; raises ValueError for invalid options
+    finds_non_finite: bool = False  # its pass over X raises on NaN/inf: no separate check
 
 
 def _check_pass_degree(estimator):
@@ -55,7 +56,7 @@ _METHODS = {
     # PASS-GLM needs a polynomial approximation of each family's mapping function
     "pass_glm": _Method(pass_glm, {"pass_degree": "degree", "pass_radius": "radius"},
                         families=frozenset({"logistic", "poisson"}), streams=True,
-                        check=_check_pass_degree),
+                        check=_check_pass_degree, finds_non_finite=True),
     "mcmc": _Method(mcmc, {name: name for name in _MCMC_OPTIONS}),
 }
 _STREAMING = " or ".join(repr(name) for name, spec in _METHODS.items() if spec.streams)
@@ -215,8 +216,9 @@ class _BaseBayesianGLM(BaseEstimator):
             return self._fit_dask(X, y, sample_weight)
         # PASS-GLM finds non-finite entries of X in its one pass over the data (from the
         # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
+        finds_non_finite = _METHODS[self.method].finds_non_finite
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
-                             ensure_all_finite=self.method != "pass_glm")
+                             ensure_all_finite=not finds_non_finite)
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         log_constant = 0.0
