@@ -36,6 +36,7 @@ def rmatvec(X, r, fit_intercept):
 
 
 _GRAM_BLOCK_ROWS = 4096
+_UNIT_BLOCK_BYTES = 2**21  # blocks of about 2 MB for the unit-weight Gram
 
 
 def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
@@ -68,6 +69,8 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
         c = c / scale
     # unit weights (e.g. no sample_weight): plain copies, about half the cost of the products
     sqrt_c = None if np.all(c == 1.0) else np.sqrt(c)
+    if sqrt_c is None and dtype == np.float64 and X.dtype == np.float64:
+        return _unit_gram(X, fit_intercept, extra)
     width = p + len(extra)
     block = np.empty((min(_GRAM_BLOCK_ROWS, n), width), dtype=dtype)
     if fit_intercept and sqrt_c is None:
@@ -93,6 +96,41 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
         out *= scale
         if not np.all(np.isfinite(out)):
             return weighted_gram(X, c * scale, fit_intercept, extra=extra)
+    return out
+
+
+def _unit_gram(X, fit_intercept, extra):
+    """:func:`weighted_gram` for unit weights in float64, without copying X.
+
+    Per block of rows ``X_b``: its Gram ``X_b.T @ X_b`` (BLAS ``syrk``) and the products
+    ``v_b @ X_b`` (``gemv``) of the other columns ``v`` (the intercept's ones, then
+    ``extra``) while the block is in cache; their own products from the whole vectors. Copying
+    each block into ``[X_b, 1, e_1, ...]`` for one ``syrk``, as the weighted path does, costs
+    about as much as the product itself at small d (N = 1e6, d = 20 with one extra column:
+    0.046 s against 0.034 s here and 0.024 s for ``X.T @ X``).
+    """
+    n, d = X.shape
+    rows = max(_GRAM_BLOCK_ROWS, _UNIT_BLOCK_BYTES // (8 * max(d, 1)))
+    columns = [np.asarray(column, dtype=np.float64) for column in extra]
+    first = int(fit_intercept)  # index of the first extra column among the others
+    ones = np.ones(min(rows, n))
+    out = np.zeros((d + first + len(columns),) * 2)
+    gram, cross, corner = out[:d, :d], out[d:, :d], out[d:, d:]
+    for start in range(0, n, rows):
+        stop = min(start + rows, n)
+        block = X[start:stop]
+        gram += block.T @ block
+        if fit_intercept:
+            cross[0] += ones[:stop - start] @ block
+        for j, column in enumerate(columns, start=first):
+            cross[j] += column[start:stop] @ block
+    out[:d, d:] = cross.T
+    if fit_intercept:
+        corner[0, 0] = n
+        corner[0, 1:] = corner[1:, 0] = [column.sum() for column in columns]
+    for j, column in enumerate(columns, start=first):
+        for k, other in enumerate(columns[:j - first + 1], start=first):
+            corner[j, k] = corner[k, j] = column @ other
     return out
 
 
