@@ -42,6 +42,8 @@ _UNIT_BLOCK_BYTES = 2**21  # blocks of about 2 MB for the unit-weight Gram
 def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     """``A.T @ diag(c) @ A`` for the design ``A = [X, 1]`` (or ``X``) and ``c >= 0``.
 
+    ``c=None`` stands for unit weights (e.g. no sample_weight), without a check of ``c``.
+
     With ``extra`` columns ``e_1, ..., e_k`` (arrays of shape (n,)), the Gram of
     ``[A, e_1, ..., e_k]`` instead, of shape (p + k, p + k): its last k columns hold
     ``A.T @ (c * e_j)`` and the ``c``-weighted products of the ``e_j``, from the same pass
@@ -50,8 +52,8 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     Accumulated in float64 over blocks of rows of ``sqrt(c) * A``, each written into one
     reused buffer (intercept column included, so one product per block gives every entry) and
     multiplied by its transpose (numpy hands ``B.T @ B`` to BLAS ``syrk``); each block stays
-    in cache, and no scaled copy of the whole of X is made. Unit weights are detected and the
-    blocks copied unscaled.
+    in cache, and no scaled copy of the whole of X is made. Unit weights are detected: in
+    float64 no block is copied (:func:`_unit_gram`), in float32 the blocks are copied unscaled.
 
     ``dtype=np.float32`` computes the block products in single precision (about twice as
     fast, relative error ~1e-6): an approximate Hessian for intermediate Newton steps, never
@@ -61,16 +63,20 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     n, d = X.shape
     p = d + int(fit_intercept)
     dtype = np.dtype(dtype)
+    unit = c is None or np.all(c == 1.0)
+    if unit and dtype == np.float64 and X.dtype == np.float64:
+        return _unit_gram(X, fit_intercept, extra)
+    if c is None:
+        c = np.ones(n)
     scale = 1.0
     if dtype != np.float64:
         scale = float(np.max(c, initial=0.0))
         if not np.isfinite(scale) or scale <= 0.0:
             return weighted_gram(X, c, fit_intercept, extra=extra)
         c = c / scale
+        unit = np.all(c == 1.0)
     # unit weights (e.g. no sample_weight): plain copies, about half the cost of the products
-    sqrt_c = None if np.all(c == 1.0) else np.sqrt(c)
-    if sqrt_c is None and dtype == np.float64 and X.dtype == np.float64:
-        return _unit_gram(X, fit_intercept, extra)
+    sqrt_c = None if unit else np.sqrt(c)
     width = p + len(extra)
     block = np.empty((min(_GRAM_BLOCK_ROWS, n), width), dtype=dtype)
     if fit_intercept and sqrt_c is None:

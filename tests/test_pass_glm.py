@@ -15,7 +15,7 @@ from skcoreset._inference._common import prior_precision
 from skcoreset._inference.laplace import laplace
 from skcoreset._inference.pass_glm import (
     PassGLMStatistics, check_pass_degree, chebyshev_coefficients, pass_glm,
-    pass_glm_posterior, pass_glm_statistics, pass_glm_statistics_dask)
+    pass_glm_posterior, pass_glm_statistics, pass_glm_statistics_dask, pilot_rows)
 
 from .conftest import logistic_data, poisson_data
 
@@ -437,3 +437,26 @@ def test_non_finite_X_outside_the_pilot_rows_is_caught_before_anything_is_added(
         np.testing.assert_array_equal(stats.linear, before[2])
         with pytest.raises(ValueError, match="Input X contains NaN or infinity"):
             BayesianLogisticRegression(method="pass_glm").fit(X_bad, y)
+
+
+@pytest.mark.parametrize("model, degree", [("logistic", 2), ("logistic", 6), ("poisson", 4)])
+def test_unit_weights_as_none_agree_with_explicit_weights(model, degree):
+    # sample_weight=None skips the weight passes (statistics, pilot rows); the result is that
+    # of explicit unit weights, and half of that of weights 2
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(6_000, 3)) / 2
+    y = (np.where(rng.random(6_000) < 0.4, 1.0, -1.0) if model == "logistic"
+         else rng.poisson(1.5, size=6_000).astype(float))
+    family = LOGISTIC if model == "logistic" else POISSON
+    none = pass_glm_statistics(X, y, family, degree=degree)
+    for weight, factor in ((np.ones(6_000), 1.0), (np.full(6_000, 2.0), 0.5)):
+        other = pass_glm_statistics(X, y, family, degree=degree, sample_weight=weight)
+        for name in ("gram", "linear", "moment1", "sum_weight", "constant"):
+            np.testing.assert_allclose(getattr(none, name), factor * getattr(other, name),
+                                       rtol=1e-12)
+        for m, moments in none.higher.items():
+            np.testing.assert_allclose(moments, factor * other.higher[m], rtol=1e-12)
+    index, weight = pilot_rows(y, None, model, max_rows=500)
+    index_ones, weight_ones = pilot_rows(y, np.ones(6_000), model, max_rows=500)
+    np.testing.assert_array_equal(index, index_ones)
+    np.testing.assert_array_equal(weight, weight_ones)
