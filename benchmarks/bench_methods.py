@@ -13,7 +13,8 @@ kl_proximal, pass_glm}, scikit-learn's ``LogisticRegression`` (MAP only, same pr
 ``X.T @ X`` product (the floor of any method that forms second moments), and PASS-GLM on a
 2-worker dask ``LocalCluster``. Target (Huggins, Adams & Broderick 2017): pass_glm at least 10x
 faster than Laplace at N = 1e6 and within 2x of the ``X.T @ X`` time. ``--pass-glm``: only
-``X.T @ X`` and pass_glm, timed alternately, best of 4, and their ratio (issue 14's <= 1.5x).
+``X.T @ X`` and pass_glm, timed alternately, best of ``--repeats`` (4), and their ratio
+(issue 14's <= 1.5x).
 """
 
 import argparse
@@ -68,14 +69,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 1e5 only")
     parser.add_argument("--pass-glm", action="store_true",
-                        help="only X.T @ X and pass_glm, best of 4, and their ratio")
+                        help="only X.T @ X and pass_glm, best of --repeats, and their ratio")
+    parser.add_argument("--repeats", type=int, default=4,
+                        help="timings per size with --pass-glm (default 4)")
     args = parser.parse_args()
     sizes = [100_000] if args.quick else [100_000, 1_000_000]
     rng = np.random.default_rng(0)
     if args.pass_glm:
         for n in sizes:
             for d in (20, 100):
-                t_gram, t_pass = _pass_glm_ratio(*_data(n, d, rng))
+                t_gram, t_pass = _pass_glm_ratio(*_data(n, d, rng), repeats=args.repeats)
                 print(f"{n:9d} {d:4d} X.T @ X {t_gram:7.3f} pass_glm {t_pass:7.3f} "
                       f"ratio {t_pass / t_gram:5.2f}", flush=True)
         return

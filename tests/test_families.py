@@ -332,3 +332,36 @@ def test_logistic_encoding():
         np.testing.assert_array_equal(family.encode_target(np.array([label]), classes), [sign])
     with pytest.raises(ValueError, match="ambiguous"):
         family.check_classes(["yes"], one_class_ok=True)
+
+
+@pytest.mark.parametrize("y", [
+    [0, 1, 1, 0], [3, 7, 7], [-1, 1, 1], [True, False, True], [1.0, 0.0, 0.0], [-2.0, 5.0],
+    np.array([3, 7, 3], dtype=np.uint8), np.array([0, 1], dtype=np.float32),
+    [2**60, 2**61, 2**60],
+])
+def test_two_numeric_labels_match_the_full_checks(y):
+    # the one-pass path for two numeric labels finds the classes and codes np.unique and
+    # scikit-learn's checks would
+    from skcoreset.families.logistic import _two_numeric_labels
+    y = np.asarray(y)
+    fast = _two_numeric_labels(y)
+    assert fast is not None
+    classes = LogisticFamily.check_classes(y)
+    assert fast[1].dtype == classes.dtype
+    np.testing.assert_array_equal(fast[1], classes)
+    np.testing.assert_array_equal(fast[0], LogisticFamily.encode_target(y, classes))
+    encoded, fitted = LogisticFamily().fit_target(y)
+    np.testing.assert_array_equal(fitted, classes)
+    assert encoded.dtype == np.float64
+
+
+@pytest.mark.parametrize("y, match", [
+    ([0.5, 1.5], "Unknown label type"), ([0, 1, 2], "3 classes"), ([4, 4], "only one class"),
+    ([0.0, np.nan, 1.0], "NaN"), ([0.0, np.inf], "infinity"),
+    ([2.0**60, 2.0**70], "Unknown label type"),
+])
+def test_labels_the_one_pass_path_leaves_to_the_full_checks(y, match):
+    from skcoreset.families.logistic import _two_numeric_labels
+    assert _two_numeric_labels(np.asarray(y)) is None
+    with pytest.raises(ValueError, match=match):
+        LogisticFamily().fit_target(np.asarray(y))

@@ -15,7 +15,7 @@ from skcoreset._inference._common import prior_precision
 from skcoreset._inference.laplace import laplace
 from skcoreset._inference.pass_glm import (
     PassGLMStatistics, check_pass_degree, chebyshev_coefficients, pass_glm,
-    pass_glm_posterior, pass_glm_statistics, pass_glm_statistics_dask)
+    pass_glm_posterior, pass_glm_statistics, pass_glm_statistics_dask, pilot_rows)
 
 from .conftest import logistic_data, poisson_data
 
@@ -391,6 +391,37 @@ def test_gram_with_extra_columns_is_the_gram_of_the_augmented_design(
     np.testing.assert_array_equal(full[:p, :p], weighted_gram(X, c, fit_intercept))
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_unit_weight_gram_without_block_copies_over_several_blocks(
+        monkeypatch, order, fit_intercept):
+    # unit weights take the path without block copies (syrk of X's blocks, gemv for the
+    # other columns); blocks of 1,000 rows here, the last one partial
+    import skcoreset._design as design
+    monkeypatch.setattr(design, "_GRAM_BLOCK_ROWS", 1_000)
+    monkeypatch.setattr(design, "_UNIT_BLOCK_BYTES", 8)
+    rng = np.random.default_rng(6)
+    X = np.asarray(rng.normal(size=(9_500, 5)), order=order)
+    extra = (rng.normal(size=9_500), (rng.random(9_500) < 0.3).astype(float), np.ones(9_500))
+    augmented = np.column_stack(([X, np.ones(9_500)] if fit_intercept else [X]) + list(extra))
+    full = design.weighted_gram(X, np.ones(9_500), fit_intercept, extra=extra)
+    np.testing.assert_allclose(full, augmented.T @ augmented, rtol=1e-12, atol=1e-9)
+    np.testing.assert_array_equal(full, full.T)
+    # the weighted path (copies of scaled blocks) agrees
+    weighted = design.weighted_gram(X, np.full(9_500, 1.0 + 1e-15), fit_intercept, extra=extra)
+    np.testing.assert_allclose(full, weighted, rtol=1e-12, atol=1e-9)
+    # single-precision X is accumulated in double precision (the copying path)
+    X32 = X.astype(np.float32)
+    exact32 = np.column_stack([X32.astype(float), np.ones(9_500)])
+    np.testing.assert_allclose(design.weighted_gram(X32, np.ones(9_500), True),
+                               exact32.T @ exact32, rtol=1e-12, atol=1e-9)
+    # a non-finite entry shows on its column's diagonal entry
+    X_bad = X.copy(order=order)
+    X_bad[7_777, 2] = np.inf
+    with np.errstate(invalid="ignore"):
+        assert not np.isfinite(design.weighted_gram(X_bad, np.ones(9_500), fit_intercept)[2, 2])
+
+
 def test_non_finite_X_outside_the_pilot_rows_is_caught_before_anything_is_added():
     from skcoreset import BayesianLogisticRegression
     X, y = logistic_data(3_000, [0.5, -0.3, 0.2], seed=2, labels=(-1, 1))
@@ -406,3 +437,26 @@ def test_non_finite_X_outside_the_pilot_rows_is_caught_before_anything_is_added(
         np.testing.assert_array_equal(stats.linear, before[2])
         with pytest.raises(ValueError, match="Input X contains NaN or infinity"):
             BayesianLogisticRegression(method="pass_glm").fit(X_bad, y)
+
+
+@pytest.mark.parametrize("model, degree", [("logistic", 2), ("logistic", 6), ("poisson", 4)])
+def test_unit_weights_as_none_agree_with_explicit_weights(model, degree):
+    # sample_weight=None skips the weight passes (statistics, pilot rows); the result is that
+    # of explicit unit weights, and half of that of weights 2
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(6_000, 3)) / 2
+    y = (np.where(rng.random(6_000) < 0.4, 1.0, -1.0) if model == "logistic"
+         else rng.poisson(1.5, size=6_000).astype(float))
+    family = LOGISTIC if model == "logistic" else POISSON
+    none = pass_glm_statistics(X, y, family, degree=degree)
+    for weight, factor in ((np.ones(6_000), 1.0), (np.full(6_000, 2.0), 0.5)):
+        other = pass_glm_statistics(X, y, family, degree=degree, sample_weight=weight)
+        for name in ("gram", "linear", "moment1", "sum_weight", "constant"):
+            np.testing.assert_allclose(getattr(none, name), factor * getattr(other, name),
+                                       rtol=1e-12)
+        for m, moments in none.higher.items():
+            np.testing.assert_allclose(moments, factor * other.higher[m], rtol=1e-12)
+    index, weight = pilot_rows(y, None, model, max_rows=500)
+    index_ones, weight_ones = pilot_rows(y, np.ones(6_000), model, max_rows=500)
+    np.testing.assert_array_equal(index, index_ones)
+    np.testing.assert_array_equal(weight, weight_ones)

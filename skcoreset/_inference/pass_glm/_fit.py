@@ -1,5 +1,7 @@
 """``pass_glm``: the PASS-GLM inference method, one pass for the statistics, then the posterior."""
 
+import numpy as np
+
 from ..._backend import is_dask_collection
 from ._dask import _dask_pilot, pass_glm_statistics_dask
 from ._pilot import PILOT_ROWS, start_statistics, surrogate_options
@@ -53,6 +55,9 @@ def pass_glm(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2
         :class:`PassGLMStatistics`, from which ``partial_fit`` can continue, and
         ``extra["pilot"]`` the :class:`Pilot`.
     """
+    if (sample_weight is not None and not is_dask_collection(sample_weight)
+            and np.all(np.asarray(sample_weight) == 1.0)):
+        sample_weight = None  # unit weights (the estimators' default): no weight passes
     pilot_options = dict(prior_prec=prior_prec, fit_intercept=fit_intercept,
                          max_rows=pilot_rows, tol=1e-8, max_iter=max_iter)
     if is_dask_collection(X):

@@ -62,15 +62,19 @@ def pilot_rows(y, sample_weight, model, max_rows=PILOT_ROWS):
     full one. Costs one pass over ``y`` and ``sample_weight`` only.
     """
     n = len(y)
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     if model == "logistic":
         full = [np.flatnonzero(y > 0), np.flatnonzero(y <= 0)]
         full.sort(key=len)
         rare = _strided(full[0], max_rows // 2)
         strata = [rare, _strided(full[1], max_rows - len(rare))]
     else:
-        strata, full = [_strided(np.arange(n), max_rows)], [np.arange(n)]
+        strata, full = [np.arange(0, n, max(1, -(-n // max(max_rows, 1))))], [slice(None)]
     index = np.concatenate(strata)
+    if sample_weight is None:  # each kept row stands for (rows of its stratum) / len(kept)
+        sizes = [n if isinstance(rows, slice) else len(rows) for rows in full]
+        return index, np.concatenate([np.full(len(kept), size / max(len(kept), 1))
+                                      for kept, size in zip(strata, sizes)])
+    w = np.asarray(sample_weight, dtype=float)
     weight = np.concatenate([
         w[kept] * (w[rows].sum() / w[kept].sum()) if w[kept].sum() > 0 else w[kept]
         for kept, rows in zip(strata, full)])

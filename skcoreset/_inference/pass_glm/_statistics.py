@@ -140,7 +140,7 @@ class PassGLMStatistics:
         sample_weight : ndarray of shape (n,), default=None
             Non-negative multipliers of each point's log-likelihood; ones by default.
         """
-        X, y, w = self._check_chunk(X, y, sample_weight)
+        X, y, w = self._check_chunk(X, y, sample_weight)  # w is None for unit weights
         n, p = X.shape[0], self.n_params
         # One pass over X: the w-weighted Gram of [A, r] (and of a ones column without an
         # intercept) holds gram, linear = A.T @ (w r) (labels r as 0/1 for logistic) and
@@ -156,9 +156,10 @@ class PassGLMStatistics:
             if not np.all(np.isfinite(X)):
                 raise ValueError("Input X contains NaN or infinity.")
         if self.model == "poisson":
-            self.constant -= float(w @ gammaln(y + 1.0))
+            log_factorial = gammaln(y + 1.0)
+            self.constant -= float(log_factorial.sum() if w is None else w @ log_factorial)
         self.n_samples += n
-        self.sum_weight += float(w.sum())
+        self.sum_weight += float(n if w is None else w.sum())
         self.gram += full[:p, :p]
         self.linear += full[:p, p]
         self.moment1 += full[:p, p - 1] if self.fit_intercept else full[:p, p + 1]
@@ -174,18 +175,20 @@ class PassGLMStatistics:
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} entries but X has {X.shape[0]} rows.")
         # checked here so that dask chunks are checked on their workers, in the same pass (X's
-        # entries from the statistics, in add)
-        if not np.all(np.isfinite(y)):
+        # entries from the statistics, in add); valid ±1 labels in one pass over y
+        valid = self.model == "logistic" and np.all(np.abs(y) == 1.0)  # false for NaN, inf
+        if not valid and not np.all(np.isfinite(y)):
             raise ValueError("Input y contains NaN or infinity.")
-        w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(
-            sample_weight, dtype=np.float64)
-        if w.ndim == 0:
-            w = np.full(X.shape[0], float(w))
-        if w.shape != y.shape:
-            raise ValueError(f"sample_weight has shape {w.shape}, expected {y.shape}.")
-        if not np.all(np.isfinite(w) & (w >= 0)):
-            raise ValueError("sample_weight must be finite and non-negative.")
-        if self.model == "logistic" and not np.all(np.abs(y) == 1.0):
+        w = None  # unit weights
+        if sample_weight is not None:
+            w = np.asarray(sample_weight, dtype=np.float64)
+            if w.ndim == 0:
+                w = np.full(X.shape[0], float(w))
+            if w.shape != y.shape:
+                raise ValueError(f"sample_weight has shape {w.shape}, expected {y.shape}.")
+            if not np.all(np.isfinite(w) & (w >= 0)):
+                raise ValueError("sample_weight must be finite and non-negative.")
+        if self.model == "logistic" and not valid:
             raise ValueError("Logistic PASS-GLM statistics need labels encoded as -1/+1.")
         if self.model == "poisson" and np.any(y < 0):
             raise ValueError("Poisson PASS-GLM statistics need non-negative counts.")
@@ -200,7 +203,8 @@ class PassGLMStatistics:
             c = np.column_stack([block, np.ones(len(block))]) if self.fit_intercept else block
             for m, products in _monomial_chain(c, self.degree):
                 if m in self.higher:
-                    self.higher[m] += w[start:start + rows] @ products
+                    self.higher[m] += (products.sum(axis=0) if w is None
+                                       else w[start:start + rows] @ products)
 
     def merge(self, other):
         """Statistics of the union of the two data sets (a new object)."""
