@@ -48,6 +48,9 @@ _BLOCK_BYTES = 1 << 20
 # (the first iterations, when ell(w) is far from ell) that would amplify rounding, and
 # <L_n, ell(w)> gets its own product instead.
 _DERIVED_ALIGNMENT = 0.5
+# Rows per chunk of GIGA's per-iteration scores: the chunk's few float64 arrays (256 KiB each)
+# stay in cache between the elementwise steps instead of going through RAM at each.
+_SCORE_ROWS = 1 << 15
 # Largest |entry| (as a power of two) kept without rescaling: squares and products of vectors
 # this size stay normal floats. Outside, the vectors are copied once, rescaled by 2**-k (exact).
 _SAFE_EXPONENT = {np.dtype(np.float64): 400, np.dtype(np.float32): 40}
@@ -285,6 +288,20 @@ def _products(vectors, columns, out):
     return out
 
 
+def _product(vectors, column, out):
+    """``out = vectors @ column`` in the vectors' precision (``out`` of their dtype).
+
+    One BLAS call reads a contiguous matrix once at memory speed; other layouts go by blocks
+    of rows, so that no converted copy of all rows is made.
+    """
+    column = column.astype(vectors.dtype, copy=False)
+    if vectors.flags.c_contiguous or vectors.flags.f_contiguous:
+        return np.matmul(vectors, column, out=out)
+    for rows in _blocks(vectors):
+        np.matmul(vectors[rows], column, out=out[rows])
+    return out
+
+
 def _float64_product(vectors, column):
     """``vectors @ column`` accumulated in float64, in blocks (no converted copy of all rows)."""
     if vectors.dtype == np.float64:
@@ -464,10 +481,13 @@ class _GeodesicSearch:
         n = vectors.shape[0]
         # <L_n, ell> in float64, once: with it one product per iteration gives both scores
         self.to_target = _float64_product(vectors, ell)
-        self.buffer = np.empty((2, n))
-        # the per-iteration product in the vectors' own precision, written in place
-        self.num = self.buffer[0] if vectors.dtype == np.float64 else np.empty(n, vectors.dtype)
-        self.mask = np.empty(n, dtype=bool)
+        # per-chunk buffers: the scores are computed chunk by chunk while they are in cache
+        rows = min(n, _SCORE_ROWS)
+        self.buffer = np.empty((2, rows))
+        # the product with the residual in the vectors' own precision, written in place
+        same = vectors.dtype == np.float64
+        self.num = self.buffer[0] if same else np.empty(rows, vectors.dtype)
+        self.mask = np.empty(rows, dtype=bool)
 
     def __call__(self, state):
         """Best row and its step ``(a, b, new ell(w))``; the step is None if degenerate."""
@@ -486,24 +506,36 @@ class _GeodesicSearch:
         score (its relative rounding shrinks with the residual, so the derived value is as
         accurate as a product of its own once ``c`` is not small).
         """
-        den = self.buffer[1]
-        if state.along >= _DERIVED_ALIGNMENT:
-            num = self.num
-            np.matmul(self.vectors, state.residual.astype(self.vectors.dtype, copy=False),
-                      out=num)
-            np.subtract(self.to_target, num, out=den)
-            np.divide(den, state.along, out=den)
+        derived = state.along >= _DERIVED_ALIGNMENT
+        if derived:
+            column = state.residual.astype(self.vectors.dtype, copy=False)
         else:
             columns = np.stack([state.residual, state.ell_w])
-            num, den = _products(self.vectors, columns, self.buffer)
-        np.multiply(den, den, out=den)
-        np.subtract(self.sq_norms, den, out=den)
-        np.less_equal(den, self.den_floor, out=self.mask)
-        np.copyto(den, np.inf, where=self.mask)
-        np.sqrt(den, out=den)
-        np.divide(num, den, out=den)
-        row = int(np.argmax(den))
-        return row, float(den[row])
+        n = self.vectors.shape[0]
+        best_row, best = 0, -np.inf
+        for start in range(0, n, _SCORE_ROWS):
+            rows = slice(start, min(start + _SCORE_ROWS, n))
+            size = rows.stop - start
+            den, mask = self.buffer[1, :size], self.mask[:size]
+            if derived:
+                num = _product(self.vectors[rows], column, self.num[:size])
+                np.subtract(self.to_target[rows], num, out=den)
+                np.divide(den, state.along, out=den)
+            else:
+                num, den = _products(self.vectors[rows], columns, self.buffer[:, :size])
+            np.multiply(den, den, out=den)
+            np.subtract(self.sq_norms[rows], den, out=den)
+            np.less_equal(den, self.den_floor[rows], out=mask)
+            np.copyto(den, np.inf, where=mask)
+            np.sqrt(den, out=den)
+            np.divide(num, den, out=den)
+            k = int(np.argmax(den))
+            score = float(den[k])
+            if np.isnan(score):  # as np.argmax over all rows: the first NaN
+                return start + k, score
+            if score > best:  # strict: the first of equal maxima, as np.argmax
+                best_row, best = start + k, score
+        return best_row, best
 
     def step(self, state, row):
         """Closed-form line search towards ``ell_row`` (Eq. 21), normalised as in Eqs. 25-26.
