@@ -40,9 +40,17 @@ _OPTIMUM_ERROR = np.sqrt(_EPS)
 _ALIGNED = {np.dtype(np.float64): 1e-14, np.dtype(np.float32): 1e-5}
 # A step whose two terms cancel to this fraction of their size has no significant digits left.
 _CANCELLATION = 1e-8
-# Bytes per block of rows in the per-iteration products: ~1 MiB, so that every column after
-# the first reads the block from cache rather than RAM.
+# Bytes per block of rows in the two-column products: ~1 MiB, so that the second column reads
+# the block from cache rather than RAM.
 _BLOCK_BYTES = 1 << 20
+# GIGA derives <L_n, ell(w)> from <L_n, ell> (computed once) and the one per-iteration product
+# <L_n, residual>, dividing by the coefficient of ell(w) in the residual; below this coefficient
+# (the first iterations, when ell(w) is far from ell) that would amplify rounding, and
+# <L_n, ell(w)> gets its own product instead.
+_DERIVED_ALIGNMENT = 0.5
+# Rows per chunk of GIGA's per-iteration scores: the chunk's few float64 arrays (256 KiB each)
+# stay in cache between the elementwise steps instead of going through RAM at each.
+_SCORE_ROWS = 1 << 15
 # Largest |entry| (as a power of two) kept without rescaling: squares and products of vectors
 # this size stay normal floats. Outside, the vectors are copied once, rescaled by 2**-k (exact).
 _SAFE_EXPONENT = {np.dtype(np.float64): 400, np.dtype(np.float32): 40}
@@ -280,6 +288,30 @@ def _products(vectors, columns, out):
     return out
 
 
+def _product(vectors, column, out):
+    """``out = vectors @ column`` in the vectors' precision (``out`` of their dtype).
+
+    One BLAS call reads a contiguous matrix once at memory speed; other layouts go by blocks
+    of rows, so that no converted copy of all rows is made.
+    """
+    column = column.astype(vectors.dtype, copy=False)
+    if vectors.flags.c_contiguous or vectors.flags.f_contiguous:
+        return np.matmul(vectors, column, out=out)
+    for rows in _blocks(vectors):
+        np.matmul(vectors[rows], column, out=out[rows])
+    return out
+
+
+def _float64_product(vectors, column):
+    """``vectors @ column`` accumulated in float64, in blocks (no converted copy of all rows)."""
+    if vectors.dtype == np.float64:
+        return vectors @ column
+    out = np.empty(vectors.shape[0])
+    for rows in _blocks(vectors):
+        np.matmul(np.asarray(vectors[rows], dtype=np.float64), column, out=out[rows])
+    return out
+
+
 def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     """Greedy Iterative Geodesic Ascent (Campbell & Broderick 2018, Algorithm 1).
 
@@ -291,8 +323,8 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     iterations and is never worse than ``||L||`` (Theorem 3.1, Corollary 3.2).
 
     Bookkeeping follows option (B) of §3.3: ``ell(w)`` is kept as a running unit vector, so an
-    iteration costs one pass over ``vectors`` (the scores of every row against ``ell(w)`` and the
-    residual direction in one two-column product) plus ``O(N + J + t)``. If rounding makes a step
+    iteration costs one pass over ``vectors`` (one matrix-vector product with the residual
+    direction gives every score) plus ``O(N + J + t)``. If rounding makes a step
     degenerate, ``ell(w)`` is rebuilt from the weights once before giving up.
 
     Parameters
@@ -343,8 +375,8 @@ def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
     n = vectors.shape[0]
     norms = np.sqrt(sq_norms)
     inv_norms = np.divide(1.0, norms, out=np.zeros(n), where=norms > 0)
-    search = _GeodesicSearch(vectors, norms, sq_norms)
     state = _GeodesicState(target / np.linalg.norm(target))
+    search = _GeodesicSearch(vectors, norms, sq_norms, state.ell)
     active = _ActiveSet(n_iter, n)
     history = []
     progress = Progress("giga", n_iter, verbose)
@@ -397,8 +429,11 @@ class _GeodesicState:
         residual = self.ell - self.zeta1 * self.ell_w
         # Re-orthogonalise: the O(eps) component along ell(w) left by rounding would dominate
         # <ell_n, residual> for rows nearly (anti-)parallel to ell(w) once the error is small.
-        residual -= (residual @ self.ell_w) * self.ell_w
+        correction = float(residual @ self.ell_w)
+        residual -= correction * self.ell_w
         self.residual = residual
+        # residual = ell - along * ell(w) (up to rounding), which _GeodesicSearch.select uses
+        self.along = self.zeta1 + correction
         # Eq. (10): a direction with non-positive alignment is scaled to 0, error 1
         self.error = float(np.linalg.norm(self.residual)) if self.zeta1 > 0 else 1.0
 
@@ -438,13 +473,21 @@ class _GeodesicState:
 class _GeodesicSearch:
     """Point selection (Eqs. 17-18) and step (Eqs. 19-21, 25-26) of Algorithm 1."""
 
-    def __init__(self, vectors, norms, sq_norms):
+    def __init__(self, vectors, norms, sq_norms, ell):
         self.vectors, self.norms, self.sq_norms = vectors, norms, sq_norms
         # rows (anti-)parallel to ell(w) have no geodesic direction (Eq. 17): their score is
         # set to 0, as is that of zero rows (which would otherwise be 0 / 0)
         self.den_floor = np.where(norms > 0, _ALIGNED[vectors.dtype] * sq_norms, np.inf)
-        self.buffer = np.empty((2, vectors.shape[0]))
-        self.mask = np.empty(vectors.shape[0], dtype=bool)
+        n = vectors.shape[0]
+        # <L_n, ell> in float64, once: with it one product per iteration gives both scores
+        self.to_target = _float64_product(vectors, ell)
+        # per-chunk buffers: the scores are computed chunk by chunk while they are in cache
+        rows = min(n, _SCORE_ROWS)
+        self.buffer = np.empty((2, rows))
+        # the product with the residual in the vectors' own precision, written in place
+        same = vectors.dtype == np.float64
+        self.num = self.buffer[0] if same else np.empty(rows, vectors.dtype)
+        self.mask = np.empty(rows, dtype=bool)
 
     def __call__(self, state):
         """Best row and its step ``(a, b, new ell(w))``; the step is None if degenerate."""
@@ -458,18 +501,41 @@ class _GeodesicSearch:
 
         ``residual = ell - zeta1 ell(w)`` is orthogonal to ``ell(w)``, so the alignment is
         ``<L_n, residual> / sqrt(||L_n||^2 - <L_n, ell(w)>^2)`` up to a positive factor common
-        to all rows: one two-column product over the raw vectors gives every score.
+        to all rows. Since ``residual = ell - c ell(w)``, ``<L_n, ell(w)> = (<L_n, ell> -
+        <L_n, residual>) / c``: one matrix-vector product with the raw vectors gives every
+        score (its relative rounding shrinks with the residual, so the derived value is as
+        accurate as a product of its own once ``c`` is not small).
         """
-        columns = np.stack([state.residual, state.ell_w])
-        num, den = _products(self.vectors, columns, self.buffer)
-        np.multiply(den, den, out=den)
-        np.subtract(self.sq_norms, den, out=den)
-        np.less_equal(den, self.den_floor, out=self.mask)
-        np.copyto(den, np.inf, where=self.mask)
-        np.sqrt(den, out=den)
-        np.divide(num, den, out=den)
-        row = int(np.argmax(den))
-        return row, float(den[row])
+        derived = state.along >= _DERIVED_ALIGNMENT
+        if derived:
+            column = state.residual.astype(self.vectors.dtype, copy=False)
+        else:
+            columns = np.stack([state.residual, state.ell_w])
+        n = self.vectors.shape[0]
+        best_row, best = 0, -np.inf
+        for start in range(0, n, _SCORE_ROWS):
+            rows = slice(start, min(start + _SCORE_ROWS, n))
+            size = rows.stop - start
+            den, mask = self.buffer[1, :size], self.mask[:size]
+            if derived:
+                num = _product(self.vectors[rows], column, self.num[:size])
+                np.subtract(self.to_target[rows], num, out=den)
+                np.divide(den, state.along, out=den)
+            else:
+                num, den = _products(self.vectors[rows], columns, self.buffer[:, :size])
+            np.multiply(den, den, out=den)
+            np.subtract(self.sq_norms[rows], den, out=den)
+            np.less_equal(den, self.den_floor[rows], out=mask)
+            np.copyto(den, np.inf, where=mask)
+            np.sqrt(den, out=den)
+            np.divide(num, den, out=den)
+            k = int(np.argmax(den))
+            score = float(den[k])
+            if np.isnan(score):  # as np.argmax over all rows: the first NaN
+                return start + k, score
+            if score > best:  # strict: the first of equal maxima, as np.argmax
+                best_row, best = start + k, score
+        return best_row, best
 
     def step(self, state, row):
         """Closed-form line search towards ``ell_row`` (Eq. 21), normalised as in Eqs. 25-26.

@@ -35,6 +35,39 @@ def test_auto_projection_follows_m(cls):
 
 
 @pytest.mark.parametrize("cls", HILBERT)
+def test_auto_projection_drops_extra_draws_at_large_n(cls):
+    # beyond max(M, 100) draws, "auto" keeps the N x J float32 matrix within 0.5 GiB
+    assert cls(M=100)._resolve_projection_dim(10**5) == 500  # 0.19 GiB: the papers' J
+    assert cls(M=100)._resolve_projection_dim(10**6) == 2**29 // (4 * 10**6) == 134
+    assert cls(M=10)._resolve_projection_dim(10**6) == 134
+    assert cls(M=100, max_memory=None)._resolve_projection_dim(10**6) == 134
+    # never fewer draws than the coreset may need (M) or than 100
+    assert cls(M=300)._resolve_projection_dim(10**6) == 300
+    assert cls(M=1000)._resolve_projection_dim(10**6) == 1000
+    assert cls(M=10)._resolve_projection_dim(10**7) == 100
+    # explicit J and merge-reduce blocks are left alone
+    assert cls(M=100, projection_dim=500)._resolve_projection_dim(10**6) == 500
+    assert cls(M=100)._resolve_projection_dim() == 500
+    # beyond max_memory it stays loud: 3e7 rows x 100 draws x 4 bytes = 11 GiB
+    coreset = cls(M=100)
+    with pytest.raises(MemoryError, match="StreamingCoreset"):
+        coreset._check_memory(3 * 10**7, coreset._resolve_projection_dim(3 * 10**7))
+
+
+@pytest.mark.parametrize("cls", HILBERT)
+def test_small_projection_warning_names_max_memory_when_auto_was_limited(cls):
+    # "auto" below M only because of max_memory: the fix is max_memory, not projection_dim
+    coreset = cls(M=1000, max_memory=0.001)
+    coreset.projection_dim_, coreset.error_ = 500, 1e-9
+    coreset.stop_reason_ = "numerical precision"
+    with pytest.warns(UserWarning, match="limited to 500 draws by max_memory=0.001"):
+        coreset._warn_if_small(400, 10**4)
+    coreset.projection_dim = 500
+    with pytest.warns(UserWarning, match="Raise projection_dim"):
+        coreset._warn_if_small(400, 10**4)
+
+
+@pytest.mark.parametrize("cls", HILBERT)
 def test_small_projection_warns_and_names_the_fix(cls):
     # 5 draws: the 4-dimensional centred vectors are matched exactly by a few rows, so the
     # solver stops far below M; the user is told to raise projection_dim

@@ -311,6 +311,40 @@ def test_blocked_two_column_product_matches_matmul(monkeypatch):
     reference = giga(vectors, n_iter=30)
     monkeypatch.setattr(solvers, "_BLOCK_BYTES", 1 << 20)
     np.testing.assert_allclose(giga(vectors, n_iter=30).weights, reference.weights, rtol=1e-10)
+    # the one-column product by blocks, for vectors that are not contiguous
+    monkeypatch.setattr(solvers, "_BLOCK_BYTES", 8 * 13 * 7)
+    strided = np.repeat(vectors, 2, axis=1)[:, ::2]
+    assert not (strided.flags.c_contiguous or strided.flags.f_contiguous)
+    out = solvers._product(strided, columns[0], np.empty(100))
+    np.testing.assert_allclose(out, vectors @ columns[0], rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(giga(strided, n_iter=30).weights, reference.weights, rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_giga_one_product_per_iteration_selects_as_two_products_do(monkeypatch, dtype):
+    # <L_n, ell(w)> derived from <L_n, ell> and the residual product once ell(w) is aligned
+    # (default), or a product of its own in every iteration (threshold above any alignment)
+    vectors = _random_vectors(18, n=4000, dim=30).astype(dtype)
+    target = vectors.astype(np.float64).sum(axis=0)
+    calls = []
+    products = solvers._products
+    monkeypatch.setattr(solvers, "_products", lambda *a: calls.append(1) or products(*a))
+    derived = giga(vectors, target=target, n_iter=120)
+    # the two-column product is the fallback of the first iterations only (ell(w) = 0 first)
+    assert 1 <= len(calls) < 10
+    monkeypatch.setattr(solvers, "_DERIVED_ALIGNMENT", np.inf)
+    separate = giga(vectors, target=target, n_iter=120)
+    assert len(calls) > 120
+    np.testing.assert_array_equal(derived.history[:, 0], separate.history[:, 0])
+    np.testing.assert_allclose(derived.history[:, 1], separate.history[:, 1], rtol=1e-12)
+    np.testing.assert_allclose(derived.weights, separate.weights, rtol=1e-12, atol=0)
+    assert derived.stop_reason == separate.stop_reason
+    # scores by chunks of rows (here 7, a partial last chunk): the same selection
+    monkeypatch.setattr(solvers, "_DERIVED_ALIGNMENT", 0.5)
+    monkeypatch.setattr(solvers, "_SCORE_ROWS", 7)
+    chunked = giga(vectors, target=target, n_iter=120)
+    np.testing.assert_array_equal(chunked.weights, derived.weights)
+    np.testing.assert_array_equal(chunked.history, derived.history)
 
 
 # --- Campbell & Broderick 2018, §4.2: random vectors in R^50 ---------------------------------

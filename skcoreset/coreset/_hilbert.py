@@ -18,6 +18,12 @@ from ._projection import project_loglik, relative_weights
 
 # projection_dim="auto": the papers' J = 500, or M when larger (see _HILBERT_PARAMS_DOC).
 _AUTO_MIN_PROJECTION = 500
+# ... but at large N, the draws beyond max(M, _AUTO_FLOOR) are dropped to keep the N x J
+# float32 matrix within _AUTO_MEMORY GiB: at N = 1e6, d = 10, M = 100 the coreset's KL in nats
+# was no worse with J = 134 than with 500 (benchmarks/README.md), while time and memory
+# follow J (the projection and every solver iteration read the matrix).
+_AUTO_MEMORY = 0.5
+_AUTO_FLOOR = 100
 # The projected vectors are stored as float32: the Monte Carlo projection's relative error
 # (~ 1 / sqrt(J)) dwarfs float32 rounding, and GIGA's error measured against the float64
 # vectors is unchanged (tests/test_hilbert.py).
@@ -57,22 +63,31 @@ class _HilbertCoreset(LikelihoodCoreset):
         self.n_subsample = n_subsample
         self.max_memory = max_memory
 
+    @staticmethod
+    def _gib_rows(gib):
+        """Rows x J that ``gib`` GiB of float32 vectors hold (``None``: unlimited)."""
+        if gib is None:
+            return np.inf
+        return gib * 2**30 / np.dtype(_VECTOR_DTYPE).itemsize
+
     def _memory_rows(self):
         """Rows x J the budget ``max_memory`` (GiB) allows for the float32 vectors."""
-        if self.max_memory is None:
-            return np.inf
-        return self.max_memory * 2**30 / np.dtype(_VECTOR_DTYPE).itemsize
+        return self._gib_rows(self.max_memory)
 
     def _resolve_projection_dim(self, n_rows=None):
-        """J for ``n_rows`` rows: ``projection_dim``, or for ``"auto"`` max(500, M) within
-        the memory budget (``n_rows=None``: no budget, e.g. bounded merge-reduce blocks)."""
+        """J for ``n_rows`` rows: ``projection_dim``, or for ``"auto"`` max(500, M), trimmed
+        towards max(M, 100) to keep within ``_AUTO_MEMORY`` and then towards 500 to fit
+        ``max_memory`` (``n_rows=None``: neither, e.g. bounded merge-reduce blocks)."""
         if self.projection_dim != "auto":
             return int(self.projection_dim)
         wanted = max(_AUTO_MIN_PROJECTION, min(self.M, n_rows or self.M))
         if n_rows:
-            fits = int(self._memory_rows() // n_rows) if np.isfinite(self._memory_rows()) \
-                else wanted
-            wanted = max(min(wanted, fits), min(_AUTO_MIN_PROJECTION, wanted))
+            # draws beyond the coreset's needs only refine the projection: dropped at large N
+            needed = min(wanted, max(_AUTO_FLOOR, min(self.M, n_rows)))
+            wanted = max(min(wanted, int(self._gib_rows(_AUTO_MEMORY) // n_rows)), needed)
+            if np.isfinite(self._memory_rows()):
+                fits = int(self._memory_rows() // n_rows)
+                wanted = max(min(wanted, fits), min(_AUTO_MIN_PROJECTION, wanted))
         return wanted
 
     def _check_memory(self, n_rows, n_proj):
@@ -233,12 +248,19 @@ class _HilbertCoreset(LikelihoodCoreset):
                    or self.error_ <= _MATCHED_ERROR)
         if size >= _SMALL_FRACTION * budget or not limited or self.projection_dim_ > n_rows:
             return
+        if self.projection_dim == "auto":
+            # "auto" takes at least min(M, N) draws unless max_memory forbids them
+            fix = (f"'auto' was limited to {self.projection_dim_} draws by max_memory="
+                   f"{self.max_memory} GiB: raise max_memory (None: no limit) or use "
+                   "StreamingCoreset")
+        else:
+            fix = (f"Raise projection_dim (now {self.projection_dim_}; 'auto' uses at least "
+                   "M draws where max_memory allows)")
         warnings.warn(
             f"{type(self).__name__} returned {size} points for M={self.M}: they match the "
             f"{self.projection_dim_}-dimensional projection of the log-likelihoods to relative "
             f"error {self.error_:.1e} ({self.stop_reason_}), so further iterations add no "
-            f"points. Raise projection_dim (now {self.projection_dim_}; 'auto' uses "
-            f"max(500, M)) for a larger, more accurate coreset.", UserWarning, stacklevel=4)
+            f"points. {fix} for a larger, more accurate coreset.", UserWarning, stacklevel=4)
 
 
 _HILBERT_PARAMS_DOC = """
@@ -249,8 +271,12 @@ _HILBERT_PARAMS_DOC = """
         matched exactly by at most J - 1 points (Caratheodory), so a projection much
         smaller than ``M`` lets the solver stop well below the budget (a ``UserWarning``
         says so when the coreset ends below ``M / 2`` for that reason). ``"auto"`` uses
-        ``max(500, M)``, reduced (not below 500) to fit ``max_memory``. The projection
-        costs N x J float32 values and every solver iteration reads them once.
+        ``max(500, M)`` draws. At large N it drops the draws beyond ``max(M, 100)`` to
+        keep the N x J float32 matrix within 0.5 GiB (J = 134 at N = 1e6 for M <= 134,
+        J = M for larger M), and where ``max_memory`` is smaller still it takes as many
+        as fit in it, but at least 500 or the number above if that is smaller (fewer
+        raise ``MemoryError``). The projection costs N x J float32 values and every solver
+        iteration reads them once, so time and memory grow with J.
     weighting : {"laplace", "laplace-subsample", "prior"}, default="laplace"
         Weighting distribution pi-hat of the projection. ``"laplace"``: Laplace posterior of
         the full (weighted) data, a few Newton passes (the papers' "optimal" choice);
@@ -263,10 +289,11 @@ _HILBERT_PARAMS_DOC = """
     n_subsample : int, default=None
         Subsample size for ``weighting="laplace-subsample"``; ``None`` means ``sqrt(N)``.
     max_memory : float or None, default=4.0
-        Largest size in GiB of the N x J float32 matrix of projected vectors. A larger
-        problem raises ``MemoryError`` before allocating it, pointing to
-        :class:`StreamingCoreset` (memory bounded by ``block_size * projection_dim``).
-        ``None`` means no limit.
+        Largest size in GiB of the N x J float32 matrix of projected vectors (a hard
+        limit; ``projection_dim="auto"`` itself stays within 0.5 GiB where ``max(M, 100)``
+        draws fit in it, see above). A larger problem raises ``MemoryError`` before
+        allocating it, pointing to :class:`StreamingCoreset` (memory bounded by
+        ``block_size * projection_dim``). ``None`` means no limit.
 """
 
 _HILBERT_ATTRS_DOC = """
