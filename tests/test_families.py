@@ -54,6 +54,19 @@ def test_loglik_is_a_normalised_density():
                                stats.norm.logpdf(1.0, 0.2, 2.0))
 
 
+def test_logistic_float32_loglik_is_float64_rounded():
+    # the float32 path (the Hilbert projection) computes log(1 + u) instead of log1p(u)
+    # in place: within float32 rounding of the float64 values, from tiny to huge |eta|
+    eta = np.concatenate([np.linspace(-30, 30, 601), [-1e30, -1e4, -1e-30, 0, 1e-30, 1e4]])
+    y = np.where(np.arange(len(eta)) % 3, 1.0, -1.0)
+    family = LogisticFamily()
+    assert family.float32_loglik and not PoissonFamily().float32_loglik
+    exact = family.loglik(y, eta[:, None].repeat(2, axis=1))
+    single = family.loglik(y, eta[:, None].repeat(2, axis=1).astype(np.float32))
+    assert single.dtype == np.float32
+    np.testing.assert_allclose(single, exact, rtol=3e-7, atol=2e-7)
+
+
 @pytest.mark.parametrize("eta_value", [-1e4, -800.0, -40.0, 40.0, 800.0, 1e4])
 def test_finite_for_huge_predictors(family_and_y, eta_value):
     family, y = family_and_y

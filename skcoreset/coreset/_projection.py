@@ -20,7 +20,8 @@ def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=
     draws ``theta_j`` of the weighting distribution, so inner products of rows estimate the
     weighted Fisher-type inner product of the log-likelihood functions. Rows are processed in
     chunks of a few MiB: each chunk is one BLAS product and elementwise family calls in
-    float64, then stored in ``dtype``, so the temporaries stay bounded for large N.
+    float64 (in float32 when ``dtype`` is float32 and the family's ``float32_loglik`` says
+    it is safe), then stored in ``dtype``, so the temporaries stay bounded for large N.
 
     Parameters
     ----------
@@ -31,8 +32,7 @@ def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=
     dtype : {np.float64, np.float32}, default=np.float64
         Storage type of the result (float32 halves the dominant ``(n, J)`` allocation).
     return_sum : bool, default=False
-        Also return the sum of the rows, accumulated in float64 before any rounding to
-        ``dtype``.
+        Also return the sum of the rows, accumulated in float64.
 
     Returns
     -------
@@ -43,14 +43,20 @@ def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=
     n, n_proj = X.shape[0], len(thetas)
     vectors = np.empty((n, n_proj), dtype=dtype)
     total = np.zeros(n_proj)
-    scale = sample_weight / np.sqrt(n_proj)
+    scale = (sample_weight / np.sqrt(n_proj)).astype(dtype)
+    # float32 storage keeps ~7 digits, far finer than the Monte Carlo error of J draws, so
+    # a family that can evaluates its log-likelihood in float32 (about 4x faster)
+    single = np.dtype(dtype) == np.float32 and family.float32_loglik
+    work = np.float32 if single else np.float64
+    thetas = np.asarray(thetas, dtype=work)
     for rows in row_chunks(n, n_proj, max_elements=_CHUNK_ELEMENTS):
-        loglik = family.loglik(y[rows], linear_predictor(X[rows], thetas, fit_intercept))
+        eta = linear_predictor(np.asarray(X[rows], dtype=work), thetas, fit_intercept)
+        loglik = family.loglik(y[rows], eta)
         loglik -= loglik.mean(axis=1, keepdims=True)
         loglik *= scale[rows, None]
         vectors[rows] = loglik
         if return_sum:
-            total += loglik.sum(axis=0)
+            total += loglik.sum(axis=0, dtype=np.float64)
     return (vectors, total) if return_sum else vectors
 
 

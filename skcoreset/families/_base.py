@@ -150,6 +150,9 @@ class Family:
     """
 
     name = None
+    # True when ``loglik`` evaluates float32 predictors in float32 without overflow; the
+    # Hilbert projection, stored in float32 anyway, then skips float64 work.
+    float32_loglik = False
 
     def __init__(self, n_quadrature=32):
         self.n_quadrature = n_quadrature

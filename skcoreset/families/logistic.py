@@ -57,6 +57,7 @@ class LogisticFamily(Family):
     """
 
     name = "logistic"
+    float32_loglik = True
 
     # --- targets ---------------------------------------------------------------------------
     @staticmethod
@@ -142,6 +143,19 @@ class LogisticFamily(Family):
     def loglik(self, y, eta):
         # log sigmoid(s) = min(s, 0) - log(1 + exp(-|s|)): stable, and about twice as fast
         # as scipy.special.log_expit on large (n, S) arrays
+        eta = np.asarray(eta)
+        if eta.dtype == np.float32 and eta.ndim:
+            # the Hilbert projection's arrays, in place: u <= 1, so log(1 + u) is within
+            # float32 rounding of log1p(u), and several times faster (numpy's log1p has no
+            # vectorised loop)
+            s = np.asarray(as_column(y, eta), dtype=np.float32) * eta
+            u = np.abs(s)
+            np.exp(np.negative(u, out=u), out=u)
+            u += 1
+            np.log(u, out=u)
+            np.minimum(s, 0, out=s)
+            s -= u
+            return s
         s = as_column(y, eta) * eta
         return np.minimum(s, 0.0) - np.log1p(np.exp(-np.abs(s)))
 
