@@ -96,6 +96,35 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     return out
 
 
+def add_scaled_gram(out, buffer, X, root, fit_intercept):
+    """Add ``B.T @ B`` to ``out`` for the block of rows ``B = diag(root) @ A``, ``A = [X, 1]``
+    (or ``X``): one step of :func:`weighted_gram` (``root = sqrt(c)``) for callers that make
+    their own pass over the rows (e.g. the value, gradient and Hessian of a log posterior
+    together).
+
+    ``buffer`` has at least ``len(X)`` rows and ``out``'s width. In float32 (an approximate
+    Gram, as ``weighted_gram(..., dtype=np.float32)``) the block is scaled by its largest
+    ``root`` so its products cannot overflow; entries of X beyond float32's range still give
+    a non-finite ``out``, which the caller checks for.
+    """
+    d = X.shape[1]
+    scaled = buffer[:len(X)]
+    scale = 1.0
+    if buffer.dtype != np.float64:
+        scale = float(np.max(root, initial=0.0))
+        if scale == 0.0:
+            return
+        root = root / scale
+    with np.errstate(over="ignore", invalid="ignore"):  # the caller checks out
+        np.multiply(X, root[:, None], out=scaled[:, :d], casting="same_kind")
+        if fit_intercept:
+            scaled[:, d] = root
+        if scale == 1.0:
+            out += scaled.T @ scaled  # numpy hands B.T @ B to BLAS syrk
+        else:
+            out += scale * scale * (scaled.T @ scaled)
+
+
 def latent_moments(X, mean, cov_chol, fit_intercept):
     """Mean and variance of ``eta = x . theta`` for ``theta ~ N(mean, L L^T)``, per row of X.
 
