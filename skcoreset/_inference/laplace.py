@@ -162,6 +162,29 @@ def thinned_start(log_post, theta0, *, tol, max_iter):
     return theta, neg_hessian
 
 
+def find_mode(log_post, theta0=None, *, tol, max_iter, verbose=0):
+    """The mode of a :class:`LogPosterior` and the exact negative Hessian there.
+
+    :func:`newton_map` from ``theta0`` (by default :func:`initial_theta`, refined for
+    N >= ``_THINNING_MIN_ROWS`` by :func:`thinned_start`), with single-precision Hessians
+    steering the steps at large N.
+
+    Returns
+    -------
+    NewtonResult
+    """
+    large = len(log_post.y) >= _THINNING_MIN_ROWS
+    neg_hessian0 = None
+    if theta0 is None:
+        theta0 = initial_theta(log_post.y, log_post.family, log_post.sample_weight,
+                               len(log_post.prior_prec), log_post.fit_intercept)
+        if large:
+            theta0, neg_hessian0 = thinned_start(log_post, theta0, tol=_THINNED_TOL,
+                                                 max_iter=max_iter)
+    return newton_map(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose,
+                      approx=large, initial_neg_hessian=neg_hessian0, full_output=True)
+
+
 def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10,
             max_iter=100, theta0=None, verbose=0):
     """Laplace approximation of a weighted GLM posterior.
@@ -196,15 +219,7 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
         With a :class:`GaussianPosterior` and the Laplace log evidence.
     """
     log_post = LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept)
-    large = X.shape[0] >= _THINNING_MIN_ROWS
-    neg_hessian0 = None
-    if theta0 is None:
-        theta0 = initial_theta(y, family, sample_weight, len(prior_prec), fit_intercept)
-        if large:
-            theta0, neg_hessian0 = thinned_start(log_post, theta0, tol=_THINNED_TOL,
-                                                 max_iter=max_iter)
-    result = newton_map(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose,
-                        approx=large, initial_neg_hessian=neg_hessian0, full_output=True)
+    result = find_mode(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
     if not result.converged:
         warn_not_converged("Newton's method", max_iter)
     posterior = GaussianPosterior(result.x, precision=result.neg_hessian)
