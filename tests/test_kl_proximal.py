@@ -224,15 +224,20 @@ def test_fixed_point_steps_reach_the_proximal_fixed_point_in_fewer_steps(name):
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_latent_variances_match_the_row_norms_in_both_precisions(fit_intercept):
     from skcoreset._design import latent_moments
+    from skcoreset._inference.kl_proximal import latent_moments as kl_latent_moments
     from skcoreset._inference.kl_proximal import latent_variances
     rng = np.random.default_rng(9)
     X = rng.normal(size=(5_001, 6))
     p = 6 + fit_intercept
     B = rng.normal(size=(p, p))
     chol_inv = np.linalg.inv(np.linalg.cholesky(B @ B.T + 1e4 * np.eye(p)))
-    _, exact = latent_moments(X, np.zeros(p), chol_inv.T, fit_intercept)
+    mean = rng.normal(size=p)
+    m_exact, exact = latent_moments(X, mean, chol_inv.T, fit_intercept)
     np.testing.assert_allclose(latent_variances(X, chol_inv, fit_intercept), exact,
                                rtol=1e-13)
+    m_lat, v_lat = kl_latent_moments(X, mean, chol_inv, fit_intercept, np.float32)
+    np.testing.assert_allclose(m_lat, m_exact, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(v_lat, exact, rtol=1e-6)
     single = latent_variances(X, chol_inv, fit_intercept, np.float32)
     np.testing.assert_allclose(single, exact, rtol=1e-6)
     assert not np.allclose(single, exact, rtol=1e-12, atol=0)

@@ -79,7 +79,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
-from .._design import linear_predictor, rmatvec, weighted_gram
+from .._design import rmatvec, split_theta, weighted_gram
 from .._newton import NewtonObjective, newton_maximise, rounding_slack
 from .._posterior import GaussianPosterior, _stable_cholesky
 from ._common import InferenceResult, LogPosterior
@@ -98,7 +98,13 @@ _VARIANCE_BLOCK_ROWS = 4096
 _SINGLE_VARIANCE_ERROR = 1e-5
 
 
-def latent_variances(X, chol_inv, fit_intercept, dtype=np.float64):
+def latent_moments(X, mean, chol_inv, fit_intercept, dtype=np.float64):
+    """``m~_n = a_n . m`` and ``v~_n = ||L^-1 a_n||^2`` for the lower-triangular ``L^-1``
+    (``V = L^-T L^-1``), in one pass over X; see :func:`latent_variances`."""
+    return latent_variances(X, chol_inv, fit_intercept, dtype, mean=mean)
+
+
+def latent_variances(X, chol_inv, fit_intercept, dtype=np.float64, mean=None):
     """``v~_n = ||L^-1 a_n||^2`` for the lower-triangular ``L^-1`` (``V = L^-T L^-1``).
 
     One blocked pass: each block of design rows is copied (transposed, with its intercept
@@ -108,9 +114,13 @@ def latent_variances(X, chol_inv, fit_intercept, dtype=np.float64):
     error ~1e-7, about 2.5x faster at p = 100): the latent variances only enter expectations
     of smooth functions. ``L^-1`` is scaled by its largest entry so the products cannot
     under- or overflow; a non-finite result (entries of X beyond float32's range) is
-    recomputed in float64.
+    recomputed in float64. With ``mean``, ``(m~, v~)``: the float64 linear predictors
+    ``a_n . mean`` too, from each block while it is in cache.
     """
     n, d = X.shape
+    if mean is not None:
+        coef, intercept = split_theta(mean, fit_intercept)
+        m_lat = np.empty(n)
     p = len(chol_inv)
     dtype = np.dtype(dtype)
     trmm = linalg.get_blas_funcs("trmm", dtype=dtype)
@@ -121,8 +131,11 @@ def latent_variances(X, chol_inv, fit_intercept, dtype=np.float64):
     with np.errstate(over="ignore", invalid="ignore"):  # checked below
         for start in range(0, n, _VARIANCE_BLOCK_ROWS):
             stop = min(start + _VARIANCE_BLOCK_ROWS, n)
+            rows = X[start:stop]
+            if mean is not None:
+                np.dot(rows, coef, out=m_lat[start:stop])
             columns = block[:, :stop - start]  # F-ordered: trmm works in place
-            np.copyto(columns[:d], X[start:stop].T, casting="same_kind")
+            np.copyto(columns[:d], rows.T, casting="same_kind")
             if fit_intercept:
                 columns[d] = 1.0
             proj = trmm(1.0, factor, columns, side=0, lower=1, trans_a=0, diag=0,
@@ -130,8 +143,10 @@ def latent_variances(X, chol_inv, fit_intercept, dtype=np.float64):
             out[start:stop] = np.einsum("ij,ij->j", proj, proj)
     out *= scale * scale
     if dtype != np.float64 and not np.all(np.isfinite(out)):
-        return latent_variances(X, chol_inv, fit_intercept)
-    return out
+        out = latent_variances(X, chol_inv, fit_intercept)
+    if mean is None:
+        return out
+    return m_lat + intercept, out
 
 
 def _linearised_terms(family, y, sample_weight, m_lat, v_lat):
@@ -182,8 +197,8 @@ class _PrimalPath:
         chol = _stable_cholesky(precision)
         # V = L^-T L^-1, so L^-T is a square-root factor of V and v~_n = ||L^-1 a_n||^2
         chol_inv = linalg.solve_triangular(chol, np.eye(p), lower=True)
-        m_lat = linear_predictor(self.X, mean, self.fit_intercept)
-        v_lat = latent_variances(self.X, chol_inv, self.fit_intercept, self.variance_dtype)
+        m_lat, v_lat = latent_moments(self.X, mean, chol_inv, self.fit_intercept,
+                                      self.variance_dtype)
         value, alpha, gamma = _linearised_terms(self.family, self.y, self.w, m_lat, v_lat)
         # a relative error e of v~_n moves sum_n w_n f_n by about -sum_n gamma_n v~_n e / 2
         error = (0.0 if self.variance_dtype == np.float64
