@@ -31,6 +31,13 @@ And two for large problems, also off by default:
   predicts it saves more than ``REFRESH_COST`` steps;
 * a starting Hessian (``initial_neg_hessian``, e.g. that of a subsample's mode): the first
   steps are chord steps with it.
+
+An objective whose :meth:`NewtonObjective.value_and_derivatives` evaluates the value, the
+gradient and a Hessian in one pass over its data (``fuses_derivatives``) gets that call where a
+fresh Hessian is expected at the trial point: the exact one when the chord steps' rate
+predicts convergence there, an approximate one after the first chord step from an initial
+Hessian. ``confirm=False`` (the warm start of a larger problem) stops at ``tol`` with whichever
+Hessian steered the steps, without the exact confirmation.
 """
 
 import abc
