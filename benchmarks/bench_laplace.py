@@ -1,6 +1,7 @@
 """Fit time of the Laplace fit against scikit-learn's MAP solvers on the same data.
 
-Run by hand: ``python benchmarks/bench_laplace.py [--quick]``. For each (N, d) it times
+Run by hand: ``python benchmarks/bench_laplace.py [--quick] [--n N ...] [--d D ...]``
+(``--n 1e6 --d 100``: that size only). For each (N, d) it times
 ``BayesianLogisticRegression`` (MAP + posterior covariance) against
 ``LogisticRegression(solver="lbfgs")`` and ``BayesianPoissonRegression(link="log")`` against
 ``PoissonRegressor`` with the matching penalty, all in the same run, and prints the ratio and the
@@ -40,15 +41,19 @@ def _data(n, d, model, rng):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N up to 1e5 only")
+    parser.add_argument("--n", type=float, nargs="+", help="only these N (e.g. 1e6)")
+    parser.add_argument("--d", type=int, nargs="+", default=[10, 100], help="only these d")
     args = parser.parse_args()
     sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
+    if args.n:
+        sizes = [int(n) for n in args.n]
     rng = np.random.default_rng(0)
     s = 1.0
     print(f"{'model':9s} {'N':>9s} {'d':>4s} {'ours [s]':>9s} {'sklearn [s]':>11s} "
           f"{'ratio':>6s} {'sk tol=1e-8 [s]':>15s} {'ratio':>6s} {'max |coef diff|':>15s}")
     for model in ("logistic", "poisson"):
         for n in sizes:
-            for d in (10, 100):
+            for d in args.d:
                 X, y = _data(n, d, model, rng)
                 repeats = 3 if n * d <= 1e7 else 1
                 if model == "logistic":

@@ -14,7 +14,9 @@ kl_proximal, pass_glm}, scikit-learn's ``LogisticRegression`` (MAP only, same pr
 2-worker dask ``LocalCluster``. Target (Huggins, Adams & Broderick 2017): pass_glm at least 10x
 faster than Laplace at N = 1e6 and within 2x of the ``X.T @ X`` time. ``--pass-glm``: only
 ``X.T @ X`` and pass_glm, timed alternately, best of ``--repeats`` (4), and their ratio
-(issue 14's <= 1.5x).
+(issue 14's <= 1.5x). ``--kl-proximal``: only the Laplace and KL-proximal fits (logistic, and
+Poisson with ``y ~ Poisson(exp(X theta / 2 + 0.3))``), timed alternately, best of 2, their ratio
+(issue 14's <= 10x) and the KL-proximal iterations.
 """
 
 import argparse
@@ -24,7 +26,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
-from skcoreset import BayesianLogisticRegression
+from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
 
 
 def _timed(fn):
@@ -65,6 +67,20 @@ def _pass_glm_ratio(X, y, repeats=4):
     return min(gram), min(fit)
 
 
+def _kl_proximal_ratio(n, d, model, rng, repeats=2):
+    X, y = _data(n, d, rng)
+    if model == "poisson":
+        theta = rng.uniform(-1, 1, d)
+        y = rng.poisson(np.exp(X @ theta / 2 + 0.3))
+    cls = BayesianLogisticRegression if model == "logistic" else BayesianPoissonRegression
+    lap, kl = [], []
+    for _ in range(repeats):  # alternately, so both see the same machine load
+        lap.append(_timed(lambda: cls().fit(X, y))[0])
+        t, fitted = _timed(lambda: cls(method="kl_proximal").fit(X, y))
+        kl.append(t)
+    return min(lap), min(kl), fitted.n_iter_
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 1e5 only")
@@ -72,9 +88,19 @@ def main():
                         help="only X.T @ X and pass_glm, best of --repeats, and their ratio")
     parser.add_argument("--repeats", type=int, default=4,
                         help="timings per size with --pass-glm (default 4)")
+    parser.add_argument("--kl-proximal", action="store_true",
+                        help="only laplace and kl_proximal, best of 2, and their ratio")
     args = parser.parse_args()
     sizes = [100_000] if args.quick else [100_000, 1_000_000]
     rng = np.random.default_rng(0)
+    if args.kl_proximal:
+        for model in ("logistic", "poisson"):
+            for n in sizes:
+                for d in (20, 100):
+                    t_lap, t_kl, n_iter = _kl_proximal_ratio(n, d, model, rng)
+                    print(f"{model:8s} {n:9d} {d:4d} laplace {t_lap:7.3f} kl_proximal "
+                          f"{t_kl:7.3f} ({n_iter} iter) ratio {t_kl / t_lap:5.1f}", flush=True)
+        return
     if args.pass_glm:
         for n in sizes:
             for d in (20, 100):

@@ -39,6 +39,26 @@ _GRAM_BLOCK_ROWS = 4096
 _UNIT_BLOCK_BYTES = 2**21  # blocks of about 2 MB for the unit-weight Gram
 
 
+def _fill_block(buffer, X, root, fit_intercept, extra=()):
+    """The first ``len(X)`` rows of ``buffer`` set to ``diag(root) @ [X, 1, e_1, ...]`` (the
+    intercept column only with ``fit_intercept``; ``root=None``: unscaled, and the intercept
+    column is left as it is, i.e. filled with ones once by the caller); returns that view."""
+    d = X.shape[1]
+    p = d + int(fit_intercept)
+    scaled = buffer[:len(X)]
+    columns = [(X, scaled[:, :d])] + [(e, scaled[:, p + j]) for j, e in enumerate(extra)]
+    if root is None:
+        for values, target in columns:
+            np.copyto(target, values, casting="same_kind")
+        return scaled
+    for values, target in columns:
+        np.multiply(values, root if values.ndim == 1 else root[:, None], out=target,
+                    casting="same_kind")
+    if fit_intercept:
+        scaled[:, d] = root
+    return scaled
+
+
 def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     """``A.T @ diag(c) @ A`` for the design ``A = [X, 1]`` (or ``X``) and ``c >= 0``.
 
@@ -83,20 +103,9 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
         block[:, d] = 1.0
     out = np.zeros((width, width))
     for start in range(0, n, _GRAM_BLOCK_ROWS):
-        stop = min(start + _GRAM_BLOCK_ROWS, n)
-        scaled = block[:stop - start]
-        columns = [(X[start:stop], scaled[:, :d])] + [
-            (column[start:stop], scaled[:, p + j]) for j, column in enumerate(extra)]
-        if sqrt_c is None:
-            for values, target in columns:
-                np.copyto(target, values, casting="same_kind")
-        else:
-            root = sqrt_c[start:stop]
-            for values, target in columns:
-                np.multiply(values, root if values.ndim == 1 else root[:, None], out=target,
-                            casting="same_kind")
-            if fit_intercept:
-                scaled[:, d] = root
+        rows = slice(start, min(start + _GRAM_BLOCK_ROWS, n))
+        scaled = _fill_block(block, X[rows], None if sqrt_c is None else sqrt_c[rows],
+                             fit_intercept, [column[rows] for column in extra])
         out += scaled.T @ scaled
     if scale != 1.0:
         out *= scale
@@ -138,6 +147,31 @@ def _unit_gram(X, fit_intercept, extra):
         for k, other in enumerate(columns[:j - first + 1], start=first):
             corner[j, k] = corner[k, j] = column @ other
     return out
+
+
+def add_scaled_gram(out, buffer, X, root, fit_intercept):
+    """Add ``B.T @ B`` to ``out`` for the block of rows ``B = diag(root) @ A``, ``A = [X, 1]``
+    (or ``X``): one step of :func:`weighted_gram` (``root = sqrt(c)``) for callers that make
+    their own pass over the rows (e.g. the value, gradient and Hessian of a log posterior
+    together).
+
+    ``buffer`` has at least ``len(X)`` rows and ``out``'s width. In float32 (an approximate
+    Gram, as ``weighted_gram(..., dtype=np.float32)``) the block is scaled by its largest
+    ``root`` so its products cannot overflow; entries of X beyond float32's range still give
+    a non-finite ``out``, which the caller checks for.
+    """
+    scale = 1.0
+    if buffer.dtype != np.float64:
+        scale = float(np.max(root, initial=0.0))
+        if scale == 0.0:
+            return
+        root = root / scale
+    with np.errstate(over="ignore", invalid="ignore"):  # the caller checks out
+        scaled = _fill_block(buffer, X, root, fit_intercept)
+        if scale == 1.0:
+            out += scaled.T @ scaled  # numpy hands B.T @ B to BLAS syrk
+        else:
+            out += scale * scale * (scaled.T @ scaled)
 
 
 def latent_moments(X, mean, cov_chol, fit_intercept):

@@ -31,6 +31,13 @@ And two for large problems, also off by default:
   predicts it saves more than ``REFRESH_COST`` steps;
 * a starting Hessian (``initial_neg_hessian``, e.g. that of a subsample's mode): the first
   steps are chord steps with it.
+
+An objective whose :meth:`NewtonObjective.value_and_derivatives` evaluates the value, the
+gradient and a Hessian in one pass over its data (``fuses_derivatives``) gets that call where a
+fresh Hessian is expected at the trial point: the exact one when the chord steps' rate
+predicts convergence there, an approximate one after the first chord step from an initial
+Hessian. ``confirm=False`` (the warm start of a larger problem) stops at ``tol`` with whichever
+Hessian steered the steps, without the exact confirmation.
 """
 
 import abc
@@ -129,6 +136,19 @@ class NewtonObjective(abc.ABC):
         of ``newton_maximise(..., approx_steps=True)``; by default the exact one."""
         return self.neg_hessian(x, state)
 
+    #: Whether :meth:`value_and_derivatives` is cheaper than :meth:`value` followed by the
+    #: derivatives; :func:`newton_maximise` then calls it where it expects to need a fresh
+    #: Hessian at the trial point (see its ``approx_steps``).
+    fuses_derivatives = False
+
+    def value_and_derivatives(self, x, exact=True):
+        """``(F(x), state, gradient, neg_hessian)`` together, with the exact negative Hessian
+        or (``exact=False``) :meth:`approx_neg_hessian`."""
+        value, state = self.value(x)
+        if exact:
+            return (value, state) + tuple(self.gradient_and_neg_hessian(x, state))
+        return value, state, self.gradient(x, state), self.approx_neg_hessian(x, state)
+
     def gradient_and_neg_hessian(self, x, state):
         """Both derivatives at ``x`` (override when computing them together is cheaper)."""
         return self.gradient(x, state), self.neg_hessian(x, state)
@@ -158,7 +178,7 @@ class NewtonResult:
     value : float
         ``F(x)``.
     neg_hessian : object
-        The negative Hessian at ``x`` (never a stale one).
+        The negative Hessian at ``x`` (never a stale one, unless ``confirm=False``).
     n_iter : int
         Steps taken.
     converged : bool
@@ -175,8 +195,8 @@ class NewtonResult:
 
 
 def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_steps=0,
-                    approx_steps=False, initial_neg_hessian=None, verbose=0, label="newton",
-                    value_name="objective"):
+                    approx_steps=False, initial_neg_hessian=None, confirm=True, verbose=0,
+                    label="newton", value_name="objective"):
     """Maximise a concave :class:`NewtonObjective` by damped Newton steps.
 
     Parameters
@@ -200,6 +220,11 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
     initial_neg_hessian : object, default=None
         A negative Hessian near ``x0`` (in the form :meth:`NewtonObjective.factor` takes) for
         the first steps, which are then chord steps.
+    confirm : bool, default=True
+        Whether convergence is confirmed with the exact Hessian. False (e.g. the warm start
+        of a larger problem): stop at the first point whose decrement, with whichever Hessian
+        steers the steps, is at most ``2 tol``, and return that Hessian (approximate, and
+        from a nearby point after chord steps).
     verbose : int, default=0
         Print one line per iteration when positive.
     label, value_name : str
@@ -212,6 +237,7 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
     x = np.array(x0, dtype=float)
     value, state = objective.value(x)
     neg_hessian = factor = grad = None
+    fused_hessian = None  # (Hessian at x, whether exact) from a fused evaluation
     exact = False  # whether neg_hessian is the exact one (at the point it was computed)
     need_exact = not approx_steps  # whether the next fresh Hessian must be exact
     reuse = initial_neg_hessian is not None
@@ -222,8 +248,12 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
     last_decrement = hessian_decrement = np.inf
     n_iter = 0
     while True:
-        fresh = not reuse or factor is None
-        if fresh:
+        fresh = not reuse or factor is None or fused_hessian is not None
+        if fused_hessian is not None:
+            (neg_hessian, exact), fused_hessian = fused_hessian, None
+            need_exact = not approx_steps
+            factor = objective.factor(neg_hessian)
+        elif fresh:
             exact = need_exact
             need_exact = not approx_steps
             if grad is not None:  # known at x: only the Hessian is new
@@ -251,8 +281,10 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
             kind = "" if fresh and exact else " (approx)" if fresh else " (chord)"
             print(f"[{label}] iter {n_iter:3d}  {value_name} {value:.10g}  "
                   f"decrement/2 {decrement / 2:.3e}{kind}")
-        if decrement / 2 <= tol * (1.0 if fresh and exact else margin):
+        if decrement / 2 <= tol * (1.0 if (fresh and exact) or not confirm else margin):
             if fresh and exact:
+                return NewtonResult(x, state, value, neg_hessian, n_iter, True)
+            if not confirm:
                 return NewtonResult(x, state, value, neg_hessian, n_iter, True)
             reuse = False  # confirm with the exact Hessian at this point
             need_exact = True
@@ -269,11 +301,28 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
                 continue
             full_steps = 0  # line-search this step and all later ones
         reuse = reuse_below is not None and decrement < reuse_below
+        # Where a fresh Hessian will be wanted at the new point, evaluate it with the value
+        # (one pass over the data instead of two): the exact one when a chord step, which
+        # shrinks the decrement by about the previous one's rate, predicts convergence
+        # there; an approximate one after the first step with an initial (subsample's)
+        # Hessian, whose rate its sampling error limits.
+        fuse = None
+        if objective.fuses_derivatives and not fresh:
+            if last_decrement < np.inf and decrement**2 / last_decrement / 2 <= tol * margin:
+                fuse = "exact"
+            elif approx_steps and last_decrement == np.inf and decrement / 2 > tol * margin:
+                fuse = "approx"
         last_decrement = decrement
         t = 1.0
         while True:
             new_x = x + t * step
-            new_value, new_state = objective.value(new_x)
+            new_grad = new_hessian = None
+            if fuse and t == 1.0:
+                new_value, new_state, new_grad, new_hessian = objective.value_and_derivatives(
+                    new_x, exact=fuse == "exact")
+                new_hessian = (new_hessian, fuse == "exact")
+            else:
+                new_value, new_state = objective.value(new_x)
             if new_value - value >= ARMIJO * t * decrement - rounding_slack(value):
                 break
             t *= 0.5
@@ -287,7 +336,8 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
             reuse = False
             need_exact = fresh
             continue
-        x, value, state, grad = new_x, new_value, new_state, None
+        x, value, state, grad = new_x, new_value, new_state, new_grad
+        fused_hessian = new_hessian
         n_iter += 1
     if not (fresh and exact):
         neg_hessian = objective.neg_hessian(x, state)

@@ -197,6 +197,67 @@ def test_hopeless_start_warns_instead_of_diverging():
 def test_invalid_options_raise():
     X, y = _logistic_data(n=20, d=2)
     for kwargs, match in [({"beta": 0.0}, "beta"), ({"init": "map"}, "init"),
-                          ({"dual": "yes"}, "dual")]:
+                          ({"dual": "yes"}, "dual"), ({"newton_steps": "yes"}, "newton_steps")]:
         with pytest.raises(ValueError, match=match):
             _fit(X, y, LogisticFamily(), **kwargs)
+
+
+@pytest.mark.parametrize("name", ["logistic", "poisson-log", "poisson-softplus"])
+def test_fixed_point_steps_reach_the_proximal_fixed_point_in_fewer_steps(name):
+    X, y, family = _problem(name, n=200, d=4, seed=7)
+    w = np.random.default_rng(8).uniform(0.0, 2.0, len(y))
+    proximal = _fit(X, y, family, w=w, tol=1e-22, newton_steps=False)
+    fixed_point = _fit(X, y, family, w=w, tol=1e-22, newton_steps=True)
+    assert proximal.converged and fixed_point.converged
+    assert proximal.extra["n_newton"] == 0
+    assert fixed_point.extra["n_newton"] == fixed_point.n_iter < proximal.n_iter
+    np.testing.assert_allclose(fixed_point.posterior.mean, proximal.posterior.mean,
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fixed_point.posterior.cov, proximal.posterior.cov, rtol=1e-9)
+    assert fixed_point.elbo == pytest.approx(proximal.elbo, rel=1e-13)
+    history = fixed_point.extra["elbo_history"]
+    assert np.all(np.diff(history) >= -16 * EPS * np.abs(history[1:]))
+    # an explicit beta (or the prior start) keeps the paper's proximal steps
+    assert _fit(X, y, family, w=w, beta=1.0, newton_steps=True).extra["n_newton"] == 0
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_latent_variances_match_the_row_norms_in_both_precisions(fit_intercept):
+    from skcoreset._design import latent_moments
+    from skcoreset._inference.kl_proximal import latent_moments as kl_latent_moments
+    from skcoreset._inference.kl_proximal import latent_variances
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(5_001, 6))
+    p = 6 + fit_intercept
+    B = rng.normal(size=(p, p))
+    chol_inv = np.linalg.inv(np.linalg.cholesky(B @ B.T + 1e4 * np.eye(p)))
+    mean = rng.normal(size=p)
+    m_exact, exact = latent_moments(X, mean, chol_inv.T, fit_intercept)
+    np.testing.assert_allclose(latent_variances(X, chol_inv, fit_intercept), exact,
+                               rtol=1e-13)
+    m_lat, v_lat = kl_latent_moments(X, mean, chol_inv, fit_intercept, np.float32)
+    np.testing.assert_allclose(m_lat, m_exact, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(v_lat, exact, rtol=1e-6)
+    single = latent_variances(X, chol_inv, fit_intercept, np.float32)
+    np.testing.assert_allclose(single, exact, rtol=1e-6)
+    assert not np.allclose(single, exact, rtol=1e-12, atol=0)
+    # entries of X beyond float32's range: recomputed in float64
+    X[7, 2] = 1e200
+    _, exact = latent_moments(X, np.zeros(p), chol_inv.T, fit_intercept)
+    np.testing.assert_allclose(latent_variances(X, chol_inv, fit_intercept, np.float32),
+                               exact, rtol=1e-13)
+
+
+def test_large_n_single_precision_variances_keep_the_fixed_point(monkeypatch):
+    # n >= 50,000: fixed-point steps and float32 latent variances; against the float64
+    # proximal iteration (forced by raising the threshold) at a tight tolerance
+    import importlib
+    module = importlib.import_module("skcoreset._inference.kl_proximal")
+    X, y, family = _problem("logistic", n=60_000, d=3, seed=10)
+    large = _fit(X, y, family, tol=1e-16)
+    monkeypatch.setattr(module, "_THINNING_MIN_ROWS", 10**9)
+    small = _fit(X, y, family, tol=1e-16)
+    assert large.converged and small.converged
+    assert large.extra["n_newton"] >= 1 and small.extra["n_newton"] == 0
+    np.testing.assert_allclose(large.posterior.mean, small.posterior.mean, rtol=1e-9)
+    np.testing.assert_allclose(large.posterior.cov, small.posterior.cov, rtol=1e-7)

@@ -176,3 +176,72 @@ def test_single_precision_gram_is_close_but_the_default_is_exact():
     # weights that would overflow single-precision products are scaled first
     np.testing.assert_allclose(weighted_gram(X, c * 1e60, True, dtype=np.float32),
                                exact * 1e60, rtol=1e-4, atol=1e56)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_value_gradient_and_hessian_in_one_pass_match_the_separate_ones(fit_intercept):
+    from skcoreset._design import add_scaled_gram, weighted_gram
+    from skcoreset._inference import LogPosterior
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(10_001, 5))
+    y = rng.poisson(np.exp(0.3 * X[:, 0]))
+    w = rng.uniform(0, 2, 10_001)
+    w[::7] = 0.0
+    prior = prior_precision(5, prior_scale=1.0, intercept_prior_scale=5.0,
+                            fit_intercept=fit_intercept)
+    log_post = LogPosterior(X, y, PoissonFamily(), w, prior, fit_intercept)
+    theta = rng.normal(scale=0.2, size=len(prior))
+    value, eta, grad = log_post.value_and_grad(theta, block_rows=1000)
+    exact = log_post.neg_hessian(eta)
+    fused = log_post.value_and_grad(theta, block_rows=1000, neg_hessian=np.float64)
+    assert fused[0] == pytest.approx(value, rel=1e-14)
+    np.testing.assert_array_equal(fused[1], eta)
+    np.testing.assert_allclose(fused[2], grad, rtol=1e-14)
+    np.testing.assert_allclose(fused[3], exact, rtol=1e-12)
+    single = log_post.value_and_grad(theta, block_rows=1000, neg_hessian=np.float32)[3]
+    np.testing.assert_allclose(single, exact, rtol=1e-4)
+    assert not np.allclose(single, exact, rtol=1e-12, atol=0)
+    # one block's update, as weighted_gram
+    c = rng.exponential(size=300)
+    out = np.zeros((len(prior), len(prior)))
+    add_scaled_gram(out, np.empty((300, len(prior))), X[:300], np.sqrt(c), fit_intercept)
+    np.testing.assert_allclose(out, weighted_gram(X[:300], c, fit_intercept), rtol=1e-13)
+
+
+def test_fused_single_precision_hessian_falls_back_on_overflow():
+    from skcoreset._inference import LogPosterior
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(500, 3))
+    X[3, 1] = 1e30  # beyond float32's range
+    y = np.where(rng.random(500) < 0.5, 1.0, -1.0)
+    log_post = LogPosterior(X, y, LogisticFamily(), np.ones(500), np.ones(4), True)
+    theta = np.array([0.1, 0.0, -0.2, 0.3])
+    single = log_post.value_and_grad(theta, neg_hessian=np.float32)[3]
+    assert np.all(np.isfinite(single))
+    np.testing.assert_allclose(single, log_post.neg_hessian(log_post.eta(theta)), rtol=1e-4)
+
+
+@pytest.mark.parametrize("family, data", [(LogisticFamily(), "logistic"),
+                                          (PoissonFamily(), "poisson")])
+def test_large_n_returns_the_exact_hessian_at_a_converged_mode(family, data):
+    # N >= 50,000: thinned starts, single-precision and fused Hessians; the returned
+    # precision must still be the float64 Hessian at the returned mode, where half the
+    # decrement is below tol
+    from skcoreset._inference import LogPosterior
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(120_000, 8))
+    eta = X @ np.linspace(-0.4, 0.4, 8)
+    y = (np.where(rng.random(120_000) < expit(eta), 1.0, -1.0) if data == "logistic"
+         else rng.poisson(np.exp(0.5 * eta)).astype(float))
+    w = rng.uniform(0, 2, 120_000)
+    prior = prior_precision(8, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+    result = laplace(X, y, family, sample_weight=w, prior_prec=prior, fit_intercept=True)
+    log_post = LogPosterior(X, y, family, w, prior, True)
+    mode = result.posterior.mean
+    H = log_post.neg_hessian(log_post.eta(mode))
+    np.testing.assert_allclose(result.posterior.precision, H, rtol=1e-12)
+    g = log_post.grad(mode, log_post.eta(mode))
+    assert result.converged and g @ np.linalg.solve(H, g) / 2 <= 1e-10
+    assert result.log_evidence == pytest.approx(
+        log_post.value(mode) + log_post.log_prior_normaliser() + 4.5 * np.log(2 * np.pi)
+        - 0.5 * np.linalg.slogdet(H)[1], rel=1e-12)

@@ -136,6 +136,54 @@ def test_approximate_hessians_reach_the_exact_mode_and_return_the_exact_hessian(
     assert g @ np.linalg.solve(approx.neg_hessian, g) / 2 <= 1e-14
 
 
+class FusedLogistic(SinglePrecisionLogistic):
+    """Counts the fused evaluations (value, gradient and a Hessian in one call)."""
+
+    fuses_derivatives = True
+
+    def value_and_derivatives(self, x, exact=True):
+        self.fused = getattr(self, "fused", []) + [exact]
+        return super().value_and_derivatives(x, exact)
+
+
+@pytest.mark.parametrize("initial", [False, True])
+def test_fused_evaluations_return_the_same_mode_and_the_exact_hessian(initial):
+    X, y = _logistic_data(n=2000, seed=4)
+    start = np.full((4, 4), 0.5) + 400 * np.eye(4) if initial else None
+    kwargs = dict(tol=1e-12, max_iter=50, reuse_below=np.inf, approx_steps=True,
+                  initial_neg_hessian=start)
+    plain = newton_maximise(SinglePrecisionLogistic(X, y), np.zeros(4), **kwargs)
+    objective = FusedLogistic(X, y)
+    fused = newton_maximise(objective, np.zeros(4), **kwargs)
+    assert fused.converged and True in objective.fused  # the last step fused the exact one
+    # an approximate Hessian is fused into the first step only from an initial one
+    assert (False in objective.fused) == initial
+    np.testing.assert_allclose(fused.x, plain.x, rtol=1e-7, atol=1e-9)
+    H = objective.neg_hessian(fused.x, X @ fused.x)
+    np.testing.assert_allclose(fused.neg_hessian, H, rtol=1e-14)
+    g = objective.gradient(fused.x, X @ fused.x)
+    assert g @ np.linalg.solve(H, g) / 2 <= 1e-12
+
+
+def test_unconfirmed_warm_start_stops_at_tol_with_the_steering_hessian():
+    X, y = _logistic_data(n=2000, seed=4)
+    objective = SinglePrecisionLogistic(X, y)
+    mode = newton_maximise(objective, np.zeros(4), tol=1e-12, max_iter=50).x
+    start = mode + 0.01
+    stale = 1.01 * objective.neg_hessian(mode, X @ mode)  # e.g. a subsample's
+    kwargs = dict(max_iter=50, reuse_below=np.inf, approx_steps=True,
+                  initial_neg_hessian=stale)
+    rough = newton_maximise(objective, start, tol=1.0, confirm=False, **kwargs)
+    # half the decrement with the steering Hessian is below tol at once: no step, no new
+    # Hessian, and the steering one is returned
+    assert rough.converged and rough.n_iter == 0 and not hasattr(objective, "n_approx")
+    np.testing.assert_array_equal(rough.x, start)
+    assert rough.neg_hessian is stale
+    confirmed = newton_maximise(objective, start, tol=1.0, **kwargs)
+    np.testing.assert_allclose(confirmed.neg_hessian,
+                               objective.neg_hessian(confirmed.x, X @ confirmed.x), rtol=1e-14)
+
+
 def test_full_steps_fall_back_to_the_line_search_when_they_overshoot():
     # F = -sqrt(1 + x^2): the full Newton step maps x to -x^3, which overshoots for |x| > 1
     objective = Scalar(lambda x: -np.sqrt(1 + x * x), lambda x: -x / np.sqrt(1 + x * x),

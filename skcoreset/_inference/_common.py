@@ -3,7 +3,8 @@
 from dataclasses import dataclass, field
 
 import numpy as np
-from .._design import linear_predictor, n_params, rmatvec, split_theta, weighted_gram
+from .._design import (add_scaled_gram, linear_predictor, n_params, rmatvec, split_theta,
+                       weighted_gram)
 
 
 def prior_precision(n_features, *, prior_scale, intercept_prior_scale, fit_intercept):
@@ -92,16 +93,26 @@ class LogPosterior:
         r = self.sample_weight * self.family.d1(self.y, eta)
         return rmatvec(self.X, r, self.fit_intercept) - self.prior_prec * theta
 
-    def value_and_grad(self, theta, block_rows=4096):
+    def value_and_grad(self, theta, block_rows=4096, neg_hessian=None):
         """``(value, eta, grad)`` at ``theta`` in one pass over blocks of rows of X: each
         block serves both the linear predictors and the gradient while in cache (half the
-        memory traffic of :meth:`eta` followed by :meth:`grad`)."""
+        memory traffic of :meth:`eta` followed by :meth:`grad`).
+
+        With ``neg_hessian=np.float64``, ``(value, eta, grad, neg_hessian)``: the exact
+        :meth:`neg_hessian` at ``theta`` from the same pass (its Gram's block products while
+        each block is in cache), saving the separate pass over X; with ``np.float32``, the
+        single-precision approximation of ``neg_hessian(eta, dtype=np.float32)``.
+        """
         coef, intercept = split_theta(theta, self.fit_intercept)
         n, d = self.X.shape
         eta = np.empty(n)
         loglik = 0.0
         grad_x = np.zeros(d)
         grad_1 = 0.0
+        if neg_hessian is not None:
+            p = len(self.prior_prec)
+            gram = np.zeros((p, p))
+            buffer = np.empty((min(block_rows, n), p), dtype=neg_hessian)
         for start in range(0, n, block_rows):
             rows = slice(start, start + block_rows)
             X = self.X[rows]
@@ -113,8 +124,19 @@ class LogPosterior:
             r = w * self.family.d1(y, eta_b)
             grad_x += r @ X
             grad_1 += r.sum()
+            if neg_hessian is not None:
+                c = -w * self.family.d2(y, eta_b)
+                add_scaled_gram(gram, buffer, X, np.sqrt(np.maximum(c, 0.0)),
+                                self.fit_intercept)
         grad = np.append(grad_x, grad_1) if self.fit_intercept else grad_x
-        return (loglik + self.log_prior(theta), eta, grad - self.prior_prec * theta)
+        out = (loglik + self.log_prior(theta), eta, grad - self.prior_prec * theta)
+        if neg_hessian is not None:
+            if not np.all(np.isfinite(gram)):  # float32 overflow (huge X), or NaN in X
+                gram = self.neg_hessian(eta)
+            else:
+                gram[np.diag_indices_from(gram)] += self.prior_prec
+            out += (gram,)
+        return out
 
     def neg_hessian(self, eta, dtype=np.float64):
         """``-d^2 log posterior / d theta^2``: the Laplace precision at ``theta``; with
@@ -136,13 +158,16 @@ def prior_log_normaliser(prior_prec):
     return 0.5 * (np.sum(np.log(prior_prec)) - len(prior_prec) * np.log(2 * np.pi))
 
 
-def laplace_log_evidence(log_post, theta, eta, posterior):
+def laplace_log_evidence(log_post, theta, eta, posterior, value=None):
     """Laplace estimate of ``log p(data)`` at the mode ``theta`` with precision-based posterior.
 
     ``log p(data) ~ log p(data, theta) + p/2 log 2 pi + log det(cov) / 2``; exact for the
-    Gaussian family.
+    Gaussian family. ``value``: the log posterior at ``theta`` when known (no pass over the
+    data then).
     """
+    if value is None:
+        value = log_post.value(theta, eta)
     logdet_cov = 2.0 * np.sum(np.log(np.diag(posterior.cov_cholesky)))
     p = len(theta)
-    return (log_post.value(theta, eta) + log_post.log_prior_normaliser()
+    return (value + log_post.log_prior_normaliser()
             + 0.5 * p * np.log(2 * np.pi) + 0.5 * logdet_cov)

@@ -27,6 +27,8 @@ class LogPosteriorObjective(NewtonObjective):
         # large problems: the value and the gradient in one pass over X (the gradient of a
         # rejected line-search trial is wasted, which is rare near the mode)
         self.fused = approx and hasattr(log_post, "value_and_grad")
+        # ... and the exact Hessian of the last step with them (saves its pass over X)
+        self.fuses_derivatives = self.fused
         self._grad = (None, None)
 
     def value(self, theta):
@@ -36,6 +38,12 @@ class LogPosteriorObjective(NewtonObjective):
             return value, eta
         eta = self.log_post.eta(theta)
         return self.log_post.value(theta, eta), eta
+
+    def value_and_derivatives(self, theta, exact=True):
+        if not self.fused:
+            return super().value_and_derivatives(theta, exact)
+        return self.log_post.value_and_grad(
+            theta, neg_hessian=np.float64 if exact else np.float32)
 
     def gradient(self, theta, eta):
         if self._grad[0] is eta:
@@ -52,7 +60,7 @@ class LogPosteriorObjective(NewtonObjective):
 
 
 def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_steps=0,
-               approx=False, initial_neg_hessian=None):
+               approx=False, initial_neg_hessian=None, confirm=True, full_output=False):
     """Maximise a concave :class:`LogPosterior` by Newton's method with backtracking.
 
     Stops when half the Newton decrement ``g^T H^-1 g / 2`` (the predicted gain of the next
@@ -71,7 +79,14 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
     (``log_post.neg_hessian(eta, dtype=np.float32)``), bought only when the chord steps'
     rate says they pay, and ``initial_neg_hessian`` (e.g. a subsample's, from
     :func:`thinned_start`) starts with chord steps; convergence is still confirmed with the
-    exact float64 Hessian, which is the one returned.
+    exact float64 Hessian, which is the one returned. Where a fresh Hessian is expected at a
+    new point (the exact one when the chord steps' rate predicts convergence there), it is
+    computed in the same pass over X as the value and gradient. ``confirm=False`` (a warm
+    start for a larger problem) skips the confirmation and returns the approximate Hessian
+    that steered the last step (:func:`~skcoreset._newton.newton_maximise`).
+
+    ``full_output=True`` returns the :class:`~skcoreset._newton.NewtonResult` instead (with
+    the log posterior at the mode).
 
     Returns
     -------
@@ -89,7 +104,9 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
         LogPosteriorObjective(log_post, approx), theta0, tol=tol, max_iter=max_iter,
         reuse_below=_STALE_HESSIAN_SCALE * log_post.sample_weight.sum(),
         full_steps=full_steps, approx_steps=approx, initial_neg_hessian=initial_neg_hessian,
-        verbose=verbose, label="laplace", value_name="log posterior")
+        confirm=confirm, verbose=verbose, label="laplace", value_name="log posterior")
+    if full_output:
+        return result
     return result.x, result.state, result.neg_hessian, result.n_iter, result.converged
 
 
@@ -105,6 +122,9 @@ def initial_theta(y, family, sample_weight, n_params, fit_intercept):
 # Below this many rows per parameter squared, Newton's Hessians are cheap enough as they are.
 _THINNING_MIN_ROWS = 50_000
 _THINNING_STRIDE = 8
+# The thinned mode is ~p * stride / 2 nats of decrement from the full one (its sampling
+# error): solving it more accurately than this buys nothing.
+_THINNED_TOL = 1.0
 
 
 def thinned_start(log_post, theta0, *, tol, max_iter):
@@ -113,7 +133,10 @@ def thinned_start(log_post, theta0, *, tol, max_iter):
     A large-N warm start: the thinned problem costs 1/8 of the full Hessians, and its mode is
     within a few posterior standard deviations of the full one. Its Hessian there, whose
     weights sum to the full total, approximates the full one well enough for chord steps: the
-    full data then need one approximate Hessian and the exact one at the mode. Deterministic.
+    full data then need one approximate Hessian and the exact one at the mode. The thinned
+    problem is solved only to ``tol`` with single-precision Hessians and no exact one
+    (``newton_map(..., confirm=False)``), itself from a thinned start when it is large
+    enough. Deterministic.
 
     Returns
     -------
@@ -130,9 +153,36 @@ def thinned_start(log_post, theta0, *, tol, max_iter):
     thinned = LogPosterior(np.ascontiguousarray(log_post.X[rows]), log_post.y[rows],
                            log_post.family, weight * (log_post.sample_weight.sum() / total),
                            log_post.prior_prec, log_post.fit_intercept)
+    neg_hessian0 = None
+    if len(thinned.y) >= _THINNING_MIN_ROWS:
+        theta0, neg_hessian0 = thinned_start(thinned, theta0, tol=tol, max_iter=max_iter)
     theta, _, neg_hessian, _, _ = newton_map(thinned, theta0, tol=tol, max_iter=max_iter,
-                                             approx=True)
+                                             approx=True, initial_neg_hessian=neg_hessian0,
+                                             confirm=False)
     return theta, neg_hessian
+
+
+def find_mode(log_post, theta0=None, *, tol, max_iter, verbose=0):
+    """The mode of a :class:`LogPosterior` and the exact negative Hessian there.
+
+    :func:`newton_map` from ``theta0`` (by default :func:`initial_theta`, refined for
+    N >= ``_THINNING_MIN_ROWS`` by :func:`thinned_start`), with single-precision Hessians
+    steering the steps at large N.
+
+    Returns
+    -------
+    NewtonResult
+    """
+    large = len(log_post.y) >= _THINNING_MIN_ROWS
+    neg_hessian0 = None
+    if theta0 is None:
+        theta0 = initial_theta(log_post.y, log_post.family, log_post.sample_weight,
+                               len(log_post.prior_prec), log_post.fit_intercept)
+        if large:
+            theta0, neg_hessian0 = thinned_start(log_post, theta0, tol=_THINNED_TOL,
+                                                 max_iter=max_iter)
+    return newton_map(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose,
+                      approx=large, initial_neg_hessian=neg_hessian0, full_output=True)
 
 
 def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10,
@@ -169,19 +219,11 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
         With a :class:`GaussianPosterior` and the Laplace log evidence.
     """
     log_post = LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept)
-    large = X.shape[0] >= _THINNING_MIN_ROWS
-    neg_hessian0 = None
-    if theta0 is None:
-        theta0 = initial_theta(y, family, sample_weight, len(prior_prec), fit_intercept)
-        if large:
-            theta0, neg_hessian0 = thinned_start(log_post, theta0, tol=1e-2,
-                                                 max_iter=max_iter)
-    theta, eta, precision, n_iter, converged = newton_map(
-        log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose, approx=large,
-        initial_neg_hessian=neg_hessian0)
-    if not converged:
+    result = find_mode(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
+    if not result.converged:
         warn_not_converged("Newton's method", max_iter)
-    posterior = GaussianPosterior(theta, precision=precision)
+    posterior = GaussianPosterior(result.x, precision=result.neg_hessian)
     return InferenceResult(
-        posterior=posterior, n_iter=n_iter, converged=converged,
-        log_evidence=laplace_log_evidence(log_post, theta, eta, posterior))
+        posterior=posterior, n_iter=result.n_iter, converged=result.converged,
+        log_evidence=laplace_log_evidence(log_post, result.x, result.state, posterior,
+                                          value=result.value))
