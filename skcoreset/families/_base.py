@@ -140,7 +140,9 @@ class Family:
     two derivatives in ``eta``), ``mean`` (the inverse link), ``link``,
     ``predictive_variance`` and ``sample``; this class gives Gauss-Hermite expectations on
     top of them, validation of real-valued targets and the hooks the estimators and coreset
-    constructors call.
+    constructors call. A subclass whose ``loglik`` evaluates float32 predictors in float32
+    without overflow sets :attr:`float32_loglik` to True: the Hilbert coresets' projection,
+    stored in float32, is then computed in float32 too (``False`` by default: float64).
 
     Parameters
     ----------
@@ -150,8 +152,6 @@ class Family:
     """
 
     name = None
-    # True when ``loglik`` evaluates float32 predictors in float32 without overflow; the
-    # Hilbert projection, stored in float32 anyway, then skips float64 work.
     float32_loglik = False
 
     def __init__(self, n_quadrature=32):
