@@ -282,9 +282,7 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
             print(f"[{label}] iter {n_iter:3d}  {value_name} {value:.10g}  "
                   f"decrement/2 {decrement / 2:.3e}{kind}")
         if decrement / 2 <= tol * (1.0 if (fresh and exact) or not confirm else margin):
-            if fresh and exact:
-                return NewtonResult(x, state, value, neg_hessian, n_iter, True)
-            if not confirm:
+            if (fresh and exact) or not confirm:
                 return NewtonResult(x, state, value, neg_hessian, n_iter, True)
             reuse = False  # confirm with the exact Hessian at this point
             need_exact = True

@@ -223,19 +223,27 @@ def test_fixed_point_steps_reach_the_proximal_fixed_point_in_fewer_steps(name):
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_latent_variances_match_the_row_norms_in_both_precisions(fit_intercept):
-    from skcoreset._design import latent_moments
-    from skcoreset._inference.kl_proximal import latent_moments as kl_latent_moments
-    from skcoreset._inference.kl_proximal import latent_variances
+    from skcoreset._design import latent_moments, latent_variances
+
+    def row_norms(X, mean):  # the definition: a_n . mean and ||L^-1 a_n||^2, design A formed
+        A = np.column_stack([X, np.ones(len(X))]) if fit_intercept else X
+        return A @ mean, np.sum((A @ chol_inv.T) ** 2, axis=1)
+
     rng = np.random.default_rng(9)
     X = rng.normal(size=(5_001, 6))
     p = 6 + fit_intercept
     B = rng.normal(size=(p, p))
     chol_inv = np.linalg.inv(np.linalg.cholesky(B @ B.T + 1e4 * np.eye(p)))
     mean = rng.normal(size=p)
-    m_exact, exact = latent_moments(X, mean, chol_inv.T, fit_intercept)
+    m_exact, exact = row_norms(X, mean)
+    # the predictive path: covariance V = L^-T L^-1 through its lower Cholesky factor
+    m_pred, v_pred = latent_moments(X, mean, np.linalg.cholesky(chol_inv.T @ chol_inv),
+                                    fit_intercept)
+    np.testing.assert_allclose(m_pred, m_exact, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(v_pred, exact, rtol=1e-10)
     np.testing.assert_allclose(latent_variances(X, chol_inv, fit_intercept), exact,
                                rtol=1e-13)
-    m_lat, v_lat = kl_latent_moments(X, mean, chol_inv, fit_intercept, np.float32)
+    m_lat, v_lat = latent_variances(X, chol_inv, fit_intercept, np.float32, mean=mean)
     np.testing.assert_allclose(m_lat, m_exact, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(v_lat, exact, rtol=1e-6)
     single = latent_variances(X, chol_inv, fit_intercept, np.float32)
@@ -243,7 +251,7 @@ def test_latent_variances_match_the_row_norms_in_both_precisions(fit_intercept):
     assert not np.allclose(single, exact, rtol=1e-12, atol=0)
     # entries of X beyond float32's range: recomputed in float64
     X[7, 2] = 1e200
-    _, exact = latent_moments(X, np.zeros(p), chol_inv.T, fit_intercept)
+    _, exact = row_norms(X, np.zeros(p))
     np.testing.assert_allclose(latent_variances(X, chol_inv, fit_intercept, np.float32),
                                exact, rtol=1e-13)
 

@@ -56,8 +56,9 @@ paper's (``grad_m L = 0`` and ``V^-1`` equal to its target); the target depends 
 through the latent variances, which are small at large n, so the error shrinks by orders of
 magnitude per step instead of by ``r`` (N = 1e6, d = 100: two steps from the Laplace start
 instead of six). A step that would lower the ELBO falls back to the proximal steps. The
-latent variances are then computed in single precision (:func:`latent_variances`), and the
-ELBO comparisons allow for the resulting error.
+latent variances are then computed in single precision
+(:func:`~skcoreset._design.latent_variances`), and the ELBO comparisons allow for the
+resulting error.
 
 The paper uses a fixed step ``beta_k = beta`` (0.25 for logistic regression, §6); convergence
 needs ``beta`` below a problem-dependent bound (§4). Near the optimum, where ``f`` is close to
@@ -79,7 +80,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
-from .._design import rmatvec, split_theta, weighted_gram
+from .._design import latent_variances, rmatvec, weighted_gram
 from .._newton import NewtonObjective, newton_maximise, rounding_slack
 from .._posterior import GaussianPosterior, _stable_cholesky
 from ._common import InferenceResult, LogPosterior
@@ -92,61 +93,9 @@ _DEFAULT_BETA = {"logistic": 0.25, "poisson": 0.5, "gaussian": 1.0}
 # (the mean step is then a Newton step and the precision error halves each step).
 _LAPLACE_START_BETA = 1.0
 _MIN_BETA_FACTOR = 1e-10  # give up halving beta below this fraction of the base step
-_VARIANCE_BLOCK_ROWS = 4096
 # Bound on the relative error of latent variances from float32 products of length p <= 1e3
 # (observed: 3e-7 at p = 100).
 _SINGLE_VARIANCE_ERROR = 1e-5
-
-
-def latent_moments(X, mean, chol_inv, fit_intercept, dtype=np.float64):
-    """``m~_n = a_n . m`` and ``v~_n = ||L^-1 a_n||^2`` for the lower-triangular ``L^-1``
-    (``V = L^-T L^-1``), in one pass over X; see :func:`latent_variances`."""
-    return latent_variances(X, chol_inv, fit_intercept, dtype, mean=mean)
-
-
-def latent_variances(X, chol_inv, fit_intercept, dtype=np.float64, mean=None):
-    """``v~_n = ||L^-1 a_n||^2`` for the lower-triangular ``L^-1`` (``V = L^-T L^-1``).
-
-    One blocked pass: each block of design rows is copied (transposed, with its intercept
-    row) into a buffer, multiplied in place by the triangular ``L^-1`` (BLAS ``trmm``, half
-    the flops of a general product) and reduced to its squared column norms, so no ``n x p``
-    product is stored. ``dtype=np.float32`` runs the products in single precision (relative
-    error ~1e-7, about 2.5x faster at p = 100): the latent variances only enter expectations
-    of smooth functions. ``L^-1`` is scaled by its largest entry so the products cannot
-    under- or overflow; a non-finite result (entries of X beyond float32's range) is
-    recomputed in float64. With ``mean``, ``(m~, v~)``: the float64 linear predictors
-    ``a_n . mean`` too, from each block while it is in cache.
-    """
-    n, d = X.shape
-    if mean is not None:
-        coef, intercept = split_theta(mean, fit_intercept)
-        m_lat = np.empty(n)
-    p = len(chol_inv)
-    dtype = np.dtype(dtype)
-    trmm = linalg.get_blas_funcs("trmm", dtype=dtype)
-    scale = float(np.max(np.abs(chol_inv)))
-    factor = np.asfortranarray(chol_inv / scale, dtype=dtype)
-    block = np.empty((p, min(_VARIANCE_BLOCK_ROWS, n)), dtype=dtype, order="F")
-    out = np.empty(n)
-    with np.errstate(over="ignore", invalid="ignore"):  # checked below
-        for start in range(0, n, _VARIANCE_BLOCK_ROWS):
-            stop = min(start + _VARIANCE_BLOCK_ROWS, n)
-            rows = X[start:stop]
-            if mean is not None:
-                np.dot(rows, coef, out=m_lat[start:stop])
-            columns = block[:, :stop - start]  # F-ordered: trmm works in place
-            np.copyto(columns[:d], rows.T, casting="same_kind")
-            if fit_intercept:
-                columns[d] = 1.0
-            proj = trmm(1.0, factor, columns, side=0, lower=1, trans_a=0, diag=0,
-                        overwrite_b=1)
-            out[start:stop] = np.einsum("ij,ij->j", proj, proj)
-    out *= scale * scale
-    if dtype != np.float64 and not np.all(np.isfinite(out)):
-        out = latent_variances(X, chol_inv, fit_intercept)
-    if mean is None:
-        return out
-    return m_lat + intercept, out
 
 
 def _linearised_terms(family, y, sample_weight, m_lat, v_lat):
@@ -197,8 +146,8 @@ class _PrimalPath:
         chol = _stable_cholesky(precision)
         # V = L^-T L^-1, so L^-T is a square-root factor of V and v~_n = ||L^-1 a_n||^2
         chol_inv = linalg.solve_triangular(chol, np.eye(p), lower=True)
-        m_lat, v_lat = latent_moments(self.X, mean, chol_inv, self.fit_intercept,
-                                      self.variance_dtype)
+        m_lat, v_lat = latent_variances(self.X, chol_inv, self.fit_intercept,
+                                        self.variance_dtype, mean=mean)
         value, alpha, gamma = _linearised_terms(self.family, self.y, self.w, m_lat, v_lat)
         # a relative error e of v~_n moves sum_n w_n f_n by about -sum_n gamma_n v~_n e / 2
         error = (0.0 if self.variance_dtype == np.float64
