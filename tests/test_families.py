@@ -36,6 +36,24 @@ def test_derivatives_match_finite_differences(family_and_y):
     np.testing.assert_allclose(family.d2(y, ETA), fd2, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("scale", [1.0, 30.0, 1e3])
+def test_one_evaluation_of_the_terms_matches_the_separate_ones(family_and_y, scale):
+    # what Newton's passes over the data use: the log-likelihood without its eta-free
+    # terms (added back once per data set) and both derivatives
+    family, y = family_and_y
+    eta = ETA * scale
+    constant = family.loglik_constant(y)
+    assert constant.shape == y.shape
+    loglik, d1 = family.loglik_and_derivatives(y, eta)
+    again, d1_again, d2 = family.loglik_and_derivatives(y, eta, second=True)
+    np.testing.assert_allclose(loglik + constant, family.loglik(y, eta), rtol=1e-13,
+                               atol=1e-13)
+    np.testing.assert_array_equal(again, loglik)
+    np.testing.assert_array_equal(d1_again, d1)
+    np.testing.assert_allclose(d1, family.d1(y, eta), rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(d2, family.d2(y, eta), rtol=1e-13, atol=1e-300)
+
+
 def test_loglik_is_a_normalised_density():
     # logistic: p(+1) + p(-1) = 1; Poisson: sum over counts = 1; Gaussian integrates to 1
     eta = np.array([-2.0, 0.5, 3.0])

@@ -1,6 +1,7 @@
 """Pieces shared by the inference methods: the Gaussian prior and the weighted log posterior."""
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from .._design import (add_scaled_gram, linear_predictor, n_params, rmatvec, split_theta,
@@ -96,7 +97,9 @@ class LogPosterior:
     def value_and_grad(self, theta, block_rows=4096, neg_hessian=None):
         """``(value, eta, grad)`` at ``theta`` in one pass over blocks of rows of X: each
         block serves both the linear predictors and the gradient while in cache (half the
-        memory traffic of :meth:`eta` followed by :meth:`grad`).
+        memory traffic of :meth:`eta` followed by :meth:`grad`). The family's terms come
+        from one evaluation per block (``family.loglik_and_derivatives``) and its
+        ``eta``-free terms are summed once per data set.
 
         With ``neg_hessian=np.float64``, ``(value, eta, grad, neg_hessian)``: the exact
         :meth:`neg_hessian` at ``theta`` from the same pass (its Gram's block products while
@@ -120,16 +123,19 @@ class LogPosterior:
             np.dot(X, coef, out=eta_b)
             eta_b += intercept
             y, w = self.y[rows], self.sample_weight[rows]
-            loglik += w @ self.family.loglik(y, eta_b)
-            r = w * self.family.d1(y, eta_b)
+            terms = self.family.loglik_and_derivatives(y, eta_b,
+                                                       second=neg_hessian is not None)
+            loglik += w @ terms[0]
+            r = w * terms[1]
             grad_x += r @ X
             grad_1 += r.sum()
             if neg_hessian is not None:
-                c = -w * self.family.d2(y, eta_b)
+                c = -w * terms[2]
                 add_scaled_gram(gram, buffer, X, np.sqrt(np.maximum(c, 0.0)),
                                 self.fit_intercept)
         grad = np.append(grad_x, grad_1) if self.fit_intercept else grad_x
-        out = (loglik + self.log_prior(theta), eta, grad - self.prior_prec * theta)
+        out = (loglik + self._loglik_constant + self.log_prior(theta), eta,
+               grad - self.prior_prec * theta)
         if neg_hessian is not None:
             if not np.all(np.isfinite(gram)):  # float32 overflow (huge X), or NaN in X
                 gram = self.neg_hessian(eta)
@@ -137,6 +143,13 @@ class LogPosterior:
                 gram[np.diag_indices_from(gram)] += self.prior_prec
             out += (gram,)
         return out
+
+    @cached_property
+    def _loglik_constant(self):
+        """``sum_n w_n c(y_n)`` of the log-likelihood's ``eta``-free terms
+        (``family.loglik_constant``): computed once, not in every pass of
+        :meth:`value_and_grad`."""
+        return float(self.sample_weight @ self.family.loglik_constant(self.y))
 
     def neg_hessian(self, eta, dtype=np.float64):
         """``-d^2 log posterior / d theta^2``: the Laplace precision at ``theta``; with

@@ -206,6 +206,22 @@ class Family:
         given rows (encoded targets); ``self`` when there is none."""
         return self
 
+    # --- one pass over many rows ---------------------------------------------------------
+    def loglik_constant(self, y):
+        """The terms of :meth:`loglik` that do not depend on ``eta`` (e.g. ``-log y!``), per
+        target: an array of y's shape (zeros here). A sum of log-likelihoods evaluated
+        many times at the same targets (Newton's passes over the data) adds them once; see
+        :meth:`loglik_and_derivatives`."""
+        return np.zeros(np.shape(y))
+
+    def loglik_and_derivatives(self, y, eta, second=False):
+        """``(loglik - loglik_constant, d1)`` per point, or ``(..., d1, d2)`` with
+        ``second=True``: one evaluation, which a subclass overrides to share the work of the
+        terms (e.g. one exponential) and to skip the ``eta``-free ones."""
+        y = as_column(y, eta)
+        terms = (self.loglik(y, eta) - self.loglik_constant(y), self.d1(y, eta))
+        return terms + (self.d2(y, eta),) if second else terms
+
     # --- expectations over a Gaussian linear predictor -------------------------------------
     def _nodes(self, m, v, n_points=None):
         z, weights = gauss_hermite(self.n_quadrature if n_points is None else n_points)

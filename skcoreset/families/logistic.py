@@ -164,8 +164,21 @@ class LogisticFamily(Family):
         return y * expit(-y * eta)
 
     def d2(self, y, eta):
-        p = expit(eta)
-        return -p * (1.0 - p)
+        return -expit(eta) * expit(-eta)  # not p (1 - p), which cancels to 0 for eta >> 1
+
+    def loglik_and_derivatives(self, y, eta, second=False):
+        # one exponential for the three: with s = y eta and e = exp(-|s|),
+        # log sigmoid(s) = min(s, 0) - log1p(e), d1 = y sigmoid(-s) = y e / (1 + e) for
+        # s > 0 and y / (1 + e) otherwise, d2 = -sigmoid(s) sigmoid(-s) = -e / (1 + e)^2
+        y = as_column(y, eta)
+        s = y * eta
+        e = np.exp(-np.abs(s))
+        one_plus_e = 1.0 + e
+        loglik = np.minimum(s, 0.0) - np.log1p(e)
+        d1 = y * np.where(s > 0, e, 1.0) / one_plus_e
+        if not second:
+            return loglik, d1
+        return loglik, d1, -e / (one_plus_e * one_plus_e)
 
     def mean(self, eta):
         """Probability of the positive class."""

@@ -121,11 +121,26 @@ class NegativeBinomialFamily(Family):
 
     # --- the likelihood: u = eta - log r, mu / (r + mu) = sigmoid(u) ---------------------
     def loglik(self, y, eta):
+        y = as_column(y, eta)
+        return self._loglik_kernel(y, eta - np.log(self._r)) + self.loglik_constant(y)
+
+    def _loglik_kernel(self, y, u):
+        """``y log sigmoid(u) - r log(1 + exp(u))``: the log-likelihood without its
+        ``eta``-free Gamma-function terms."""
+        return y * log_expit(u) - self._r * np.logaddexp(0.0, u)
+
+    def loglik_constant(self, y):
+        r = self._r
+        y = np.asarray(y, dtype=float)
+        return gammaln(y + r) - gammaln(r) - gammaln(y + 1.0)
+
+    def loglik_and_derivatives(self, y, eta, second=False):
         r = self._r
         y = as_column(y, eta)
         u = eta - np.log(r)
-        return (gammaln(y + r) - gammaln(r) - gammaln(y + 1.0) + y * log_expit(u)
-                - r * np.logaddexp(0.0, u))
+        p, q = expit(u), expit(-u)
+        terms = (self._loglik_kernel(y, u), y * q - r * p)
+        return terms + (-(y + r) * p * q,) if second else terms
 
     def d1(self, y, eta):
         r = self._r

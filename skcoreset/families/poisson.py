@@ -106,12 +106,26 @@ class PoissonFamily(Family):
 
     def loglik(self, y, eta):
         y = as_column(y, eta)
-        if self.link_name == "log":
-            log_rate = eta
-        else:
-            log_rate = self._log_softplus(eta)
+        return self._loglik_kernel(y, eta, self.mean(eta)) + self.loglik_constant(y)
+
+    def _loglik_kernel(self, y, eta, rate):
+        """``y log(rate) - rate``: the log-likelihood without ``-log y!``."""
+        log_rate = eta if self.link_name == "log" else self._log_softplus(eta)
         # y * log_rate with the convention 0 * log 0 = 0
-        return np.where(y > 0, y * log_rate, 0.0) - self.mean(eta) - gammaln(y + 1.0)
+        return np.where(y > 0, y * log_rate, 0.0) - rate
+
+    def loglik_constant(self, y):
+        return -gammaln(np.asarray(y, dtype=float) + 1.0)
+
+    def loglik_and_derivatives(self, y, eta, second=False):
+        y = as_column(y, eta)
+        rate = self.mean(eta)
+        loglik = self._loglik_kernel(y, eta, rate)
+        if self.link_name == "log":  # d1 = y - rate, d2 = -rate: one exponential
+            terms = (loglik, y - rate)
+            return terms + (-rate,) if second else terms
+        terms = (loglik, self.d1(y, eta))
+        return terms + (self.d2(y, eta),) if second else terms
 
     def d1(self, y, eta):
         y = as_column(y, eta)
