@@ -10,7 +10,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, PoissonRegressor
 
 from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
-from skcoreset.families import GaussianFamily, LogisticFamily, PoissonFamily
+from skcoreset.families import (GaussianFamily, LogisticFamily, NegativeBinomialFamily,
+                                PoissonFamily)
 from skcoreset._inference import laplace, prior_precision
 
 from .conftest import conjugate_linear_regression, logistic_data, poisson_data
@@ -178,20 +179,29 @@ def test_single_precision_gram_is_close_but_the_default_is_exact():
                                exact * 1e60, rtol=1e-4, atol=1e56)
 
 
+@pytest.mark.parametrize("family", [PoissonFamily(), LogisticFamily(),
+                                    NegativeBinomialFamily(alpha=0.5)])
 @pytest.mark.parametrize("fit_intercept", [True, False])
-def test_value_gradient_and_hessian_in_one_pass_match_the_separate_ones(fit_intercept):
+def test_value_gradient_and_hessian_in_one_pass_match_the_separate_ones(fit_intercept,
+                                                                        family):
     from skcoreset._design import add_scaled_gram, weighted_gram
     from skcoreset._inference import LogPosterior
     rng = np.random.default_rng(7)
     X = rng.normal(size=(10_001, 5))
-    y = rng.poisson(np.exp(0.3 * X[:, 0]))
+    y = rng.poisson(np.exp(0.3 * X[:, 0])).astype(float)
+    if family.name == "logistic":
+        y = np.where(y > 0, 1.0, -1.0)
     w = rng.uniform(0, 2, 10_001)
     w[::7] = 0.0
     prior = prior_precision(5, prior_scale=1.0, intercept_prior_scale=5.0,
                             fit_intercept=fit_intercept)
-    log_post = LogPosterior(X, y, PoissonFamily(), w, prior, fit_intercept)
+    log_post = LogPosterior(X, y, family, w, prior, fit_intercept)
     theta = rng.normal(scale=0.2, size=len(prior))
     value, eta, grad = log_post.value_and_grad(theta, block_rows=1000)
+    # against the separate evaluations (whole log-likelihoods, eta-free terms included)
+    np.testing.assert_allclose(eta, log_post.eta(theta), rtol=1e-14)
+    assert value == pytest.approx(log_post.value(theta), rel=1e-13)
+    np.testing.assert_allclose(grad, log_post.grad(theta, eta), rtol=1e-12)
     exact = log_post.neg_hessian(eta)
     fused = log_post.value_and_grad(theta, block_rows=1000, neg_hessian=np.float64)
     assert fused[0] == pytest.approx(value, rel=1e-14)
