@@ -23,9 +23,14 @@ PILOT_ROWS = 10_000
 # The pilot's mode is solved to half a Newton decrement of this many nats of its weighted log
 # posterior (weights adding up to the data's): within about sqrt(2 * PILOT_TOL) posterior sds
 # of the full data of the subsample's exact mode, far below its sampling error (~sqrt(N / m)
-# such sds for m pilot rows). 0.01 changed no error of the posterior mean by more than 0.1 sd
-# (0.1 nats did, by up to 3 sd where positives are rare; benchmarks/README.md).
+# such sds for m pilot rows). 0.01 moved no error of the posterior mean by more than 0.1 sd;
+# 0.01 nats per pilot row (1 nat at N = 1e6) moved them by up to 0.4 sd where positives are
+# rare (benchmarks/README.md).
 PILOT_TOL = 0.01
+# From this many parameters single-precision Hessians steer the pilot's Newton steps (a float32
+# Gram of 10,000 x 101 takes 3.3 ms against 5 ms; at p = 21 the block copies cost what they
+# save). Below, the float64 steps keep integer weights equivalent to repeated rows to ~1e-14.
+_FLOAT32_PILOT_PARAMS = 50
 
 
 @dataclass(eq=False)
@@ -95,9 +100,9 @@ def pilot_fit(X, y, family, *, sample_weight, prior_prec, fit_intercept, max_row
     (:func:`~skcoreset._inference.laplace.newton_map`) from :func:`initial_theta`, to half a
     Newton decrement of ``tol`` nats (the weights add up to the data's, so these are nats of
     about the full log posterior). The mode only has to be accurate compared with its
-    sampling error (the polynomial and the accuracy diagnostic use nothing else), so
-    single-precision Hessians steer the steps and no exact Hessian confirms convergence;
-    no covariance or evidence is computed.
+    sampling error (the polynomial and the accuracy diagnostic use nothing else), so no
+    exact Hessian confirms convergence (single-precision Hessians steer the steps from
+    ``_FLOAT32_PILOT_PARAMS`` parameters) and no covariance or evidence is computed.
     """
     model = _model_name(family)
     X = np.asarray(X, dtype=float)
@@ -112,8 +117,8 @@ def pilot_fit(X, y, family, *, sample_weight, prior_prec, fit_intercept, max_row
     log_post = LogPosterior(Xp, yp, family, weight, prior_prec, fit_intercept)
     theta0 = initial_theta(yp, family, weight, len(prior_prec), fit_intercept)
     # a pilot that stops short of convergence (max_iter) still locates the linear predictors
-    theta = newton_map(log_post, theta0, tol=tol, max_iter=max_iter, approx=True,
-                       confirm=False)[0]
+    theta = newton_map(log_post, theta0, tol=tol, max_iter=max_iter, confirm=False,
+                       approx=len(prior_prec) >= _FLOAT32_PILOT_PARAMS)[0]
     return Pilot(Xp, yp, weight, theta, bool(fit_intercept))
 
 
