@@ -16,17 +16,23 @@ faster than Laplace at N = 1e6 and within 2x of the ``X.T @ X`` time. ``--pass-g
 ``X.T @ X`` and pass_glm, timed alternately, best of ``--repeats`` (4), and their ratio
 (issue 14's <= 1.5x). ``--kl-proximal``: only the Laplace and KL-proximal fits (logistic, and
 Poisson with ``y ~ Poisson(exp(X theta / 2 + 0.3))``), timed alternately, best of 2, their ratio
-(issue 14's <= 10x) and the KL-proximal iterations.
+(issue 14's <= 10x) and the KL-proximal iterations. ``--pass-glm-quality``: the largest error
+of PASS-GLM's posterior mean to the full-data Laplace posterior (``tol=1e-10``) in Laplace sds,
+KL(PASS-GLM || Laplace) in nats and PASS-GLM's own estimate of the error, for logistic, rare
+positives (``3 x . theta - 4``) and Poisson data, d in {5, 20, 100}, N in {1e4, 1e5, 1e6},
+seeds 0-2 (``--quick``: N <= 1e5).
 """
 
 import argparse
 import time
+import warnings
 
 import numpy as np
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
+from skcoreset._inference.pass_glm import mean_error_estimate
 
 
 def _timed(fn):
@@ -81,6 +87,40 @@ def _kl_proximal_ratio(n, d, model, rng, repeats=2):
     return min(lap), min(kl), fitted.n_iter_
 
 
+def _kl(mean_p, prec_p, mean_q, prec_q):
+    """KL(N(mean_p, prec_p^-1) || N(mean_q, prec_q^-1)) in nats."""
+    diff = mean_q - mean_p
+    return 0.5 * (np.trace(prec_q @ np.linalg.inv(prec_p)) + diff @ prec_q @ diff - len(diff)
+                  + np.linalg.slogdet(prec_p)[1] - np.linalg.slogdet(prec_q)[1])
+
+
+def _pass_glm_quality(sizes):
+    from skcoreset._inference.pass_glm import PassGLMAccuracyWarning
+    for data in ("logistic", "rare", "poisson"):
+        cls = BayesianPoissonRegression if data == "poisson" else BayesianLogisticRegression
+        for n in sizes:
+            for d in (5, 20, 100):
+                for seed in range(3):
+                    rng = np.random.default_rng(seed)
+                    X = rng.standard_normal((n, d)) / np.sqrt(d)
+                    theta = rng.uniform(-1, 1, d)
+                    y = (rng.poisson(np.exp(X @ theta / 2 + 0.3)) if data == "poisson" else
+                         rng.random(n) < expit(3 * X @ theta - 4 if data == "rare"
+                                               else X @ theta + 0.3)).astype(int)
+                    ref = cls(tol=1e-10).fit(X, y).posterior_
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always", PassGLMAccuracyWarning)
+                        pg = cls(method="pass_glm").fit(X, y)
+                    estimate = np.max(np.abs(mean_error_estimate(
+                        pg._pass_statistics, pg.posterior_.mean, pg._prior(d), pg._pass_pilot)))
+                    warned = any(isinstance(w.message, PassGLMAccuracyWarning) for w in caught)
+                    post = pg.posterior_
+                    kl = _kl(post.mean, post.precision, ref.mean, ref.precision)
+                    print(f"{data:8s} {n:9d} {d:4d} {seed} error {_error(post.mean, ref):7.3f} "
+                          f"KL {kl:9.3g} estimate {estimate:7.3f}{' warned' if warned else ''}",
+                          flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 1e5 only")
@@ -90,7 +130,12 @@ def main():
                         help="timings per size with --pass-glm (default 4)")
     parser.add_argument("--kl-proximal", action="store_true",
                         help="only laplace and kl_proximal, best of 2, and their ratio")
+    parser.add_argument("--pass-glm-quality", action="store_true",
+                        help="pass_glm's error to the full-data Laplace posterior")
     args = parser.parse_args()
+    if args.pass_glm_quality:
+        _pass_glm_quality([10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000])
+        return
     sizes = [100_000] if args.quick else [100_000, 1_000_000]
     rng = np.random.default_rng(0)
     if args.kl_proximal:

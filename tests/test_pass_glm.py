@@ -460,3 +460,56 @@ def test_unit_weights_as_none_agree_with_explicit_weights(model, degree):
     index_ones, weight_ones = pilot_rows(y, np.ones(6_000), model, max_rows=500)
     np.testing.assert_array_equal(index, index_ones)
     np.testing.assert_array_equal(weight, weight_ones)
+
+
+@pytest.mark.parametrize("d", [8, 60])  # float64 / float32 Hessians steer the steps
+@pytest.mark.parametrize("model", ["logistic", "poisson"])
+def test_pilot_mode_is_within_a_fraction_of_a_posterior_sd_of_the_exact_one(model, d):
+    # the pilot is solved to half a decrement of PILOT_TOL nats without an exact
+    # confirmation: sqrt(2 * 0.01) = 0.14 sd of its own (full-weight) posterior at most
+    from skcoreset._inference.pass_glm import PILOT_TOL, pilot_fit
+    family = LOGISTIC if model == "logistic" else POISSON
+    X, y = (_logistic_data(n=60_000, d=d, norm=2.0, intercept=-2.0) if model == "logistic"
+            else _poisson_data(n=60_000, d=d))
+    prior = _prior(d)
+    pilot = pilot_fit(X, y, family, sample_weight=None, prior_prec=prior, fit_intercept=True)
+    exact = laplace(pilot.X, pilot.y, family, sample_weight=pilot.sample_weight,
+                    prior_prec=prior, fit_intercept=True, tol=1e-12).posterior
+    diff = pilot.theta - exact.mean
+    assert 0 < diff @ exact.precision @ diff <= 2 * 2 * PILOT_TOL
+    assert np.isclose(pilot.sample_weight.sum(), 60_000)
+
+
+def test_few_distinct_linear_predictors_take_the_taylor_polynomial():
+    from skcoreset._inference.pass_glm._pilot import _more_distinct_than
+    for values, k, expected in [([], 2, False), ([1.0], 0, True), ([3.0, 3.0], 1, False),
+                                ([3.0, 1.0, 3.0], 1, True), ([3.0, 1.0, 3.0], 2, False),
+                                ([1.0, 2.0, 3.0, 1.0], 2, True)]:
+        assert _more_distinct_than(np.array(values), k) is expected
+        assert expected == (len(np.unique(values)) > k)
+
+
+def test_accuracy_diagnostic_from_float32_hessian_matches_float64():
+    # the diagnostic's Hessian is accumulated from float32 block products; the offsets agree
+    # with the float64 Hessian's to ~1e-6 relative
+    from scipy import linalg
+    from skcoreset._inference._common import LogPosterior
+    from skcoreset._inference.pass_glm import PassGLMAccuracyWarning, mean_error_estimate
+    X, y = _logistic_data(n=20_000, d=5, norm=2.0, intercept=-1.0)
+    prior = _prior(5)
+    with pytest.warns(PassGLMAccuracyWarning):
+        result = pass_glm(X, y, LOGISTIC, sample_weight=None, prior_prec=prior,
+                          fit_intercept=True, radius=4.0)
+    stats, pilot, theta = (result.extra["statistics"], result.extra["pilot"],
+                           result.posterior.mean)
+    offset = mean_error_estimate(stats, theta, prior, pilot)
+    # float64 reference: the same formula with the exact Hessian
+    w = pilot.sample_weight * (stats.sum_weight / pilot.sample_weight.sum())
+    s = _design(pilot.X) @ theta
+    slope = polynomial.polyder(-stats.coef)
+    g = _design(pilot.X).T @ (w * (polynomial.polyval(s, slope) - 1 / (1 + np.exp(-s))))
+    H = LogPosterior(pilot.X, pilot.y, LOGISTIC, w, prior, True).neg_hessian(s)
+    cov = linalg.inv(H)
+    expected = cov @ g / np.sqrt(np.diag(cov))
+    assert np.max(np.abs(offset)) > 1  # the fixed interval is off here
+    np.testing.assert_allclose(offset, expected, rtol=1e-4)

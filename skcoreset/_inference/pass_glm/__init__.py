@@ -36,12 +36,12 @@ posterior does, so a fixed interval is fine at small ``n`` and badly biased at l
 when the linear predictors are not centred at 0: degree 2 on ``[-4, 4]`` has constant
 curvature ``f''(0) ~ 0.16`` where a data set of rare positives (``s_n ~ -6``) has 0.0025.
 
-``radius="auto"`` (the estimators' default): a *pilot* Laplace fit on a subsample of at most
-``PILOT_ROWS`` rows (every k-th row, per class for the logistic model so rare classes are
-represented; the first chunk for dask arrays and ``partial_fit`` streams) gives linear
-predictors ``s_n`` representative of the posterior, and ``f_M'`` is the weighted
-least-squares fit of ``f'`` on them. The gradient of the surrogate then matches the exact
-one where the data are; for Gaussian designs the residual ``f' - f_M'`` is orthogonal to
+``radius="auto"`` (the estimators' default): a *pilot* fit (the mode, to ``PILOT_TOL`` nats)
+on a subsample of at most ``PILOT_ROWS`` rows (every k-th row, per class for the logistic
+model so rare classes are represented; the first chunk for dask arrays and ``partial_fit``
+streams) gives linear predictors ``s_n`` representative of the posterior, and ``f_M'`` is the
+weighted least-squares fit of ``f'`` on them. The gradient of the surrogate then matches the
+exact one where the data are; for Gaussian designs the residual ``f' - f_M'`` is orthogonal to
 ``1`` and to ``s``, which by Stein's lemma makes the surrogate's mode exact up to the pilot's
 error, and ``2 b_2`` is the average curvature ``E f''(s)``. The pilot costs a subsample; the
 data are still read once.
@@ -61,13 +61,13 @@ from ._chebyshev import chebyshev_coefficients
 from ._dask import pass_glm_statistics_dask
 from ._fit import pass_glm
 from ._monomials import n_monomials
-from ._pilot import (PILOT_ROWS, Pilot, fitted_coefficients, pilot_fit, pilot_rows,
+from ._pilot import (PILOT_ROWS, PILOT_TOL, Pilot, fitted_coefficients, pilot_fit, pilot_rows,
                      start_statistics, surrogate_options)
 from ._posterior import MEAN_ERROR_WARN_SD, mean_error_estimate, pass_glm_posterior
 from ._statistics import MAX_MONOMIALS, PassGLMStatistics, pass_glm_statistics
 from ._surrogate import MAX_DEGREE, PassGLMAccuracyWarning, check_pass_degree
 
-__all__ = ["MAX_DEGREE", "MAX_MONOMIALS", "MEAN_ERROR_WARN_SD", "PILOT_ROWS",
+__all__ = ["MAX_DEGREE", "MAX_MONOMIALS", "MEAN_ERROR_WARN_SD", "PILOT_ROWS", "PILOT_TOL",
            "PassGLMAccuracyWarning", "PassGLMStatistics", "Pilot", "chebyshev_coefficients",
            "check_pass_degree", "fitted_coefficients",
            "mean_error_estimate", "n_monomials", "pass_glm", "pass_glm_posterior",

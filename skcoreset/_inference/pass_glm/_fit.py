@@ -4,7 +4,7 @@ import numpy as np
 
 from ..._backend import is_dask_collection
 from ._dask import _dask_pilot, pass_glm_statistics_dask
-from ._pilot import PILOT_ROWS, start_statistics, surrogate_options
+from ._pilot import PILOT_ROWS, PILOT_TOL, start_statistics, surrogate_options
 from ._posterior import pass_glm_posterior
 from ._statistics import MAX_MONOMIALS
 
@@ -59,7 +59,7 @@ def pass_glm(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2
             and np.all(np.asarray(sample_weight) == 1.0)):
         sample_weight = None  # unit weights (the estimators' default): no weight passes
     pilot_options = dict(prior_prec=prior_prec, fit_intercept=fit_intercept,
-                         max_rows=pilot_rows, tol=1e-8, max_iter=max_iter)
+                         max_rows=pilot_rows, tol=PILOT_TOL, max_iter=max_iter)
     if is_dask_collection(X):
         pilot = _dask_pilot(X, y, family, sample_weight, **pilot_options)
         stats = pass_glm_statistics_dask(
