@@ -87,13 +87,6 @@ def _kl_proximal_ratio(n, d, model, rng, repeats=2):
     return min(lap), min(kl), fitted.n_iter_
 
 
-def _kl(mean_p, prec_p, mean_q, prec_q):
-    """KL(N(mean_p, prec_p^-1) || N(mean_q, prec_q^-1)) in nats."""
-    diff = mean_q - mean_p
-    return 0.5 * (np.trace(prec_q @ np.linalg.inv(prec_p)) + diff @ prec_q @ diff - len(diff)
-                  + np.linalg.slogdet(prec_p)[1] - np.linalg.slogdet(prec_q)[1])
-
-
 def _pass_glm_quality(sizes):
     from skcoreset._inference.pass_glm import PassGLMAccuracyWarning
     for data in ("logistic", "rare", "poisson"):
@@ -115,7 +108,7 @@ def _pass_glm_quality(sizes):
                         pg._pass_statistics, pg.posterior_.mean, pg._prior(d), pg._pass_pilot)))
                     warned = any(isinstance(w.message, PassGLMAccuracyWarning) for w in caught)
                     post = pg.posterior_
-                    kl = _kl(post.mean, post.precision, ref.mean, ref.precision)
+                    kl = post.kl(ref)
                     print(f"{data:8s} {n:9d} {d:4d} {seed} error {_error(post.mean, ref):7.3f} "
                           f"KL {kl:9.3g} estimate {estimate:7.3f}{' warned' if warned else ''}",
                           flush=True)
