@@ -36,8 +36,16 @@ def rmatvec(X, r, fit_intercept):
     return out
 
 
-_GRAM_BLOCK_ROWS = 4096
-_UNIT_BLOCK_BYTES = 2**21  # blocks of about 2 MB for the unit-weight Gram
+_MIN_BLOCK_ROWS = 4096
+_BLOCK_BYTES = 2**21
+
+
+def block_rows(width):
+    """Rows per block of a blocked pass over a design of ``width`` float64 columns: about
+    2 MB, so that a block stays in cache for the several products made with it, and at least
+    4096 rows (at small widths, fewer and larger blocks save per-block Python overhead: 10-20%
+    of a pass at d = 10)."""
+    return max(_MIN_BLOCK_ROWS, _BLOCK_BYTES // (8 * max(width, 1)))
 
 
 def _fill_block(buffer, X, root, fit_intercept, extra=()):
@@ -99,12 +107,13 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     # unit weights (e.g. no sample_weight): plain copies, about half the cost of the products
     sqrt_c = None if unit else np.sqrt(c)
     width = p + len(extra)
-    block = np.empty((min(_GRAM_BLOCK_ROWS, n), width), dtype=dtype)
+    size = block_rows(width)
+    block = np.empty((min(size, n), width), dtype=dtype)
     if fit_intercept and sqrt_c is None:
         block[:, d] = 1.0
     out = np.zeros((width, width))
-    for start in range(0, n, _GRAM_BLOCK_ROWS):
-        rows = slice(start, min(start + _GRAM_BLOCK_ROWS, n))
+    for start in range(0, n, size):
+        rows = slice(start, min(start + size, n))
         scaled = _fill_block(block, X[rows], None if sqrt_c is None else sqrt_c[rows],
                              fit_intercept, [column[rows] for column in extra])
         out += scaled.T @ scaled
@@ -126,7 +135,7 @@ def _unit_gram(X, fit_intercept, extra):
     0.046 s against 0.034 s here and 0.024 s for ``X.T @ X``).
     """
     n, d = X.shape
-    rows = max(_GRAM_BLOCK_ROWS, _UNIT_BLOCK_BYTES // (8 * max(d, 1)))
+    rows = block_rows(d)
     columns = [np.asarray(column, dtype=np.float64) for column in extra]
     first = int(fit_intercept)  # index of the first extra column among the others
     ones = np.ones(min(rows, n))

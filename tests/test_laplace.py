@@ -197,18 +197,18 @@ def test_value_gradient_and_hessian_in_one_pass_match_the_separate_ones(fit_inte
                             fit_intercept=fit_intercept)
     log_post = LogPosterior(X, y, family, w, prior, fit_intercept)
     theta = rng.normal(scale=0.2, size=len(prior))
-    value, eta, grad = log_post.value_and_grad(theta, block_rows=1000)
+    value, eta, grad = log_post.value_and_grad(theta, rows_per_block=1000)
     # against the separate evaluations (whole log-likelihoods, eta-free terms included)
     np.testing.assert_allclose(eta, log_post.eta(theta), rtol=1e-14)
     assert value == pytest.approx(log_post.value(theta), rel=1e-13)
     np.testing.assert_allclose(grad, log_post.grad(theta, eta), rtol=1e-12)
     exact = log_post.neg_hessian(eta)
-    fused = log_post.value_and_grad(theta, block_rows=1000, neg_hessian=np.float64)
+    fused = log_post.value_and_grad(theta, rows_per_block=1000, neg_hessian=np.float64)
     assert fused[0] == pytest.approx(value, rel=1e-14)
     np.testing.assert_array_equal(fused[1], eta)
     np.testing.assert_allclose(fused[2], grad, rtol=1e-14)
     np.testing.assert_allclose(fused[3], exact, rtol=1e-12)
-    single = log_post.value_and_grad(theta, block_rows=1000, neg_hessian=np.float32)[3]
+    single = log_post.value_and_grad(theta, rows_per_block=1000, neg_hessian=np.float32)[3]
     np.testing.assert_allclose(single, exact, rtol=1e-4)
     assert not np.allclose(single, exact, rtol=1e-12, atol=0)
     # one block's update, as weighted_gram

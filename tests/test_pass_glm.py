@@ -398,8 +398,8 @@ def test_unit_weight_gram_without_block_copies_over_several_blocks(
     # unit weights take the path without block copies (syrk of X's blocks, gemv for the
     # other columns); blocks of 1,000 rows here, the last one partial
     import skcoreset._design as design
-    monkeypatch.setattr(design, "_GRAM_BLOCK_ROWS", 1_000)
-    monkeypatch.setattr(design, "_UNIT_BLOCK_BYTES", 8)
+    monkeypatch.setattr(design, "_MIN_BLOCK_ROWS", 1_000)
+    monkeypatch.setattr(design, "_BLOCK_BYTES", 8)
     rng = np.random.default_rng(6)
     X = np.asarray(rng.normal(size=(9_500, 5)), order=order)
     extra = (rng.normal(size=9_500), (rng.random(9_500) < 0.3).astype(float), np.ones(9_500))

@@ -4,8 +4,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from .._design import (add_scaled_gram, linear_predictor, n_params, rmatvec, split_theta,
-                       weighted_gram)
+
+from .._design import (add_scaled_gram, block_rows, linear_predictor, n_params, rmatvec,
+                       split_theta, weighted_gram)
 
 
 def prior_precision(n_features, *, prior_scale, intercept_prior_scale, fit_intercept):
@@ -94,12 +95,13 @@ class LogPosterior:
         r = self.sample_weight * self.family.d1(self.y, eta)
         return rmatvec(self.X, r, self.fit_intercept) - self.prior_prec * theta
 
-    def value_and_grad(self, theta, block_rows=4096, neg_hessian=None):
+    def value_and_grad(self, theta, rows_per_block=None, neg_hessian=None):
         """``(value, eta, grad)`` at ``theta`` in one pass over blocks of rows of X: each
         block serves both the linear predictors and the gradient while in cache (half the
         memory traffic of :meth:`eta` followed by :meth:`grad`). The family's terms come
         from one evaluation per block (``family.loglik_and_derivatives``) and its
-        ``eta``-free terms are summed once per data set.
+        ``eta``-free terms are summed once per data set. ``rows_per_block`` defaults to
+        :func:`~skcoreset._design.block_rows` of the design's width.
 
         With ``neg_hessian=np.float64``, ``(value, eta, grad, neg_hessian)``: the exact
         :meth:`neg_hessian` at ``theta`` from the same pass (its Gram's block products while
@@ -108,6 +110,8 @@ class LogPosterior:
         """
         coef, intercept = split_theta(theta, self.fit_intercept)
         n, d = self.X.shape
+        if rows_per_block is None:
+            rows_per_block = block_rows(len(self.prior_prec))
         eta = np.empty(n)
         loglik = 0.0
         grad_x = np.zeros(d)
@@ -115,9 +119,9 @@ class LogPosterior:
         if neg_hessian is not None:
             p = len(self.prior_prec)
             gram = np.zeros((p, p))
-            buffer = np.empty((min(block_rows, n), p), dtype=neg_hessian)
-        for start in range(0, n, block_rows):
-            rows = slice(start, start + block_rows)
+            buffer = np.empty((min(rows_per_block, n), p), dtype=neg_hessian)
+        for start in range(0, n, rows_per_block):
+            rows = slice(start, start + rows_per_block)
             X = self.X[rows]
             eta_b = eta[rows]
             np.dot(X, coef, out=eta_b)
