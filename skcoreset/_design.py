@@ -86,27 +86,18 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
 
     ``dtype=np.float32`` computes the block products in single precision (about twice as
     fast, relative error ~1e-6): an approximate Hessian for intermediate Newton steps, never
-    a returned precision. ``c`` is then scaled by its maximum so the products cannot
-    overflow; a non-finite result (e.g. from huge entries of X) falls back to float64.
+    a returned precision. Each block is scaled by its largest weight so its products cannot
+    overflow (:func:`add_scaled_gram`); a non-finite result (e.g. from huge entries of X)
+    falls back to float64.
     """
     n, d = X.shape
-    p = d + int(fit_intercept)
     dtype = np.dtype(dtype)
     unit = c is None or np.all(c == 1.0)
     if unit and dtype == np.float64 and X.dtype == np.float64:
         return _unit_gram(X, fit_intercept, extra)
-    if c is None:
-        c = np.ones(n)
-    scale = 1.0
-    if dtype != np.float64:
-        scale = float(np.max(c, initial=0.0))
-        if not np.isfinite(scale) or scale <= 0.0:
-            return weighted_gram(X, c, fit_intercept, extra=extra)
-        c = c / scale
-        unit = np.all(c == 1.0)
     # unit weights (e.g. no sample_weight): plain copies, about half the cost of the products
     sqrt_c = None if unit else np.sqrt(c)
-    width = p + len(extra)
+    width = d + int(fit_intercept) + len(extra)
     size = block_rows(width)
     block = np.empty((min(size, n), width), dtype=dtype)
     if fit_intercept and sqrt_c is None:
@@ -114,13 +105,10 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     out = np.zeros((width, width))
     for start in range(0, n, size):
         rows = slice(start, min(start + size, n))
-        scaled = _fill_block(block, X[rows], None if sqrt_c is None else sqrt_c[rows],
-                             fit_intercept, [column[rows] for column in extra])
-        out += scaled.T @ scaled
-    if scale != 1.0:
-        out *= scale
-        if not np.all(np.isfinite(out)):
-            return weighted_gram(X, c * scale, fit_intercept, extra=extra)
+        add_scaled_gram(out, block, X[rows], None if sqrt_c is None else sqrt_c[rows],
+                        fit_intercept, [column[rows] for column in extra])
+    if dtype != np.float64 and not np.all(np.isfinite(out)):
+        return weighted_gram(X, c, fit_intercept, extra=extra)
     return out
 
 
@@ -159,25 +147,26 @@ def _unit_gram(X, fit_intercept, extra):
     return out
 
 
-def add_scaled_gram(out, buffer, X, root, fit_intercept):
-    """Add ``B.T @ B`` to ``out`` for the block of rows ``B = diag(root) @ A``, ``A = [X, 1]``
-    (or ``X``): one step of :func:`weighted_gram` (``root = sqrt(c)``) for callers that make
-    their own pass over the rows (e.g. the value, gradient and Hessian of a log posterior
-    together).
+def add_scaled_gram(out, buffer, X, root, fit_intercept, extra=()):
+    """Add ``B.T @ B`` to ``out`` for the block of rows ``B = diag(root) @ [A, e_1, ...]``,
+    ``A = [X, 1]`` (or ``X``): one block of :func:`weighted_gram` (``root = sqrt(c)``), also
+    for callers that make their own pass over the rows (e.g. the value, gradient and Hessian
+    of a log posterior together).
 
-    ``buffer`` has at least ``len(X)`` rows and ``out``'s width. In float32 (an approximate
-    Gram, as ``weighted_gram(..., dtype=np.float32)``) the block is scaled by its largest
-    ``root`` so its products cannot overflow; entries of X beyond float32's range still give
-    a non-finite ``out``, which the caller checks for.
+    ``buffer`` has at least ``len(X)`` rows and ``out``'s width; ``root=None`` stands for unit
+    weights, with the buffer's intercept column set to ones by the caller. In float32 (an
+    approximate Gram) the block is scaled by its largest ``root`` so its products cannot
+    overflow; entries of X beyond float32's range still give a non-finite ``out``, which the
+    caller checks for.
     """
     scale = 1.0
-    if buffer.dtype != np.float64:
+    if root is not None and buffer.dtype != np.float64:
         scale = float(np.max(root, initial=0.0))
         if scale == 0.0:
             return
         root = root / scale
     with np.errstate(over="ignore", invalid="ignore"):  # the caller checks out
-        scaled = _fill_block(buffer, X, root, fit_intercept)
+        scaled = _fill_block(buffer, X, root, fit_intercept, extra)
         if scale == 1.0:
             out += scaled.T @ scaled  # numpy hands B.T @ B to BLAS syrk
         else:
@@ -192,9 +181,6 @@ def latent_moments(X, mean, cov_chol, fit_intercept):
     triangular ``L^T``), computed without forming ``A @ cov @ A.T``.
     """
     return latent_variances(X, cov_chol.T, fit_intercept, mean=mean, lower=False)
-
-
-_LATENT_BLOCK_ROWS = 4096
 
 
 def latent_variances(X, factor, fit_intercept, dtype=np.float64, mean=None, lower=True):
@@ -221,11 +207,11 @@ def latent_variances(X, factor, fit_intercept, dtype=np.float64, mean=None, lowe
     trmm = linalg.get_blas_funcs("trmm", dtype=dtype)
     scale = float(np.max(np.abs(factor), initial=0.0)) or 1.0
     scaled_factor = np.asfortranarray(factor / scale, dtype=dtype)
-    block = np.empty((p, min(_LATENT_BLOCK_ROWS, n)), dtype=dtype, order="F")
+    block = np.empty((p, min(_MIN_BLOCK_ROWS, n)), dtype=dtype, order="F")
     out = np.empty(n)
     with np.errstate(over="ignore", invalid="ignore"):  # checked below
-        for start in range(0, n, _LATENT_BLOCK_ROWS):
-            stop = min(start + _LATENT_BLOCK_ROWS, n)
+        for start in range(0, n, _MIN_BLOCK_ROWS):
+            stop = min(start + _MIN_BLOCK_ROWS, n)
             rows = X[start:stop]
             if mean is not None:
                 np.dot(rows, coef, out=m_lat[start:stop])

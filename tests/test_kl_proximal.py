@@ -263,7 +263,7 @@ def test_large_n_single_precision_variances_keep_the_fixed_point(monkeypatch):
     module = importlib.import_module("skcoreset._inference.kl_proximal")
     X, y, family = _problem("logistic", n=60_000, d=3, seed=10)
     large = _fit(X, y, family, tol=1e-16)
-    monkeypatch.setattr(module, "_THINNING_MIN_ROWS", 10**9)
+    monkeypatch.setattr(module, "LARGE_N", 10**9)
     small = _fit(X, y, family, tol=1e-16)
     assert large.converged and small.converged
     assert large.extra["n_newton"] >= 1 and small.extra["n_newton"] == 0

@@ -177,6 +177,11 @@ def test_single_precision_gram_is_close_but_the_default_is_exact():
     # weights that would overflow single-precision products are scaled first
     np.testing.assert_allclose(weighted_gram(X, c * 1e60, True, dtype=np.float32),
                                exact * 1e60, rtol=1e-4, atol=1e56)
+    # entries of X beyond float32's range fall back to float64, unit weights included
+    X[7, 1] = 1e30
+    for weights in (c, np.ones(10_000)):
+        np.testing.assert_allclose(weighted_gram(X, weights, True, dtype=np.float32),
+                                   weighted_gram(X, weights, True), rtol=1e-12)
 
 
 @pytest.mark.parametrize("family", [PoissonFamily(), LogisticFamily(),

@@ -84,7 +84,7 @@ from .._design import latent_variances, rmatvec, weighted_gram
 from .._newton import NewtonObjective, newton_maximise, rounding_slack
 from .._posterior import GaussianPosterior, _stable_cholesky
 from ._common import InferenceResult, LogPosterior
-from .laplace import _THINNING_MIN_ROWS, find_mode
+from .laplace import LARGE_N, find_mode
 
 # Step size beta per family: the paper's 0.25 for logistic (§6); beta = 1 (r = 1/2) contracts the
 # error fastest near the optimum, taken for the linear Gaussian case; Poisson sits in between.
@@ -442,7 +442,7 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
     beta = _resolve_beta(beta, family, init)
     n = X.shape[0]
     use_dual = len(prior_prec) > n if dual == "auto" else bool(dual)
-    large = n >= _THINNING_MIN_ROWS
+    large = n >= LARGE_N
     if use_dual:
         path = _DualPath(X, y, family, sample_weight, prior_prec, fit_intercept)
         newton = False

@@ -119,8 +119,10 @@ def initial_theta(y, family, sample_weight, n_params, fit_intercept):
     return theta
 
 
-# Below this many rows per parameter squared, Newton's Hessians are cheap enough as they are.
-_THINNING_MIN_ROWS = 50_000
+# From this many rows on, the large-N paths: a thinned start and single-precision Hessians
+# steering Newton's steps (and KL-proximal's fixed-point steps); below, the full Hessians are
+# cheap enough as they are.
+LARGE_N = 50_000
 _THINNING_STRIDE = 8
 # The thinned mode is ~p * stride / 2 nats of decrement from the full one (its sampling
 # error): solving it more accurately than this buys nothing.
@@ -154,7 +156,7 @@ def thinned_start(log_post, theta0, *, tol, max_iter):
                            log_post.family, weight * (log_post.sample_weight.sum() / total),
                            log_post.prior_prec, log_post.fit_intercept)
     neg_hessian0 = None
-    if len(thinned.y) >= _THINNING_MIN_ROWS:
+    if len(thinned.y) >= LARGE_N:
         theta0, neg_hessian0 = thinned_start(thinned, theta0, tol=tol, max_iter=max_iter)
     theta, _, neg_hessian, _, _ = newton_map(thinned, theta0, tol=tol, max_iter=max_iter,
                                              approx=True, initial_neg_hessian=neg_hessian0,
@@ -166,14 +168,14 @@ def find_mode(log_post, theta0=None, *, tol, max_iter, verbose=0):
     """The mode of a :class:`LogPosterior` and the exact negative Hessian there.
 
     :func:`newton_map` from ``theta0`` (by default :func:`initial_theta`, refined for
-    N >= ``_THINNING_MIN_ROWS`` by :func:`thinned_start`), with single-precision Hessians
+    N >= ``LARGE_N`` by :func:`thinned_start`), with single-precision Hessians
     steering the steps at large N.
 
     Returns
     -------
     NewtonResult
     """
-    large = len(log_post.y) >= _THINNING_MIN_ROWS
+    large = len(log_post.y) >= LARGE_N
     neg_hessian0 = None
     if theta0 is None:
         theta0 = initial_theta(log_post.y, log_post.family, log_post.sample_weight,
