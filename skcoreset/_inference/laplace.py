@@ -25,14 +25,13 @@ class LogPosteriorObjective(NewtonObjective):
         self.log_post = log_post
         self.approx = approx
         # large problems: the value and the gradient in one pass over X (the gradient of a
-        # rejected line-search trial is wasted, which is rare near the mode)
-        self.fused = approx and hasattr(log_post, "value_and_grad")
-        # ... and the exact Hessian of the last step with them (saves its pass over X)
-        self.fuses_derivatives = self.fused
+        # rejected line-search trial is wasted, which is rare near the mode), and a Hessian
+        # with them where Newton expects one (saves its pass over X)
+        self.fuses_derivatives = approx and hasattr(log_post, "value_and_grad")
         self._grad = (None, None)
 
     def value(self, theta):
-        if self.fused:
+        if self.fuses_derivatives:
             value, eta, grad = self.log_post.value_and_grad(theta)
             self._grad = (eta, grad)
             return value, eta
@@ -40,7 +39,7 @@ class LogPosteriorObjective(NewtonObjective):
         return self.log_post.value(theta, eta), eta
 
     def value_and_derivatives(self, theta, exact=True):
-        if not self.fused:
+        if not self.fuses_derivatives:
             return super().value_and_derivatives(theta, exact)
         return self.log_post.value_and_grad(
             theta, neg_hessian=np.float64 if exact else np.float32)

@@ -60,8 +60,13 @@ class Pilot:
         return linear_predictor(self.X, theta, self.fit_intercept)
 
 
+def _stride(length, n_keep):
+    """Step of every k-th of ``length`` items keeping at most ``n_keep``."""
+    return max(1, -(-length // max(n_keep, 1)))
+
+
 def _strided(index, n_keep):
-    return index[::max(1, -(-len(index) // max(n_keep, 1)))]
+    return index[::_stride(len(index), n_keep)]
 
 
 def pilot_rows(y, sample_weight, model, max_rows=PILOT_ROWS):
@@ -79,7 +84,7 @@ def pilot_rows(y, sample_weight, model, max_rows=PILOT_ROWS):
         rare = _strided(full[0], max_rows // 2)
         strata = [rare, _strided(full[1], max_rows - len(rare))]
     else:
-        strata, full = [np.arange(0, n, max(1, -(-n // max(max_rows, 1))))], [slice(None)]
+        strata, full = [np.arange(0, n, _stride(n, max_rows))], [slice(None)]
     index = np.concatenate(strata)
     if sample_weight is None:  # each kept row stands for (rows of its stratum) / len(kept)
         sizes = [n if isinstance(rows, slice) else len(rows) for rows in full]
