@@ -8,6 +8,7 @@ point's log-likelihood, unnormalised: a weight of 2 is the same as the row appea
 the weighted subsets returned by the coreset constructors stand in for the full data.
 """
 
+import copy
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -27,7 +28,8 @@ from ._inference._common import prior_precision
 from ._inference.mcmc import sample_predictive_moments
 from ._backend import is_dask_collection
 from ._inference.pass_glm import check_pass_degree, pass_glm, pass_glm_posterior, start_statistics
-from ._sklearn_compat import Interval, StrOptions, _fit_context
+from ._atomic import fit_context
+from ._sklearn_compat import Interval, StrOptions
 from ._validation import check_exposure, check_sample_weight
 from .coreset._subset import _carries_weights, reject_weighted_subset, unpack_weighted_subset
 
@@ -305,11 +307,13 @@ class _BaseBayesianGLM(BaseEstimator):
                 X, y_encoded, self.family_, sample_weight=sample_weight, prior_prec=prior,
                 fit_intercept=self.fit_intercept, degree=options["degree"],
                 radius=options["radius"], max_iter=self.max_iter)
-            self._start_stream(stats, pilot)
-        self._pass_statistics.add(X, y_encoded, sample_weight)
-        result = pass_glm_posterior(self._pass_statistics, prior, tol=self.tol,
-                                    max_iter=self.max_iter, verbose=self.verbose,
-                                    pilot=self._pass_pilot)
+        else:
+            # added to a copy: a chunk is added completely or not at all
+            stats, pilot = copy.deepcopy(self._pass_statistics), self._pass_pilot
+        stats.add(X, y_encoded, sample_weight)
+        result = pass_glm_posterior(stats, prior, tol=self.tol, max_iter=self.max_iter,
+                                    verbose=self.verbose, pilot=pilot)
+        self._start_stream(stats, pilot)
         return self._store(result)
 
     def _check_predict_input(self, X):
@@ -709,7 +713,7 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         self.coef_ = coef.reshape(1, -1)
         self.intercept_ = np.array([intercept])
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the posterior.
 
@@ -731,7 +735,7 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         return self._fit(X, y, sample_weight)
 
     @available_if(_uses_pass_glm)
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a chunk of a stream to PASS-GLM's sufficient statistics (``method="pass_glm"``).
 
@@ -833,7 +837,7 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         self.coef_ = coef
         self.intercept_ = intercept
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the posterior.
 
@@ -957,7 +961,7 @@ class BayesianPoissonRegression(_BaseCountRegression):
     def _family(self):
         return PoissonFamily(link=self.link)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, exposure=None):
         """Fit the posterior.
 
@@ -1038,7 +1042,7 @@ class BayesianPoissonRegression(_BaseCountRegression):
         return r2_score(y, self.predict(X, exposure=exposure), sample_weight=sample_weight)
 
     @available_if(_uses_pass_glm)
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, sample_weight=None):
         """Add a chunk of a stream to PASS-GLM's sufficient statistics (``method="pass_glm"``).
 

@@ -199,3 +199,49 @@ def test_sensitivity_coreset_names_overflowing_inputs():
         SensitivityCoreset(M=5).fit(X * 1e200, y)
     with pytest.raises(ValueError, match="sums to infinity"):
         SensitivityCoreset(M=5).fit(X, y, sample_weight=np.full(len(y), 1e307))
+
+
+_BAD_WEIGHTS = {"nan": (np.nan, "NaN or infinity in chunk 2 \\(rows 40 to 59\\)"),
+                "inf": (np.inf, "NaN or infinity in chunk 2 \\(rows 40 to 59\\)"),
+                "negative": (-1.0, "negative values in chunk 2 \\(rows 40 to 59\\)")}
+
+
+@pytest.mark.parametrize("bad", _BAD_WEIGHTS)
+@pytest.mark.parametrize("coreset", CONSTRUCTORS, ids=IDS)
+def test_dask_weights_are_checked_per_chunk_like_in_memory(coreset, bad):
+    da = pytest.importorskip("dask.array")
+    X, y, _ = _data(n=80)
+    value, message = _BAD_WEIGHTS[bad]
+    w = np.ones(80)
+    w[45] = value
+    dask_input = (da.from_array(X, chunks=(20, 3)), da.from_array(y, chunks=20))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(ValueError, match=message):
+            clone(coreset).fit(*dask_input, sample_weight=da.from_array(w, chunks=20))
+        with pytest.raises(ValueError, match=message.split(" in chunk")[0]):
+            clone(coreset).fit(X, y, sample_weight=w)  # the same check in memory
+        for total, message in ((np.zeros(80), "zero everywhere"),
+                               (np.full(80, 1e307), "sums to infinity")):
+            with pytest.raises(ValueError, match=message):
+                clone(coreset).fit(*dask_input, sample_weight=da.from_array(total, chunks=20))
+
+
+@pytest.mark.parametrize("change", [{"base_coreset__M": 5}, {"base_coreset": GIGACoreset(M=8)},
+                                    {"base_coreset__model": "poisson"}, {"block_size": 7}])
+def test_stream_refuses_changed_settings_between_partial_fit_calls(change):
+    X, y, _ = _data(n=80)
+    stream = StreamingCoreset(UniformCoreset(M=20), block_size=20, random_state=0)
+    stream.partial_fit(X[:40], y[:40], classes=[0, 1])
+    before = (stream.sample_indices_.copy(), stream.n_samples_seen_)
+    stream.set_params(**change)
+    with pytest.raises(ValueError, match=f"{next(iter(change))} from .*restore them"):
+        stream.partial_fit(X[40:], y[40:])
+    np.testing.assert_array_equal(stream.sample_indices_, before[0])
+    assert stream.n_samples_seen_ == before[1]
+    # a new fit starts a new stream with the new settings; partial_fit then continues it
+    stream.fit(X[:40], y[:40]).partial_fit(X[40:], y[40:])
+    assert stream.n_samples_seen_ == 80
+    # unchanged settings (set to equal values) continue the stream
+    stream.set_params(verbose=0, n_jobs=1).partial_fit(X[:20], y[:20])
+    assert stream.n_samples_seen_ == 100

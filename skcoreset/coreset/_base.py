@@ -17,8 +17,8 @@ from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows
 from ..families import FAMILIES, Family, make_family
 from .._inference._common import prior_precision
 from .._docstrings import fill_doc
-from .._sklearn_compat import (Interval, StrOptions, _fit_context, _get_output_config,
-                               _num_samples)
+from .._atomic import fit_context
+from .._sklearn_compat import Interval, StrOptions, _get_output_config, _num_samples
 from .._validation import check_sample_weight
 from ._merge_reduce import merge_reduce_chunks
 from ._subset import WeightedSubset, _attrs_array
@@ -291,7 +291,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """Encode the targets of a later block of a stream as the first were encoded."""
         return self.family_.encode_target(y, getattr(self, "classes_", None))
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Build the coreset.
 
@@ -345,8 +345,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self.n_features_in_ = data.n_features
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        summary = data.summary
-        check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
+        summary = data.summary  # its weights were checked per chunk and in total
         if summary.witness.dtype.kind in "fc":
             assert_all_finite(summary.witness, input_name="y")
         self._set_family(resolve_model(self._likelihood_params().model, summary.witness))

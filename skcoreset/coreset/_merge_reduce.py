@@ -127,6 +127,12 @@ class MergeTree:
         self.merge = merge
         self.levels = []
 
+    def copy(self):
+        """A tree with the same parts, to push more blocks into."""
+        tree = MergeTree(self.merge)
+        tree.levels = list(self.levels)
+        return tree
+
     def _combine(self, left, right):
         return (left[0], right[1], self.merge(left[2], right[2], left[0], right[1]))
 
