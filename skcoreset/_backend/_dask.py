@@ -458,6 +458,9 @@ class DaskRows:
     def max_weight(self):
         return float(self.summary.max_weight)
 
+    def total_weight(self):
+        return float(self.summary.total_weight)
+
     def has_both_classes(self):
         """Whether rows of positive weight hold both ``±1`` targets."""
         values = self.encode(self.summary.positive_witness)

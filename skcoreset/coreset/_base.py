@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
-from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows
+from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows, uniform_subset
 from ..families import FAMILIES, Family, make_family
 from .._inference._common import prior_precision
 from .._docstrings import fill_doc
@@ -158,6 +158,43 @@ def check_both_classes(data, part, fix):
         raise ValueError(
             f"The coreset holds rows of only one class, so no logistic model can be fitted "
             f"on it; {fix}")
+
+
+# A coreset keeping less than this fraction of the data's total weight gets a warning.
+_MIN_WEIGHT_FRACTION = 0.5
+
+
+def warn_if_weight_lost(coreset, kept, total):
+    """Warn when a coreset keeps less than half of the data's total weight ``total``.
+
+    The weights of most constructors are rescaled to fit the log-likelihood (Hilbert
+    coresets' optimal scaling, sparse VI, quasi-Newton); a total far below the data's means
+    the coreset's log-likelihood is a poor stand-in for the data's (on the papers' data,
+    GIGA coresets with a fourth of the weight are tens of nats off).
+    """
+    if not total > 0 or kept >= _MIN_WEIGHT_FRACTION * total:
+        return
+    error = getattr(coreset, "error_", None)
+    error = "" if error is None else f" (relative error error_={error:.2f})"
+    warnings.warn(
+        f"{type(coreset).__name__}'s coreset weights sum to {kept / total:.2%} of the data's "
+        f"total weight ({kept:.4g} of {total:.4g}){error}: its log-likelihood is a poor "
+        "stand-in for the data's, and a posterior fitted on it is likely too wide and off "
+        "centre. Increase M, or use QuasiNewtonCoreset, whose weights fit the posterior "
+        "directly. A far too small total also comes from y that does not fit the model "
+        "(scaled or overdispersed counts under model='poisson': fit the raw counts, or use "
+        "model='negative_binomial') and from sample weights so small that the data hardly "
+        "inform the parameters. Check the result with skcoreset.metrics.coreset_quality.",
+        UserWarning, stacklevel=3)
+
+
+def uniform_fallback(coreset, why, sample_weight, rng):
+    """A uniform coreset of ``coreset.M`` rows, with a warning saying ``why`` the
+    constructor selected no row (a coreset is never empty)."""
+    warnings.warn(
+        f"{type(coreset).__name__}: {why} Returning a uniform coreset of the same budget "
+        "instead.", UserWarning, stacklevel=4)
+    return uniform_subset(coreset.M, sample_weight, rng)
 
 
 def encode_labels(family, classes, y):
@@ -317,6 +354,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         rng = check_random_state(self.random_state)
         part = self._fit_rows(data, family, prior_prec, rng)
         self._set_coreset(part.indices, part.weights, part.X, data.n)
+        warn_if_weight_lost(self, float(np.sum(self.sample_weight_)), data.total_weight())
         if self.verbose and data.chunked:
             error = "" if part.error is None else f", error {part.error:.3e}"
             print(f"[{type(self).__name__}] dask: {data.n_chunks} chunks, {data.n} rows, "

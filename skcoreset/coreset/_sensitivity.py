@@ -10,6 +10,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 
 from .._backend import InMemoryRows, row_chunks
 from .._sklearn_compat import Interval
+from ._projection import relative_weights
 from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
 
 # R = a / sqrt(I) with a = 3 (Huggins, Campbell & Broderick 2016, §4 "Experimental setup")
@@ -210,8 +211,10 @@ class SensitivityCoreset(BaseCoreset):
         self._check_scale(data.max_abs())
         fit_intercept = self.fit_intercept
         sub = data.subsample(self._kmeans_sample_size(data.n), rng, stream=1)
+        # k-means centres do not depend on the scale of the weights; weights of 1e-300
+        # would underflow in its computations
         self._fit_centres(_signed_design(sub.X, sub.y, slice(None), fit_intercept),
-                          sub.weights, rng)
+                          relative_weights(sub.weights), rng)
         cluster_weight, score, total = data.sum(_cluster_stats, self.cluster_centers_,
                                                 fit_intercept)
         self._set_radius(score / total)  # normalised k-means score I

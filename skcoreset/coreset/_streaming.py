@@ -13,7 +13,8 @@ from .._backend import InMemoryRows
 from .._atomic import fit_context
 from .._sklearn_compat import HasMethods, Interval
 from .._validation import check_sample_weight
-from ._base import COMMON_ATTRS_DOC, BaseCoreset, _float_dtypes, resolve_model
+from ._base import (COMMON_ATTRS_DOC, BaseCoreset, _float_dtypes, resolve_model,
+                    warn_if_weight_lost)
 from .._docstrings import fill_doc
 from ._merge_reduce import BlockContext, MergeTree, make_context, merge_reduce_chunks
 from ._uniform import UniformCoreset
@@ -45,11 +46,12 @@ class _Stream:
     settings: dict
     n_blocks: int = 0
     n_samples: int = 0
+    total_weight: float = 0.0
 
     def copy(self):
         """A copy to add blocks to (the parts of the tree are shared, never changed)."""
         return _Stream(self.context, self.tree.copy(), self.settings, self.n_blocks,
-                       self.n_samples)
+                       self.n_samples, self.total_weight)
 
 
 _STREAMING_ATTRS_DOC = """
@@ -253,6 +255,7 @@ class StreamingCoreset(BaseCoreset):
     def _consume(self, stream, X, y, sample_weight):
         """Cut validated, encoded rows into blocks; build their coresets; push them into
         ``stream``."""
+        stream.total_weight += float(np.sum(sample_weight))
         blocks = [slice(s, min(s + self.block_size, X.shape[0]))
                   for s in range(0, X.shape[0], self.block_size)]
         offset, first_block = stream.n_samples, stream.n_blocks
@@ -291,6 +294,7 @@ class StreamingCoreset(BaseCoreset):
                                                   prior_prec, rng)
         stream = self._start_stream(context)
         stream.n_blocks, stream.n_samples = data.n_chunks, data.n
+        stream.total_weight = data.total_weight()
         stream.tree.levels = [None] * (len(tree.levels) - 1) + [(0, stream.n_blocks - 1, root)]
         return self._finish_stream(stream)
 
@@ -354,6 +358,7 @@ class StreamingCoreset(BaseCoreset):
         self._consume(stream, X, y_encoded, sample_weight)
         root = self._finish_stream(stream)
         self._set_coreset(root.indices, root.weights, root.X, self.n_samples_seen_)
+        warn_if_weight_lost(self, float(np.sum(self.sample_weight_)), stream.total_weight)
         return self
 
     def __sklearn_tags__(self):
