@@ -1,10 +1,10 @@
 """Posterior objects returned by the inference functions and stored as ``posterior_``."""
 
-from numbers import Real
-
 import numpy as np
 from scipy import linalg, stats
 from sklearn.utils import check_random_state
+
+from ._numbers import is_number
 
 
 def _stable_cholesky(matrix):
@@ -60,7 +60,7 @@ class _Moments:
 
 def check_level(level):
     """The credibility ``level`` as a float in (0, 1); ValueError otherwise."""
-    if isinstance(level, bool) or not isinstance(level, Real) or not 0.0 < level < 1.0:
+    if not is_number(level) or not 0.0 < level < 1.0:
         raise ValueError(f"level must be a number strictly between 0 and 1 (e.g. 0.95 for "
                          f"95% credible intervals), got {level!r}.")
     return float(level)

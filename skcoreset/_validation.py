@@ -1,9 +1,14 @@
 """Input checks shared by estimators and coreset constructors, with messages naming the problem."""
 
-import numbers
-
 import numpy as np
 from sklearn.utils import check_array
+
+from ._numbers import is_number
+
+
+def _reject_boolean(name, value):
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a number or an array of numbers, got {value!r}.")
 
 
 def check_sample_weight(sample_weight, n_samples, *, where=None):
@@ -20,7 +25,8 @@ def check_sample_weight(sample_weight, n_samples, *, where=None):
     if sample_weight is None:
         return np.ones(n_samples)
     suffix = "" if where is None else f" {where}"
-    if isinstance(sample_weight, numbers.Number):
+    _reject_boolean("sample_weight", sample_weight)
+    if is_number(sample_weight):
         sample_weight = np.full(n_samples, float(sample_weight))
     else:
         sample_weight = check_array(sample_weight, ensure_2d=False, dtype=np.float64,
@@ -56,7 +62,8 @@ def check_weight_total(total, largest, n_samples):
 def check_exposure(exposure, n_samples):
     """Validate the exposures of count targets: a float64 array of shape ``(n_samples,)`` of
     positive finite values (a scalar is repeated). Raises ``ValueError`` otherwise."""
-    if isinstance(exposure, numbers.Number):
+    _reject_boolean("exposure", exposure)
+    if is_number(exposure):
         exposure = np.full(n_samples, float(exposure))
     else:
         exposure = check_array(exposure, ensure_2d=False, dtype=np.float64,

@@ -15,9 +15,9 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._numbers import is_number
 from ._design import latent_moments, linear_predictor, split_theta
 from ._posterior import SamplePosterior
 from ._summary import MCMC_DIAGNOSTICS, inference_data, summary_table
@@ -29,7 +29,7 @@ from ._inference.mcmc import sample_predictive_moments
 from ._backend import is_dask_collection
 from ._inference.pass_glm import check_pass_degree, pass_glm, pass_glm_posterior, start_statistics
 from ._atomic import fit_context
-from ._sklearn_compat import Interval, StrOptions
+from ._sklearn_compat import Interval, StrOptions, available_if
 from ._validation import check_exposure, check_sample_weight
 from .coreset._subset import _carries_weights, reject_weighted_subset, unpack_weighted_subset
 
@@ -422,7 +422,7 @@ class _BaseBayesianGLM(BaseEstimator):
             from ``classes_`` for the classifier, counts (as floats) for the count models.
         """
         X = self._check_predict_input(X)
-        if isinstance(n_draws, bool) or not isinstance(n_draws, Integral) or n_draws < 1:
+        if not is_number(n_draws, Integral) or n_draws < 1:
             raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
         rng = check_random_state(random_state)
         theta = self.posterior_.sample(n_draws, random_state=rng)

@@ -140,3 +140,62 @@ def test_predict_before_fit_and_with_wrong_n_features(method):
             est.predict(X[:, :2])
         with pytest.raises(ValueError, match="features"):
             est.predict(np.column_stack([X, X]))
+
+
+def _all_public_estimators():
+    from sklearn.base import clone
+
+    from skcoreset import (BayesianNegativeBinomialRegression, FrankWolfeCoreset, GIGACoreset,
+                           QuasiNewtonCoreset, SensitivityCoreset, SparseVICoreset,
+                           StreamingCoreset, UniformCoreset)
+    from skcoreset.multiclass import BayesianOneVsRestClassifier
+
+    return [clone(e) for e in (
+        BayesianLogisticRegression(), BayesianPoissonRegression(),
+        BayesianNegativeBinomialRegression(), BayesianOneVsRestClassifier(),
+        UniformCoreset(), SensitivityCoreset(), GIGACoreset(), FrankWolfeCoreset(),
+        SparseVICoreset(), QuasiNewtonCoreset(), StreamingCoreset())]
+
+
+@pytest.mark.parametrize("value", [True, False, np.bool_(True)])
+def test_booleans_are_refused_wherever_a_number_is_meant(value):
+    """One rule (skcoreset._numbers.is_number) for every numeric parameter: Python's True
+    is the integer 1, but M=True or prior_scale=True is never meant."""
+    X, y_bin, y_cnt = _data()
+    checked = 0
+    for est in _all_public_estimators():
+        for name, default in est.get_params(deep=False).items():
+            numeric = isinstance(default, (int, float)) and not isinstance(default, bool)
+            if not numeric or name in ("verbose", "random_state", "n_jobs"):
+                continue
+            est_bool = est.set_params(**{name: value})
+            y = y_cnt if "Poisson" in type(est).__name__ or "Binomial" in type(
+                est).__name__ else y_bin
+            with pytest.raises((TypeError, ValueError), match=f"'{name}' parameter"):
+                est_bool.fit(X, y)
+            est.set_params(**{name: default})
+            checked += 1
+    assert checked >= 30
+    for name in ("sample_weight", "exposure"):
+        with pytest.raises(TypeError, match=f"{name} must be a number or an array"):
+            BayesianPoissonRegression().fit(X, y_cnt, **{name: value})
+
+
+def test_unclear_inputs_get_messages_naming_them():
+    from skcoreset import GIGACoreset, UniformCoreset
+    from skcoreset.families import Family, GaussianFamily
+
+    X, y_bin, _ = _data()
+    with pytest.raises(TypeError, match="noise_scale must be a positive number, got '1'"):
+        GaussianFamily(noise_scale="1")
+    with pytest.raises(ValueError, match="noise_scale must be a finite positive number"):
+        GaussianFamily(noise_scale=np.inf)
+    with pytest.raises(ValueError, match="'noise_scale' parameter"):
+        GIGACoreset(model="gaussian", noise_scale=np.inf).fit(X, X[:, 0])
+    for coreset in (UniformCoreset(), GIGACoreset()):
+        with pytest.raises(TypeError, match="abstract base of the likelihoods"):
+            coreset.set_params(model=Family()).fit(X, y_bin)
+    est = BayesianLogisticRegression(method="pass_glm").partial_fit(X, y_bin)
+    est.set_params(method="laplace")
+    with pytest.raises(AttributeError, match="only available with method='pass_glm'"):
+        est.partial_fit(X, y_bin)
