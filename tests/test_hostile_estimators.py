@@ -199,3 +199,18 @@ def test_unclear_inputs_get_messages_naming_them():
     est.set_params(method="laplace")
     with pytest.raises(AttributeError, match="only available with method='pass_glm'"):
         est.partial_fit(X, y_bin)
+
+
+def test_count_predictions_stay_finite_at_absurd_predictors():
+    """At |x| = 1e3 the predictive moments exceed float64: both count models cap them alike
+    (the negative binomial squared an overflowing mean into inf)."""
+    from skcoreset import BayesianNegativeBinomialRegression
+
+    X, _, y = _data()
+    far = np.array([[1e3, 1e3, 1e3], [-1e3, -1e3, -1e3], [1e3, 0.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for est in (BayesianPoissonRegression(), BayesianNegativeBinomialRegression()):
+            mean, std = est.fit(X, y).predict(far, return_std=True)
+            assert np.all(np.isfinite(mean)) and np.all(np.isfinite(std)), type(est).__name__
+            assert np.all(std >= np.sqrt(mean))

@@ -277,3 +277,12 @@ def test_a_coreset_keeping_little_of_the_total_weight_warns(coreset):
         stream = clone(coreset).partial_fit(X[:200], counts[:200] * 1e6)
         with pytest.warns(UserWarning, match="of the data's total weight"):
             stream.partial_fit(X[200:], counts[200:] * 1e6)
+
+
+def test_a_budget_of_draws_beyond_memory_is_refused_clearly():
+    X, y, _ = _data(n=50)
+    with pytest.raises(ValueError, match="M=10000000000 multinomial draws would need at least"):
+        SensitivityCoreset(M=10**10).fit(X, y)
+    for coreset in (UniformCoreset(M=10**10), GIGACoreset(M=10**10, projection_dim=20)):
+        fitted = coreset.fit(X, y)  # budgets beyond N keep at most every row
+        assert len(fitted.sample_indices_) <= 50

@@ -5,7 +5,7 @@ from scipy.special import expit, gammaln, log_expit
 from sklearn.utils import check_random_state
 
 from .._numbers import check_positive_number
-from ._base import LOG_RATE_MAX, Family, as_column, check_counts, lognormal_moments
+from ._base import LOG_RATE_MAX, LOG_VAR_MAX, Family, as_column, check_counts, lognormal_moments
 
 # Pilot rows of the method-of-moments estimate of alpha (evenly spaced through the data).
 _PILOT_ROWS = 10_000
@@ -164,8 +164,11 @@ class NegativeBinomialFamily(Family):
         return lognormal_moments(m, v)
 
     def predictive_variance(self, mean, var):
-        """``E[mu + alpha mu^2] + Var[mu] = E[mu] + Var[mu] + alpha (Var[mu] + E[mu]^2)``."""
-        return mean + var + (var + mean**2) / self._r
+        """``E[mu + alpha mu^2] + Var[mu] = E[mu] + Var[mu] + alpha (Var[mu] + E[mu]^2)``,
+        capped at ``exp(700)`` like the variance of the mean (:func:`lognormal_moments`)."""
+        with np.errstate(over="ignore"):  # E[mu]^2 beyond float64 at absurd predictors
+            total = mean + var + (var + mean**2) / self._r
+        return np.minimum(total, np.exp(LOG_VAR_MAX))
 
     def sample(self, eta, random_state=None):
         """Negative binomial draws of counts given linear predictors."""
