@@ -9,6 +9,7 @@ the weighted subsets returned by the coreset constructors stand in for the full 
 """
 
 import copy
+import warnings
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -238,6 +239,7 @@ class _BaseBayesianGLM(BaseEstimator):
             if getattr(result, name) is not None:
                 setattr(result, name, getattr(result, name) + log_constant)
         self._start_stream(result.extra.get("statistics"), result.extra.get("pilot"))
+        self._fitted_on_exposure = exposure is not None
         return self._store(result)
 
     def _start_stream(self, statistics, pilot):
@@ -1039,6 +1041,15 @@ class BayesianPoissonRegression(_BaseCountRegression):
         """
         from sklearn.metrics import r2_score
 
+        if exposure is None and getattr(self, "_fitted_on_exposure", False):
+            warnings.warn(
+                "BayesianPoissonRegression was fitted with exposure but is scored without: "
+                "its predictions are rates per unit of exposure, so R^2 against counts y is "
+                "wrong unless y are rates. Pass exposure to score; in GridSearchCV or "
+                "cross_validate, enable metadata routing so that it reaches score too: "
+                "sklearn.set_config(enable_metadata_routing=True) and "
+                "estimator.set_fit_request(exposure=True).set_score_request(exposure=True).",
+                UserWarning, stacklevel=2)
         return r2_score(y, self.predict(X, exposure=exposure), sample_weight=sample_weight)
 
     @available_if(_uses_pass_glm)

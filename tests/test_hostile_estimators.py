@@ -214,3 +214,29 @@ def test_count_predictions_stay_finite_at_absurd_predictors():
             mean, std = est.fit(X, y).predict(far, return_std=True)
             assert np.all(np.isfinite(mean)) and np.all(np.isfinite(std)), type(est).__name__
             assert np.all(std >= np.sqrt(mean))
+
+
+def test_exposure_given_to_fit_but_not_to_score_warns():
+    """GridSearchCV without metadata routing hands fit params to fit only: R^2 of rates
+    against counts (-0.5 here instead of 0.8) must not pass silently."""
+    import sklearn
+    from sklearn.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    exposure = rng.uniform(0.1, 10.0, 300)
+    y = rng.poisson(exposure * np.exp(X @ [0.5, -0.3]))
+    grid = {"prior_scale": [1.0, 10.0]}
+    with pytest.warns(UserWarning, match="fitted with exposure but is scored without"):
+        GridSearchCV(BayesianPoissonRegression(), grid, cv=3).fit(X, y, exposure=exposure)
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = (BayesianPoissonRegression().set_fit_request(exposure=True)
+               .set_score_request(exposure=True))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)
+            search = GridSearchCV(est, grid, cv=3).fit(X, y, exposure=exposure)
+    assert search.best_score_ > 0.5
+    fitted = BayesianPoissonRegression().fit(X, y)  # no exposure: scoring rates is fine
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        fitted.score(X, y)
