@@ -14,6 +14,12 @@ def _stable_cholesky(matrix):
     that are singular to rounding error (e.g. from a nearly flat direction) still factor.
     """
     matrix = 0.5 * (matrix + matrix.T)
+    if not np.all(np.isfinite(matrix)):
+        # a curvature or covariance built from data whose squares overflow float64
+        raise ValueError(
+            "The curvature of the log posterior is not finite in float64: the data's scale "
+            "overflows (values of |x| near 1e154 or beyond, whose squares exceed the largest "
+            "float). Standardise X, e.g. with sklearn.preprocessing.StandardScaler.")
     scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
     jitter = 0.0
     for _ in range(10):

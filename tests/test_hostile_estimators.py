@@ -116,6 +116,8 @@ def test_huge_linear_predictors(method):
     X, y_bin, y_cnt = _data()
     _fit_or_raise(_clf(method), X * 1e8, y_bin, "scale|overflow|finite|positive definite")
     _fit_or_raise(_reg(method), X * 1e8, y_cnt, "scale|overflow|finite|positive definite")
+    for make, y in ((_clf, y_bin), (_reg, y_cnt)):  # squares beyond float64
+        _fit_or_raise(make(method), X * 1e200, y, "Standardise X")
 
 
 @pytest.mark.parametrize("method", METHODS)
