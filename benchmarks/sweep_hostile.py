@@ -31,6 +31,7 @@ import warnings
 
 import joblib
 import numpy as np
+import sklearn
 from sklearn.base import clone
 
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
@@ -221,7 +222,7 @@ class _Interrupt:
         self.at, self.calls = at, 0
 
     def _trace(self, frame, event, arg):
-        if event == "call":
+        if event == "call" and frame.f_code is not _Interrupt.__exit__.__code__:
             self.calls += 1
             if self.calls == self.at:
                 raise KeyboardInterrupt
@@ -231,19 +232,24 @@ class _Interrupt:
         # emcee prints the traceback of an exception raised in the log-probability
         self._quiet = contextlib.redirect_stdout(io.StringIO())
         self._quiet.__enter__()
+        self._config = sklearn.get_config()
         sys.settrace(self._trace)
         return self
 
     def __exit__(self, *exc):
         sys.settrace(None)
+        sklearn.set_config(**self._config)  # an interrupted config_context may leave it
         self._quiet.__exit__(*exc)
         return False
 
 
-def _points(method, *args, n_points):
+def _points(obj, method, *args, n_points):
+    """Call numbers spread over ``obj.method(*args)``, counted on a warm copy."""
+    getattr(copy.deepcopy(obj), method)(*args)  # first calls fill caches
+    run = getattr(copy.deepcopy(obj), method)
     with _Interrupt() as counter:
-        method(*args)
-    return np.unique(np.linspace(1, counter.calls - 1, n_points).astype(int)).tolist()
+        run(*args)
+    return np.unique(np.linspace(1, counter.calls, n_points).astype(int)).tolist()
 
 
 def interrupt_sweep(names, n_points):
@@ -259,14 +265,15 @@ def interrupt_sweep(names, n_points):
             warnings.simplefilter("ignore")
             for fitted in (clone(template), clone(template).fit(X_old, y_old)):
                 kind = "refit" if hasattr(fitted, "n_features_in_") else "first fit"
-                for at in _points(copy.deepcopy(fitted).fit, X_new, y_new, n_points=n_points):
-                    before = joblib.hash(fitted)
+                before = joblib.hash(fitted)
+                for at in _points(fitted, "fit", X_new, y_new, n_points=n_points):
+                    obj = copy.deepcopy(fitted)
                     try:
                         with _Interrupt(at):
-                            fitted.fit(X_new, y_new)
+                            obj.fit(X_new, y_new)
                         outcome = "not interrupted"
                     except KeyboardInterrupt:
-                        outcome = "ok" if joblib.hash(fitted) == before else "half-updated"
+                        outcome = "ok" if joblib.hash(obj) == before else "half-updated"
                     results.append((name, f"{kind} at call {at}", outcome, ""))
     streams = {"Streaming(Uniform)": ESTIMATORS["Streaming(Uniform)"],
                "Streaming(GIGA)": ESTIMATORS["Streaming(GIGA)"],
@@ -277,7 +284,7 @@ def interrupt_sweep(names, n_points):
             warnings.simplefilter("ignore")
             started = clone(template).partial_fit(X[:30], y[:30], classes=[0, 1])
             reference = copy.deepcopy(started).partial_fit(X[30:60], y[30:60])
-            for at in _points(copy.deepcopy(started).partial_fit, X[30:60], y[30:60],
+            for at in _points(started, "partial_fit", X[30:60], y[30:60],
                               n_points=n_points):
                 stream = copy.deepcopy(started)
                 try:
