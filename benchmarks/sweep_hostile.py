@@ -19,19 +19,17 @@ The targets are 0 everywhere. Cases that miss them are listed after the table.
 """
 
 import argparse
-import contextlib
 import copy
-import io
 import itertools
 import re
 import signal
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import joblib
 import numpy as np
-import sklearn
 from sklearn.base import clone
 
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
@@ -40,6 +38,12 @@ from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegre
                        StreamingCoreset, UniformCoreset)
 from skcoreset.multiclass import BayesianOneVsRestClassifier
 from skcoreset.pipeline import Pipeline
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the interrupt tool and the message rule of the tests
+
+from tests.test_hostile_properties import INTERNAL  # noqa: E402
+from tests.test_interrupted_fits import _Interrupt  # noqa: E402
 
 _MCMC = dict(n_draws=40, n_burnin=10, thin=1, random_state=0)
 ESTIMATORS = {
@@ -63,12 +67,6 @@ ESTIMATORS = {
     "OneVsRest": BayesianOneVsRestClassifier(),
 }
 COUNTS = {"Poisson(laplace)", "Poisson(pass_glm)", "Poisson(mcmc)", "NegativeBinomial"}
-
-INTERNAL = re.compile(
-    r"could not broadcast|matmul|shapes? .* not aligned|out of bounds|need at least one array"
-    r"|must not contain infs or NaNs|expected a sequence of integers|not supported between"
-    r"|has no attribute|object is not|unhashable|division by zero|math domain"
-    r"|singular matrix|Leading minor|Input should have at least 1 dimension", re.IGNORECASE)
 
 
 class Hang(Exception):
@@ -215,32 +213,6 @@ def dask_sweep(names):
                 return fitted, X, y, w
             results.append((name, f"dask_{case}", *_classify(run, regex, True)))
     return results
-
-
-class _Interrupt:
-    def __init__(self, at=None):
-        self.at, self.calls = at, 0
-
-    def _trace(self, frame, event, arg):
-        if event == "call" and frame.f_code is not _Interrupt.__exit__.__code__:
-            self.calls += 1
-            if self.calls == self.at:
-                raise KeyboardInterrupt
-        return None
-
-    def __enter__(self):
-        # emcee prints the traceback of an exception raised in the log-probability
-        self._quiet = contextlib.redirect_stdout(io.StringIO())
-        self._quiet.__enter__()
-        self._config = sklearn.get_config()
-        sys.settrace(self._trace)
-        return self
-
-    def __exit__(self, *exc):
-        sys.settrace(None)
-        sklearn.set_config(**self._config)  # an interrupted config_context may leave it
-        self._quiet.__exit__(*exc)
-        return False
 
 
 def _points(obj, method, *args, n_points):

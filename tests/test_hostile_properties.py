@@ -52,7 +52,7 @@ INTERNAL = re.compile(
     r"could not broadcast|matmul|shapes? .* not aligned|out of bounds|need at least one array"
     r"|must not contain infs or NaNs|expected a sequence of integers|not supported between"
     r"|has no attribute|object is not|unhashable|division by zero|math domain"
-    r"|singular matrix|Leading minor", re.IGNORECASE)
+    r"|singular matrix|Leading minor|Input should have at least 1 dimension", re.IGNORECASE)
 
 
 @st.composite

@@ -8,7 +8,9 @@ object must be exactly what it was before (same pickled state, same predictions)
 re-sending the block gives the result of an uninterrupted stream.
 """
 
+import contextlib
 import copy
+import io
 import sys
 import warnings
 
@@ -43,6 +45,9 @@ class _Interrupt:
         return None
 
     def __enter__(self):
+        # emcee prints the traceback of an exception raised in the log-probability
+        self._quiet = contextlib.redirect_stdout(io.StringIO())
+        self._quiet.__enter__()
         self._config = sklearn.get_config()
         sys.settrace(self._trace)
         return self
@@ -52,6 +57,7 @@ class _Interrupt:
         # an interrupt inside scikit-learn's config_context can leave its global settings
         # (e.g. skip_parameter_validation) changed: they are not the estimator's state
         sklearn.set_config(**self._config)
+        self._quiet.__exit__(*exc)
         return False
 
 
