@@ -274,6 +274,7 @@ class _BaseBayesianGLM(BaseEstimator):
                           tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
                           **self._method_options(spec))
         self._start_stream(result.extra["statistics"], result.extra["pilot"])
+        self._fitted_on_exposure = False
         return self._store(result)
 
     def _partial_fit(self, X, y, sample_weight, classes=None):
