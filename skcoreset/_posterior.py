@@ -1,10 +1,10 @@
 """Posterior objects returned by the inference functions and stored as ``posterior_``."""
 
-from numbers import Real
-
 import numpy as np
 from scipy import linalg, stats
 from sklearn.utils import check_random_state
+
+from ._numbers import is_number
 
 
 def _stable_cholesky(matrix):
@@ -14,6 +14,12 @@ def _stable_cholesky(matrix):
     that are singular to rounding error (e.g. from a nearly flat direction) still factor.
     """
     matrix = 0.5 * (matrix + matrix.T)
+    if not np.all(np.isfinite(matrix)):
+        # a curvature or covariance built from data whose squares overflow float64
+        raise ValueError(
+            "The curvature of the log posterior is not finite in float64: the data's scale "
+            "overflows (values of |x| near 1e154 or beyond, whose squares exceed the largest "
+            "float). Standardise X, e.g. with sklearn.preprocessing.StandardScaler.")
     scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
     jitter = 0.0
     for _ in range(10):
@@ -60,7 +66,7 @@ class _Moments:
 
 def check_level(level):
     """The credibility ``level`` as a float in (0, 1); ValueError otherwise."""
-    if isinstance(level, bool) or not isinstance(level, Real) or not 0.0 < level < 1.0:
+    if not is_number(level) or not 0.0 < level < 1.0:
         raise ValueError(f"level must be a number strictly between 0 and 1 (e.g. 0.95 for "
                          f"95% credible intervals), got {level!r}.")
     return float(level)

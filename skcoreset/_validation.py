@@ -1,50 +1,69 @@
 """Input checks shared by estimators and coreset constructors, with messages naming the problem."""
 
-import numbers
-
 import numpy as np
 from sklearn.utils import check_array
 
+from ._numbers import is_number
 
-def check_sample_weight(sample_weight, n_samples):
+
+def _reject_boolean(name, value):
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a number or an array of numbers, got {value!r}.")
+
+
+def check_sample_weight(sample_weight, n_samples, *, where=None):
     """Validate ``sample_weight`` as likelihood multipliers.
 
     Returns a float64 array of shape ``(n_samples,)``: ones for ``None``, the value repeated
     for a scalar. Raises ``ValueError`` for a wrong length, NaN/inf, negative entries,
     weights that are all zero or weights whose total overflows float64.
+
+    ``where`` names a part of the data (a dask chunk, e.g. ``"in chunk 2 (rows 40 to 59)"``)
+    in the messages; a part's entries are checked but not its total, which is the whole
+    data's (:func:`check_weight_total`).
     """
     if sample_weight is None:
         return np.ones(n_samples)
-    if isinstance(sample_weight, numbers.Number):
+    suffix = "" if where is None else f" {where}"
+    _reject_boolean("sample_weight", sample_weight)
+    if is_number(sample_weight):
         sample_weight = np.full(n_samples, float(sample_weight))
     else:
         sample_weight = check_array(sample_weight, ensure_2d=False, dtype=np.float64,
-                                    input_name="sample_weight")
+                                    ensure_all_finite=False, input_name="sample_weight")
         if sample_weight.ndim != 1:
-            raise ValueError(
-                f"sample_weight must be 1-D, got an array of shape {sample_weight.shape}.")
+            raise ValueError(f"sample_weight must be 1-D, got an array of shape "
+                             f"{sample_weight.shape}{suffix}.")
         if sample_weight.shape[0] != n_samples:
             raise ValueError(f"sample_weight has {sample_weight.shape[0]} entries but X has "
-                             f"{n_samples} rows.")
+                             f"{n_samples} rows{suffix}.")
     if not np.all(np.isfinite(sample_weight)):
-        raise ValueError("sample_weight contains NaN or infinity.")
+        raise ValueError(f"sample_weight contains NaN or infinity{suffix}.")
     if np.any(sample_weight < 0):
-        raise ValueError("sample_weight contains negative values; weights must be >= 0.")
-    if n_samples > 0 and not np.any(sample_weight > 0):
+        raise ValueError(f"sample_weight contains negative values{suffix}; weights must be "
+                         ">= 0.")
+    if where is None:
+        with np.errstate(over="ignore"):  # an overflowing total is reported by the check
+            check_weight_total(sample_weight.sum(), sample_weight.max(initial=0.0), n_samples)
+    return sample_weight
+
+
+def check_weight_total(total, largest, n_samples):
+    """Checks of the weights as a whole, from their ``total`` and ``largest`` entry:
+    ``ValueError`` when all are zero or their total overflows float64."""
+    if n_samples > 0 and not largest > 0:
         raise ValueError("sample_weight is zero everywhere; at least one weight must be > 0.")
-    with np.errstate(over="ignore"):  # an overflowing total is reported just below
-        total = sample_weight.sum()
     if not np.isfinite(total):
         # totals and importance probabilities are computed from the sum
         raise ValueError("sample_weight sums to infinity in float64; a weight is the number "
                          "of rows a row stands for, so use weights of a representable size.")
-    return sample_weight
 
 
 def check_exposure(exposure, n_samples):
     """Validate the exposures of count targets: a float64 array of shape ``(n_samples,)`` of
     positive finite values (a scalar is repeated). Raises ``ValueError`` otherwise."""
-    if isinstance(exposure, numbers.Number):
+    _reject_boolean("exposure", exposure)
+    if is_number(exposure):
         exposure = np.full(n_samples, float(exposure))
     else:
         exposure = check_array(exposure, ensure_2d=False, dtype=np.float64,

@@ -8,15 +8,17 @@ point's log-likelihood, unnormalised: a weight of 2 is the same as the row appea
 the weighted subsets returned by the coreset constructors stand in for the full data.
 """
 
+import copy
+import warnings
 from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._numbers import is_number
 from ._design import latent_moments, linear_predictor, split_theta
 from ._posterior import SamplePosterior
 from ._summary import MCMC_DIAGNOSTICS, inference_data, summary_table
@@ -27,7 +29,8 @@ from ._inference._common import prior_precision
 from ._inference.mcmc import sample_predictive_moments
 from ._backend import is_dask_collection
 from ._inference.pass_glm import check_pass_degree, pass_glm, pass_glm_posterior, start_statistics
-from ._sklearn_compat import Interval, StrOptions, _fit_context
+from ._atomic import fit_context
+from ._sklearn_compat import Interval, StrOptions, available_if
 from ._validation import check_exposure, check_sample_weight
 from .coreset._subset import _carries_weights, reject_weighted_subset, unpack_weighted_subset
 
@@ -236,6 +239,7 @@ class _BaseBayesianGLM(BaseEstimator):
             if getattr(result, name) is not None:
                 setattr(result, name, getattr(result, name) + log_constant)
         self._start_stream(result.extra.get("statistics"), result.extra.get("pilot"))
+        self._fitted_on_exposure = exposure is not None
         return self._store(result)
 
     def _start_stream(self, statistics, pilot):
@@ -270,6 +274,7 @@ class _BaseBayesianGLM(BaseEstimator):
                           tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
                           **self._method_options(spec))
         self._start_stream(result.extra["statistics"], result.extra["pilot"])
+        self._fitted_on_exposure = False
         return self._store(result)
 
     def _partial_fit(self, X, y, sample_weight, classes=None):
@@ -305,11 +310,13 @@ class _BaseBayesianGLM(BaseEstimator):
                 X, y_encoded, self.family_, sample_weight=sample_weight, prior_prec=prior,
                 fit_intercept=self.fit_intercept, degree=options["degree"],
                 radius=options["radius"], max_iter=self.max_iter)
-            self._start_stream(stats, pilot)
-        self._pass_statistics.add(X, y_encoded, sample_weight)
-        result = pass_glm_posterior(self._pass_statistics, prior, tol=self.tol,
-                                    max_iter=self.max_iter, verbose=self.verbose,
-                                    pilot=self._pass_pilot)
+        else:
+            # added to a copy: a chunk is added completely or not at all
+            stats, pilot = copy.deepcopy(self._pass_statistics), self._pass_pilot
+        stats.add(X, y_encoded, sample_weight)
+        result = pass_glm_posterior(stats, prior, tol=self.tol, max_iter=self.max_iter,
+                                    verbose=self.verbose, pilot=pilot)
+        self._start_stream(stats, pilot)
         return self._store(result)
 
     def _check_predict_input(self, X):
@@ -418,7 +425,7 @@ class _BaseBayesianGLM(BaseEstimator):
             from ``classes_`` for the classifier, counts (as floats) for the count models.
         """
         X = self._check_predict_input(X)
-        if isinstance(n_draws, bool) or not isinstance(n_draws, Integral) or n_draws < 1:
+        if not is_number(n_draws, Integral) or n_draws < 1:
             raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
         rng = check_random_state(random_state)
         theta = self.posterior_.sample(n_draws, random_state=rng)
@@ -709,7 +716,7 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         self.coef_ = coef.reshape(1, -1)
         self.intercept_ = np.array([intercept])
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the posterior.
 
@@ -731,7 +738,7 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         return self._fit(X, y, sample_weight)
 
     @available_if(_uses_pass_glm)
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a chunk of a stream to PASS-GLM's sufficient statistics (``method="pass_glm"``).
 
@@ -833,7 +840,7 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         self.coef_ = coef
         self.intercept_ = intercept
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the posterior.
 
@@ -957,7 +964,7 @@ class BayesianPoissonRegression(_BaseCountRegression):
     def _family(self):
         return PoissonFamily(link=self.link)
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, exposure=None):
         """Fit the posterior.
 
@@ -1035,10 +1042,19 @@ class BayesianPoissonRegression(_BaseCountRegression):
         """
         from sklearn.metrics import r2_score
 
+        if exposure is None and getattr(self, "_fitted_on_exposure", False):
+            warnings.warn(
+                "BayesianPoissonRegression was fitted with exposure but is scored without: "
+                "its predictions are rates per unit of exposure, so R^2 against counts y is "
+                "wrong unless y are rates. Pass exposure to score; in GridSearchCV or "
+                "cross_validate, enable metadata routing so that it reaches score too: "
+                "sklearn.set_config(enable_metadata_routing=True) and "
+                "estimator.set_fit_request(exposure=True).set_score_request(exposure=True).",
+                UserWarning, stacklevel=2)
         return r2_score(y, self.predict(X, exposure=exposure), sample_weight=sample_weight)
 
     @available_if(_uses_pass_glm)
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, sample_weight=None):
         """Add a chunk of a stream to PASS-GLM's sufficient statistics (``method="pass_glm"``).
 

@@ -15,7 +15,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._design import linear_predictor
-from ._sklearn_compat import HasMethods, Interval, _fit_context
+from ._atomic import fit_context
+from ._sklearn_compat import HasMethods, Interval
 from ._validation import check_sample_weight
 from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
 from .linear_model import BayesianLogisticRegression
@@ -113,7 +114,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
                 "binary classifiers use sklearn.multiclass.OneVsRestClassifier.")
         return self.estimator
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
         """Fit one binary posterior per class (one in all with two classes).
 

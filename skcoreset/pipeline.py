@@ -16,6 +16,8 @@ from sklearn import pipeline as sk_pipeline
 from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, MethodMapping,
                                             get_routing_for_object, process_routing)
 
+from ._atomic import atomic
+
 __all__ = ["Pipeline", "make_pipeline"]
 
 
@@ -157,8 +159,11 @@ class Pipeline(sk_pipeline.Pipeline):
             return step.fit_transform(X, y, **params), y, weights
         return step.fit(X, y, **params).transform(X), y, weights
 
+    @atomic
     def fit(self, X, y=None, **params):
         """Fit the steps in order; coreset steps replace the data by their weighted subset.
+
+        When a step's fit raises (or is interrupted), every step is left as it was.
 
         Parameters
         ----------

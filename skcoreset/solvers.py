@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._numbers import is_number
 from ._progress import Progress, format_seconds
 
 __all__ = ["SolverResult", "giga", "frank_wolfe"]
@@ -170,9 +171,9 @@ def _validate(vectors, target, n_iter, tol, scale_target=True):
     if vectors.ndim != 2 or vectors.shape[0] == 0 or vectors.shape[1] == 0:
         raise ValueError("vectors must be a non-empty 2-D array of shape (n_vectors, dim), got "
                          f"shape {vectors.shape}.")
-    if not isinstance(n_iter, numbers.Integral) or n_iter < 1:
+    if not is_number(n_iter, numbers.Integral) or n_iter < 1:
         raise ValueError(f"n_iter must be a positive integer, got {n_iter!r}.")
-    if not isinstance(tol, numbers.Real) or not tol >= 0:
+    if not is_number(tol) or not tol >= 0:
         raise ValueError(f"tol must be a non-negative number, got {tol!r}.")
     largest = _max_abs(vectors)
     if not np.isfinite(largest):

@@ -116,6 +116,8 @@ def test_huge_linear_predictors(method):
     X, y_bin, y_cnt = _data()
     _fit_or_raise(_clf(method), X * 1e8, y_bin, "scale|overflow|finite|positive definite")
     _fit_or_raise(_reg(method), X * 1e8, y_cnt, "scale|overflow|finite|positive definite")
+    for make, y in ((_clf, y_bin), (_reg, y_cnt)):  # squares beyond float64
+        _fit_or_raise(make(method), X * 1e200, y, "Standardise X")
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -140,3 +142,103 @@ def test_predict_before_fit_and_with_wrong_n_features(method):
             est.predict(X[:, :2])
         with pytest.raises(ValueError, match="features"):
             est.predict(np.column_stack([X, X]))
+
+
+def _all_public_estimators():
+    from sklearn.base import clone
+
+    from skcoreset import (BayesianNegativeBinomialRegression, FrankWolfeCoreset, GIGACoreset,
+                           QuasiNewtonCoreset, SensitivityCoreset, SparseVICoreset,
+                           StreamingCoreset, UniformCoreset)
+    from skcoreset.multiclass import BayesianOneVsRestClassifier
+
+    return [clone(e) for e in (
+        BayesianLogisticRegression(), BayesianPoissonRegression(),
+        BayesianNegativeBinomialRegression(), BayesianOneVsRestClassifier(),
+        UniformCoreset(), SensitivityCoreset(), GIGACoreset(), FrankWolfeCoreset(),
+        SparseVICoreset(), QuasiNewtonCoreset(), StreamingCoreset())]
+
+
+@pytest.mark.parametrize("value", [True, False, np.bool_(True)])
+def test_booleans_are_refused_wherever_a_number_is_meant(value):
+    """One rule (skcoreset._numbers.is_number) for every numeric parameter: Python's True
+    is the integer 1, but M=True or prior_scale=True is never meant."""
+    X, y_bin, y_cnt = _data()
+    checked = 0
+    for est in _all_public_estimators():
+        for name, default in est.get_params(deep=False).items():
+            numeric = isinstance(default, (int, float)) and not isinstance(default, bool)
+            if not numeric or name in ("verbose", "random_state", "n_jobs"):
+                continue
+            est_bool = est.set_params(**{name: value})
+            y = y_cnt if "Poisson" in type(est).__name__ or "Binomial" in type(
+                est).__name__ else y_bin
+            with pytest.raises((TypeError, ValueError), match=f"'{name}' parameter"):
+                est_bool.fit(X, y)
+            est.set_params(**{name: default})
+            checked += 1
+    assert checked >= 30
+    for name in ("sample_weight", "exposure"):
+        with pytest.raises(TypeError, match=f"{name} must be a number or an array"):
+            BayesianPoissonRegression().fit(X, y_cnt, **{name: value})
+
+
+def test_unclear_inputs_get_messages_naming_them():
+    from skcoreset import GIGACoreset, UniformCoreset
+    from skcoreset.families import Family, GaussianFamily
+
+    X, y_bin, _ = _data()
+    with pytest.raises(TypeError, match="noise_scale must be a positive number, got '1'"):
+        GaussianFamily(noise_scale="1")
+    with pytest.raises(ValueError, match="noise_scale must be a finite positive number"):
+        GaussianFamily(noise_scale=np.inf)
+    with pytest.raises(ValueError, match="'noise_scale' parameter"):
+        GIGACoreset(model="gaussian", noise_scale=np.inf).fit(X, X[:, 0])
+    for coreset in (UniformCoreset(), GIGACoreset()):
+        with pytest.raises(TypeError, match="abstract base of the likelihoods"):
+            coreset.set_params(model=Family()).fit(X, y_bin)
+    est = BayesianLogisticRegression(method="pass_glm").partial_fit(X, y_bin)
+    est.set_params(method="laplace")
+    with pytest.raises(AttributeError, match="only available with method='pass_glm'"):
+        est.partial_fit(X, y_bin)
+
+
+def test_count_predictions_stay_finite_at_absurd_predictors():
+    """At |x| = 1e3 the predictive moments exceed float64: both count models cap them alike
+    (the negative binomial squared an overflowing mean into inf)."""
+    from skcoreset import BayesianNegativeBinomialRegression
+
+    X, _, y = _data()
+    far = np.array([[1e3, 1e3, 1e3], [-1e3, -1e3, -1e3], [1e3, 0.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for est in (BayesianPoissonRegression(), BayesianNegativeBinomialRegression()):
+            mean, std = est.fit(X, y).predict(far, return_std=True)
+            assert np.all(np.isfinite(mean)) and np.all(np.isfinite(std)), type(est).__name__
+            assert np.all(std >= np.sqrt(mean))
+
+
+def test_exposure_given_to_fit_but_not_to_score_warns():
+    """GridSearchCV without metadata routing hands fit params to fit only: R^2 of rates
+    against counts (-0.5 here instead of 0.8) must not pass silently."""
+    import sklearn
+    from sklearn.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    exposure = rng.uniform(0.1, 10.0, 300)
+    y = rng.poisson(exposure * np.exp(X @ [0.5, -0.3]))
+    grid = {"prior_scale": [1.0, 10.0]}
+    with pytest.warns(UserWarning, match="fitted with exposure but is scored without"):
+        GridSearchCV(BayesianPoissonRegression(), grid, cv=3).fit(X, y, exposure=exposure)
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = (BayesianPoissonRegression().set_fit_request(exposure=True)
+               .set_score_request(exposure=True))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)
+            search = GridSearchCV(est, grid, cv=3).fit(X, y, exposure=exposure)
+    assert search.best_score_ > 0.5
+    fitted = BayesianPoissonRegression().fit(X, y)  # no exposure: scoring rates is fine
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        fitted.score(X, y)

@@ -26,6 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils.validation import assert_all_finite
 
+from .._validation import check_sample_weight, check_weight_total
 from ._chunks import Part, block_rng
 from ._sampling import _allocate, _allocate_draws
 
@@ -65,25 +66,34 @@ def _witness(values):
 
 class Summary(NamedTuple):
     """What validation needs of y and the weights, from one pass: the witness of y, that of
-    the targets of rows of positive weight, and the extreme weights."""
+    the targets of rows of positive weight, the extreme weights and their total."""
 
     witness: np.ndarray
     positive_witness: np.ndarray
     min_weight: float
     max_weight: float
+    total_weight: float
 
 
-def _summarise(y, w):
+def _summarise(y, w, block, offset):
+    """The summary of one chunk; its weights get the entry checks of in-memory weights
+    (the totals are checked on the client), with messages naming the chunk."""
     y = np.asarray(y)
-    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
+    where = f"in chunk {block} (rows {offset} to {offset + len(y) - 1})"
+    w = check_sample_weight(w, len(y), where=where)
+    with np.errstate(over="ignore"):  # an overflowing total is reported on the client
+        total = w.sum()
     return Summary(_witness(y), _witness(y[w > 0]), np.min(w, initial=np.inf),
-                   np.max(w, initial=-np.inf))
+                   np.max(w, initial=-np.inf), total)
 
 
 def _merge_summaries(key, *summaries):
+    with np.errstate(over="ignore"):
+        total = np.sum([s.total_weight for s in summaries])
     return Summary(_witness(np.concatenate([s.witness for s in summaries])),
                    _witness(np.concatenate([s.positive_witness for s in summaries])),
-                   min(s.min_weight for s in summaries), max(s.max_weight for s in summaries))
+                   min(s.min_weight for s in summaries), max(s.max_weight for s in summaries),
+                   total)
 
 
 def _as_rows(v, X, name):
@@ -332,8 +342,11 @@ class DaskRows:
         summarise = dask.delayed(_summarise, pure=True)
         y_blocks = y.to_delayed().ravel().tolist()
         w_blocks = [None] * len(y_blocks) if w is None else w.to_delayed().ravel().tolist()
-        summary = tree_reduce([summarise(yb, wb) for yb, wb in zip(y_blocks, w_blocks)],
+        offsets = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int).tolist()
+        summary = tree_reduce([summarise(yb, wb, block, offset) for block, (yb, wb, offset)
+                               in enumerate(zip(y_blocks, w_blocks, offsets))],
                               dask.delayed(_merge_summaries, pure=True)).compute()
+        check_weight_total(summary.total_weight, summary.max_weight, int(sum(X.chunks[0])))
         return cls(X, y, w, summary)
 
     def encoded(self, encode):
@@ -444,6 +457,9 @@ class DaskRows:
 
     def max_weight(self):
         return float(self.summary.max_weight)
+
+    def total_weight(self):
+        return float(self.summary.total_weight)
 
     def has_both_classes(self):
         """Whether rows of positive weight hold both ``±1`` targets."""

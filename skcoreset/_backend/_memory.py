@@ -6,6 +6,12 @@ from ._chunks import Part
 from ._sampling import importance_draws, uniform_subset
 
 
+def _unit_scale(values):
+    """``values`` times the power of two that brings their largest entry to [0.5, 1)."""
+    top = np.max(values, initial=0.0)
+    return values if not top > 0 else np.ldexp(values, -np.frexp(top)[1])
+
+
 class InMemoryRows:
     """Validated rows in this process, with encoded targets and sample weights.
 
@@ -49,6 +55,9 @@ class InMemoryRows:
     def max_weight(self):
         return float(np.max(self.sample_weight))
 
+    def total_weight(self):
+        return float(np.sum(self.sample_weight))
+
     def has_both_classes(self):
         """Whether rows of positive weight hold both ``±1`` targets."""
         positive = self.sample_weight > 0
@@ -80,10 +89,13 @@ class InMemoryRows:
         Returns the drawn rows and the total of ``w_n importance_n`` (not finite when an
         importance is not: no rows are drawn then).
         """
-        importance = self.sample_weight * importance
-        total = float(np.sum(importance))
-        if not np.isfinite(total):
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = float(np.sum(self.sample_weight * importance))
+        if not np.isfinite(total) or not np.all(np.isfinite(importance)):
             return None, total
-        indices, factor = importance_draws(size, importance, rng,
+        # the draws depend on the proportions only: both factors scaled to a largest entry
+        # near 1 (by powers of two, exact), so that weights of 1e-300 do not underflow
+        scaled = _unit_scale(self.sample_weight) * _unit_scale(importance)
+        indices, factor = importance_draws(size, scaled, rng,
                                            strata=self.y if stratify else None)
         return self.take(indices, self.sample_weight[indices] * factor), total

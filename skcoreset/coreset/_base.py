@@ -13,12 +13,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
-from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows
+from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows, uniform_subset
 from ..families import FAMILIES, Family, make_family
 from .._inference._common import prior_precision
 from .._docstrings import fill_doc
-from .._sklearn_compat import (Interval, StrOptions, _fit_context, _get_output_config,
-                               _num_samples)
+from .._atomic import fit_context
+from .._sklearn_compat import Interval, StrOptions, _get_output_config, _num_samples
 from .._validation import check_sample_weight
 from ._merge_reduce import merge_reduce_chunks
 from ._subset import WeightedSubset, _attrs_array
@@ -160,6 +160,43 @@ def check_both_classes(data, part, fix):
             f"on it; {fix}")
 
 
+# A coreset keeping less than this fraction of the data's total weight gets a warning.
+_MIN_WEIGHT_FRACTION = 0.5
+
+
+def warn_if_weight_lost(coreset, kept, total):
+    """Warn when a coreset keeps less than half of the data's total weight ``total``.
+
+    The weights of most constructors are rescaled to fit the log-likelihood (Hilbert
+    coresets' optimal scaling, sparse VI, quasi-Newton); a total far below the data's means
+    the coreset's log-likelihood is a poor stand-in for the data's (on the papers' data,
+    GIGA coresets with a fourth of the weight are tens of nats off).
+    """
+    if not total > 0 or kept >= _MIN_WEIGHT_FRACTION * total:
+        return
+    error = getattr(coreset, "error_", None)
+    error = "" if error is None else f" (relative error error_={error:.2f})"
+    warnings.warn(
+        f"{type(coreset).__name__}'s coreset weights sum to {kept / total:.2%} of the data's "
+        f"total weight ({kept:.4g} of {total:.4g}){error}: its log-likelihood is a poor "
+        "stand-in for the data's, and a posterior fitted on it is likely too wide and off "
+        "centre. Increase M, or use QuasiNewtonCoreset, whose weights fit the posterior "
+        "directly. A far too small total also comes from y that does not fit the model "
+        "(scaled or overdispersed counts under model='poisson': fit the raw counts, or use "
+        "model='negative_binomial') and from sample weights so small that the data hardly "
+        "inform the parameters. Check the result with skcoreset.metrics.coreset_quality.",
+        UserWarning, stacklevel=3)
+
+
+def uniform_fallback(coreset, why, sample_weight, rng):
+    """A uniform coreset of ``coreset.M`` rows, with a warning saying ``why`` the
+    constructor selected no row (a coreset is never empty)."""
+    warnings.warn(
+        f"{type(coreset).__name__}: {why} Returning a uniform coreset of the same budget "
+        "instead.", UserWarning, stacklevel=4)
+    return uniform_subset(coreset.M, sample_weight, rng)
+
+
 def encode_labels(family, classes, y):
     """Targets encoded by ``family`` with the ``classes`` its ``fit_target`` returned (the
     per-chunk encoder of dask rows, so a module-level function: tasks pickle it)."""
@@ -291,7 +328,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """Encode the targets of a later block of a stream as the first were encoded."""
         return self.family_.encode_target(y, getattr(self, "classes_", None))
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Build the coreset.
 
@@ -317,6 +354,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         rng = check_random_state(self.random_state)
         part = self._fit_rows(data, family, prior_prec, rng)
         self._set_coreset(part.indices, part.weights, part.X, data.n)
+        warn_if_weight_lost(self, float(np.sum(self.sample_weight_)), data.total_weight())
         if self.verbose and data.chunked:
             error = "" if part.error is None else f", error {part.error:.3e}"
             print(f"[{type(self).__name__}] dask: {data.n_chunks} chunks, {data.n} rows, "
@@ -345,8 +383,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self.n_features_in_ = data.n_features
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        summary = data.summary
-        check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
+        summary = data.summary  # its weights were checked per chunk and in total
         if summary.witness.dtype.kind in "fc":
             assert_all_finite(summary.witness, input_name="y")
         self._set_family(resolve_model(self._likelihood_params().model, summary.witness))

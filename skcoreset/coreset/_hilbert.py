@@ -12,8 +12,7 @@ from .._sklearn_compat import Interval, StrOptions
 from ..solvers import frank_wolfe, giga
 from .._docstrings import fill_doc
 from .._progress import Progress, format_seconds
-from .._backend import uniform_subset
-from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
+from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset, uniform_fallback
 from ._projection import project_loglik, relative_weights
 
 # projection_dim="auto": the papers' J = 500, or M when larger (see _HILBERT_PARAMS_DOC).
@@ -228,13 +227,11 @@ class _HilbertCoreset(LikelihoodCoreset):
 
     def _fallback(self, sample_weight, rng):
         """A uniform coreset, when the solver returns no point (a coreset is never empty)."""
-        warnings.warn(
-            f"{type(self).__name__}: the projected log-likelihoods sum to zero "
-            f"(stop reason {self.stop_reason_!r}): under the weighting distribution the data "
-            "do not inform the parameters, and no point improves on an empty coreset. "
-            "Returning a uniform coreset of the same budget instead; check the data (constant "
-            "columns, fit_intercept) or use weighting='prior'.", UserWarning, stacklevel=4)
-        return uniform_subset(self.M, sample_weight, rng)
+        return uniform_fallback(
+            self, f"the projected log-likelihoods sum to zero (stop reason "
+            f"{self.stop_reason_!r}): under the weighting distribution the data do not inform "
+            "the parameters, and no point improves on an empty coreset; check the data "
+            "(constant columns, fit_intercept) or use weighting='prior'.", sample_weight, rng)
 
     def _warn_if_small(self, size, n_rows):
         """Warn when the projection, not the budget, kept the coreset far below M.

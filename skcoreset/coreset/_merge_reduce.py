@@ -127,6 +127,12 @@ class MergeTree:
         self.merge = merge
         self.levels = []
 
+    def copy(self):
+        """A tree with the same parts, to push more blocks into."""
+        tree = MergeTree(self.merge)
+        tree.levels = list(self.levels)
+        return tree
+
     def _combine(self, left, right):
         return (left[0], right[1], self.merge(left[2], right[2], left[0], right[1]))
 
@@ -157,11 +163,13 @@ class MergeTree:
 # --------------------------------------------------------------------------------------------
 # The shared weighting distribution of Hilbert coresets: Laplace computed chunk by chunk
 # --------------------------------------------------------------------------------------------
-def loglik_sums(X, y, sample_weight, family, theta, fit_intercept):
+def loglik_sums(X, y, sample_weight, family, theta, fit_intercept, *, weight_exponent=0,
+                weight_scale=1.0):
     """Weighted log-likelihood, its gradient and minus its Hessian summed over the rows.
 
     Runs over row chunks, so ``X`` (an ndarray, a memmap or one dask chunk) is never copied
-    whole.
+    whole; the weights of a chunk are ``ldexp(sample_weight, weight_exponent) *
+    weight_scale`` (rescaled chunk by chunk: no temporary of all the rows).
 
     Returns
     -------
@@ -170,8 +178,9 @@ def loglik_sums(X, y, sample_weight, family, theta, fit_intercept):
     zero_prior = np.zeros(len(theta))
     total = None
     for rows in row_chunks(X.shape[0], X.shape[1] + 1, **_CHUNKS):
-        log_post = LogPosterior(np.asarray(X[rows], dtype=float), y[rows], family,
-                                sample_weight[rows], zero_prior, fit_intercept)
+        weights = np.ldexp(sample_weight[rows], weight_exponent) * weight_scale
+        log_post = LogPosterior(np.asarray(X[rows], dtype=float), y[rows], family, weights,
+                                zero_prior, fit_intercept)
         eta = log_post.eta(theta)
         sums = (log_post.loglik(theta, eta), log_post.grad(theta, eta),
                 log_post.neg_hessian(eta))
@@ -264,13 +273,17 @@ def make_context(base, model, data, family, prior_prec, rng):
 
 
 def _scaled_target_sums(top, X, y, sample_weight):
-    scaled = np.ldexp(sample_weight, -top)
-    return scaled @ y, scaled.sum(), np.count_nonzero(sample_weight > 0)
+    weighted_y, total = 0.0, 0.0
+    for rows in row_chunks(len(y), 1, **_CHUNKS):  # no temporary of all the rows
+        scaled = np.ldexp(sample_weight[rows], -top)
+        weighted_y += scaled @ y[rows]
+        total += scaled.sum()
+    return weighted_y, total, np.count_nonzero(sample_weight > 0)
 
 
 def _scaled_loglik_sums(family, theta, fit_intercept, top, scale, X, y, sample_weight):
-    return loglik_sums(X, y, np.ldexp(sample_weight, -top) * scale, family, theta,
-                       fit_intercept)
+    return loglik_sums(X, y, sample_weight, family, theta, fit_intercept,
+                       weight_exponent=-top, weight_scale=scale)
 
 
 def weighting_access(data, family, prior_prec, fit_intercept):

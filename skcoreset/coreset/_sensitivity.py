@@ -10,12 +10,16 @@ from sklearn.metrics.pairwise import euclidean_distances
 
 from .._backend import InMemoryRows, row_chunks
 from .._sklearn_compat import Interval
+from ._projection import relative_weights
 from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
 
 # R = a / sqrt(I) with a = 3 (Huggins, Campbell & Broderick 2016, §4 "Experimental setup")
 _RADIUS_CONSTANT = 3.0
 # |x| beyond which squared distances of the (n_features + 1)-vectors may overflow float64
 _MAX_ABS_X = 1e150
+# The M multinomial draws are made one by one (a few float64 values each): at most 2**26
+# (about 0.5 GiB of working memory).
+_MAX_DRAWS = 2**26
 # float64 values (4 MiB) of working memory per row chunk, at least 1024 rows: wide data gets
 # fewer rows per chunk
 _CHUNKS = dict(max_elements=2**19, min_rows=1024)
@@ -205,13 +209,25 @@ class SensitivityCoreset(BaseCoreset):
                 "float64 in the k-means sensitivity bounds. Standardise X first, e.g. with "
                 "sklearn.preprocessing.StandardScaler.")
 
+    def _check_draws(self, n_samples):
+        """M draws are made one by one: refuse a budget whose draws do not fit in memory."""
+        if self.M > _MAX_DRAWS:
+            raise ValueError(
+                f"M={self.M} multinomial draws would need at least {self.M * 8 / 2**30:.0f} "
+                f"GiB of working memory (at most {_MAX_DRAWS} draws are supported). The "
+                f"coreset has at most {n_samples} distinct rows, and far fewer draws than "
+                f"M={self.M} already give them their own weights: use M <= {_MAX_DRAWS}.")
+
     def _fit_rows(self, data, family, prior_prec, rng):
         self._check_model()
+        self._check_draws(data.n)
         self._check_scale(data.max_abs())
         fit_intercept = self.fit_intercept
         sub = data.subsample(self._kmeans_sample_size(data.n), rng, stream=1)
+        # k-means centres do not depend on the scale of the weights; weights of 1e-300
+        # would underflow in its computations
         self._fit_centres(_signed_design(sub.X, sub.y, slice(None), fit_intercept),
-                          sub.weights, rng)
+                          relative_weights(sub.weights), rng)
         cluster_weight, score, total = data.sum(_cluster_stats, self.cluster_centers_,
                                                 fit_intercept)
         self._set_radius(score / total)  # normalised k-means score I

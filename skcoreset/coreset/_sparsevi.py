@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 from .._docstrings import fill_doc
 from .._progress import Progress, format_seconds
 from .._sklearn_compat import Interval, StrOptions
-from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
+from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset, uniform_fallback
 from ._samplers import EnsembleSampler, LaplaceSampler
 from ._sparsevi_moments import _ExactGaussianMoments, _MonteCarloMoments
 from ._sparsevi_steps import _optimise_weights
@@ -384,14 +384,27 @@ class SparseVICoreset(LikelihoodCoreset):
 
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
         self.sampler_ = self._resolve_sampler()
-        result = sparse_vi(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
-                           fit_intercept=self.fit_intercept, M=self.M,
-                           n_draws=self.n_draws, n_iter_opt=self.n_iter_opt,
-                           learning_rate=self.learning_rate, n_subsample=self.n_subsample,
-                           sampler=self.sampler_, random_state=rng, verbose=self.verbose)
+        # weights near the float64 limit overflow in the moments: reported below
+        with np.errstate(over="ignore", invalid="ignore"):
+            result = sparse_vi(X, y, family, sample_weight=sample_weight,
+                               prior_prec=prior_prec, fit_intercept=self.fit_intercept,
+                               M=self.M, n_draws=self.n_draws, n_iter_opt=self.n_iter_opt,
+                               learning_rate=self.learning_rate, n_subsample=self.n_subsample,
+                               sampler=self.sampler_, random_state=rng, verbose=self.verbose)
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         self.stop_reason_ = result.stop_reason
         self.n_subsample_ = result.n_subsample
+        if not np.all(np.isfinite(result.weights)):
+            raise ValueError(
+                f"SparseVICoreset's weight optimisation overflowed (the largest sample weight "
+                f"is {sample_weight.max():.3g}); divide sample_weight by a constant: a "
+                "weight is the number of rows a row stands for.")
         indices = np.flatnonzero(result.weights)
+        if len(indices) == 0:
+            return uniform_fallback(
+                self, f"the greedy steps left every weight at zero (stop reason "
+                f"{self.stop_reason_!r}): the weighted data do not move the posterior away "
+                f"from the prior (the largest sample weight is {sample_weight.max():.3g}), "
+                "so no point improves on an empty coreset.", sample_weight, rng)
         return indices, result.weights[indices]

@@ -4,14 +4,17 @@
 from dataclasses import dataclass
 from numbers import Integral
 
+import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from .._backend import InMemoryRows
-from .._sklearn_compat import HasMethods, Interval, _fit_context
+from .._atomic import fit_context
+from .._sklearn_compat import HasMethods, Interval
 from .._validation import check_sample_weight
-from ._base import COMMON_ATTRS_DOC, BaseCoreset, _float_dtypes, resolve_model
+from ._base import (COMMON_ATTRS_DOC, BaseCoreset, _float_dtypes, resolve_model,
+                    warn_if_weight_lost)
 from .._docstrings import fill_doc
 from ._merge_reduce import BlockContext, MergeTree, make_context, merge_reduce_chunks
 from ._uniform import UniformCoreset
@@ -21,17 +24,34 @@ def _leaf_task(context, X, y, sample_weight, offset, block):
     return context.leaf(X, y, sample_weight, offset, block)
 
 
+def _same(a, b):
+    """Whether two parameter values are equal (arrays elementwise, others by ``==``)."""
+    if a is b:
+        return True
+    try:
+        return bool(np.all(np.asarray(a == b)))
+    except (TypeError, ValueError):
+        return False
+
+
 # --------------------------------------------------------------------------------------------
 # The estimator
 # --------------------------------------------------------------------------------------------
 @dataclass
 class _Stream:
-    """State carried between ``partial_fit`` calls."""
+    """State carried between ``partial_fit`` calls, with the settings it was started with."""
 
     context: BlockContext
     tree: MergeTree
+    settings: dict
     n_blocks: int = 0
     n_samples: int = 0
+    total_weight: float = 0.0
+
+    def copy(self):
+        """A copy to add blocks to (the parts of the tree are shared, never changed)."""
+        return _Stream(self.context, self.tree.copy(), self.settings, self.n_blocks,
+                       self.n_samples, self.total_weight)
 
 
 _STREAMING_ATTRS_DOC = """
@@ -196,19 +216,46 @@ class StreamingCoreset(BaseCoreset):
         return self._base().M
 
     # -- building ------------------------------------------------------------------------
+    def _stream_settings(self):
+        """The parameters a stream's blocks and merges are built with: those of the base
+        constructor (but its unused ``random_state`` and ``verbose``), ``block_size`` and
+        ``random_state``."""
+        base = self._base()
+        settings = {f"base_coreset__{name}": value
+                    for name, value in base.get_params(deep=False).items()
+                    if name not in ("random_state", "verbose")}
+        settings.update(base_coreset=type(base).__name__, block_size=self.block_size,
+                        random_state=self.random_state)
+        return settings
+
+    def _check_stream_settings(self):
+        """Refuse a ``partial_fit`` after ``set_params`` changed how the stream's blocks are
+        built: the blocks seen so far were built with the old values."""
+        started, now = self._stream.settings, self._stream_settings()
+        changed = [name for name in now if not _same(started.get(name), now[name])]
+        if changed:
+            described = ", ".join(f"{name} from {started.get(name)!r} to {now[name]!r}"
+                                  for name in changed)
+            raise ValueError(
+                f"StreamingCoreset parameters changed since the stream started: "
+                f"{described}. The coreset of the rows seen so far was built with the old "
+                "values; restore them to continue the stream, or call fit (or partial_fit on "
+                "an unfitted clone, sklearn.base.clone) to start a new one.")
+
     def _start_stream(self, context):
         """A new tree whose blocks are built and merged by ``context``."""
         if context.thetas is not None:
             self.weighting_posterior_ = context.builder.weighting_posterior_
-        self._stream = _Stream(context, MergeTree(context.merge))
+        return _Stream(context, MergeTree(context.merge), self._stream_settings())
 
     def _in_memory_context(self, X, y, sample_weight, family, prior_prec, rng):
         return make_context(self._base(), self.model_, InMemoryRows(X, y, sample_weight),
                             family, prior_prec, rng)
 
-    def _consume(self, X, y, sample_weight):
-        """Cut validated, encoded rows into blocks; build their coresets; push them."""
-        stream = self._stream
+    def _consume(self, stream, X, y, sample_weight):
+        """Cut validated, encoded rows into blocks; build their coresets; push them into
+        ``stream``."""
+        stream.total_weight += float(np.sum(sample_weight))
         blocks = [slice(s, min(s + self.block_size, X.shape[0]))
                   for s in range(0, X.shape[0], self.block_size)]
         offset, first_block = stream.n_samples, stream.n_blocks
@@ -231,10 +278,10 @@ class StreamingCoreset(BaseCoreset):
                   f"{error}")
 
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
-        self._start_stream(
+        stream = self._start_stream(
             self._in_memory_context(X, y, sample_weight, family, prior_prec, rng))
-        self._consume(X, y, sample_weight)
-        root = self._finish_stream()
+        self._consume(stream, X, y, sample_weight)
+        root = self._finish_stream(stream)
         return root.indices, root.weights
 
     def _fit_rows(self, data, family, prior_prec, rng):
@@ -245,21 +292,25 @@ class StreamingCoreset(BaseCoreset):
         data = data.rechunk(self.block_size)
         context, tree, root = merge_reduce_chunks(self._base(), self.model_, data, family,
                                                   prior_prec, rng)
-        self._start_stream(context)
-        stream = self._stream
+        stream = self._start_stream(context)
         stream.n_blocks, stream.n_samples = data.n_chunks, data.n
+        stream.total_weight = data.total_weight()
         stream.tree.levels = [None] * (len(tree.levels) - 1) + [(0, stream.n_blocks - 1, root)]
-        return self._finish_stream()
+        return self._finish_stream(stream)
 
-    def _finish_stream(self):
-        self.n_samples_seen_ = self._stream.n_samples
-        self.n_blocks_ = self._stream.n_blocks
-        root = self._stream.tree.root()
+    def _finish_stream(self, stream):
+        """Publish ``stream`` and the attributes that describe it."""
+        self._stream = stream
+        self.n_samples_seen_ = stream.n_samples
+        self.n_blocks_ = stream.n_blocks
+        root = stream.tree.root()
         if root.error is not None:
             self.error_ = root.error
+        elif hasattr(self, "error_"):
+            del self.error_
         return root
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Consume the next rows of a stream.
 
@@ -287,6 +338,8 @@ class StreamingCoreset(BaseCoreset):
             The updated constructor.
         """
         first_call = not hasattr(self, "_stream")
+        if not first_call:
+            self._check_stream_settings()
         X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False,
                              reset=first_call)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -296,14 +349,16 @@ class StreamingCoreset(BaseCoreset):
             y_encoded = self._encode_target(y, classes)
             self._resolve_family(X, y_encoded, sample_weight)
             family, prior_prec = self._family_and_prior(X.shape[1])
-            self._start_stream(self._in_memory_context(
+            stream = self._start_stream(self._in_memory_context(
                 X, y_encoded, sample_weight, family, prior_prec,
                 check_random_state(self.random_state)))
         else:
             y_encoded = self._encode_more(y)
-        self._consume(X, y_encoded, sample_weight)
-        root = self._finish_stream()
+            stream = self._stream.copy()  # the block is added completely or not at all
+        self._consume(stream, X, y_encoded, sample_weight)
+        root = self._finish_stream(stream)
         self._set_coreset(root.indices, root.weights, root.X, self.n_samples_seen_)
+        warn_if_weight_lost(self, float(np.sum(self.sample_weight_)), stream.total_weight)
         return self
 
     def __sklearn_tags__(self):

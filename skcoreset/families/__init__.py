@@ -53,6 +53,12 @@ def make_family(model, **params):
     family : Family
     """
     if isinstance(model, Family):
+        if model.name is None:
+            raise TypeError(
+                f"model={model!r} is the abstract base of the likelihoods; use a family such "
+                "as LogisticFamily(), PoissonFamily(link=...), GaussianFamily(noise_scale=...) "
+                "or NegativeBinomialFamily(alpha=...), or a subclass that sets name and "
+                "implements the likelihood.")
         return model
     try:
         family = FAMILIES[model]

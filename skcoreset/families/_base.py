@@ -11,7 +11,7 @@ from sklearn.utils import column_or_1d
 # exp() overflows past ~709; log links evaluate exp(min(eta, LOG_RATE_MAX)) so that
 # log-likelihoods and derivatives of absurd predictors stay finite (and hugely negative).
 LOG_RATE_MAX = 500.0
-_LOG_VAR_MAX = 700.0  # same idea for the log of a variance
+LOG_VAR_MAX = 700.0  # same idea for the log of a variance
 # Gaussians wider than this are integrated by splitting (see LogisticFamily): Hermite nodes
 # spaced on the scale of the standard deviation miss curvature concentrated near 0.
 _WIDE_VARIANCE = 1.0
@@ -97,7 +97,7 @@ def lognormal_moments(m, v):
     # the variance exp(2m + v) (e^v - 1), formed in log space
     with np.errstate(divide="ignore"):  # v = 0 gives log(0) = -inf, i.e. variance 0
         log_var = 2.0 * m + 2.0 * v + np.log(-np.expm1(-v))
-    return mean, np.exp(np.minimum(log_var, _LOG_VAR_MAX))
+    return mean, np.exp(np.minimum(log_var, LOG_VAR_MAX))
 
 
 def check_real_targets(y):

@@ -3,6 +3,7 @@
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._numbers import check_positive_number
 from ._base import Family, as_column
 
 
@@ -24,9 +25,7 @@ class GaussianFamily(Family):
 
     def __init__(self, noise_scale=1.0, n_quadrature=32):
         super().__init__(n_quadrature=n_quadrature)
-        if not noise_scale > 0:
-            raise ValueError(f"noise_scale must be positive, got {noise_scale!r}.")
-        self.noise_scale = float(noise_scale)
+        self.noise_scale = check_positive_number("noise_scale", noise_scale)
 
     def _params(self):
         return {"noise_scale": self.noise_scale, **super()._params()}

@@ -1,12 +1,11 @@
 """Negative binomial likelihood (NB2) for overdispersed counts, with log link."""
 
-from numbers import Real
-
 import numpy as np
 from scipy.special import expit, gammaln, log_expit
 from sklearn.utils import check_random_state
 
-from ._base import LOG_RATE_MAX, Family, as_column, check_counts, lognormal_moments
+from .._numbers import check_positive_number
+from ._base import LOG_RATE_MAX, LOG_VAR_MAX, Family, as_column, check_counts, lognormal_moments
 
 # Pilot rows of the method-of-moments estimate of alpha (evenly spaced through the data).
 _PILOT_ROWS = 10_000
@@ -85,10 +84,11 @@ class NegativeBinomialFamily(Family):
 
     def __init__(self, alpha="auto", n_quadrature=32):
         super().__init__(n_quadrature=n_quadrature)
-        if not (isinstance(alpha, str) and alpha == "auto") and not (
-                isinstance(alpha, Real) and alpha > 0 and np.isfinite(alpha)):
+        if isinstance(alpha, str) and alpha != "auto":
             raise ValueError(f"alpha must be a positive number or 'auto', got {alpha!r}.")
-        self.alpha = alpha if isinstance(alpha, str) else float(alpha)
+        if alpha != "auto":
+            alpha = check_positive_number("alpha", alpha, " or 'auto'")
+        self.alpha = alpha
 
     def _params(self):
         return {"alpha": self.alpha, **super()._params()}
@@ -164,8 +164,11 @@ class NegativeBinomialFamily(Family):
         return lognormal_moments(m, v)
 
     def predictive_variance(self, mean, var):
-        """``E[mu + alpha mu^2] + Var[mu] = E[mu] + Var[mu] + alpha (Var[mu] + E[mu]^2)``."""
-        return mean + var + (var + mean**2) / self._r
+        """``E[mu + alpha mu^2] + Var[mu] = E[mu] + Var[mu] + alpha (Var[mu] + E[mu]^2)``,
+        capped at ``exp(700)`` like the variance of the mean (:func:`lognormal_moments`)."""
+        with np.errstate(over="ignore"):  # E[mu]^2 beyond float64 at absurd predictors
+            total = mean + var + (var + mean**2) / self._r
+        return np.minimum(total, np.exp(LOG_VAR_MAX))
 
     def sample(self, eta, random_state=None):
         """Negative binomial draws of counts given linear predictors."""
