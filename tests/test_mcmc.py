@@ -531,3 +531,18 @@ def test_whitened_target_is_the_log_posterior_in_row_chunks(monkeypatch):
     far = np.linalg.solve(chol, np.array([1e3, 0.0, 0.0, 0.0]) - mode)
     value, grad = target.neg_log_dens(far), target.grad_neg_log_dens(far)[0]
     assert value == np.inf and np.all(grad == 0.0)
+
+
+def test_nuts_verbose_prints_the_warm_up_and_every_round(capsys):
+    X, y, prior = _correlated_logistic(n=200, d=3)
+    _run(X, y, LogisticFamily(), prior, True, n_draws=400, n_burnin=30, random_state=0)
+    assert capsys.readouterr().out == ""
+    result = _run(X, y, LogisticFamily(), prior, True, n_draws=400, n_burnin=30,
+                  random_state=0, verbose=1)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("[mcmc] warm-up done: 4 chains x 30 iterations, step sizes ")
+    assert lines[1].startswith("[mcmc] 50/1000 draws per chain: min bulk ESS ")
+    assert len(lines) >= 2 and all(" max R-hat " in line for line in lines[1:])
+    done = result.extra["n_steps"]
+    assert lines[-1].startswith(f"[mcmc] {done}/1000 draws per chain: min bulk ESS "
+                                f"{result.extra['effective_sample_size'].min():.0f}/400")
