@@ -12,9 +12,13 @@ on its 1,000 weighted rows, ``BayesianLogisticRegression(method="mcmc")`` with t
 sampler (emcee, its default run) and with NUTS (the default: 4 chains to a bulk ESS of
 4,000), each timed end to end (Laplace start included). "min bulk ESS" is the same
 estimator for both, the bulk ESS of Vehtari et al. (2021) of the draws returned, over the
-NUTS chains or the emcee walkers (the estimator's own ``effective_sample_size_`` is in the
-note: for emcee the autocorrelation-time estimate, which a chain shorter than 50
-autocorrelation times overstates); min ESS / s is effective draws per second of fit.
+NUTS chains or the emcee walkers ("n/a" when they are too short for it: fewer than 20 draws
+per walker; the estimator's own ``effective_sample_size_`` is in the note, for emcee the
+autocorrelation-time estimate, which a chain shorter than 50 autocorrelation times
+overstates); min ESS / s is effective draws per second of fit. "mean-error ESS" is read
+from the errors of the posterior means against the reference, ``p / sum_j z_j^2`` with
+``z_j`` the error of mean j in reference sd: an average over the parameters that needs no
+autocorrelation estimate and counts a chain that has not converged for what it is.
 Quality against the coreset posterior itself: KL(moment-matched draws || reference) in nats
 and the largest mean error in reference sd.
 
@@ -137,18 +141,40 @@ def chains_of(est):
         steps, n_chains, p)
 
 
+# chains shorter than this (per half) give no bulk ESS worth printing (emcee's default run
+# keeps 4000 draws over 404 walkers at d = 100: 9 per walker)
+MIN_HALF_CHAIN = 10
+
+
+def error_ess(posterior, ref):
+    """Effective sample size read from the errors of the posterior means:
+    ``p / sum_j ((mean_j - ref_j) / sd_j)^2`` -- the number of independent draws whose
+    means would be that far off on average over the parameters (each squared standardized
+    error is about chi^2_1 / ESS). Any sampler, converged or not, and independent of the
+    chains' autocorrelation estimates; the reference's own error makes it an underestimate
+    when it approaches the reference's Kish ESS."""
+    z = (posterior.mean - ref.mean) / np.sqrt(np.diag(ref.cov))
+    return len(z) / np.sum(z**2)
+
+
 def row(label, seconds, est_or_draws, ref, extra=""):
     """Print a table row: seconds, bulk ESS (the same estimator for every sampler: Vehtari
-    et al. 2021 over the chains or walkers), its rate, R-hat, quality; return (rate, KL)."""
+    et al. 2021 over the chains or walkers) and its rate, the mean-error ESS and its rate,
+    R-hat, quality; return (bulk ESS rate, mean-error ESS rate, KL)."""
     draws = chains_of(est_or_draws) if hasattr(est_or_draws, "posterior_") else est_or_draws
     ess = bulk_effective_sample_size(draws).min()
+    if draws.shape[0] < 2 * MIN_HALF_CHAIN:
+        ess = np.nan
     r_hat = rank_r_hat(draws).max()
     flat = draws.reshape(-1, draws.shape[2])
     posterior = GaussianPosterior(flat.mean(axis=0), np.cov(flat, rowvar=False))
     kl, sd = quality(posterior, ref)
-    print(f"| {label} | {seconds:.1f} | {ess:.0f} | {ess / seconds:.0f} | {r_hat:.3f} | "
-          f"{kl:.3f} | {sd:.3f} |{extra}", flush=True)
-    return ess / seconds, kl
+    from_error = error_ess(posterior, ref)
+    bulk = "n/a | n/a" if np.isnan(ess) else f"{ess:.0f} | {ess / seconds:.0f}"
+    print(f"| {label} | {seconds:.1f} | {bulk} | {from_error:.0f} | "
+          f"{from_error / seconds:.0f} | {r_hat:.3f} | {kl:.3f} | {sd:.3f} |{extra}",
+          flush=True)
+    return ess / seconds, from_error / seconds, kl
 
 
 def coreset_of(X, y):
@@ -159,9 +185,9 @@ def coreset_of(X, y):
 
 def coreset_table(dims, n, reference_draws):
     print(f"\n### On a {M}-row QuasiNewtonCoreset of N = {n:.0e} rows (AR({RHO}) features)\n")
-    print("| d | sampler | seconds | min bulk ESS | min ESS / s | max R-hat | KL to reference "
-          "(nats) | max mean error (sd) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| d | sampler | seconds | min bulk ESS | min ESS / s | mean-error ESS | per s | "
+          "max R-hat | KL to reference (nats) | max mean error (sd) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for d in dims:
         X, y = make_data(n, d, seed=d)
         build, Xc, yc, wc = coreset_of(X, y)
@@ -172,9 +198,11 @@ def coreset_table(dims, n, reference_draws):
         for name, (seconds, est, warned) in (("emcee", ensemble), ("NUTS", nuts)):
             note = (f" reports ESS {est.effective_sample_size_.min():.0f}"
                     + (f"; {len(warned)} warning(s): {warned[0][:60]}..." if warned else ""))
-            rates[name], _ = row(f"{d} | {name}", seconds, est, ref, extra=note)
-        print(f"|   | NUTS / emcee | | | **{rates['NUTS'] / rates['emcee']:.1f}x** | | | | "
-              f"(coreset built in {build:.1f} s; reference Kish ESS {kish:.0f})", flush=True)
+            rates[name] = row(f"{d} | {name}", seconds, est, ref, extra=note)[:2]
+        bulk, error = (rates["NUTS"][k] / rates["emcee"][k] for k in (0, 1))
+        bulk = "n/a" if np.isnan(bulk) else f"**{bulk:.1f}x**"
+        print(f"|   | NUTS / emcee | | | {bulk} | | **{error:.1f}x** | | | | (coreset built in "
+              f"{build:.1f} s; reference Kish ESS {kish:.0f})", flush=True)
 
 
 def emcee_seconds(X, y, n_timed=2):
@@ -224,9 +252,9 @@ def numpyro_nuts(X, y, n_warmup=500, n_samples=1000, n_chains=4):
 
 def full_table(settings, reference_draws, with_numpyro):
     print("\n### MCMC on all rows against the coreset route (AR(0.6) features)\n")
-    print("| N, d | run | seconds | min bulk ESS | min ESS / s | max R-hat | KL to reference "
-          "(nats) | max mean error (sd) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| N, d | run | seconds | min bulk ESS | min ESS / s | mean-error ESS | per s | "
+          "max R-hat | KL to reference (nats) | max mean error (sd) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for k, (n, d) in enumerate(settings):
         X, y = make_data(n, d, seed=100 + d)
         w = np.ones(n)
@@ -240,28 +268,28 @@ def full_table(settings, reference_draws, with_numpyro):
             if run == "ours":
                 seconds, est, warned = fit_mcmc(X, y, w)
                 note = f" {len(warned)} warning(s)" if warned else ""
-                _, kl = row(f"{label} | NUTS on all rows (skcoreset)", seconds, est, ref,
-                            extra=note)
+                kl = row(f"{label} | NUTS on all rows (skcoreset)", seconds, est, ref,
+                         extra=note)[2]
                 results[run] = (seconds, kl)
             else:
                 seconds, draws, divergent = numpyro_nuts(X, y)
-                _, kl = row(f"{label} | NUTS on all rows (NumPyro)", seconds, draws, ref,
-                            extra=f" {divergent} divergences")
+                kl = row(f"{label} | NUTS on all rows (NumPyro)", seconds, draws, ref,
+                         extra=f" {divergent} divergences")[2]
                 results[run] = (seconds, kl)
         emcee, steps, walkers = emcee_seconds(X, y)
         print(f"| {label} | emcee on all rows, default run ({walkers} walkers x {steps} "
-              f"steps), extrapolated | {emcee:.0f} | | | | | |", flush=True)
+              f"steps), extrapolated | {emcee:.0f} | | | | | | | |", flush=True)
         build, Xc, yc, wc = coreset_of(X, y)
         seconds, est, warned = fit_mcmc(Xc, yc, wc)
         total = build + seconds
         note = f" {len(warned)} warning(s)" if warned else ""
-        _, kl = row(f"{label} | QuasiNewtonCoreset(M={M}) + NUTS (build {build:.1f} s)",
-                    total, est, ref, extra=note)
+        kl = row(f"{label} | QuasiNewtonCoreset(M={M}) + NUTS (build {build:.1f} s)",
+                 total, est, ref, extra=note)[2]
         summary = ", ".join(
             f"**{seconds_all / total:.0f}x** faster than {name}, KL {kl - kl_all:+.3f} nats"
             for name, (seconds_all, kl_all) in results.items())
-        print(f"|   | coreset route: {summary} | | | | | | | (reference Kish ESS {kish:.0f})",
-              flush=True)
+        print(f"|   | coreset route: {summary} | | | | | | | | | (reference Kish ESS "
+              f"{kish:.0f})", flush=True)
 
 
 def main():

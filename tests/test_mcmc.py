@@ -546,3 +546,14 @@ def test_nuts_verbose_prints_the_warm_up_and_every_round(capsys):
     done = result.extra["n_steps"]
     assert lines[-1].startswith(f"[mcmc] {done}/1000 draws per chain: min bulk ESS "
                                 f"{result.extra['effective_sample_size'].min():.0f}/400")
+
+
+@pytest.mark.parametrize("params,name", [({"sampler": "hmc"}, "sampler"),
+                                         ({"n_chains": 0}, "n_chains"),
+                                         ({"n_jobs": 1.5}, "n_jobs")])
+def test_estimator_validates_the_sampler_parameters(params, name):
+    from skcoreset import BayesianLogisticRegression
+
+    X, y, _ = _small_logistic()
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        BayesianLogisticRegression(method="mcmc", **params).fit(X, y)
