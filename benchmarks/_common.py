@@ -1,9 +1,10 @@
 """Helpers shared by the paper benchmarks: data loading (``../shared/data`` with a synthetic
-fallback), the results directory, and the coreset quality measurement of the tests: KL to the
+fallback), the results directory, the coreset quality measurement of the tests (KL to the
 full Laplace posterior in nats, largest mean error in posterior sd, and the papers' ratio to
-KL(prior || full) (Campbell and Beronov 2019, §5.3)."""
+KL(prior || full), Campbell and Beronov 2019, §5.3) and wall-clock timing."""
 
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -90,3 +91,10 @@ class CoresetKL:
 def quartiles(values):
     """(25th, 50th, 75th) percentiles over the first axis."""
     return np.percentile(np.asarray(values, dtype=float), [25, 50, 75], axis=0)
+
+
+def timed(fn):
+    """``(seconds, fn())``: the wall-clock time of one call and its result."""
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out

@@ -23,7 +23,6 @@ Campbell & Broderick 2016, Fig. 1a), and sensitivity sampling beats uniform.
 """
 
 import argparse
-import time
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +32,7 @@ from skcoreset import (BayesianLogisticRegression, GIGACoreset, SensitivityCores
                        UniformCoreset)
 from skcoreset.datasets import make_logistic_regression
 from skcoreset.metrics import coreset_quality, mean_error_sd, posterior_kl
+from _common import timed
 
 CONSTRUCTORS = (UniformCoreset, SensitivityCoreset, GIGACoreset)
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,12 +43,6 @@ RESULTS = ROOT / "benchmarks" / "results"
 def mcmc(X, y, w=None, seed=0):
     return BayesianLogisticRegression(method="mcmc", n_draws=1000, random_state=seed).fit(
         X, y, sample_weight=w)
-
-
-def timed(fn):
-    t = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t, out
 
 
 def run(name, X, y, budgets, seeds, noise_floor=True):

@@ -24,7 +24,6 @@ seeds 0-2 (``--quick``: N <= 1e5).
 """
 
 import argparse
-import time
 import warnings
 
 import numpy as np
@@ -33,12 +32,7 @@ from sklearn.linear_model import LogisticRegression
 
 from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
 from skcoreset._inference.pass_glm import mean_error_estimate
-
-
-def _timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - start, out
+from _common import timed
 
 
 def _data(n, d, rng):
@@ -61,15 +55,15 @@ def _dask_fit(X, y, n_workers):
         X_lazy = da.from_array(X, chunks=chunks).persist()  # data live on the workers
         y_lazy = da.from_array(y, chunks=chunks[0]).persist()
         clf = BayesianLogisticRegression(method="pass_glm")
-        return _timed(lambda: clf.fit(X_lazy, y_lazy))
+        return timed(lambda: clf.fit(X_lazy, y_lazy))
 
 
 def _pass_glm_ratio(X, y, repeats=4):
     gram, fit = [], []
     clf = BayesianLogisticRegression(method="pass_glm")
     for _ in range(repeats):  # alternately, so both see the same machine load
-        gram.append(_timed(lambda: X.T @ X)[0])
-        fit.append(_timed(lambda: clf.fit(X, y))[0])
+        gram.append(timed(lambda: X.T @ X)[0])
+        fit.append(timed(lambda: clf.fit(X, y))[0])
     return min(gram), min(fit)
 
 
@@ -81,8 +75,8 @@ def _kl_proximal_ratio(n, d, model, rng, repeats=2):
     cls = BayesianLogisticRegression if model == "logistic" else BayesianPoissonRegression
     lap, kl = [], []
     for _ in range(repeats):  # alternately, so both see the same machine load
-        lap.append(_timed(lambda: cls().fit(X, y))[0])
-        t, fitted = _timed(lambda: cls(method="kl_proximal").fit(X, y))
+        lap.append(timed(lambda: cls().fit(X, y))[0])
+        t, fitted = timed(lambda: cls(method="kl_proximal").fit(X, y))
         kl.append(t)
     return min(lap), min(kl), fitted.n_iter_
 
@@ -150,14 +144,14 @@ def main():
     for n in sizes:
         for d in (20, 100):
             X, y = _data(n, d, rng)
-            t_gram, _ = _timed(lambda: X.T @ X)
-            t_lap, lap = _timed(lambda: BayesianLogisticRegression().fit(X, y))
+            t_gram, _ = timed(lambda: X.T @ X)
+            t_lap, lap = timed(lambda: BayesianLogisticRegression().fit(X, y))
             reference = lap.posterior_
             rows = [("X.T @ X", t_gram, np.nan), ("laplace", t_lap, 0.0)]
             for method in ("kl_proximal", "pass_glm"):
-                t, fitted = _timed(lambda: BayesianLogisticRegression(method=method).fit(X, y))
+                t, fitted = timed(lambda: BayesianLogisticRegression(method=method).fit(X, y))
                 rows.append((method, t, _error(fitted.posterior_.mean, reference)))
-            t, sk = _timed(lambda: LogisticRegression(C=1.0).fit(X, y))
+            t, sk = timed(lambda: LogisticRegression(C=1.0).fit(X, y))
             rows.append(("sklearn LogisticRegression", t,
                          _error(np.r_[sk.coef_.ravel(), sk.intercept_], reference)))
             for workers in (1, 2):

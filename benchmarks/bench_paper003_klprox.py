@@ -27,7 +27,6 @@ log-loss 0.70 vs 0.78); fully Bayesian methods slightly beat MAP in log-loss.
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +43,7 @@ from skcoreset import BayesianLogisticRegression  # noqa: E402
 from skcoreset.families import LogisticFamily  # noqa: E402
 from skcoreset._inference._common import prior_precision  # noqa: E402
 from tests.test_kl_proximal import _direct_vi  # noqa: E402
+from _common import timed  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "benchmarks" / "results"
@@ -88,12 +88,6 @@ def log_loss(p, y):
 def predictive(mean, cov, Xt):
     A = np.column_stack([Xt, np.ones(len(Xt))])
     return LogisticFamily().expected_mean(A @ mean, np.einsum("ij,jk,ik->i", A, cov, A))[0]
-
-
-def timed(fn):
-    t = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t, out
 
 
 def run(X, y, Xt, yt):

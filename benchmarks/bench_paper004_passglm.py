@@ -36,7 +36,6 @@ is competitive; Laplace is the most accurate. Distributed: K cores give a speed-
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +45,7 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_methods import _dask_fit  # noqa: E402
+from _common import timed  # noqa: E402
 
 import warnings  # noqa: E402
 
@@ -67,12 +67,6 @@ def make_data(n, d, rng, n_test=10_000):
 def nll(p, y):
     p = np.clip(p, 1e-15, 1 - 1e-15)
     return -np.mean(y * np.log(p) + (1 - y) * np.log1p(-p))
-
-
-def timed(fn):
-    t = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t, out
 
 
 def compare(X, y, Xt, yt, mcmc_draws):

@@ -8,7 +8,8 @@ import numpy as np
 from ._posterior import SamplePosterior
 
 # fitted attributes set by method="mcmc" only: the keys of InferenceResult.extra they copy
-MCMC_DIAGNOSTICS = ("acceptance_fraction", "autocorr_time", "effective_sample_size", "r_hat")
+MCMC_DIAGNOSTICS = ("acceptance_fraction", "autocorr_time", "effective_sample_size", "r_hat",
+                    "n_divergences", "sample_stats")
 
 
 def parameter_names(estimator):
@@ -29,9 +30,14 @@ def summary_table(estimator, level):
     lower, upper = posterior.credible_interval(level)
     columns = {"mean": posterior.mean, "sd": posterior.std, "lower": lower, "upper": upper}
     if isinstance(posterior, SamplePosterior) and hasattr(estimator, "r_hat_"):
+        p = len(posterior.mean)
         columns["ess"] = estimator.effective_sample_size_
         columns["r_hat"] = estimator.r_hat_
-        columns["acceptance"] = np.full(len(posterior.mean), estimator.acceptance_fraction_)
+        # figures of the whole run, repeated on every row
+        columns["acceptance"] = np.full(p, estimator.acceptance_fraction_)
+        if hasattr(estimator, "sample_stats_"):  # NUTS
+            columns["divergences"] = np.full(p, estimator.n_divergences_)
+            columns["tree_depth"] = np.full(p, np.mean(estimator.sample_stats_["tree_depth"]))
     names = parameter_names(estimator)
     try:
         import pandas as pd
@@ -49,7 +55,7 @@ def _draws_by_chain(estimator, n_draws, random_state):
     are fewer draws than walkers), else independent draws from ``posterior_`` in one chain."""
     posterior = estimator.posterior_
     if isinstance(posterior, SamplePosterior):
-        n_walkers = getattr(estimator, "_mcmc_n_walkers", posterior.n_samples)
+        n_walkers = getattr(estimator, "_mcmc_n_chains", posterior.n_samples)
         # draws are stored step by step (all walkers of a step together), latest last
         steps = posterior.n_samples // n_walkers
         if steps == 0:
@@ -61,7 +67,7 @@ def _draws_by_chain(estimator, n_draws, random_state):
 
 def inference_data(estimator, n_draws, random_state):
     """``estimator.to_arviz``: the posterior group with ``coef`` (dimension ``feature``) and
-    ``intercept``."""
+    ``intercept``; after NUTS also the sample_stats group (``sample_stats_``)."""
     try:
         import arviz as az
     except ImportError as exc:
@@ -71,11 +77,13 @@ def inference_data(estimator, n_draws, random_state):
     draws = _draws_by_chain(estimator, n_draws, random_state)
     names = parameter_names(estimator)
     n_coef = draws.shape[-1] - int(estimator.fit_intercept)
-    posterior = {"coef": draws[..., :n_coef]}
+    groups = {"posterior": {"coef": draws[..., :n_coef]}}
     if estimator.fit_intercept:
-        posterior["intercept"] = draws[..., -1]
+        groups["posterior"]["intercept"] = draws[..., -1]
+    if hasattr(estimator, "sample_stats_"):  # NUTS: (chain, draw) arrays, ArviZ's names
+        groups["sample_stats"] = dict(estimator.sample_stats_)
     coords = {"feature": list(names[:n_coef])}
     dims = {"coef": ["feature"]}
     if "posterior" in inspect.signature(az.from_dict).parameters:  # ArviZ < 1: InferenceData
-        return az.from_dict(posterior=posterior, coords=coords, dims=dims)
-    return az.from_dict({"posterior": posterior}, coords=coords, dims=dims)  # a DataTree
+        return az.from_dict(**groups, coords=coords, dims=dims)
+    return az.from_dict(groups, coords=coords, dims=dims)  # a DataTree

@@ -73,10 +73,23 @@ _SKLEARN_16_BINARY_REASON = ("scikit-learn 1.6 binarises y differently for the w
                              "the repeated fits of this check")
 
 
+# With method="mcmc", predict_proba averages the sigmoid over posterior draws while
+# decision_function is the linear predictor at the posterior mean: test rows whose predictors
+# nearly tie swap ranks by Monte Carlo error (emcee's 200 draws passed this check for 6 of 10
+# seeds, NUTS's for about as many).
+_MCMC_RANKS_REASON = ("predict_proba averages over posterior draws, decision_function is at "
+                      "the posterior mean: near-ties swap ranks by Monte Carlo error")
+
+
 def _expected_failed_checks(estimator):
+    expected = {}
+    if isinstance(estimator, BayesianLogisticRegression) and estimator.method == "mcmc":
+        expected["check_decision_proba_consistency"] = _MCMC_RANKS_REASON
     if (isinstance(estimator, BayesianLogisticRegression)
             and parse_version(sklearn.__version__) < parse_version("1.7")):
-        return {"check_sample_weight_equivalence_on_dense_data": _SKLEARN_16_BINARY_REASON}
+        expected["check_sample_weight_equivalence_on_dense_data"] = _SKLEARN_16_BINARY_REASON
+    if expected:
+        return expected
     if type(estimator) is BayesianNegativeBinomialRegression:
         return {name: _COUNT_REASON for name in _CONTINUOUS_TARGET_CHECKS}
     if hasattr(estimator, "fit_coreset"):
@@ -88,16 +101,16 @@ ESTIMATORS = [
     BayesianLogisticRegression(),
     BayesianLogisticRegression(method="pass_glm"),
     BayesianLogisticRegression(method="kl_proximal"),
-    BayesianLogisticRegression(method="mcmc", n_draws=200, n_burnin=20, thin=1, random_state=0),
+    BayesianLogisticRegression(method="mcmc", n_draws=20, n_burnin=20, n_chains=2, random_state=0),
     BayesianPoissonRegression(),
     BayesianPoissonRegression(link="softplus"),
     BayesianPoissonRegression(method="pass_glm"),
     BayesianPoissonRegression(method="kl_proximal"),
-    BayesianPoissonRegression(method="mcmc", n_draws=200, n_burnin=20, thin=1, random_state=0),
+    BayesianPoissonRegression(method="mcmc", n_draws=20, n_burnin=20, n_chains=2, random_state=0),
     BayesianNegativeBinomialRegression(),
     NegativeBinomialOnRoundedTargets(),
     NegativeBinomialOnRoundedTargets(alpha=0.5, method="kl_proximal"),
-    NegativeBinomialOnRoundedTargets(method="mcmc", n_draws=200, n_burnin=20, thin=1,
+    NegativeBinomialOnRoundedTargets(method="mcmc", n_draws=20, n_burnin=20, n_chains=2,
                                      random_state=0),
     UniformCoreset(M=10),
     SensitivityOnBinaryTargets(M=10),

@@ -1,5 +1,6 @@
-"""emcee-based MCMC: reproducibility, Bernstein-von Mises agreement with Laplace on large data,
-agreement with exact quadrature on small skewed posteriors, diagnostics, the sample posterior,
+"""MCMC by NUTS (the default) and emcee's ensemble: reproducibility, Bernstein-von Mises
+agreement with Laplace on large data, agreement with exact quadrature on small skewed
+posteriors, diagnostics, the run to a target effective sample size, the sample posterior,
 sample-weight semantics of the target and posterior-predictive moments over draws."""
 
 import warnings
@@ -12,6 +13,7 @@ from scipy.special import expit, log_expit
 from skcoreset import _progress
 from skcoreset.families import LogisticFamily, PoissonFamily
 from skcoreset._inference import prior_precision
+from skcoreset._inference.diagnostics import bulk_effective_sample_size, rank_r_hat
 from skcoreset._inference.mcmc import (MCMCDiagnosticWarning, _diagnose, default_n_walkers,
                                        log_probability, mcmc, sample_predictive_moments)
 from skcoreset._posterior import GaussianPosterior, SamplePosterior
@@ -28,6 +30,10 @@ def _run(X, y, family, prior, fit_intercept, **kwargs):
                 fit_intercept=fit_intercept, **kwargs)
 
 
+def _ensemble(X, y, family, prior, fit_intercept, **kwargs):
+    return _run(X, y, family, prior, fit_intercept, sampler="ensemble", **kwargs)
+
+
 def _small_logistic(n=40, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 2))
@@ -36,9 +42,10 @@ def _small_logistic(n=40, seed=0):
                                  fit_intercept=True)
 
 
-def test_random_state_reproducible_and_independent_of_global_state():
+@pytest.mark.parametrize("sampler", ["nuts", "ensemble"])
+def test_random_state_reproducible_and_independent_of_global_state(sampler):
     X, y, prior = _small_logistic()
-    kwargs = dict(n_draws=200, n_burnin=20, thin=1, random_state=3)
+    kwargs = dict(sampler=sampler, n_draws=200, n_burnin=20, thin=1, random_state=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCMCDiagnosticWarning)  # deliberately short chains
         np.random.seed(0)
@@ -48,17 +55,20 @@ def test_random_state_reproducible_and_independent_of_global_state():
         c = _run(X, y, LogisticFamily(), prior, True, **{**kwargs, "random_state": 4})
         d = _run(X, y, LogisticFamily(), prior, True,
                  **{**kwargs, "random_state": np.random.RandomState(3)})
-    assert a.extra["n_walkers"] == 16
+    assert a.extra["sampler"] == sampler
+    assert a.extra["n_walkers" if sampler == "ensemble" else "n_chains"] == {
+        "ensemble": 16, "nuts": 4}[sampler]
     np.testing.assert_array_equal(a.posterior.samples, b.posterior.samples)
     np.testing.assert_array_equal(a.posterior.samples, d.posterior.samples)
-    assert not np.allclose(a.posterior.samples, c.posterior.samples)
+    assert (a.posterior.samples.shape != c.posterior.samples.shape
+            or not np.allclose(a.posterior.samples, c.posterior.samples))
 
 
 def test_chain_plan_and_result_fields():
     X, y, prior = _small_logistic()
     # n_walkers does not divide n_draws: exactly n_draws draws are returned
-    result = _run(X, y, LogisticFamily(), prior, True, n_draws=1000, n_walkers=24,
-                  random_state=0)
+    result = _ensemble(X, y, LogisticFamily(), prior, True, n_draws=1000, n_walkers=24,
+                       random_state=0)
     p = 3
     assert result.posterior.samples.shape == (1000, p)
     extra = result.extra
@@ -80,7 +90,7 @@ def test_chain_plan_and_result_fields():
     # the default ensemble scales with the dimension: max(16, 4 p), never below emcee's 2 p
     assert [default_n_walkers(p) for p in (1, 3, 4, 10)] == [16, 16, 16, 40]
     with pytest.raises(ValueError, match="n_walkers"):
-        _run(X, y, LogisticFamily(), prior, True, n_walkers=5)
+        _ensemble(X, y, LogisticFamily(), prior, True, n_walkers=5)
 
 
 def _whitened_cov(cov, reference_chol):
@@ -88,8 +98,13 @@ def _whitened_cov(cov, reference_chol):
     return linalg.solve_triangular(reference_chol, a.T, lower=True)
 
 
+_BVM_RUNS = {"ensemble": dict(n_draws=2000, thin=13, n_burnin=300, n_walkers=8),
+             "nuts": dict(n_draws=2000)}
+
+
+@pytest.mark.parametrize("sampler", ["nuts", "ensemble"])
 @pytest.mark.parametrize("model", ["logistic", "poisson"])
-def test_bernstein_von_mises_agreement_with_laplace(model):
+def test_bernstein_von_mises_agreement_with_laplace(model, sampler):
     # 5,000 well-specified points: posterior and Laplace approximation differ by O(1/sqrt(n))
     # ~ 0.014 posterior standard deviations, a quarter of the chain's Monte Carlo error
     # (sd / sqrt(ESS) with ESS > 300)
@@ -107,8 +122,8 @@ def test_bernstein_von_mises_agreement_with_laplace(model):
                             fit_intercept=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error", MCMCDiagnosticWarning)
-        result = _run(X, y, family, prior, True, n_draws=2000, thin=13, n_burnin=300,
-                      n_walkers=8, random_state=0)
+        result = _run(X, y, family, prior, True, sampler=sampler, random_state=0,
+                      **_BVM_RUNS[sampler])
     assert result.converged
     lap = result.extra["laplace"].posterior
     ess = result.extra["effective_sample_size"]
@@ -131,8 +146,9 @@ def _exact_moments(grid_theta, log_density):
     return mean, (centred * w[:, None]).T @ centred, w
 
 
+@pytest.mark.parametrize("sampler", ["nuts", "ensemble"])
 @pytest.mark.parametrize("fit_intercept", [False, True])
-def test_skewed_posterior_moves_from_laplace_towards_exact_mean(fit_intercept):
+def test_skewed_posterior_moves_from_laplace_towards_exact_mean(fit_intercept, sampler):
     X, y = _SKEW_X[:, None], _SKEW_Y
     prior = np.full(1 + fit_intercept, 1 / 9.0)  # N(0, 3^2) on every parameter
     # exact posterior moments by quadrature on a grid wide enough to hold all the mass
@@ -152,7 +168,9 @@ def test_skewed_posterior_moves_from_laplace_towards_exact_mean(fit_intercept):
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", MCMCDiagnosticWarning)
-        result = _run(X, y, LogisticFamily(), prior, fit_intercept, random_state=0)
+        # NUTS to an ESS of 2000 (the ensemble's default run gives about 4000)
+        result = _run(X, y, LogisticFamily(), prior, fit_intercept, sampler=sampler,
+                      random_state=0, **({"n_draws": 2000} if sampler == "nuts" else {}))
     mode = result.extra["laplace"].posterior.mean
     post = result.posterior
     se = exact_sd / np.sqrt(result.extra["effective_sample_size"])
@@ -174,8 +192,8 @@ def test_skewed_posterior_moves_from_laplace_towards_exact_mean(fit_intercept):
 def test_short_chain_warns_and_is_not_converged():
     X, y, prior = _small_logistic()
     with pytest.warns(MCMCDiagnosticWarning, match="autocorrelation times"):
-        result = _run(X, y, LogisticFamily(), prior, True, n_draws=160, thin=1, n_burnin=0,
-                      random_state=0)
+        result = _ensemble(X, y, LogisticFamily(), prior, True, n_draws=160, thin=1,
+                           n_burnin=0, random_state=0)
     assert not result.converged
     assert result.posterior.samples.shape == (160, 3)
     assert issubclass(MCMCDiagnosticWarning, ConvergenceWarning)
@@ -198,10 +216,10 @@ def test_verbose_prints_progress_with_eta(capsys, monkeypatch):
     kwargs = dict(n_draws=320, thin=1, n_burnin=20, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCMCDiagnosticWarning)
-        quiet = _run(X, y, LogisticFamily(), prior, True, **kwargs)
+        quiet = _ensemble(X, y, LogisticFamily(), prior, True, **kwargs)
         assert capsys.readouterr().out == ""
         monkeypatch.setattr(_progress, "PRINT_INTERVAL", 0.0)  # a line every step
-        result = _run(X, y, LogisticFamily(), prior, True, verbose=1, **kwargs)
+        result = _ensemble(X, y, LogisticFamily(), prior, True, verbose=1, **kwargs)
     np.testing.assert_array_equal(result.posterior.samples, quiet.posterior.samples)
     lines = capsys.readouterr().out.splitlines()
     # 16 walkers: 20 burn-in and 20 production steps, a line each, and one per stage's end
@@ -220,8 +238,8 @@ def test_verbose_prints_stage_ends_only_on_a_short_run(capsys):
     X, y, prior = _small_logistic()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCMCDiagnosticWarning)
-        _run(X, y, LogisticFamily(), prior, True, n_draws=320, thin=1, n_burnin=20,
-             random_state=0, verbose=1)
+        _ensemble(X, y, LogisticFamily(), prior, True, n_draws=320, thin=1, n_burnin=20,
+                  random_state=0, verbose=1)
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines] == ["[mcmc] burn-in done",
                                                       "[mcmc] production done"]
@@ -346,3 +364,196 @@ def test_default_run_is_capped_for_many_parameters_and_says_how_to_get_more():
         warnings.simplefilter("error")
         assert _chain_plan(51, None, 4000, 7750, 1938) == (204, 20, 1938, 7750)
         assert _chain_plan(11, None, 4000, None, None) == (44, 91, 97, 1750)
+
+
+# --- NUTS: the run to a target effective sample size -----------------------------------------
+
+def _correlated_logistic(n=400, d=5, seed=0):
+    """Logistic data with AR(0.6)-correlated features, as real covariates often are."""
+    rng = np.random.default_rng(seed)
+    noise = rng.normal(size=(n, d))
+    X = noise.copy()
+    for j in range(1, d):
+        X[:, j] = 0.6 * X[:, j - 1] + 0.8 * noise[:, j]
+    y = np.where(rng.random(n) < expit(X @ rng.normal(scale=0.7, size=d) - 0.5), 1.0, -1.0)
+    return X, y, prior_precision(d, prior_scale=1.0, intercept_prior_scale=5.0,
+                                 fit_intercept=True)
+
+
+def test_nuts_runs_until_the_bulk_ess_reaches_n_draws():
+    X, y, prior = _correlated_logistic()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MCMCDiagnosticWarning)
+        result = _run(X, y, LogisticFamily(), prior, True, n_draws=1500, random_state=0)
+    extra = result.extra
+    n_chains, p = extra["n_chains"], X.shape[1] + 1
+    n_kept = extra["n_steps"] // extra["thin"]
+    assert result.converged and n_chains == 4 and extra["n_burnin"] == 150
+    assert result.n_iter == extra["n_burnin"] + extra["n_steps"]
+    # the draws are stored step by step: (iteration, chain) flattened
+    chains = result.posterior.samples.reshape(n_kept, n_chains, p)
+    np.testing.assert_allclose(extra["effective_sample_size"],
+                               bulk_effective_sample_size(chains))
+    np.testing.assert_allclose(extra["r_hat"], rank_r_hat(chains))
+    assert extra["effective_sample_size"].min() >= 1500 and extra["r_hat"].max() <= 1.01
+    # NUTS with the Laplace metric: around one effective draw per iteration, so the run is
+    # not much longer than the target asks (the first round is half of it)
+    assert n_kept * n_chains < 2 * 1500
+    stats = extra["sample_stats"]
+    assert all(value.shape == (n_chains, n_kept) for value in stats.values())
+    assert 0.7 < extra["acceptance_fraction"] < 0.95  # dual averaging aims at 0.8
+    assert extra["n_divergences"] == 0 and not stats["diverging"].any()
+    assert np.all(stats["n_steps"] <= 2 ** stats["tree_depth"] - 1)  # Stan's depth
+    assert np.all(extra["e_bfmi"] > 0.3)
+    # every gradient is counted: warm-up and every leapfrog step of the kept iterations
+    assert extra["n_gradients"] > stats["n_steps"].sum()
+    # each chain keeps its adapted step size after the warm-up
+    assert np.all(stats["step_size"] == stats["step_size"][:, :1])
+
+
+def test_nuts_next_round_and_r_hat_limit():
+    from skcoreset._inference.nuts import _next_round, r_hat_limit
+
+    # at the pace so far (2000 ESS from 500 draws per chain) the target 4000 needs 1100
+    assert _next_round(500, 4000, 2000.0, 1.0, 2000.0, budget=10_000) == 600
+    # the ESS is reached but R-hat is not: a quarter more
+    assert _next_round(500, 4000, 5000.0, 1.02, 2000.0, budget=10_000) == 125
+    assert _next_round(500, 4000, 5000.0, 1.005, 2000.0, budget=10_000) == 0
+    # never past the budget; a NaN estimate (too few draws) asks for the whole budget
+    assert _next_round(900, 4000, 100.0, 1.0, 100.0, budget=1000) == 100
+    assert _next_round(10, 4000, np.nan, np.nan, np.nan, budget=1000) == 990
+    # R-hat's limit is 1.01 from an ESS of 400 on, wider for fewer effective draws
+    assert r_hat_limit(4000) == r_hat_limit(400) == pytest.approx(1.01)
+    assert r_hat_limit(100) == pytest.approx(1.04)
+
+
+def test_nuts_budget_stops_the_run_and_warns_with_the_numbers(monkeypatch):
+    from skcoreset._inference import nuts as nuts_module
+
+    # a one-parameter skewed posterior: NUTS gets ~0.3 effective draws per iteration there,
+    # so a budget of one draw per effective draw asked for cannot be enough
+    monkeypatch.setattr(nuts_module, "BUDGET_FACTOR", 1)
+    X, y = _SKEW_X[:, None], _SKEW_Y
+    with pytest.warns(MCMCDiagnosticWarning, match=r"budget of 250 draws per chain \(thin=1\) "
+                      r"with a minimum bulk effective sample size of \d+ \(n_draws=1000 "
+                      r"asked for\).*thin=2") as record:
+        result = _run(X, y, LogisticFamily(), np.array([1 / 9.0]), False, n_draws=1000,
+                      random_state=0)
+    assert len(record) == 1
+    assert not result.converged and result.extra["n_steps"] == 250
+    assert result.extra["effective_sample_size"][0] < 1000
+
+
+def test_nuts_diagnose_warns_about_divergences_tree_depth_and_energy():
+    from skcoreset._inference.nuts import _diagnose
+
+    healthy = {"diverging": np.zeros((4, 100), bool), "tree_depth": np.full((4, 100), 3),
+               "e_bfmi": [1.0, 0.9, 1.1, 1.0]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _diagnose(1000, 1200.0, 1.004, 900.0, 1000, healthy, 1, 10)
+    sick = {"diverging": healthy["diverging"].copy(), "tree_depth": healthy["tree_depth"].copy(),
+            "e_bfmi": [1.0, 0.2, 1.1, 1.0]}
+    sick["diverging"][1, :3] = True
+    sick["tree_depth"][0, :5] = 10
+    with pytest.warns(MCMCDiagnosticWarning) as record:
+        assert not _diagnose(1000, 1200.0, 1.004, 900.0, 1000, sick, 1, 10)
+    messages = " ".join(str(w.message) for w in record)
+    assert "3 of 400 NUTS transitions after the warm-up diverged" in messages
+    assert "5 of 400 NUTS transitions reached the maximum tree depth 10" in messages
+    assert "E-BFMI) of 1 chain(s) is below 0.3 (lowest 0.20)" in messages
+    with pytest.warns(MCMCDiagnosticWarning, match=r"R-hat of 1\.030 \(at most 1\.010"):
+        assert not _diagnose(1000, 1200.0, 1.03, 900.0, 1000, healthy, 1, 10)
+
+
+def test_nuts_chains_in_parallel_give_the_same_draws():
+    X, y, prior = _correlated_logistic(n=200, d=3)
+    kwargs = dict(n_draws=200, n_burnin=50, random_state=0)
+    one = _run(X, y, LogisticFamily(), prior, True, **kwargs)
+    two = _run(X, y, LogisticFamily(), prior, True, n_jobs=2, **kwargs)
+    np.testing.assert_array_equal(one.posterior.samples, two.posterior.samples)
+    np.testing.assert_array_equal(one.extra["sample_stats"]["n_steps"],
+                                  two.extra["sample_stats"]["n_steps"])
+
+
+def test_nuts_thin_and_no_warm_up():
+    X, y, prior = _correlated_logistic(n=200, d=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCMCDiagnosticWarning)
+        thinned = _run(X, y, LogisticFamily(), prior, True, n_draws=100, thin=3, n_chains=2,
+                       n_burnin=30, random_state=0)
+        cold = _run(X, y, LogisticFamily(), prior, True, n_draws=100, n_burnin=0,
+                    random_state=0)
+    extra = thinned.extra
+    assert extra["n_steps"] == 3 * (thinned.posterior.n_samples // 2)
+    assert extra["sample_stats"]["n_steps"].shape == (2, extra["n_steps"] // 3)
+    # without a warm-up the step size is the leapfrog's scale on N(0, I) in p = 4 dimensions
+    np.testing.assert_allclose(cold.extra["sample_stats"]["step_size"], 4 ** -0.25)
+    assert cold.n_iter == cold.extra["n_steps"]
+
+
+def test_whitened_target_is_the_log_posterior_in_row_chunks(monkeypatch):
+    """The sampler's target: -log posterior at theta = mode + L z and its gradient in z, from
+    one blocked pass over the rows (blocks of 7 rows here, as a large data set's would be
+    many); a point where the Poisson rate overflows is +inf, not NaN."""
+    from skcoreset._inference import _common
+    from skcoreset._inference._common import LogPosterior
+    from skcoreset._inference.nuts import WhitenedTarget
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    y = rng.poisson(np.exp(X @ [0.3, -0.2, 0.1] + 0.5)).astype(float)
+    prior = prior_precision(3, prior_scale=1.0, intercept_prior_scale=5.0, fit_intercept=True)
+    log_post = LogPosterior(X, y, PoissonFamily("log"), rng.uniform(0.5, 2, 50), prior, True)
+    mode = rng.normal(scale=0.1, size=4)
+    chol = np.linalg.cholesky(np.cov(rng.normal(size=(4, 20))) + np.eye(4))
+    whole = WhitenedTarget(log_post, mode, chol)
+    z = rng.normal(size=4)
+    expected_value = whole.neg_log_dens(z)
+    monkeypatch.setattr(_common, "block_rows", lambda width: 7)
+    target = WhitenedTarget(log_post, mode, chol)
+    grad, value = target.grad_neg_log_dens(z)
+    assert value == pytest.approx(expected_value, rel=1e-12)
+    assert value == pytest.approx(-log_post.value(mode + chol @ z), rel=1e-12)
+    step = 1e-6
+    numeric = [(target.neg_log_dens(z + step * e) - target.neg_log_dens(z - step * e))
+               / (2 * step) for e in np.eye(4)]
+    np.testing.assert_allclose(grad, numeric, rtol=1e-6)
+    assert target.n_gradients == 1
+
+    class Overflowing(LogPosterior):
+        def value_and_grad(self, theta):
+            value, eta, grad = super().value_and_grad(theta)
+            return (np.inf if theta[0] > 100 else value), eta, grad * np.nan
+
+    target = WhitenedTarget(Overflowing(X, y, PoissonFamily("log"), np.ones(50), prior, True),
+                            mode, chol)
+    far = np.linalg.solve(chol, np.array([1e3, 0.0, 0.0, 0.0]) - mode)
+    value, grad = target.neg_log_dens(far), target.grad_neg_log_dens(far)[0]
+    assert value == np.inf and np.all(grad == 0.0)
+
+
+def test_nuts_verbose_prints_the_warm_up_and_every_round(capsys):
+    X, y, prior = _correlated_logistic(n=200, d=3)
+    _run(X, y, LogisticFamily(), prior, True, n_draws=400, n_burnin=30, random_state=0)
+    assert capsys.readouterr().out == ""
+    result = _run(X, y, LogisticFamily(), prior, True, n_draws=400, n_burnin=30,
+                  random_state=0, verbose=1)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("[mcmc] warm-up done: 4 chains x 30 iterations, step sizes ")
+    assert lines[1].startswith("[mcmc] 50/1000 draws per chain: min bulk ESS ")
+    assert len(lines) >= 2 and all(" max R-hat " in line for line in lines[1:])
+    done = result.extra["n_steps"]
+    assert lines[-1].startswith(f"[mcmc] {done}/1000 draws per chain: min bulk ESS "
+                                f"{result.extra['effective_sample_size'].min():.0f}/400")
+
+
+@pytest.mark.parametrize("params,name", [({"sampler": "hmc"}, "sampler"),
+                                         ({"n_chains": 0}, "n_chains"),
+                                         ({"n_jobs": 1.5}, "n_jobs")])
+def test_estimator_validates_the_sampler_parameters(params, name):
+    from skcoreset import BayesianLogisticRegression
+
+    X, y, _ = _small_logistic()
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        BayesianLogisticRegression(method="mcmc", **params).fit(X, y)

@@ -18,7 +18,7 @@ from skcoreset.pipeline import make_pipeline
     BayesianOneVsRestClassifier(n_draws=200, random_state=0),
     BayesianOneVsRestClassifier(BayesianLogisticRegression(method="kl_proximal"), n_draws=200),
     BayesianOneVsRestClassifier(BayesianLogisticRegression(
-        method="mcmc", n_draws=200, n_burnin=20, thin=1, random_state=0), n_draws=200),
+        method="mcmc", n_draws=20, n_burnin=20, n_chains=2, random_state=0), n_draws=200),
 ])
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

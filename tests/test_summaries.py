@@ -9,8 +9,8 @@ from scipy import stats
 
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
                        BayesianPoissonRegression, GaussianPosterior, SamplePosterior)
-from skcoreset._inference.diagnostics import (autocorr_time, effective_sample_size,
-                                              split_r_hat)
+from skcoreset._inference.diagnostics import (autocorr_time, bulk_effective_sample_size,
+                                              effective_sample_size, rank_r_hat, split_r_hat)
 
 _MCMC = dict(method="mcmc", n_draws=1600, random_state=0)
 
@@ -42,6 +42,54 @@ def test_ar1_chain_ess_matches_theory(rho):
     np.testing.assert_allclose(effective_sample_size(chain), theory, rtol=0.12)
     np.testing.assert_allclose(autocorr_time(chain), (1 + rho) / (1 - rho), rtol=0.12)
     np.testing.assert_allclose(split_r_hat(chain), 1.0, atol=0.01)
+
+
+def _arviz_diagnostics(chain):
+    """ArviZ's bulk ESS and rank-normalized R-hat of each parameter of (n_steps, n_chains,
+    p) chains."""
+    az = pytest.importorskip("arviz")
+    draws = chain.transpose(1, 0, 2)  # ArviZ's (chain, draw) layout
+    return (np.array([az.ess(draws[..., j], method="bulk") for j in range(chain.shape[2])]),
+            np.array([az.rhat(draws[..., j], method="rank") for j in range(chain.shape[2])]))
+
+
+@pytest.mark.parametrize("case", ["iid", "ar1", "anticorrelated", "apart", "heavy tails",
+                                  "odd and short"])
+def test_bulk_ess_and_rank_r_hat_are_arviz(case):
+    """Vehtari et al. (2021) as ArviZ implements it, to rounding: rank normalization, the
+    split, Geyer's initial monotone sequence and its truncation rules."""
+    rng = np.random.default_rng(3)
+    chain = {
+        "iid": lambda: rng.normal(size=(1000, 4, 3)),
+        "ar1": lambda: _ar1_chains(0.9, 501, 4, 3, rng),
+        "anticorrelated": lambda: _ar1_chains(-0.5, 300, 4, 2, rng),
+        "apart": lambda: _ar1_chains(0.99, 200, 3, 2, rng) + np.arange(3)[None, :, None],
+        "heavy tails": lambda: rng.standard_t(1.5, size=(400, 4, 2)) ** 3,
+        "odd and short": lambda: _ar1_chains(0.3, 11, 2, 2, rng),
+    }[case]()
+    ess, r_hat = _arviz_diagnostics(chain)
+    np.testing.assert_allclose(bulk_effective_sample_size(chain), ess, rtol=1e-10)
+    np.testing.assert_allclose(rank_r_hat(chain), r_hat, rtol=1e-12)
+
+
+def test_bulk_ess_and_rank_r_hat_known_answers():
+    rng = np.random.default_rng(4)
+    # independent draws: about as many effective draws as draws; AR(1) chains
+    # n (1 - rho) / (1 + rho), like the autocorrelation-time estimate
+    np.testing.assert_allclose(bulk_effective_sample_size(rng.normal(size=(4000, 4, 2))),
+                               16_000, rtol=0.1)
+    chain = _ar1_chains(0.8, 5000, 4, 2, rng)
+    np.testing.assert_allclose(bulk_effective_sample_size(chain), 20_000 / 9, rtol=0.15)
+    # a monotone transformation changes neither (ranks), where the classic ones move
+    heavy = np.exp(3 * chain)
+    np.testing.assert_allclose(bulk_effective_sample_size(heavy),
+                               bulk_effective_sample_size(chain))
+    np.testing.assert_allclose(rank_r_hat(heavy), rank_r_hat(chain))
+    # chains that agree in location but not in scale: only the folded half of R-hat sees it
+    scales = rng.normal(size=(2000, 4, 1)) * np.array([1.0, 1.0, 3.0, 3.0])[None, :, None]
+    assert split_r_hat(scales)[0] < 1.01 < rank_r_hat(scales)[0]
+    assert np.isnan(rank_r_hat(np.ones((10, 2, 1)))[0])
+    assert np.isnan(bulk_effective_sample_size(np.ones((10, 2, 1)))[0])
 
 
 def test_r_hat_detects_chains_that_disagree_or_drift():
@@ -154,8 +202,37 @@ def test_summary_without_pandas_is_a_dict_of_arrays(monkeypatch):
 def test_mcmc_diagnostics_are_fitted_attributes_and_summary_columns(Estimator):
     pd = pytest.importorskip("pandas")
     X, y = _binary_data() if Estimator is BayesianLogisticRegression else _count_data()
-    est = Estimator(**_MCMC).fit(X, y)
+    est = Estimator(**_MCMC).fit(X, y)  # NUTS, the default sampler
     p = X.shape[1] + 1
+    # dual averaging aims the mean acceptance statistic at 0.8
+    assert 0.7 < est.acceptance_fraction_ < 0.95
+    for name in ("effective_sample_size_", "r_hat_"):
+        assert getattr(est, name).shape == (p,)
+    # the run lasts until the bulk ESS reaches n_draws with R-hat at most 1.01
+    draws = est.posterior_samples_.reshape(-1, 4, p)
+    np.testing.assert_allclose(est.effective_sample_size_, bulk_effective_sample_size(draws))
+    np.testing.assert_allclose(est.r_hat_, rank_r_hat(draws))
+    assert np.all(est.effective_sample_size_ >= 1600)
+    assert np.all(est.r_hat_ <= 1.01)
+    assert est.n_divergences_ == 0 and not hasattr(est, "autocorr_time_")
+    stats = est.sample_stats_
+    assert set(stats) == {"lp", "energy", "acceptance_rate", "n_steps", "tree_depth",
+                          "diverging", "step_size"}
+    assert all(value.shape == draws.shape[1::-1] for value in stats.values())
+    table = est.summary()
+    assert isinstance(table, pd.DataFrame)
+    assert list(table.columns) == ["mean", "sd", "lower", "upper", "ess", "r_hat",
+                                   "acceptance", "divergences", "tree_depth"]
+    np.testing.assert_allclose(table["ess"], est.effective_sample_size_)
+    np.testing.assert_allclose(table["r_hat"], est.r_hat_)
+    np.testing.assert_allclose(table["acceptance"], est.acceptance_fraction_)
+    np.testing.assert_allclose(table["divergences"], 0)
+    np.testing.assert_allclose(table["tree_depth"], stats["tree_depth"].mean())
+    np.testing.assert_allclose(table["lower"],
+                               np.quantile(est.posterior_samples_, 0.025, axis=0))
+
+    # the ensemble sampler: acceptance fraction, autocorrelation time, no NUTS statistics
+    est.set_params(sampler="ensemble").fit(X, y)
     assert 0.2 < est.acceptance_fraction_ < 0.8
     for name in ("autocorr_time_", "effective_sample_size_", "r_hat_"):
         assert getattr(est, name).shape == (p,)
@@ -163,20 +240,14 @@ def test_mcmc_diagnostics_are_fitted_attributes_and_summary_columns(Estimator):
     assert np.all(est.effective_sample_size_ <= 1600)
     assert np.all(est.effective_sample_size_ > 400)
     assert np.all(np.abs(est.r_hat_ - 1) < 0.05)
-    table = est.summary()
-    assert isinstance(table, pd.DataFrame)
-    assert list(table.columns) == ["mean", "sd", "lower", "upper", "ess", "r_hat",
-                                   "acceptance"]
-    np.testing.assert_allclose(table["ess"], est.effective_sample_size_)
-    np.testing.assert_allclose(table["r_hat"], est.r_hat_)
-    np.testing.assert_allclose(table["acceptance"], est.acceptance_fraction_)
-    np.testing.assert_allclose(table["lower"],
-                               np.quantile(est.posterior_samples_, 0.025, axis=0))
+    assert not hasattr(est, "sample_stats_") and not hasattr(est, "n_divergences_")
+    assert list(est.summary().columns) == ["mean", "sd", "lower", "upper", "ess", "r_hat",
+                                           "acceptance"]
 
     # refitting with another method removes the MCMC-only attributes and columns
     est.set_params(method="laplace").fit(X, y)
     for name in ("acceptance_fraction_", "autocorr_time_", "effective_sample_size_",
-                 "r_hat_", "posterior_samples_"):
+                 "r_hat_", "posterior_samples_", "n_divergences_", "sample_stats_"):
         assert not hasattr(est, name)
     assert list(est.summary().columns) == ["mean", "sd", "lower", "upper"]
 
@@ -244,8 +315,9 @@ def test_to_arviz_mcmc_chains_are_the_walkers():
     az = pytest.importorskip("arviz")
     pd = pytest.importorskip("pandas")
     X, y = _count_data()
-    reg = BayesianPoissonRegression(method="mcmc", n_draws=1000, n_walkers=16,
-                                    random_state=0).fit(pd.DataFrame(X, columns=["a", "b"]), y)
+    reg = BayesianPoissonRegression(method="mcmc", sampler="ensemble", n_draws=1000,
+                                    n_walkers=16, random_state=0)
+    reg.fit(pd.DataFrame(X, columns=["a", "b"]), y)
     data = reg.to_arviz()
     coef = data.posterior["coef"]
     # 1000 draws of 16 walkers: the latest 62 steps of each walker
@@ -262,12 +334,47 @@ def test_to_arviz_mcmc_chains_are_the_walkers():
 def test_to_arviz_fewer_mcmc_draws_than_walkers_is_one_chain():
     pytest.importorskip("arviz")
     X, y = _count_data()
-    reg = BayesianPoissonRegression(method="mcmc", n_draws=10, n_walkers=16, n_burnin=50,
-                                    thin=5, random_state=0)
+    reg = BayesianPoissonRegression(method="mcmc", sampler="ensemble", n_draws=10,
+                                    n_walkers=16, n_burnin=50, thin=5, random_state=0)
     with pytest.warns(UserWarning):  # a run this short is flagged
         reg.fit(X, y)
     data = reg.to_arviz()
     np.testing.assert_array_equal(data.posterior["coef"].values[0], reg.posterior_samples_[:, :2])
+
+
+def test_to_arviz_nuts_chains_and_sample_stats_agree_with_arviz_diagnostics():
+    """The NUTS chains are ArviZ's chains, the sample statistics its sample_stats group
+    (ArviZ's names), and ArviZ's own bulk ESS and rank-normalized R-hat of the exported
+    draws are the estimator's effective_sample_size_ and r_hat_."""
+    az = pytest.importorskip("arviz")
+    X, y = _binary_data()
+    clf = BayesianLogisticRegression(method="mcmc", n_draws=800, random_state=0).fit(X, y)
+    data = clf.to_arviz()
+    n_draws = clf.posterior_samples_.shape[0] // 4
+    assert data.posterior["coef"].shape == (4, n_draws, 2)
+    np.testing.assert_array_equal(
+        data.posterior["intercept"].values,
+        clf.posterior_samples_[:, -1].reshape(n_draws, 4).T)
+    for name in ("diverging", "tree_depth", "acceptance_rate", "n_steps", "energy", "lp",
+                 "step_size"):
+        np.testing.assert_array_equal(data.sample_stats[name].values,
+                                      clf.sample_stats_[name])
+    ess = np.append(az.ess(data, method="bulk")["coef"].values,
+                    az.ess(data, method="bulk")["intercept"].values)
+    r_hat = np.append(az.rhat(data, method="rank")["coef"].values,
+                      az.rhat(data, method="rank")["intercept"].values)
+    np.testing.assert_allclose(clf.effective_sample_size_, ess, rtol=1e-10)
+    np.testing.assert_allclose(clf.r_hat_, r_hat, rtol=1e-12)
+    # lp is the log posterior of the draw (up to one constant for the whole run)
+    from skcoreset._inference import LogPosterior, prior_precision
+
+    log_post = LogPosterior(X, np.where(y == "yes", 1.0, -1.0), clf.family_, np.ones(len(y)),
+                            prior_precision(2, prior_scale=1.0, intercept_prior_scale=10.0,
+                                            fit_intercept=True), True)
+    theta = clf.posterior_samples_.reshape(n_draws, 4, 3)[:5, 0]
+    exact = np.array([log_post.value(t) for t in theta])
+    np.testing.assert_allclose(clf.sample_stats_["lp"][0, :5] - exact,
+                               clf.sample_stats_["lp"][0, 0] - exact[0], atol=1e-8)
 
 
 def test_to_arviz_gaussian_posterior_is_one_chain_of_draws():

@@ -1,6 +1,8 @@
-"""MCMC: emcee's affine-invariant ensemble sampler on the weighted GLM posterior.
+"""MCMC on the weighted GLM posterior: the method's entry point and emcee's ensemble sampler.
 
-The log posterior is vectorised over walkers: for the ``(S, p)`` positions proposed in one
+:func:`mcmc` hands the run to the No-U-Turn sampler (:mod:`.nuts`, the default) or to
+emcee's affine-invariant ensemble sampler (:func:`ensemble`, below). The ensemble's log
+posterior is vectorised over walkers: for the ``(S, p)`` positions proposed in one
 emcee step the linear predictors of all points are ``X @ coef.T + intercept`` -- one BLAS
 product -- followed by one elementwise family call. The walkers start at draws from the
 Laplace approximation, and the run is checked with the mean acceptance fraction and the
@@ -12,15 +14,15 @@ import warnings
 
 import emcee
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._design import linear_predictor
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
 from ._common import InferenceResult, LogPosterior
-from .diagnostics import chain_diagnostics
+from .diagnostics import MCMCDiagnosticWarning, chain_diagnostics
 from .laplace import laplace
+from .nuts import DEFAULT_N_CHAINS, nuts
 
 # With the stretch scale of _stretch_scale the integrated autocorrelation time on a
 # p-dimensional Gaussian target is below 10 + 15 p steps (measured: 17, 27, 35, 64, 128 steps
@@ -36,14 +38,6 @@ _BURNIN_AUTOCORR_TIMES = 10
 # data) at about 5,000 steps instead of 46,500.
 MAX_DEFAULT_EVALUATIONS = 1_000_000
 _PREDICT_CHUNK_ELEMENTS = 2**20  # rows x draws per block in sample_predictive_moments
-
-
-class MCMCDiagnosticWarning(ConvergenceWarning):
-    """The MCMC run looks unreliable: odd acceptance fraction or a chain that is too short.
-
-    A subclass of :class:`sklearn.exceptions.ConvergenceWarning` (hence of ``UserWarning``),
-    so the usual scikit-learn warning filters apply.
-    """
 
 
 def log_probability(X, y, family, *, sample_weight, prior_prec, fit_intercept):
@@ -188,9 +182,43 @@ def _diagnose(acceptance, tau, n_steps):
     return ok
 
 
-def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000,
-         n_burnin=None, thin=None, n_walkers=None, random_state=None, tol=1e-10,
-         max_iter=100, verbose=0):
+SAMPLERS = ("nuts", "ensemble")
+
+
+def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nuts",
+         n_draws=4000, n_burnin=None, thin=None, n_walkers=None, n_chains=DEFAULT_N_CHAINS,
+         n_jobs=None, random_state=None, tol=1e-10, max_iter=100, verbose=0):
+    """Sample a weighted GLM posterior by MCMC.
+
+    ``sampler="nuts"`` (the default) runs :func:`~skcoreset._inference.nuts.nuts`, the
+    No-U-Turn sampler with the Laplace Hessian as its metric, until the bulk effective
+    sample size reaches ``n_draws``; ``"ensemble"`` runs :func:`ensemble`, emcee's
+    stretch-move ensemble, for a planned number of steps. NUTS uses the gradient of the log
+    posterior (one pass over the rows) and mixes in a few leapfrog steps per draw at any
+    dimension, where the ensemble's autocorrelation time grows with it (about ``10 + 15 p``
+    steps); ``n_walkers`` is read by the ensemble only, ``n_chains`` and ``n_jobs`` by NUTS
+    only. The other parameters are those of the two functions; the result records
+    ``extra["sampler"]``.
+    """
+    if sampler == "nuts":
+        result = nuts(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
+                      fit_intercept=fit_intercept, n_draws=n_draws, n_burnin=n_burnin,
+                      thin=thin, n_chains=n_chains, n_jobs=n_jobs, random_state=random_state,
+                      tol=tol, max_iter=max_iter, verbose=verbose)
+    elif sampler == "ensemble":
+        result = ensemble(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
+                          fit_intercept=fit_intercept, n_draws=n_draws, n_burnin=n_burnin,
+                          thin=thin, n_walkers=n_walkers, random_state=random_state, tol=tol,
+                          max_iter=max_iter, verbose=verbose)
+    else:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}.")
+    result.extra["sampler"] = sampler
+    return result
+
+
+def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000,
+             n_burnin=None, thin=None, n_walkers=None, random_state=None, tol=1e-10,
+             max_iter=100, verbose=0):
     """Sample a weighted GLM posterior with emcee's affine-invariant ensemble sampler.
 
     The target is ``sum_n w_n log p(y_n | a_n . theta) + log N(theta; 0, P^-1)``. The walkers
@@ -268,8 +296,7 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
     evaluates the family on an ``(n, n_walkers / 2)`` block, so the memory of a step is a
     few times that of ``X`` when ``n_walkers ~ 4 p``. The stretch move mixes more slowly as
     ``p`` grows (acceptance ~0.3 and ~300 steps per autocorrelation time at ``p = 20``);
-    beyond a few tens of parameters prefer the Laplace or variational methods, or run MCMC
-    on a coreset.
+    beyond a few parameters prefer the No-U-Turn sampler (:func:`mcmc`'s default).
     """
     n_params = len(prior_prec)
     n_walkers, draws_per_walker, thin, n_burnin = _chain_plan(
