@@ -17,6 +17,8 @@ reaches the number of draws asked for and every rank-normalized R-hat is at most
 looser limit below an ESS of 400, see :func:`r_hat_limit`), or the budget is spent.
 """
 
+import contextlib
+import logging
 import math
 import warnings
 from dataclasses import dataclass
@@ -100,6 +102,39 @@ class _System(mici.systems.EuclideanMetricSystem):
         return self
 
 
+class _InterruptLog(logging.Handler):
+    """Records the ``KeyboardInterrupt`` that mici's sampling loop catches and logs."""
+
+    def __init__(self):
+        super().__init__()
+        self.interrupt = None
+
+    def emit(self, record):
+        if record.exc_info and isinstance(record.exc_info[1], KeyboardInterrupt):
+            self.interrupt = record.exc_info[1]
+
+
+@contextlib.contextmanager
+def _interrupts_propagate():
+    """Let a ``KeyboardInterrupt`` inside mici's sampling end the fit.
+
+    mici catches an interrupt, logs it with its traceback and returns the chain so far, which
+    suits an interactive session; a fit must instead stop and leave the estimator as it was.
+    The interrupt is taken from mici's log (silencing the traceback) and raised again.
+    """
+    logger = logging.getLogger("mici.samplers")
+    handler, propagate = _InterruptLog(), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+    if handler.interrupt is not None:
+        raise handler.interrupt
+
+
 @dataclass
 class _Chain:
     """What a chain carries from one round to the next."""
@@ -136,9 +171,10 @@ def _advance(target, chain, n_warmup, n_draws, thin, max_tree_depth=MAX_TREE_DEP
     adapters = ([mici.adapters.DualAveragingStepSizeAdapter(TARGET_ACCEPTANCE)]
                 if n_warmup > 0 else None)
     before = target.n_gradients
-    out = sampler.sample_chains(n_warmup, n_draws * thin, [chain.position],
-                                adapters=adapters, trace_funcs=[trace],
-                                display_progress=False)
+    with _interrupts_propagate():
+        out = sampler.sample_chains(n_warmup, n_draws * thin, [chain.position],
+                                    adapters=adapters, trace_funcs=[trace],
+                                    display_progress=False)
     kept = slice(thin - 1, None, thin)
     every = {"diverging": out.statistics["diverging"][0],
              # Stan's (and ArviZ's) depth: the number of doublings, 2**depth - 1 steps at
