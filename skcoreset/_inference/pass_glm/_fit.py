@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from ..._backend import is_dask_collection
-from ._dask import _dask_pilot, pass_glm_statistics_dask
+from ..._backend import DaskRows, is_dask_collection
+from ._dask import chunked_pilot, chunked_statistics
 from ._pilot import PILOT_ROWS, PILOT_TOL, start_statistics, surrogate_options
 from ._posterior import pass_glm_posterior
 from ._statistics import MAX_MONOMIALS
@@ -14,16 +14,18 @@ def pass_glm(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2
              max_monomials=MAX_MONOMIALS, pilot_rows=PILOT_ROWS):
     """PASS-GLM posterior of a weighted GLM: one pass for the statistics, then the posterior.
 
-    Same calling convention as :func:`~skcoreset._inference.laplace.laplace`. When ``X`` is
-    a dask array the statistics are computed chunk-wise where the data live
-    (:func:`pass_glm_statistics_dask`), otherwise in memory (:func:`pass_glm_statistics`).
+    Same calling convention as :func:`~skcoreset._inference.laplace.laplace`. For rows on a
+    cluster (dask arrays) the statistics are computed chunk-wise where the data live
+    (:func:`chunked_statistics`), otherwise in memory (:func:`pass_glm_statistics`).
     A Laplace fit on a pilot subsample of at most ``pilot_rows`` rows (:func:`pilot_fit`;
     the first chunk of a dask array) chooses the polynomial for ``radius="auto"`` and
     measures the approximation's error (:func:`mean_error_estimate`) in either case.
 
     Parameters
     ----------
-    X : ndarray or dask.array.Array of shape (n, d)
+    X : ndarray or dask.array.Array of shape (n, d), or DaskRows
+        The rows; a :class:`~skcoreset._backend.DaskRows` storage holds rows on a cluster
+        with their encoded targets and weights (``y`` and ``sample_weight`` are then None).
     y : ndarray or dask.array.Array of shape (n,)
         Labels in ``{-1, +1}`` (logistic) or counts (Poisson).
     family : Family
@@ -55,16 +57,18 @@ def pass_glm(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2
         :class:`PassGLMStatistics`, from which ``partial_fit`` can continue, and
         ``extra["pilot"]`` the :class:`Pilot`.
     """
+    if is_dask_collection(X):
+        X = DaskRows.from_arrays(X, y, sample_weight)
     if (sample_weight is not None and not is_dask_collection(sample_weight)
             and np.all(np.asarray(sample_weight) == 1.0)):
         sample_weight = None  # unit weights (the estimators' default): no weight passes
     pilot_options = dict(prior_prec=prior_prec, fit_intercept=fit_intercept,
                          max_rows=pilot_rows, tol=PILOT_TOL, max_iter=max_iter)
-    if is_dask_collection(X):
-        pilot = _dask_pilot(X, y, family, sample_weight, **pilot_options)
-        stats = pass_glm_statistics_dask(
-            X, y, family, sample_weight=sample_weight, fit_intercept=fit_intercept,
-            max_monomials=max_monomials, **surrogate_options(family, degree, radius, pilot))
+    if isinstance(X, DaskRows):
+        pilot = chunked_pilot(X, family, **pilot_options)
+        stats = chunked_statistics(
+            X, family, fit_intercept=fit_intercept, max_monomials=max_monomials,
+            **surrogate_options(family, degree, radius, pilot))
     else:
         stats, pilot = start_statistics(X, y, family, sample_weight=sample_weight,
                                         degree=degree, radius=radius,
