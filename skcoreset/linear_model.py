@@ -28,7 +28,8 @@ from ._inference._common import prior_precision
 from ._inference.mcmc import sample_predictive_moments
 from ._backend import DaskRows, is_dask_collection
 from ._dask_predict import accuracy, predict_lazily, r2, sample_y_lazily
-from ._inference.pass_glm import check_pass_degree, pass_glm, pass_glm_posterior, start_statistics
+from ._inference.pass_glm import (PilotSample, check_pass_degree, pass_glm,
+                                  posterior_from_sample, start_statistics)
 from ._sklearn_compat import Interval, StrOptions, _fit_context
 from ._validation import check_exposure, check_sample_weight
 from .coreset._subset import _carries_weights, reject_weighted_subset, unpack_weighted_subset
@@ -233,14 +234,17 @@ class _BaseBayesianGLM(BaseEstimator):
         for name in ("log_evidence", "elbo"):  # of the counts, not of the weighted rates
             if getattr(result, name) is not None:
                 setattr(result, name, getattr(result, name) + log_constant)
-        self._start_stream(result.extra.get("statistics"), result.extra.get("pilot"))
+        self._start_stream(result.extra)
         return self._store(result)
 
-    def _start_stream(self, statistics, pilot):
-        """Keep PASS-GLM's statistics and pilot, from which ``partial_fit`` continues."""
-        self._pass_statistics = statistics
-        self._pass_pilot = pilot
-        self._pass_settings = None if statistics is None else self._stream_settings()
+    def _start_stream(self, extra):
+        """Keep PASS-GLM's statistics, pilot sample and pilot fit (in a result's ``extra``),
+        from which ``partial_fit`` continues."""
+        self._pass_statistics = extra.get("statistics")
+        self._pass_sample = extra.get("pilot_sample")
+        self._pass_pilot = extra.get("pilot")
+        self._pass_settings = (None if self._pass_statistics is None
+                               else self._stream_settings())
 
     def _stream_settings(self):
         return (self.pass_degree, self.pass_radius, self.fit_intercept)
@@ -290,14 +294,17 @@ class _BaseBayesianGLM(BaseEstimator):
                           fit_intercept=self.fit_intercept, tol=self.tol,
                           max_iter=self.max_iter, verbose=self.verbose,
                           **self._method_options(spec))
-        self._start_stream(result.extra.get("statistics"), result.extra.get("pilot"))
+        self._start_stream(result.extra)
         return self._store(result)
 
     def _partial_fit(self, X, y, sample_weight, classes=None):
-        """Add a chunk to PASS-GLM's statistics and refresh the posterior from them.
+        """Add a chunk to PASS-GLM's statistics and pilot sample and refresh the posterior.
 
-        The first chunk starts the stream: its pilot fit chooses the polynomial for
-        ``pass_radius="auto"`` and later chunks are summarised with the same one.
+        The statistics do not depend on the polynomial, so for ``pass_radius="auto"`` it is
+        chosen again after every chunk, from the pilot rows of the sample of all rows so
+        far (the rows a ``fit`` on all of them would take, its pilot fit started at the
+        previous one): the stream ends with the polynomial of all its rows, without
+        another pass.
         """
         first_call = getattr(self, "_pass_statistics", None) is None
         if first_call and hasattr(self, "posterior_"):
@@ -322,15 +329,19 @@ class _BaseBayesianGLM(BaseEstimator):
         if first_call:
             options = self._method_options(self._method())
             self.family_ = self._family()
-            stats, pilot = start_statistics(
-                X, y_encoded, self.family_, sample_weight=sample_weight, prior_prec=prior,
-                fit_intercept=self.fit_intercept, degree=options["degree"],
-                radius=options["radius"], max_iter=self.max_iter)
-            self._start_stream(stats, pilot)
+            stats = start_statistics(self.family_, X.shape[1], degree=options["degree"],
+                                     radius=options["radius"],
+                                     fit_intercept=self.fit_intercept)
+            self._start_stream({"statistics": stats,
+                                "pilot_sample": PilotSample.empty(stats.model, X.shape[1])})
+        offset = self._pass_statistics.n_samples  # the number of the chunk's first row
         self._pass_statistics.add(X, y_encoded, sample_weight)
-        result = pass_glm_posterior(self._pass_statistics, prior, tol=self.tol,
-                                    max_iter=self.max_iter, verbose=self.verbose,
-                                    pilot=self._pass_pilot)
+        sample = self._pass_sample.add(X, y_encoded, sample_weight, offset=offset)
+        result = posterior_from_sample(
+            self._pass_statistics, sample, self.family_, radius=self.pass_radius,
+            prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
+            pilot_theta=None if self._pass_pilot is None else self._pass_pilot.theta)
+        self._start_stream(result.extra)
         return self._store(result)
 
     def _check_predict_input(self, X):
@@ -579,17 +590,21 @@ _PASS_GLM_PARAMS_DOC = """
 
     pass_radius : float or "auto", default="auto"
         Which polynomial PASS-GLM uses (``method="pass_glm"`` only). ``"auto"``: a Laplace
-        fit on a pilot subsample (at most 10,000 rows, every k-th row, per class for the
-        logistic model; the first chunk of a dask array or of a ``partial_fit`` stream) gives
-        representative linear predictors ``s = x . theta``, and the derivative of the
-        polynomial is the least-squares fit of the exact one (sigmoid or ``exp``) at them,
-        so the approximation is accurate where the data are, including far from 0 (rare
-        positives, large counts). A number ``R``: the Chebyshev approximation on ``[-R, R]``
-        of Huggins et al. (2017) (their PASS-LR2 uses ``R = 4``), accurate only when most
-        ``s`` lie in that interval. Either way the pilot rows measure the resulting error of
-        the posterior mean, and a ``PassGLMAccuracyWarning`` (a ``UserWarning``) is issued
-        when it exceeds one posterior standard deviation: the approximation error does not
-        shrink with the number of rows, while the posterior does.
+        fit on pilot rows (at most 10,000 rows drawn uniformly from all rows, per class for
+        the logistic model, the rarer class up to half; the same rows in memory, on a dask
+        array and in a ``partial_fit`` stream) gives representative linear predictors
+        ``s = x . theta``, and the derivative of the polynomial is the least-squares fit of
+        the exact one (sigmoid or ``exp``) at them, so the approximation is accurate where
+        the data are, including far from 0 (rare positives, large counts). The statistics do
+        not depend on the polynomial, so a stream's is chosen again after every
+        ``partial_fit`` from all its rows so far. A number ``R``: the Chebyshev approximation
+        on ``[-R, R]`` of Huggins et al. (2017) (their PASS-LR2 uses ``R = 4``), accurate
+        only when most ``s`` lie in that interval. Either way held-out rows (drawn with the
+        pilot rows) measure the resulting error of the posterior mean, and a
+        ``PassGLMAccuracyWarning`` (a ``UserWarning``) is issued when it exceeds one
+        posterior standard deviation or the estimate's standard error cannot rule that out:
+        the approximation error does not shrink with the number of rows, while the
+        posterior does.
 """
 
 _VERBOSE_DOC = """

@@ -180,6 +180,11 @@ def _rows_only(function, *args_and_rows):
     return function(*args_and_rows[:-2])
 
 
+def _rows_and_offset(function, *args_and_rows):
+    # drops the chunk's number
+    return function(*args_and_rows[:-1])
+
+
 def _sum_all(key, *items):
     # reduce, not sum: the parts may be any objects that add up (e.g. statistics)
     return tuple(reduce(operator.add, parts) for parts in zip(*items))
@@ -501,7 +506,7 @@ class DaskRows:
                  else [(v,) for v in row_values.rechunk((tuple(self.sizes),))
                        .to_delayed().ravel()])
         # named after the function, not the wrappers, for dashboards and task streams
-        name = (args[0] if function is _rows_only else function).__name__
+        name = (args[0] if function in (_rows_only, _rows_and_offset) else function).__name__
         tasks = []
         for b, (X, y, w, offset, more) in enumerate(zip(
                 self._X.to_delayed(optimize_graph=False).ravel(), y_blocks, w_blocks,
@@ -547,6 +552,11 @@ class DaskRows:
     def sum(self, function, *args):
         """``function(*args, X, y, w)`` of every chunk, summed (a tuple of sums)."""
         return self._reduce(self.chunk_tasks(_rows_only, function, *args), _sum_all)
+
+    def sum_with_offsets(self, function, *args):
+        """``function(*args, X, y, w, offset)`` of every chunk (``offset``: the number of its
+        first row), added up by a tree of tasks (a tuple of sums, of anything with ``+``)."""
+        return self._reduce(self.chunk_tasks(_rows_and_offset, function, *args), _sum_all)
 
     def map_rows(self, function, *args):
         """``function(*args, X, y, w)``: one value per row, as a lazy dask array (computed
