@@ -125,15 +125,30 @@ def test_count_models_on_a_cluster_equal_in_memory(client):
     _assert_same_posterior(auto, ref)
 
 
-def test_only_sums_reach_the_client(client):
+def test_only_sums_reach_the_client_and_data_travel_once(client):
+    """Only O(p^2) numbers per pass reach the client. A dask array wrapping an in-memory
+    array (and in-memory y or weights given with a dask X) would travel in the graph of
+    every pass, each time with dask's large-graph warning: such data are scattered to the
+    workers once instead."""
+    import warnings
+
+    import dask
+
     X, y = _rare_features(20_000, seed=3)
-    Xd, yd = _chunked(X, y, chunks=2500)
+    Xd, yd = _chunked(X, y, chunks=2500)  # 1.4 MB of X in its graph
+    w = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
     clf = BayesianLogisticRegression()
-    fitted, sent = _bytes_to_client(client, lambda: clf.fit(Xd, yd))
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": "200kB"}):
+        with pytest.warns(UserWarning, match="Sending large graph"):
+            Xd.sum().compute()  # what dask says of every graph that carries the data
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message=".*Sending large graph")
+            fitted, sent = _bytes_to_client(client, lambda: clf.fit(Xd, yd, sample_weight=w))
+            assert 0.5 < fitted.score(Xd, y, sample_weight=w) <= 1.0
     p = X.shape[1] + 1
     # a few dozen passes of O(p^2) numbers, never O(N d)
     assert sent < 60 * 8 * p * p * 2 + 50_000 and sent < X.nbytes / 20
-    _assert_same_posterior(fitted, clone(clf).fit(X, y))
+    _assert_same_posterior(fitted, clone(clf).fit(X, y, sample_weight=w))
 
 
 def test_predictions_are_lazy_dask_arrays(client):
