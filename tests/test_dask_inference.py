@@ -229,6 +229,8 @@ def test_dask_errors_are_clear(client):
         BayesianLogisticRegression().fit(Xd, da.from_array(np.full(len(y), "no"), chunks=300))
     with pytest.raises(ValueError, match="shape"):
         BayesianLogisticRegression().fit(Xd, y[:-1])
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        BayesianLogisticRegression().fit(Xd[Xd[:, 0] > -np.inf], y)  # rows of unknown number
     clf = BayesianLogisticRegression().fit(X, y)
     with pytest.raises(ValueError, match="X has 2 features"):
         clf.predict_proba(Xd[:, :2])

@@ -419,6 +419,11 @@ class DaskRows:
         X = da.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"Expected a 2-D dask array, got {X.ndim} dimension(s).")
+        if np.isnan(X.shape[0]) or np.isnan(X.shape[1]):
+            raise ValueError(
+                "X has chunks of unknown size (e.g. from a dask DataFrame's to_dask_array()): "
+                "compute them first with X.compute_chunk_sizes(), or use "
+                "to_dask_array(lengths=True).")
         if X.shape[0] < 1 or X.shape[1] < 1:
             raise ValueError(f"Found array with shape {X.shape}; a coreset needs at least "
                              "one row and one feature.")

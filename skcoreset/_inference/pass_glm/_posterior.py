@@ -255,7 +255,7 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
                 f"held-out of {stats.n_samples} rows. With this many rows the posterior can "
                 "be narrower than the approximation error. Use method='laplace' for this "
                 "data set, a higher pass_degree (few features), or pass_radius='auto' if a "
-                "numeric radius was set.", PassGLMAccuracyWarning, stacklevel=3)
+                "numeric radius was set.", PassGLMAccuracyWarning, stacklevel=4)
     if stats.radius is not None and rms > stats.radius:
         warnings.warn(
             f"The linear predictors have root mean square {rms:.3g} at the PASS-GLM "
