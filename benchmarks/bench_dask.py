@@ -17,6 +17,12 @@ positives, in chunks of 250,000 rows (40 MB). Then, on the cluster:
   the persisted rows);
 * the graph-size warnings dask raised during the fits (``Sending large graph``).
 
+``--pass-glm`` instead measures PASS-GLM's pilot rows (``pass_radius="auto"``): on
+``make_logistic_regression`` data (d = 10) it compares, in Laplace posterior sds, the fit of
+N = 4e5 rows in 8 dask chunks on the cluster with the in-memory fit, ten ``partial_fit``
+blocks of 2,000 rows with ``fit`` on the 20,000, and the accuracy estimate (with its bound,
+two standard errors above) with the actual error at N = 2e4, 1e5 and 4e5.
+
 The rows are then gathered and fitted in this process with one BLAS thread (the baseline:
 what a user with the memory for them would run), in turn with the cluster fits
 (``--repeats`` times each, best time), and each dask fit is compared with it: wall time
@@ -155,11 +161,68 @@ def fit_on_cluster(client, X, y, method, n):
                 client=here.peak - here.start, worker=worker_peak, graphs=graphs)
 
 
+def _sd(a, b, sd):
+    return float(np.max(np.abs(a.posterior_.mean - b.posterior_.mean) / sd))
+
+
+def pass_glm_pilot(client, seeds=(0, 1, 2)):
+    """PASS-GLM with pass_radius="auto": dask vs memory, stream vs fit, estimate vs error."""
+    import dask.array as da
+    from threadpoolctl import threadpool_limits
+
+    from skcoreset import BayesianLogisticRegression
+    from skcoreset._inference.pass_glm import PILOT_ROWS, mean_error_estimate
+    from skcoreset.datasets import make_logistic_regression
+
+    pg = dict(method="pass_glm")
+    print("PASS-GLM, pass_radius='auto', make_logistic_regression(d = 10); in Laplace sds")
+    print(f"{'seed':>4} {'dask vs memory (4e5, 8 chunks)':>31} {'memory vs Laplace':>17} "
+          f"{'stream vs fit (10 x 2,000)':>26}")
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in seeds:
+            X, y = make_logistic_regression(400_000, n_features=10, random_state=seed)
+            sd = BayesianLogisticRegression().fit(X, y).posterior_.std
+            laplace = BayesianLogisticRegression().fit(X, y)
+            memory = BayesianLogisticRegression(**pg).fit(X, y)
+            Xd, yd = client.persist([da.from_array(X, chunks=(50_000, 10)),
+                                     da.from_array(y, chunks=50_000)])
+            on_cluster = BayesianLogisticRegression(**pg).fit(Xd, yd)
+            stream = BayesianLogisticRegression(**pg)
+            for rows in np.array_split(np.arange(20_000), 10):
+                stream.partial_fit(X[rows], y[rows], classes=[0, 1])
+            fit = BayesianLogisticRegression(**pg).fit(X[:20_000], y[:20_000])
+            small_sd = BayesianLogisticRegression().fit(X[:20_000], y[:20_000]).posterior_.std
+            print(f"{seed:4d} {_sd(on_cluster, memory, sd):31.2e} "
+                  f"{_sd(memory, laplace, sd):17.3f} {_sd(stream, fit, small_sd):26.2e}",
+                  flush=True)
+        print()
+        print(f"{'N':>8} {'seed':>4} {'actual error':>12} {'estimate':>8} {'bound':>6} "
+              f"{'warns':>5}")
+        for n in (20_000, 100_000, 400_000):
+            for seed in seeds:
+                X, y = make_logistic_regression(n, n_features=10, random_state=seed)
+                laplace = BayesianLogisticRegression().fit(X, y)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    est = BayesianLogisticRegression(**pg).fit(X, y)
+                warned = any("PASS-GLM posterior mean" in str(w.message) for w in caught)
+                actual = _sd(est, laplace, laplace.posterior_.std)
+                # what the warning reports: the largest estimate, and it plus two se
+                held_out = est._pass_sample.split(PILOT_ROWS, True)[1]
+                offset, se = mean_error_estimate(est._pass_statistics, est.posterior_.mean,
+                                                 est._prior(10), held_out, return_se=True)
+                print(f"{n:8d} {seed:4d} {actual:12.2f} {np.max(np.abs(offset)):8.2f} "
+                      f"{np.max(np.abs(offset) + 2 * se):6.2f} {str(warned):>5}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 1e6")
     parser.add_argument("--n", type=int, default=None, help="rows (default 1e7)")
     parser.add_argument("--memory-limit", default="4GiB", help="per worker")
+    parser.add_argument("--pass-glm", action="store_true",
+                        help="only PASS-GLM's pilot rows: dask vs memory, stream vs fit")
     parser.add_argument("--repeats", type=int, default=2,
                         help="in-memory and cluster fits timed in turn, best of")
     args = parser.parse_args()
@@ -174,6 +237,11 @@ def main():
                            memory_limit=args.memory_limit, host="127.0.0.1",
                            dashboard_address=None)
     client = Client(cluster)
+    if args.pass_glm:
+        pass_glm_pilot(client)
+        client.close()
+        cluster.close()
+        return
     X, y = make_rows(n)
     X, y = client.persist([X, y])
     client.wait_for_workers(2)

@@ -1,4 +1,5 @@
-"""Predictions and scores of the fitted estimators on dask arrays.
+"""Per-row work of the estimators on dask arrays: predictions, scores, and counts observed
+over an exposure.
 
 Predictions are lazy dask arrays, computed block by block where the rows live (as dask-ml's
 ``ParallelPostFit`` does): the fitted estimator enters the graph once and each row block of
@@ -11,6 +12,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._backend import block_rng, map_row_blocks
+from ._validation import check_exposure
 
 
 def _check_X(estimator, X):
@@ -108,3 +110,27 @@ def r2(estimator, X, y, sample_weight=None, rows=()):
 
 def _target_terms(X, y, sample_weight, block):
     return np.column_stack([sample_weight * y, sample_weight])
+
+
+def _exposure_block(family, X, y, sample_weight, exposure, block):
+    rates, weights, constant = family.exposure_as_weight(
+        y.astype(float), sample_weight, check_exposure(exposure, len(y)))
+    # the block's log-likelihood constant in its first row: the column sums to the total
+    constants = np.zeros(len(y))
+    constants[:1] = constant
+    return np.column_stack([rates, weights, constants])
+
+
+def exposure_as_weight_lazily(family, X, y, sample_weight, exposure):
+    """:meth:`PoissonFamily.exposure_as_weight
+    <skcoreset.families.PoissonFamily.exposure_as_weight>` of the rows of a dask X: the rates
+    and weights as dask arrays held on the cluster, and the log-likelihood constant (a pass
+    over y, the weights and the exposure). An invalid exposure raises in the task that reads
+    it, with the message of in-memory input."""
+    import dask
+
+    out = map_row_blocks(partial(_exposure_block, family), X, ("y", y),
+                         ("sample_weight", 1.0 if sample_weight is None else sample_weight),
+                         ("exposure", exposure), columns=3)
+    rates, weights, constants = dask.persist(out[:, 0], out[:, 1], out[:, 2])
+    return rates, weights, float(constants.sum().compute())

@@ -27,7 +27,8 @@ from ._inference import kl_proximal, laplace, mcmc
 from ._inference._common import prior_precision
 from ._inference.mcmc import sample_predictive_moments
 from ._backend import DaskRows, is_dask_collection
-from ._dask_predict import accuracy, predict_lazily, r2, sample_y_lazily
+from ._dask_predict import (accuracy, exposure_as_weight_lazily, predict_lazily, r2,
+                            sample_y_lazily)
 from ._inference.pass_glm import (PilotSample, check_pass_degree, pass_glm,
                                   posterior_from_sample, start_statistics)
 from ._sklearn_compat import Interval, StrOptions, _fit_context
@@ -83,18 +84,14 @@ def _uses_pass_glm(estimator):
 
 
 def _check_exposure_input(X):
-    """``exposure`` has one entry per row of plain in-memory data: refuse a coreset's
-    weighted subset (its rows are not the rows the exposure was given for) and dask arrays."""
+    """``exposure`` has one entry per row of the data: refuse a coreset's weighted subset
+    (its rows are not the rows the exposure was given for)."""
     if _carries_weights(X):
         raise ValueError(
             "exposure cannot be combined with a coreset's weighted subset: the coreset was "
             "built on the likelihood of y without the exposure. Fit the pipeline on rates "
             "instead, which gives the same posterior: fit(X, y / exposure, "
             "<coreset step>__sample_weight=exposure).")
-    if is_dask_collection(X):
-        raise ValueError(
-            "exposure is not supported with dask arrays; pass the rates y / exposure with "
-            "sample_weight=exposure instead (the same posterior).")
 
 
 class _BaseBayesianGLM(BaseEstimator):
@@ -212,7 +209,7 @@ class _BaseBayesianGLM(BaseEstimator):
             _check_exposure_input(X)
         X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
         if is_dask_collection(X):
-            return self._fit_dask(X, y, sample_weight)
+            return self._fit_dask(X, y, sample_weight, exposure)
         # PASS-GLM finds non-finite entries of X in its one pass over the data (from the
         # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
         finds_non_finite = _METHODS[self.method].finds_non_finite
@@ -249,14 +246,15 @@ class _BaseBayesianGLM(BaseEstimator):
     def _stream_settings(self):
         return (self.pass_degree, self.pass_radius, self.fit_intercept)
 
-    def _fit_dask(self, X, y, sample_weight):
+    def _fit_dask(self, X, y, sample_weight, exposure=None):
         """Fit rows held in dask arrays where their chunks live: every pass over the rows is
         a task per chunk and a tree of tasks summing the results, and only sums over rows
         (and, for PASS-GLM, its pilot rows) reach this process.
 
         y and the weights are validated from a one-pass summary (a witness of y's values
         and the extreme weights, :class:`~skcoreset._backend.DaskRows`), with the checks and
-        messages of in-memory input; non-finite X raises in the first task that reads it.
+        messages of in-memory input; non-finite X (or an invalid exposure) raises in the
+        first task that reads it.
         """
         spec = _METHODS[self.method]
         if not spec.chunked:
@@ -272,6 +270,10 @@ class _BaseBayesianGLM(BaseEstimator):
         if X.shape[0] < 1 or X.shape[1] < 1:
             raise ValueError(f"Found array with shape {X.shape}; at least one row and one "
                              "feature are required.")
+        log_constant = 0.0
+        if exposure is not None:
+            y, sample_weight, log_constant = exposure_as_weight_lazily(
+                self._family(), X, y, sample_weight, exposure)
         rows = DaskRows.from_arrays(X, y, sample_weight)
         summary = rows.summary
         check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
@@ -294,6 +296,9 @@ class _BaseBayesianGLM(BaseEstimator):
                           fit_intercept=self.fit_intercept, tol=self.tol,
                           max_iter=self.max_iter, verbose=self.verbose,
                           **self._method_options(spec))
+        for name in ("log_evidence", "elbo"):  # of the counts, not of the weighted rates
+            if getattr(result, name) is not None:
+                setattr(result, name, getattr(result, name) + log_constant)
         self._start_stream(result.extra)
         return self._store(result)
 
@@ -1089,8 +1094,9 @@ class BayesianPoissonRegression(_BaseCountRegression):
             (:meth:`PoissonFamily.exposure_as_weight
             <skcoreset.families.PoissonFamily.exposure_as_weight>`); ``log_evidence_`` and
             ``elbo_`` are those of the counts. ``coef_`` and :meth:`predict` then describe
-            the rate per unit of exposure. Not supported with dask arrays or after a coreset
-            step (fit the rates with the exposure as ``sample_weight`` there). Routed like
+            the rate per unit of exposure. Not supported after a coreset step (fit the rates
+            with the exposure as ``sample_weight`` there). May be a dask array with a dask
+            ``X``. Routed like
             ``sample_weight`` with metadata routing (``set_fit_request(exposure=True)``).
 
         Returns

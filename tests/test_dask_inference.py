@@ -116,8 +116,15 @@ def test_thinned_rows_stay_on_the_cluster_unless_a_chunk_holds_them(client):
 def test_count_models_on_a_cluster_equal_in_memory(client):
     X, y = _lognormal_counts(3000)
     Xd, yd = _chunked(X, y, chunks=500)
-    _assert_same_posterior(BayesianPoissonRegression(link="softplus").fit(Xd, yd),
-                           BayesianPoissonRegression(link="softplus").fit(X, y))
+    # counts over exposures: the rates weighted by the exposure, and the counts' evidence
+    exposure = np.random.default_rng(4).uniform(0.5, 3.0, len(y))
+    ed = da.from_array(exposure, chunks=430)
+    lazy = BayesianPoissonRegression(link="softplus").fit(Xd, yd, exposure=ed)
+    ref = BayesianPoissonRegression(link="softplus").fit(X, y, exposure=exposure)
+    _assert_same_posterior(lazy, ref)
+    assert lazy.log_evidence_ == pytest.approx(ref.log_evidence_, rel=1e-10)
+    with pytest.raises(ValueError, match="exposure contains values <= 0"):
+        BayesianPoissonRegression().fit(Xd, yd, exposure=np.where(exposure > 2.9, 0.0, 1.0))
     # alpha="auto" from up to 10,000 rows drawn from all chunks (here: all of them)
     auto = BayesianNegativeBinomialRegression().fit(Xd, yd)
     ref = BayesianNegativeBinomialRegression().fit(X, y)
