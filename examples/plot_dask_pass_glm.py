@@ -6,8 +6,8 @@ PASS-GLM's sufficient statistics are sums over rows, so they are computed where 
 live: given dask arrays,
 :meth:`BayesianLogisticRegression.fit <skcoreset.BayesianLogisticRegression.fit>` with
 ``method="pass_glm"`` maps every chunk to its statistics on the workers and adds them up
-in a tree; only a few small arrays (and a sample of pilot rows) travel to the client, and
-the posterior follows in closed form.
+in a tree; only a few small arrays (and a sample of pilot rows) travel to the client,
+and the posterior follows in closed form.
 
 Here a :class:`distributed.LocalCluster` of two worker processes stands in for a real
 cluster, and the data (500,000 rows, 8 features) are generated lazily *on the workers*,
