@@ -18,6 +18,11 @@ rows and their weights. Draws are exact:
 Draws do not depend on the scheduler: tasks draw from seeds fixed by their place in the tree
 and a root seed, which the storage draws once from each ``rng`` it is handed. Non-finite X
 raises inside the first task that reads it.
+
+In-memory data given with dask input (an in-memory ``y`` with a dask ``X``, or a dask array
+wrapping an ndarray) are scattered to the workers once (:func:`on_cluster`), not carried in
+the graph of every pass. Per-row results that stay per row (predictions) are lazy dask
+arrays (:func:`map_row_blocks`).
 """
 
 import operator
@@ -393,9 +398,10 @@ class DaskRows:
     Built by :meth:`from_arrays`, which checks shapes and summarises y and the weights in
     one pass (:class:`Summary`); :meth:`encoded` then fixes the target encoding applied in
     every task. Offers the operations of :class:`InMemoryRows` (sums over rows, per-row
-    values as a lazy dask array, uniform and importance draws), :meth:`first_chunk` for
-    estimates from pilot rows and, for merge-reduce, :meth:`chunk_tasks`, :meth:`task`,
-    :meth:`shared` and :meth:`gather`.
+    values as a lazy dask array, uniform and importance draws, :meth:`scaled` weights),
+    :meth:`sum_with_offsets` for sums that need the rows' numbers, :meth:`every` for a
+    thinned copy of the rows, :meth:`first_chunk` for estimates from pilot rows and, for
+    merge-reduce, :meth:`chunk_tasks`, :meth:`task`, :meth:`shared` and :meth:`gather`.
     """
 
     chunked = True
