@@ -520,6 +520,10 @@ _METHOD_DOC = """
           sampler (vectorised over walkers), walkers started from the Laplace approximation;
           ``posterior_samples_`` holds the draws and predictions average over them. Practical
           for up to a few tens of parameters, e.g. on a coreset.{pass_glm}
+
+        Every method but ``"mcmc"`` also fits dask arrays where their chunks live: each
+        Newton or proximal step (PASS-GLM: its one pass) is a map-reduce over the chunks,
+        and the posterior is that of the same rows in memory.
 """
 
 _PASS_GLM_METHOD_DOC = """
