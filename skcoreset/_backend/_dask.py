@@ -467,15 +467,19 @@ class DaskRows:
 
     def every(self, stride, *, gather_rows=0):
         """Rows ``0, stride, 2 stride, ...`` of all chunks (global row numbers) with their
-        weights: held on the cluster (persisted: a pass over them reads no other row), or
-        gathered into this process as :class:`InMemoryRows` when there are at most
-        ``gather_rows`` of them."""
+        weights: held on the cluster (persisted: a pass over them reads no other row; in
+        chunks as large as this storage's, so that a pass has fewer tasks), or gathered into
+        this process as :class:`InMemoryRows` when there are at most ``gather_rows`` of
+        them."""
         import dask
 
         w = None if self._w is None else self._w[::stride]
         X, y = self._X[::stride], self._y[::stride]
         if X.shape[0] <= gather_rows:
             return InMemoryRows(*_chunk_arrays(self.encode, *dask.compute(X, y, w)))
+        X = X.rechunk({0: max(self.sizes)})
+        y = y.rechunk((X.chunks[0],))
+        w = None if w is None else w.rechunk((X.chunks[0],))
         return DaskRows(*dask.persist(X, y, w), self.summary, self.encode)
 
     def scaled(self, factor):
