@@ -31,7 +31,7 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
-from skcoreset._inference.pass_glm import mean_error_estimate
+from skcoreset._inference.pass_glm import PILOT_ROWS, mean_error_estimate
 from _common import timed
 
 
@@ -98,8 +98,9 @@ def _pass_glm_quality(sizes):
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always", PassGLMAccuracyWarning)
                         pg = cls(method="pass_glm").fit(X, y)
+                    held_out = pg._pass_sample.split(PILOT_ROWS, True)[1]
                     estimate = np.max(np.abs(mean_error_estimate(
-                        pg._pass_statistics, pg.posterior_.mean, pg._prior(d), pg._pass_pilot)))
+                        pg._pass_statistics, pg.posterior_.mean, pg._prior(d), held_out)))
                     warned = any(isinstance(w.message, PassGLMAccuracyWarning) for w in caught)
                     post = pg.posterior_
                     kl = post.kl(ref)

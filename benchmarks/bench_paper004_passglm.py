@@ -146,9 +146,12 @@ def pass_diagnostic(est):
     """The estimator's ``mean_error_sd`` diagnostic (what the warning reports)."""
     from skcoreset._inference.pass_glm import mean_error_estimate
 
-    stats, pilot = est._pass_statistics, est._pass_pilot
-    return float(np.max(np.abs(mean_error_estimate(stats, est.posterior_.mean,
-                                                   est._prior(est.n_features_in_), pilot))))
+    from skcoreset._inference.pass_glm import PILOT_ROWS
+
+    held_out = est._pass_sample.split(PILOT_ROWS, est.fit_intercept)[1]
+    return float(np.max(np.abs(mean_error_estimate(est._pass_statistics, est.posterior_.mean,
+                                                   est._prior(est.n_features_in_),
+                                                   held_out))))
 
 
 def main():

@@ -16,6 +16,7 @@ ORDER = [
     "plot_poisson_intervals.py",
     "plot_streaming_pass_glm.py",
     "plot_streaming_coreset.py",
+    "plot_dask_laplace.py",
     "plot_dask_pass_glm.py",
 ]
 

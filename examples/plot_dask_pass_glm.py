@@ -6,8 +6,8 @@ PASS-GLM's sufficient statistics are sums over rows, so they are computed where 
 live: given dask arrays,
 :meth:`BayesianLogisticRegression.fit <skcoreset.BayesianLogisticRegression.fit>` with
 ``method="pass_glm"`` maps every chunk to its statistics on the workers and adds them up
-in a tree; only a few small arrays travel to the client, and the posterior follows in
-closed form. Any other method would need the data in one place, and says so.
+in a tree; only a few small arrays (and a sample of pilot rows) travel to the client,
+and the posterior follows in closed form.
 
 Here a :class:`distributed.LocalCluster` of two worker processes stands in for a real
 cluster, and the data (500,000 rows, 8 features) are generated lazily *on the workers*,
@@ -66,10 +66,10 @@ if __name__ == "__main__":
 # %%
 # The same rows in memory
 # -----------------------
-# The statistics are sums over rows, but the pilot fit that places the polynomial
-# (``pass_radius="auto"``) differs: the cluster takes it from the first chunk, memory
-# from a subsample of all rows (with a fixed ``pass_radius`` the two agree up to
-# rounding). Laplace shows the approximation's accuracy. At 500,000 rows the degree-2
+# The statistics are sums over rows, and the pilot rows that place the polynomial
+# (``pass_radius="auto"``) are a sample of all rows that does not depend on how they are
+# chunked: the cluster and memory fit the same posterior, up to rounding. Laplace shows
+# the approximation's accuracy. At 500,000 rows the degree-2
 # polynomial's error is larger than the posterior's width: both fits warn
 # (``PassGLMAccuracyWarning``), and the measured errors below say how far off they are.
 # PASS-GLM pays off where the data cannot be held in memory; when they can, Laplace is

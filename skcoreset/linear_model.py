@@ -10,13 +10,14 @@ the weighted subsets returned by the coreset constructors stand in for the full 
 
 import copy
 import warnings
+from functools import partial
 from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from ._numbers import is_number
 from ._design import latent_moments, linear_predictor, split_theta
@@ -27,8 +28,11 @@ from .families import LogisticFamily, NegativeBinomialFamily, PoissonFamily
 from ._inference import kl_proximal, laplace, mcmc
 from ._inference._common import prior_precision
 from ._inference.mcmc import SAMPLERS, sample_predictive_moments
-from ._backend import is_dask_collection
-from ._inference.pass_glm import check_pass_degree, pass_glm, pass_glm_posterior, start_statistics
+from ._backend import DaskRows, is_dask_collection
+from ._dask_predict import (accuracy, exposure_as_weight_lazily, predict_lazily, r2,
+                            sample_y_lazily)
+from ._inference.pass_glm import (PilotSample, check_pass_degree, pass_glm,
+                                  posterior_from_sample, start_statistics)
 from ._atomic import fit_context
 from ._sklearn_compat import Interval, StrOptions, available_if
 from ._validation import check_exposure, check_sample_weight
@@ -41,7 +45,8 @@ class _Method(NamedTuple):
     fit: object  # the inference function, (X, y, family, **common, **options) -> result
     options: dict  # estimator parameter -> keyword argument of ``fit``
     families: frozenset = None  # names of the families it supports (None: all)
-    streams: bool = False  # one pass over the data: partial_fit and dask arrays
+    streams: bool = False  # one pass over the data: partial_fit
+    chunked: bool = False  # passes over rows in chunks: dask arrays
     check: object = None  # estimator -> None; raises ValueError for invalid options
     finds_non_finite: bool = False  # its pass over X raises on NaN/inf: no separate check
 
@@ -55,15 +60,19 @@ _MCMC_OPTIONS = ("sampler", "n_draws", "n_burnin", "thin", "n_walkers", "n_chain
 
 # The fitting methods: fit dispatch, option passing and validation all read this table.
 _METHODS = {
-    "laplace": _Method(laplace, {}),
-    "kl_proximal": _Method(kl_proximal, {"kl_beta": "beta"}),
+    "laplace": _Method(laplace, {}, chunked=True),
+    "kl_proximal": _Method(kl_proximal, {"kl_beta": "beta"}, chunked=True),
     # PASS-GLM needs a polynomial approximation of each family's mapping function
     "pass_glm": _Method(pass_glm, {"pass_degree": "degree", "pass_radius": "radius"},
                         families=frozenset({"logistic", "poisson"}), streams=True,
-                        check=_check_pass_degree, finds_non_finite=True),
+                        chunked=True, check=_check_pass_degree, finds_non_finite=True),
     "mcmc": _Method(mcmc, {name: name for name in _MCMC_OPTIONS}),
 }
 _STREAMING = " or ".join(repr(name) for name, spec in _METHODS.items() if spec.streams)
+_CHUNKED = ", ".join(repr(name) for name, spec in _METHODS.items() if spec.chunked)
+# Rows drawn from all chunks of a dask array to estimate a family's "auto" parameters (the
+# estimators in memory use at most as many).
+_RESOLVE_ROWS = 10_000
 
 
 def _uses_pass_glm(estimator):
@@ -79,18 +88,14 @@ def _uses_pass_glm(estimator):
 
 
 def _check_exposure_input(X):
-    """``exposure`` has one entry per row of plain in-memory data: refuse a coreset's
-    weighted subset (its rows are not the rows the exposure was given for) and dask arrays."""
+    """``exposure`` has one entry per row of the data: refuse a coreset's weighted subset
+    (its rows are not the rows the exposure was given for)."""
     if _carries_weights(X):
         raise ValueError(
             "exposure cannot be combined with a coreset's weighted subset: the coreset was "
             "built on the likelihood of y without the exposure. Fit the pipeline on rates "
             "instead, which gives the same posterior: fit(X, y / exposure, "
             "<coreset step>__sample_weight=exposure).")
-    if is_dask_collection(X):
-        raise ValueError(
-            "exposure is not supported with dask arrays; pass the rates y / exposure with "
-            "sample_weight=exposure instead (the same posterior).")
 
 
 class _BaseBayesianGLM(BaseEstimator):
@@ -172,15 +177,6 @@ class _BaseBayesianGLM(BaseEstimator):
         """Encode the targets of a later ``partial_fit`` chunk as the first were."""
         return self._family().encode_target(y)
 
-    def _encode_target_dask(self, y):
-        """Encode a dask y lazily; its distinct values, which decide validity and classes
-        like all of y would, are the only values that travel."""
-        import dask.array as da
-
-        self._encode_target(da.unique(y).compute())
-        return y.map_blocks(self._family().encode_target, getattr(self, "classes_", None),
-                            dtype=np.float64)
-
     def _fitted_family(self, X, y_encoded, sample_weight, prior):
         """The family with its "auto" parameters estimated from the data; stored."""
         self.family_ = self._family().resolve(X, y_encoded, sample_weight, prior_prec=prior,
@@ -224,7 +220,7 @@ class _BaseBayesianGLM(BaseEstimator):
             _check_exposure_input(X)
         X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
         if is_dask_collection(X):
-            return self._fit_dask(X, y, sample_weight)
+            return self._fit_dask(X, y, sample_weight, exposure)
         # PASS-GLM finds non-finite entries of X in its one pass over the data (from the
         # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
         finds_non_finite = _METHODS[self.method].finds_non_finite
@@ -246,50 +242,87 @@ class _BaseBayesianGLM(BaseEstimator):
         for name in ("log_evidence", "elbo"):  # of the counts, not of the weighted rates
             if getattr(result, name) is not None:
                 setattr(result, name, getattr(result, name) + log_constant)
-        self._start_stream(result.extra.get("statistics"), result.extra.get("pilot"))
+        self._start_stream(result.extra)
         self._fitted_on_exposure = exposure is not None
         return self._store(result)
 
-    def _start_stream(self, statistics, pilot):
-        """Keep PASS-GLM's statistics and pilot, from which ``partial_fit`` continues."""
-        self._pass_statistics = statistics
-        self._pass_pilot = pilot
-        self._pass_settings = None if statistics is None else self._stream_settings()
+    def _start_stream(self, extra):
+        """Keep PASS-GLM's statistics, pilot sample and pilot fit (in a result's ``extra``),
+        from which ``partial_fit`` continues."""
+        self._pass_statistics = extra.get("statistics")
+        self._pass_sample = extra.get("pilot_sample")
+        self._pass_pilot = extra.get("pilot")
+        self._pass_settings = (None if self._pass_statistics is None
+                               else self._stream_settings())
 
     def _stream_settings(self):
         return (self.pass_degree, self.pass_radius, self.fit_intercept)
 
-    def _fit_dask(self, X, y, sample_weight):
-        """One pass over dask chunks: only PASS-GLM's statistics travel to the client."""
-        if not _METHODS[self.method].streams:
+    def _fit_dask(self, X, y, sample_weight, exposure=None):
+        """Fit rows held in dask arrays where their chunks live: every pass over the rows is
+        a task per chunk and a tree of tasks summing the results, and only sums over rows
+        (and, for PASS-GLM, its pilot rows) reach this process.
+
+        y and the weights are validated from a one-pass summary (a witness of y's values
+        and the extreme weights, :class:`~skcoreset._backend.DaskRows`), with the checks and
+        messages of in-memory input; non-finite X (or an invalid exposure) raises in the
+        first task that reads it.
+        """
+        spec = _METHODS[self.method]
+        if not spec.chunked:
             raise ValueError(
-                f"dask arrays are supported with method={_STREAMING}, which needs one pass "
-                f"over the chunks; got method={self.method!r}. Compute the arrays first or "
-                f"use method={_STREAMING}.")
+                f"dask arrays are supported with method={_CHUNKED}, which fit by passes over "
+                f"the chunks where they live; got method={self.method!r}. Compute the arrays "
+                f"first (e.g. on a coreset), or use method={_CHUNKED}.")
         import dask.array as da
 
         X = da.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got an array with {X.ndim} dimensions.")
+        if X.shape[0] < 1 or X.shape[1] < 1:
+            raise ValueError(f"Found array with shape {X.shape}; at least one row and one "
+                             "feature are required.")
+        log_constant = 0.0
+        if exposure is not None:
+            y, sample_weight, log_constant = exposure_as_weight_lazily(
+                self._family(), X, y, sample_weight, exposure)
+        rows = DaskRows.from_arrays(X, y, sample_weight)
+        summary = rows.summary
+        check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
+        if summary.witness.dtype.kind in "fc":
+            assert_all_finite(summary.witness, input_name="y")
+        self._encode_target(summary.witness)  # the target checks; sets classes_
+        family = self._family()
+        rows = rows.encoded(partial(family.encode_target,
+                                    classes=getattr(self, "classes_", None)))
         self.n_features_in_ = X.shape[1]
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        y_encoded = self._encode_target_dask(da.asarray(y))
         spec = self._method()
-        self.family_ = self._family()  # the streaming methods estimate no family parameter
-        result = spec.fit(X, y_encoded, self.family_, sample_weight=sample_weight,
-                          prior_prec=self._prior(X.shape[1]), fit_intercept=self.fit_intercept,
-                          tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
+        prior = self._prior(X.shape[1])
+        if family.unresolved:  # parameters estimated from rows drawn from all chunks
+            pilot = rows.subsample(_RESOLVE_ROWS, np.random.RandomState(0))
+            family = self._fitted_family(pilot.X, pilot.y, pilot.weights, prior)
+        self.family_ = family
+        result = spec.fit(rows, None, family, sample_weight=None, prior_prec=prior,
+                          fit_intercept=self.fit_intercept, tol=self.tol,
+                          max_iter=self.max_iter, verbose=self.verbose,
                           **self._method_options(spec))
-        self._start_stream(result.extra["statistics"], result.extra["pilot"])
-        self._fitted_on_exposure = False
+        for name in ("log_evidence", "elbo"):  # of the counts, not of the weighted rates
+            if getattr(result, name) is not None:
+                setattr(result, name, getattr(result, name) + log_constant)
+        self._start_stream(result.extra)
+        self._fitted_on_exposure = exposure is not None
         return self._store(result)
 
     def _partial_fit(self, X, y, sample_weight, classes=None):
-        """Add a chunk to PASS-GLM's statistics and refresh the posterior from them.
+        """Add a chunk to PASS-GLM's statistics and pilot sample and refresh the posterior.
 
-        The first chunk starts the stream: its pilot fit chooses the polynomial for
-        ``pass_radius="auto"`` and later chunks are summarised with the same one.
+        The statistics do not depend on the polynomial, so for ``pass_radius="auto"`` it is
+        chosen again after every chunk, from the pilot rows of the sample of all rows so
+        far (the rows a ``fit`` on all of them would take, its pilot fit started at the
+        previous one): the stream ends with the polynomial of all its rows, without
+        another pass.
         """
         first_call = getattr(self, "_pass_statistics", None) is None
         if first_call and hasattr(self, "posterior_"):
@@ -314,17 +347,22 @@ class _BaseBayesianGLM(BaseEstimator):
         if first_call:
             options = self._method_options(self._method())
             self.family_ = self._family()
-            stats, pilot = start_statistics(
-                X, y_encoded, self.family_, sample_weight=sample_weight, prior_prec=prior,
-                fit_intercept=self.fit_intercept, degree=options["degree"],
-                radius=options["radius"], max_iter=self.max_iter)
+            stats = start_statistics(self.family_, X.shape[1], degree=options["degree"],
+                                     radius=options["radius"],
+                                     fit_intercept=self.fit_intercept)
+            sample, pilot = PilotSample.empty(stats.model, X.shape[1]), None
         else:
             # added to a copy: a chunk is added completely or not at all
-            stats, pilot = copy.deepcopy(self._pass_statistics), self._pass_pilot
+            stats = copy.deepcopy(self._pass_statistics)
+            sample, pilot = self._pass_sample, self._pass_pilot
+        offset = stats.n_samples  # the number of the chunk's first row
         stats.add(X, y_encoded, sample_weight)
-        result = pass_glm_posterior(stats, prior, tol=self.tol, max_iter=self.max_iter,
-                                    verbose=self.verbose, pilot=pilot)
-        self._start_stream(stats, pilot)
+        sample = sample.add(X, y_encoded, sample_weight, offset=offset)  # a new object
+        result = posterior_from_sample(
+            stats, sample, self.family_, radius=self.pass_radius,
+            prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
+            pilot_theta=None if pilot is None else pilot.theta)
+        self._start_stream(result.extra)
         return self._store(result)
 
     def _check_predict_input(self, X):
@@ -431,12 +469,21 @@ class _BaseBayesianGLM(BaseEstimator):
             One row per draw (note: the transpose of the layout of
             :meth:`sklearn.gaussian_process.GaussianProcessRegressor.sample_y`). Class labels
             from ``classes_`` for the classifier, counts (as floats) for the count models.
+            For a dask X, a lazy dask array (chunked along the rows of X, each block drawn
+            from its own random stream fixed by ``random_state``).
         """
-        X = self._check_predict_input(X)
+        dask_input = is_dask_collection(X)
+        if not dask_input:
+            X = self._check_predict_input(X)
         if not is_number(n_draws, Integral) or n_draws < 1:
             raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
         rng = check_random_state(random_state)
-        theta = self.posterior_.sample(n_draws, random_state=rng)
+        if dask_input:
+            return sample_y_lazily(self, X, n_draws, rng)
+        return self._draw_targets(X, self.posterior_.sample(n_draws, random_state=rng), rng)
+
+    def _draw_targets(self, X, theta, rng):
+        """Targets drawn at the rows of X for each parameter draw (rows of ``theta``)."""
         eta = linear_predictor(X, theta, self.fit_intercept).T
         return self._decode_draws(self.family_.sample(eta, random_state=rng))
 
@@ -497,6 +544,10 @@ _METHOD_DOC = """
           and predictions average over them. Every gradient is one pass over the rows: on a
           coreset of 1,000 rows a run takes seconds at 100 parameters; on all rows the cost
           grows with N.{pass_glm}
+
+        Every method but ``"mcmc"`` also fits dask arrays where their chunks live: each
+        Newton or proximal step (PASS-GLM: its one pass) is a map-reduce over the chunks,
+        and the posterior is that of the same rows in memory.
 """
 
 _PASS_GLM_METHOD_DOC = """
@@ -601,17 +652,21 @@ _PASS_GLM_PARAMS_DOC = """
 
     pass_radius : float or "auto", default="auto"
         Which polynomial PASS-GLM uses (``method="pass_glm"`` only). ``"auto"``: a Laplace
-        fit on a pilot subsample (at most 10,000 rows, every k-th row, per class for the
-        logistic model; the first chunk of a dask array or of a ``partial_fit`` stream) gives
-        representative linear predictors ``s = x . theta``, and the derivative of the
-        polynomial is the least-squares fit of the exact one (sigmoid or ``exp``) at them,
-        so the approximation is accurate where the data are, including far from 0 (rare
-        positives, large counts). A number ``R``: the Chebyshev approximation on ``[-R, R]``
-        of Huggins et al. (2017) (their PASS-LR2 uses ``R = 4``), accurate only when most
-        ``s`` lie in that interval. Either way the pilot rows measure the resulting error of
-        the posterior mean, and a ``PassGLMAccuracyWarning`` (a ``UserWarning``) is issued
-        when it exceeds one posterior standard deviation: the approximation error does not
-        shrink with the number of rows, while the posterior does.
+        fit on pilot rows (at most 10,000 rows drawn uniformly from all rows, per class for
+        the logistic model, the rarer class up to half; the same rows in memory, on a dask
+        array and in a ``partial_fit`` stream) gives representative linear predictors
+        ``s = x . theta``, and the derivative of the polynomial is the least-squares fit of
+        the exact one (sigmoid or ``exp``) at them, so the approximation is accurate where
+        the data are, including far from 0 (rare positives, large counts). The statistics do
+        not depend on the polynomial, so a stream's is chosen again after every
+        ``partial_fit`` from all its rows so far. A number ``R``: the Chebyshev approximation
+        on ``[-R, R]`` of Huggins et al. (2017) (their PASS-LR2 uses ``R = 4``), accurate
+        only when most ``s`` lie in that interval. Either way held-out rows (drawn with the
+        pilot rows) measure the resulting error of the posterior mean, and a
+        ``PassGLMAccuracyWarning`` (a ``UserWarning``) is issued when it exceeds one
+        posterior standard deviation or the estimate's standard error cannot rule that out:
+        the approximation error does not shrink with the number of rows, while the
+        posterior does.
 """
 
 _VERBOSE_DOC = """
@@ -836,8 +891,10 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         Returns
         -------
         scores : ndarray of shape (n_samples,)
-            Positive values favour ``classes_[1]``.
+            Positive values favour ``classes_[1]``. A lazy dask array for a dask X.
         """
+        if is_dask_collection(X):
+            return predict_lazily(self, "decision_function", X)
         return self._linear_predictor(X)
 
     def predict_proba(self, X, return_std=False):
@@ -860,7 +917,15 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         std : ndarray of shape (n_samples,)
             Posterior standard deviation of ``P(y = classes_[1] | x)`` (the same as that of
             ``P(y = classes_[0] | x)``). Only returned when ``return_std=True``.
+
+        For a dask X both are lazy dask arrays, computed block by block where the rows are
+        (with ``return_std=True``, by the same tasks).
         """
+        if is_dask_collection(X):
+            if not return_std:
+                return predict_lazily(self, "predict_proba", X, columns=2)
+            out = predict_lazily(self, "predict_proba", X, columns=3, return_std=True)
+            return out[:, :2], out[:, 2]
         p, var = self._predictive_moments(X)
         proba = np.column_stack([1.0 - p, p])
         if return_std:
@@ -869,6 +934,8 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`, shape (n_samples, 2)."""
+        if is_dask_collection(X):
+            return predict_lazily(self, "predict_log_proba", X, columns=2)
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
@@ -882,12 +949,33 @@ class BayesianLogisticRegression(ClassifierMixin, _BaseBayesianGLM):
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            A lazy dask array for a dask X.
         """
         check_is_fitted(self)
+        if is_dask_collection(X):
+            return predict_lazily(self, "predict", X, dtype=self.classes_.dtype)
         if isinstance(self.posterior_, SamplePosterior):
             return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
         # a symmetric Gaussian latent: E[sigmoid(eta)] > 1/2 exactly when its mean is > 0
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of :meth:`predict` on X against y (weighted by ``sample_weight``).
+
+        Parameters
+        ----------
+        X : array-like or dask array of shape (n_samples, n_features)
+        y : array-like or dask array of shape (n_samples,)
+        sample_weight : array-like or dask array of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+            For dask arrays, computed by a pass over their blocks where they live.
+        """
+        if is_dask_collection(X):
+            return accuracy(self, X, y, sample_weight)
+        return super().score(X, y, sample_weight=sample_weight)
 
 
 class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
@@ -944,10 +1032,40 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         """
         return self._predict_counts(X, return_std)
 
+    def score(self, X, y, sample_weight=None):
+        """Coefficient of determination R^2 of :meth:`predict` against y.
+
+        Parameters
+        ----------
+        X : array-like or dask array of shape (n_samples, n_features)
+        y : array-like or dask array of shape (n_samples,)
+        sample_weight : array-like or dask array of shape (n_samples,), default=None
+            Weights of the rows in R^2.
+
+        Returns
+        -------
+        score : float
+            For dask arrays, computed by passes over their blocks where they live.
+        """
+        return self._r2_score(X, y, sample_weight)
+
+    def _r2_score(self, X, y, sample_weight, exposure=None):
+        rows = () if exposure is None else (("exposure", exposure),)
+        if is_dask_collection(X):
+            return r2(self, X, y, sample_weight, rows=rows)
+        from sklearn.metrics import r2_score
+
+        return r2_score(y, self.predict(X, **dict(rows)), sample_weight=sample_weight)
+
     def _predict_counts(self, X, return_std, exposure=None):
         """Predictive mean (and std) of counts observed over ``exposure`` (default 1): the
         mean ``mu`` scales to ``e mu``, so its posterior mean by ``e`` and variance by
-        ``e^2``."""
+        ``e^2``. On a dask X, lazily block by block."""
+        if is_dask_collection(X):
+            rows = () if exposure is None else (("exposure", exposure),)
+            out = predict_lazily(self, "predict", X, rows=rows, return_std=return_std,
+                                 columns=2 if return_std else None)
+            return (out[:, 0], out[:, 1]) if return_std else out
         mean, mean_var = self._predictive_moments(X)
         if exposure is not None:
             exposure = check_exposure(exposure, len(mean))
@@ -1052,8 +1170,9 @@ class BayesianPoissonRegression(_BaseCountRegression):
             (:meth:`PoissonFamily.exposure_as_weight
             <skcoreset.families.PoissonFamily.exposure_as_weight>`); ``log_evidence_`` and
             ``elbo_`` are those of the counts. ``coef_`` and :meth:`predict` then describe
-            the rate per unit of exposure. Not supported with dask arrays or after a coreset
-            step (fit the rates with the exposure as ``sample_weight`` there). Routed like
+            the rate per unit of exposure. Not supported after a coreset step (fit the rates
+            with the exposure as ``sample_weight`` there). May be a dask array with a dask
+            ``X``. Routed like
             ``sample_weight`` with metadata routing (``set_fit_request(exposure=True)``).
 
         Returns
@@ -1104,8 +1223,6 @@ class BayesianPoissonRegression(_BaseCountRegression):
         -------
         score : float
         """
-        from sklearn.metrics import r2_score
-
         if exposure is None and getattr(self, "_fitted_on_exposure", False):
             warnings.warn(
                 "BayesianPoissonRegression was fitted with exposure but is scored without: "
@@ -1115,7 +1232,7 @@ class BayesianPoissonRegression(_BaseCountRegression):
                 "sklearn.set_config(enable_metadata_routing=True) and "
                 "estimator.set_fit_request(exposure=True).set_score_request(exposure=True).",
                 UserWarning, stacklevel=2)
-        return r2_score(y, self.predict(X, exposure=exposure), sample_weight=sample_weight)
+        return self._r2_score(X, y, sample_weight, exposure)
 
     @available_if(_uses_pass_glm)
     @fit_context(prefer_skip_nested_validation=True)

@@ -59,8 +59,8 @@ def test_pass_glm_fit_accepts_dask_arrays():
     np.testing.assert_allclose(lazy.posterior_.mean, ref, rtol=1e-10)
     with pytest.raises(ValueError, match="negative"):
         reg.fit(da.from_array(Xc, chunks=(500, 2)), da.from_array(-yc - 1, chunks=500))
-    with pytest.raises(ValueError, match="method='pass_glm'"):
-        BayesianLogisticRegression().fit(da.from_array(X, chunks=(300, 3)), y)
+    with pytest.raises(ValueError, match="method='laplace', 'kl_proximal', 'pass_glm'"):
+        BayesianLogisticRegression(method="mcmc").fit(da.from_array(X, chunks=(300, 3)), y)
 
 
 def test_pass_glm_errors_and_availability():
@@ -89,8 +89,9 @@ def _sd_errors(est, ref):
 
 
 def test_pass_glm_auto_stream_and_dask_are_accurate():
-    """pass_radius="auto": the pilot is a subsample (fit), the first chunk (partial_fit, dask);
-    each gives a posterior mean within a fraction of a Laplace sd on logistic data."""
+    """pass_radius="auto": fit, partial_fit and dask take the same pilot rows (a sample of all
+    rows, the same however they arrive), so they agree; each is within a fraction of a Laplace
+    sd on logistic data."""
     da = pytest.importorskip("dask.array")
     X, y = _logistic(n=6000)
     ref = BayesianLogisticRegression().fit(X, y)
@@ -102,6 +103,8 @@ def test_pass_glm_auto_stream_and_dask_are_accurate():
         da.from_array(X, chunks=(1000, 3)), da.from_array(y, chunks=1000))
     for est in (fitted, stream, lazy):
         assert np.max(_sd_errors(est, ref)) < 0.3
+    assert np.max(_sd_errors(lazy, fitted) * ref.posterior_.std / fitted.posterior_.std) < 1e-8
+    assert np.max(_sd_errors(stream, fitted) * ref.posterior_.std / fitted.posterior_.std) < 0.02
 
 
 @pytest.mark.parametrize("first", ["laplace", "mcmc"])
@@ -124,7 +127,7 @@ def test_partial_fit_after_switching_method_says_what_to_do(first):
 def test_pass_glm_dask_nan_is_named():
     da = pytest.importorskip("dask.array")
     X, y = _logistic(n=900)
-    X[700, 1] = np.nan  # not in the first chunk, which the pilot reads
+    X[700, 1] = np.nan  # not in the first chunk
     with pytest.raises(ValueError, match="Input X contains NaN"):
         BayesianLogisticRegression(method="pass_glm").fit(
             da.from_array(X, chunks=(300, 3)), da.from_array(y, chunks=300))

@@ -15,7 +15,7 @@ from skcoreset._inference._common import prior_precision
 from skcoreset._inference.laplace import laplace
 from skcoreset._inference.pass_glm import (
     PassGLMStatistics, check_pass_degree, chebyshev_coefficients, pass_glm,
-    pass_glm_posterior, pass_glm_statistics, pass_glm_statistics_dask, pilot_rows)
+    pass_glm_posterior, pass_glm_statistics, pass_glm_statistics_dask)
 
 from .conftest import logistic_data, poisson_data
 
@@ -319,9 +319,9 @@ def test_dask_default_scheduler_equals_in_memory(family, degree):
     expected = pass_glm_statistics(X, y, family, sample_weight=w, degree=degree)
     _assert_stats_equal(expected, pass_glm_statistics_dask(Xd, yd, family, sample_weight=wd,
                                                            degree=degree))
-    # y and weights may stay in memory; pass_glm dispatches on the dask X. A fixed radius:
-    # with radius="auto" the dask pilot is the first chunk, not a subsample of all rows
-    options = dict(prior_prec=_prior(3), fit_intercept=True, degree=degree, radius=4.0)
+    # y and weights may stay in memory; pass_glm dispatches on the dask X. The pilot sample
+    # is the same however the rows are chunked, so "auto" gives the same polynomial too
+    options = dict(prior_prec=_prior(3), fit_intercept=True, degree=degree, radius="auto")
     a = pass_glm(X, y, family, sample_weight=w, **options)
     b = pass_glm(Xd, y, family, sample_weight=w, **options)
     np.testing.assert_allclose(a.posterior.mean, b.posterior.mean, rtol=1e-10)
@@ -346,7 +346,7 @@ def test_dask_on_local_cluster_equals_in_memory(dask_cluster):
                                            rtol=1e-10)
                 _assert_stats_equal(expected.extra["statistics"], result.extra["statistics"])
     # the per-chunk statistics were computed on the worker processes
-    chunk_tasks = [t for t in tasks.data if "_chunk_statistics" in str(t["key"])]
+    chunk_tasks = [t for t in tasks.data if "_chunk_summaries" in str(t["key"])]
     assert len(chunk_tasks) == 2 * 8
     assert {t["worker"] for t in chunk_tasks} <= set(dask_cluster.scheduler_info["workers"])
 
@@ -456,10 +456,12 @@ def test_unit_weights_as_none_agree_with_explicit_weights(model, degree):
                                        rtol=1e-12)
         for m, moments in none.higher.items():
             np.testing.assert_allclose(moments, factor * other.higher[m], rtol=1e-12)
-    index, weight = pilot_rows(y, None, model, max_rows=500)
-    index_ones, weight_ones = pilot_rows(y, np.ones(6_000), model, max_rows=500)
-    np.testing.assert_array_equal(index, index_ones)
-    np.testing.assert_array_equal(weight, weight_ones)
+    from skcoreset._inference.pass_glm import PilotSample
+    none = PilotSample.of_rows(model, X, y, None, capacity=1000).split(500, True)
+    ones = PilotSample.of_rows(model, X, y, np.ones(6_000), capacity=1000).split(500, True)
+    for rows, rows_ones in zip(none, ones):
+        np.testing.assert_array_equal(rows.X, rows_ones.X)
+        np.testing.assert_array_equal(rows.sample_weight, rows_ones.sample_weight)
 
 
 @pytest.mark.parametrize("d", [8, 60])  # float64 / float32 Hessians steer the steps
@@ -467,12 +469,13 @@ def test_unit_weights_as_none_agree_with_explicit_weights(model, degree):
 def test_pilot_mode_is_within_a_fraction_of_a_posterior_sd_of_the_exact_one(model, d):
     # the pilot is solved to half a decrement of PILOT_TOL nats without an exact
     # confirmation: sqrt(2 * 0.01) = 0.14 sd of its own (full-weight) posterior at most
-    from skcoreset._inference.pass_glm import PILOT_TOL, pilot_fit
+    from skcoreset._inference.pass_glm import PILOT_ROWS, PILOT_TOL, PilotSample, pilot_fit
     family = LOGISTIC if model == "logistic" else POISSON
     X, y = (_logistic_data(n=60_000, d=d, norm=2.0, intercept=-2.0) if model == "logistic"
             else _poisson_data(n=60_000, d=d))
     prior = _prior(d)
-    pilot = pilot_fit(X, y, family, sample_weight=None, prior_prec=prior, fit_intercept=True)
+    rows = PilotSample.of_rows(model, X, y).split(PILOT_ROWS, True)[0]
+    pilot = pilot_fit(rows, family, prior_prec=prior)
     exact = laplace(pilot.X, pilot.y, family, sample_weight=pilot.sample_weight,
                     prior_prec=prior, fit_intercept=True, tol=1e-12).posterior
     diff = pilot.theta - exact.mean
@@ -500,7 +503,7 @@ def test_accuracy_diagnostic_from_float32_hessian_matches_float64():
     with pytest.warns(PassGLMAccuracyWarning):
         result = pass_glm(X, y, LOGISTIC, sample_weight=None, prior_prec=prior,
                           fit_intercept=True, radius=4.0)
-    stats, pilot, theta = (result.extra["statistics"], result.extra["pilot"],
+    stats, pilot, theta = (result.extra["statistics"], result.extra["held_out"],
                            result.posterior.mean)
     offset = mean_error_estimate(stats, theta, prior, pilot)
     # float64 reference: the same formula with the exact Hessian
@@ -513,3 +516,120 @@ def test_accuracy_diagnostic_from_float32_hessian_matches_float64():
     expected = cov @ g / np.sqrt(np.diag(cov))
     assert np.max(np.abs(offset)) > 1  # the fixed interval is off here
     np.testing.assert_allclose(offset, expected, rtol=1e-4)
+
+
+# --- the polynomial chosen after the rows: pilot sample, deferred statistics, held-out rows --
+def test_pilot_sample_is_the_same_however_the_rows_arrive():
+    """Keys hash the row numbers: one sample of all rows, rows added block by block (a
+    stream) and samples of chunks merged in any grouping (a tree of tasks) agree."""
+    from skcoreset._inference.pass_glm import PilotSample
+
+    X, y = _logistic_data(n=5000, d=3, intercept=-2.0)
+    w = np.random.default_rng(3).uniform(0.0, 2.0, len(y))
+    w[::7] = 0.0  # rows standing for nothing are never sampled
+    whole = PilotSample.of_rows("logistic", X, y, w, capacity=400)
+    stream = PilotSample.empty("logistic", 3, capacity=400)
+    for start in range(0, 5000, 700):
+        rows = slice(start, start + 700)
+        stream = stream.add(X[rows], y[rows], w[rows], offset=start)
+    chunks = [PilotSample.of_rows("logistic", X[a:b], y[a:b], w[a:b], offset=a, capacity=400)
+              for a, b in [(0, 1300), (1300, 1400), (1400, 5000)]]
+    tree = chunks[2] + (chunks[1] + chunks[0])
+    for other in (stream, tree):
+        for name in ("index", "X", "y", "weight"):
+            for mine, theirs in zip(getattr(whole, name), getattr(other, name)):
+                np.testing.assert_array_equal(mine, theirs)
+        np.testing.assert_array_equal(whole.counts, other.counts)
+        np.testing.assert_allclose(whole.totals, other.totals, rtol=1e-12)
+    positive = (y > 0) & (w > 0)
+    assert whole.counts.tolist() == [positive.sum(), ((y < 0) & (w > 0)).sum()]
+    assert np.all(w[np.concatenate(whole.index)] > 0)
+    # pilot: the rare class (positives, ~15 %) up to half; held-out: the other sampled rows;
+    # both stand for every class's total weight
+    pilot, held_out = whole.split(300, True)
+    assert np.sum(pilot.y > 0) == 150 and np.sum(pilot.y < 0) == 150
+    assert np.sum(held_out.y > 0) == 250 and np.sum(held_out.y < 0) == 400 - 150
+    for rows in (pilot, held_out):
+        for label in (1, -1):
+            np.testing.assert_allclose(rows.sample_weight[rows.y == label].sum(),
+                                       w[y == label].sum(), rtol=1e-12)
+    # a class held whole is held out whole: its sums are exact
+    _, exact = PilotSample.of_rows("logistic", X, y, w, capacity=5000).split(300, True)
+    assert len(exact.y) == np.count_nonzero(w > 0) and np.all(exact.fractions == 1.0)
+
+
+@pytest.mark.parametrize("family, degree, radius", [(LOGISTIC, 2, 4.0), (LOGISTIC, 6, 3.0),
+                                                    (POISSON, 4, 2.0)])
+def test_statistics_do_not_depend_on_the_polynomial(family, degree, radius):
+    """The moment sums T_m = sum_n w_n a_n^m, the exact linear term and constant involve no
+    coefficient: statistics summed before the polynomial is chosen equal those summed with
+    it (here the degree-2 ones are T_0, T_1, T_2, sum_n w_n y_n a_n and sum_n w_n log y_n!)."""
+    X, y = (_logistic_data if family is LOGISTIC else _poisson_data)(n=1500, d=2)
+    w = np.random.default_rng(2).uniform(0.5, 2.0, len(y))
+    fixed = pass_glm_statistics(X, y, family, sample_weight=w, degree=degree, radius=radius)
+    deferred = pass_glm_statistics(X, y, family, sample_weight=w, degree=degree, radius=None)
+    assert deferred.coef is None and set(deferred.higher) == set(range(3, degree + 1))
+    with pytest.raises(ValueError, match="No polynomial"):
+        deferred.loglik(np.zeros(3))
+    chosen = deferred.with_polynomial(radius=radius)
+    theta = np.array([0.3, -0.2, 0.1])
+    for a, b in zip(fixed.derivatives(theta), chosen.derivatives(theta)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    for m in fixed.higher:
+        np.testing.assert_allclose(fixed.higher[m], chosen.higher[m], rtol=1e-12)
+    # another polynomial, any time: the coefficients only enter the evaluation
+    coef = deferred.with_polynomial(radius=2 * radius).coef
+    again = chosen.with_polynomial(coef=coef)
+    np.testing.assert_allclose(again.loglik(theta),
+                               deferred.with_polynomial(radius=2 * radius).loglik(theta))
+    if degree == 2:
+        with pytest.raises(ValueError, match="degree"):
+            fixed.with_polynomial(coef=np.r_[coef, 0.0, 0.0, -1.0])
+
+
+def test_stream_chooses_the_polynomial_of_all_its_rows():
+    """Ten blocks of 2,000 rows: the stream's final polynomial is the one fit takes on all
+    20,000 rows (pilot fit warm-started at the previous block's), not the first block's."""
+    from skcoreset import BayesianLogisticRegression
+    from skcoreset.datasets import make_logistic_regression
+
+    X, y = make_logistic_regression(20_000, n_features=10, random_state=0)
+    fit = BayesianLogisticRegression(method="pass_glm").fit(X, y)
+    stream = BayesianLogisticRegression(method="pass_glm")
+    polynomials = []
+    for rows in np.array_split(np.arange(20_000), 10):
+        stream.partial_fit(X[rows], y[rows], classes=[0, 1])
+        polynomials.append(stream._pass_statistics.coef)
+    sd = BayesianLogisticRegression().fit(X, y).posterior_.std
+    assert np.max(np.abs(stream.posterior_.mean - fit.posterior_.mean) / sd) < 0.02
+    np.testing.assert_allclose(polynomials[-1], fit._pass_statistics.coef, rtol=1e-3)
+    assert not np.allclose(polynomials[0], polynomials[-1], rtol=1e-3)
+    # the statistics are those of fit: the same rows, summed once
+    _assert_stats_equal(stream._pass_statistics, fit._pass_statistics)
+
+
+def test_held_out_estimate_and_its_standard_error_bound_the_actual_error():
+    """With held-out rows the estimate is unbiased, and its standard error covers its
+    sampling noise (which grows like sqrt(N / held-out rows)): the warning fires when the
+    estimate plus two standard errors exceeds one sd, and a class held whole is exact."""
+    from skcoreset._inference.pass_glm import (PassGLMAccuracyWarning, WeightedRows,
+                                               mean_error_estimate)
+
+    X, y = _logistic_data(n=40_000, d=4, norm=2.5, intercept=-1.0, seed=4)
+    options = dict(sample_weight=None, prior_prec=_prior(4), fit_intercept=True)
+    with pytest.warns(PassGLMAccuracyWarning, match="may be up to"):
+        result = pass_glm(X, y, LOGISTIC, pilot_rows=1000, **options)
+    stats, held_out, theta = (result.extra["statistics"], result.extra["held_out"],
+                              result.posterior.mean)
+    assert len(held_out.y) == 2 * 2000 - 1000  # 2 x 1000 per class, less the pilot's
+    estimate, se = mean_error_estimate(stats, theta, _prior(4), held_out, return_se=True)
+    exact = mean_error_estimate(stats, theta, _prior(4),
+                                WeightedRows(X, y, np.ones(len(y)), True), return_se=False)
+    lap = laplace(X, y, LOGISTIC, **{**options, "sample_weight": np.ones(len(y))}).posterior
+    actual = (lap.mean - theta) / lap.std
+    np.testing.assert_allclose(exact, actual, atol=0.05)  # one Newton step is enough
+    assert np.all(se > 0) and np.all(np.abs(estimate - exact) < 4 * se)
+    assert result.extra["mean_error_bound_sd"] >= np.max(np.abs(actual))
+    # all rows held: the estimate is exact and its standard error zero
+    whole = pass_glm(X[:3000], y[:3000], LOGISTIC, **options)
+    assert whole.extra["mean_error_bound_sd"] == pytest.approx(whole.extra["mean_error_sd"])

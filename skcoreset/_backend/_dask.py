@@ -18,9 +18,15 @@ rows and their weights. Draws are exact:
 Draws do not depend on the scheduler: tasks draw from seeds fixed by their place in the tree
 and a root seed, which the storage draws once from each ``rng`` it is handed. Non-finite X
 raises inside the first task that reads it.
+
+In-memory data given with dask input (an in-memory ``y`` with a dask ``X``, or a dask array
+wrapping an ndarray) are scattered to the workers once (:func:`on_cluster`), not carried in
+the graph of every pass. Per-row results that stay per row (predictions) are lazy dask
+arrays (:func:`map_row_blocks`).
 """
 
-from functools import partial
+import operator
+from functools import partial, reduce
 from typing import NamedTuple
 
 import numpy as np
@@ -28,6 +34,7 @@ from sklearn.utils.validation import assert_all_finite
 
 from .._validation import check_sample_weight, check_weight_total
 from ._chunks import Part, block_rng
+from ._memory import InMemoryRows
 from ._sampling import _allocate, _allocate_draws
 
 # fan-in of the associative reductions (sums, reservoirs, draws)
@@ -96,14 +103,75 @@ def _merge_summaries(key, *summaries):
                    total)
 
 
+# --------------------------------------------------------------------------------------------
+# In-memory arrays on a cluster: sent once, never embedded in the graphs
+# --------------------------------------------------------------------------------------------
+def _client():
+    """The ``distributed`` client computations go to, or None (dask's local schedulers run
+    in this process, where wrapping an in-memory array costs nothing)."""
+    try:
+        from distributed import default_client
+
+        return default_client()
+    except (ImportError, ValueError):  # no distributed, or no client
+        return None
+
+
+def _embeds_data(array):
+    """Whether ``array`` is an in-memory array wrapped by dask (``dask.array.from_array``
+    or ``asarray`` of an ndarray): its graph holds the blocks themselves, so every graph
+    that uses it carries the data."""
+    graph = array.__dask_graph__()
+    layers = getattr(graph, "layers", {})
+    return len(layers) == 1 and all(isinstance(value, np.ndarray)
+                                    for value in dict(graph).values())
+
+
+def on_cluster(array):
+    """``array``, with the blocks of a wrapped in-memory array (see :func:`_embeds_data`)
+    scattered once to the workers of the active ``distributed`` client: the graphs of every
+    later pass then refer to them instead of carrying (and re-sending) the data, which is
+    what dask's "Sending large graph ... Consider loading the data with Dask directly"
+    warning is about. Other arrays, and all arrays without a client, are returned as they
+    are."""
+    import dask.array as da
+    from dask.core import flatten
+
+    client = _client()
+    if client is None or not _embeds_data(array):
+        return array
+    graph = dict(array.__dask_graph__())
+    blocks = np.empty(int(np.prod(array.numblocks)), dtype=object)
+    # unique keys (not content hashes): a fit's futures must not be released by the
+    # garbage collection of an earlier fit's copies of the same data
+    blocks[:] = client.scatter([graph[key] for key in flatten(array.__dask_keys__())],
+                               hash=False)
+    blocks = blocks.reshape(array.numblocks)
+    pieces = np.empty(array.numblocks, dtype=object)
+    for index in np.ndindex(*array.numblocks):
+        shape = tuple(chunks[i] for chunks, i in zip(array.chunks, index))
+        pieces[index] = da.from_delayed(blocks[index], shape=shape, dtype=array.dtype)
+    return da.block(pieces.tolist())
+
+
 def _as_rows(v, X, name):
+    """Per-row values (a dask array, an array-like or a scalar) as a dask array in the row
+    chunks of X; in-memory values are sent to the cluster once (:func:`on_cluster`)."""
     import dask.array as da
 
-    # a scalar weight, as in memory: made lazily where the chunks are
-    v = da.full(X.shape[0], float(v), chunks=X.chunks[0]) if np.isscalar(v) else da.asarray(v)
+    if np.isscalar(v):  # a scalar weight, as in memory: made lazily where the chunks are
+        return da.full(X.shape[0], float(v), chunks=X.chunks[0])
+    if not hasattr(v, "__dask_graph__"):
+        v = np.asarray(v)
+        if v.shape == (X.shape[0],):
+            v = da.from_array(v, chunks=(X.chunks[0],))
+    v = da.asarray(v)
+    shipped = on_cluster(v)
     if v.ndim != 1 or v.shape[0] != X.shape[0]:
         raise ValueError(f"{name} must have shape ({X.shape[0]},), got {v.shape}.")
-    return v
+    rechunked = shipped.rechunk((X.chunks[0],))
+    # held on the cluster: rechunked there once, not again in every pass
+    return rechunked.persist() if shipped is not v else rechunked
 
 
 def _chunk_arrays(encode, X, y, w):
@@ -127,8 +195,14 @@ def _rows_only(function, *args_and_rows):
     return function(*args_and_rows[:-2])
 
 
+def _rows_and_offset(function, *args_and_rows):
+    # drops the chunk's number
+    return function(*args_and_rows[:-1])
+
+
 def _sum_all(key, *items):
-    return tuple(sum(parts) for parts in zip(*items))
+    # reduce, not sum: the parts may be any objects that add up (e.g. statistics)
+    return tuple(reduce(operator.add, parts) for parts in zip(*items))
 
 
 def _max_abs(X, y, w):
@@ -298,6 +372,34 @@ def _finish_draws(size, strata, draws):
 
 
 # --------------------------------------------------------------------------------------------
+# Per-row results, lazily
+# --------------------------------------------------------------------------------------------
+def _on_row_block(X, function, n_shared, *shared_and_rows, block_id=None):
+    shared, rows = shared_and_rows[:n_shared], shared_and_rows[n_shared:]
+    return function(*shared, X, *(values[:, 0] for values in rows), block=block_id[0])
+
+
+def map_row_blocks(function, X, *row_arrays, shared=(), columns=None, dtype=np.float64):
+    """``function(*shared, X_block, *row_blocks, block=b)`` for every row block ``b`` of
+    the dask array ``X`` (all columns in one block), as a lazy dask array of shape ``(n,)``
+    or ``(n, columns)``: nothing is computed until asked for.
+
+    ``row_arrays`` are ``(name, values)`` pairs of per-row values (dask arrays, arrays or
+    scalars) handed to ``function`` in ``X``'s row blocks; ``shared`` objects enter the
+    graph once, not once per block.
+    """
+    import dask
+
+    X = on_cluster(X).rechunk({1: -1})
+    # per-row values as columns, so that their blocks line up with X's row blocks
+    rows = [_as_rows(values, X, name)[:, None] for name, values in row_arrays]
+    args = (_on_row_block, function, len(shared), *map(dask.delayed, shared), *rows)
+    if columns is None:
+        return X.map_blocks(*args, drop_axis=1, chunks=(X.chunks[0],), dtype=dtype)
+    return X.map_blocks(*args, chunks=(X.chunks[0], (columns,)), dtype=dtype)
+
+
+# --------------------------------------------------------------------------------------------
 # The storage
 # --------------------------------------------------------------------------------------------
 class DaskRows:
@@ -306,9 +408,10 @@ class DaskRows:
     Built by :meth:`from_arrays`, which checks shapes and summarises y and the weights in
     one pass (:class:`Summary`); :meth:`encoded` then fixes the target encoding applied in
     every task. Offers the operations of :class:`InMemoryRows` (sums over rows, per-row
-    values as a lazy dask array, uniform and importance draws), :meth:`first_chunk` for
-    estimates from pilot rows and, for merge-reduce, :meth:`chunk_tasks`, :meth:`task`,
-    :meth:`shared` and :meth:`gather`.
+    values as a lazy dask array, uniform and importance draws, :meth:`scaled` weights),
+    :meth:`sum_with_offsets` for sums that need the rows' numbers, :meth:`every` for a
+    thinned copy of the rows, :meth:`first_chunk` for estimates from pilot rows and, for
+    merge-reduce, :meth:`chunk_tasks`, :meth:`task`, :meth:`shared` and :meth:`gather`.
     """
 
     chunked = True
@@ -332,13 +435,20 @@ class DaskRows:
         X = da.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"Expected a 2-D dask array, got {X.ndim} dimension(s).")
+        if np.isnan(X.shape[0]) or np.isnan(X.shape[1]):
+            raise ValueError(
+                "X has chunks of unknown size (e.g. from a dask DataFrame's to_dask_array()): "
+                "compute them first with X.compute_chunk_sizes(), or use "
+                "to_dask_array(lengths=True).")
         if X.shape[0] < 1 or X.shape[1] < 1:
             raise ValueError(f"Found array with shape {X.shape}; a coreset needs at least "
                              "one row and one feature.")
-        X = X.rechunk({0: block_rows or X.chunks[0], 1: -1})
-        y = _as_rows(y, X, "y").rechunk((X.chunks[0],))
-        w = (None if sample_weight is None
-             else _as_rows(sample_weight, X, "sample_weight").rechunk((X.chunks[0],)))
+        shipped = on_cluster(X)
+        rechunked = shipped.rechunk({0: block_rows or X.chunks[0], 1: -1})
+        # held on the cluster: rechunked there once, not again in every pass
+        X = rechunked.persist() if shipped is not X else rechunked
+        y = _as_rows(y, X, "y")
+        w = None if sample_weight is None else _as_rows(sample_weight, X, "sample_weight")
         summarise = dask.delayed(_summarise, pure=True)
         y_blocks = y.to_delayed().ravel().tolist()
         w_blocks = [None] * len(y_blocks) if w is None else w.to_delayed().ravel().tolist()
@@ -368,6 +478,31 @@ class DaskRows:
         w = None if self._w is None else self._w.rechunk((X.chunks[0],))
         return DaskRows(X, self._y.rechunk((X.chunks[0],)), w, self.summary, self.encode)
 
+    def every(self, stride, *, gather_rows=0):
+        """Rows ``0, stride, 2 stride, ...`` of all chunks (global row numbers) with their
+        weights: held on the cluster (persisted: a pass over them reads no other row; in
+        chunks as large as this storage's, so that a pass has fewer tasks), or gathered into
+        this process as :class:`InMemoryRows` when there are at most ``gather_rows`` of
+        them."""
+        import dask
+
+        w = None if self._w is None else self._w[::stride]
+        X, y = self._X[::stride], self._y[::stride]
+        if X.shape[0] <= gather_rows:
+            return InMemoryRows(*_chunk_arrays(self.encode, *dask.compute(X, y, w)))
+        X = X.rechunk({0: max(self.sizes)})
+        y = y.rechunk((X.chunks[0],))
+        w = None if w is None else w.rechunk((X.chunks[0],))
+        return DaskRows(*dask.persist(X, y, w), self.summary, self.encode)
+
+    def scaled(self, factor):
+        """The same rows with their weights multiplied by ``factor``."""
+        w = (_as_rows(factor, self._X, "sample_weight") if self._w is None
+             else self._w * factor)
+        summary = self.summary._replace(min_weight=self.summary.min_weight * factor,
+                                        max_weight=self.summary.max_weight * factor)
+        return DaskRows(self._X, self._y, w, summary, self.encode)
+
     @property
     def n(self):
         return int(sum(self.sizes))
@@ -390,18 +525,22 @@ class DaskRows:
         from dask.base import tokenize
 
         task = dask.delayed(_in_chunk, pure=True)
-        y_blocks = self._y.to_delayed().ravel()
+        # unoptimised graphs keep the futures of arrays held on the cluster, so that lazy
+        # results (map_rows) keep them alive after this storage is gone
+        y_blocks = self._y.to_delayed(optimize_graph=False).ravel()
         w_blocks = ([None] * len(y_blocks) if self._w is None
-                    else self._w.to_delayed().ravel())
+                    else self._w.to_delayed(optimize_graph=False).ravel())
         extra = ([()] * len(y_blocks) if row_values is None
                  else [(v,) for v in row_values.rechunk((tuple(self.sizes),))
                        .to_delayed().ravel()])
+        # named after the function, not the wrappers, for dashboards and task streams
+        name = (args[0] if function in (_rows_only, _rows_and_offset) else function).__name__
         tasks = []
         for b, (X, y, w, offset, more) in enumerate(zip(
-                self._X.to_delayed().ravel(), y_blocks, w_blocks, self.offsets, extra)):
+                self._X.to_delayed(optimize_graph=False).ravel(), y_blocks, w_blocks,
+                self.offsets, extra)):
             inputs = (function, args, self.encode, X, y, w, offset, b, *more)
-            # named after the function, not the wrapper, for dashboards and task streams
-            tasks.append(task(*inputs, dask_key_name=f"{function.__name__}-{tokenize(*inputs)}"))
+            tasks.append(task(*inputs, dask_key_name=f"{name}-{tokenize(*inputs)}"))
         return tasks
 
     @staticmethod
@@ -441,6 +580,11 @@ class DaskRows:
     def sum(self, function, *args):
         """``function(*args, X, y, w)`` of every chunk, summed (a tuple of sums)."""
         return self._reduce(self.chunk_tasks(_rows_only, function, *args), _sum_all)
+
+    def sum_with_offsets(self, function, *args):
+        """``function(*args, X, y, w, offset)`` of every chunk (``offset``: the number of its
+        first row), added up by a tree of tasks (a tuple of sums, of anything with ``+``)."""
+        return self._reduce(self.chunk_tasks(_rows_and_offset, function, *args), _sum_all)
 
     def map_rows(self, function, *args):
         """``function(*args, X, y, w)``: one value per row, as a lazy dask array (computed

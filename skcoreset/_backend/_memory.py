@@ -63,6 +63,10 @@ class InMemoryRows:
         positive = self.sample_weight > 0
         return bool(np.any((self.y > 0) & positive) and np.any((self.y < 0) & positive))
 
+    def scaled(self, factor):
+        """The same rows with their weights multiplied by ``factor``."""
+        return InMemoryRows(self.X, self.y, self.sample_weight * factor)
+
     def take(self, indices, weights):
         """The given rows as a :class:`Part` with the given weights."""
         return Part(indices, weights, np.asarray(self.X[indices], dtype=float),

@@ -2,9 +2,11 @@
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
+from .._backend import DaskRows, InMemoryRows
 from .._design import (add_scaled_gram, block_rows, linear_predictor, n_params, rmatvec,
                        split_theta, weighted_gram)
 
@@ -75,6 +77,31 @@ class LogPosterior:
         self.sample_weight = sample_weight
         self.prior_prec = prior_prec
         self.fit_intercept = fit_intercept
+
+    @property
+    def n_rows(self):
+        return len(self.y)
+
+    @property
+    def total_weight(self):
+        return self.sample_weight.sum()
+
+    def mean_target(self):
+        """Weighted mean of the encoded targets."""
+        return np.average(self.y, weights=self.sample_weight)
+
+    def thinned(self, stride):
+        """The log posterior of every ``stride``-th row, reweighted to the total weight of
+        all rows (a contiguous copy: products with a strided view would copy it every
+        time); None when those rows carry no weight."""
+        rows = slice(0, None, stride)
+        weight = self.sample_weight[rows]
+        total = weight.sum()
+        if total <= 0:
+            return None
+        return LogPosterior(np.ascontiguousarray(self.X[rows]), self.y[rows], self.family,
+                            weight * (self.total_weight / total), self.prior_prec,
+                            self.fit_intercept)
 
     def eta(self, theta):
         return linear_predictor(self.X, theta, self.fit_intercept)
@@ -167,6 +194,170 @@ class LogPosterior:
     def log_prior_normaliser(self):
         """``log`` of the prior's normalising constant (:func:`prior_log_normaliser`)."""
         return prior_log_normaliser(self.prior_prec)
+
+
+class _Sums(NamedTuple):
+    """The sums over rows of the weighted log-likelihood at ``theta``: the state of a point
+    of a :class:`ChunkedLogPosterior` (the linear predictors stay where the rows are), with
+    minus its exact Hessian when the pass computed it."""
+
+    theta: np.ndarray
+    loglik: float
+    grad: np.ndarray
+    neg_hessian: np.ndarray = None
+
+
+def _loglik_sums(family, theta, fit_intercept, neg_hessian, X, y, sample_weight):
+    """Weighted log-likelihood of some rows, its gradient and, with ``neg_hessian`` (a
+    dtype), minus its Hessian: :meth:`LogPosterior.value_and_grad` without the prior (the
+    task of one chunk)."""
+    no_prior = np.zeros(len(theta))
+    out = LogPosterior(X, y, family, sample_weight, no_prior, fit_intercept).value_and_grad(
+        theta, neg_hessian=neg_hessian)
+    return (out[0], out[2]) + out[3:]
+
+
+def _target_sums(X, y, sample_weight):
+    return sample_weight.sum(), sample_weight @ y
+
+
+# A pass over rows whose Hessian costs fewer flops (rows x parameters^2) than this is
+# dominated by the latency of its tasks (~1e7 per 10 ms of one core): it computes the
+# Hessian whether asked or not.
+_EAGER_HESSIAN_FLOPS = 2**25
+
+
+class ChunkedLogPosterior:
+    """:class:`LogPosterior` of rows held in chunks on a cluster (a
+    :class:`~skcoreset._backend.DaskRows` storage).
+
+    Every evaluation is one pass over the rows: each chunk's task computes the value and
+    gradient of its weighted log-likelihood (and its negative Hessian when asked) by
+    :meth:`LogPosterior.value_and_grad`, the blocked pass of the in-memory fit, and a tree
+    of tasks sums them, so only ``O(p^2)`` numbers reach this process. The linear
+    predictors are never held: the state of a point is its sums (:class:`_Sums`), and a
+    Hessian at a point costs a pass of its own unless it comes with the value
+    (:meth:`value_and_grad`). Where a pass costs its latency rather than its arithmetic
+    (at most ``_EAGER_HESSIAN_FLOPS`` for the Hessian), every pass also computes the exact
+    Hessian, which a later request at the same point then takes instead of a pass of its
+    own: the same steps in half the passes. ``n_passes`` counts the passes over the rows.
+
+    Parameters
+    ----------
+    rows : DaskRows
+        The rows, with encoded targets and their weights.
+    family : Family
+    prior_prec : ndarray of shape (p,)
+    fit_intercept : bool
+    gather_rows : int, default=None
+        Thinned rows (:meth:`thinned`) up to this many are gathered into this process; by
+        default the rows of the largest chunk, which bounds the memory used here.
+    target_sums : tuple of float, default=None
+        ``(sum_n w_n, sum_n w_n y_n)`` when known; otherwise one pass computes them when
+        first needed (for :attr:`total_weight` and :meth:`mean_target`).
+    """
+
+    def __init__(self, rows, family, prior_prec, fit_intercept, gather_rows=None,
+                 target_sums=None):
+        self.rows = rows
+        self.family = family
+        self.prior_prec = prior_prec
+        self.fit_intercept = fit_intercept
+        self.gather_rows = max(rows.sizes) if gather_rows is None else gather_rows
+        self.n_passes = 0
+        self._eager_hessian = rows.n * len(prior_prec) ** 2 <= _EAGER_HESSIAN_FLOPS
+        if target_sums is not None:
+            self.__dict__["_target_sums"] = target_sums
+
+    def _pass(self, function, *args):
+        self.n_passes += 1
+        return self.rows.sum(function, *args)
+
+    @property
+    def n_rows(self):
+        return self.rows.n
+
+    @cached_property
+    def _target_sums(self):
+        return self._pass(_target_sums)
+
+    @property
+    def total_weight(self):
+        return float(self._target_sums[0])
+
+    def mean_target(self):
+        total, weighted = self._target_sums
+        return weighted / total
+
+    def thinned(self, stride):
+        """The log posterior of every ``stride``-th row (global row numbers), reweighted to
+        the total weight of all rows: on the cluster, or in this process (a
+        :class:`LogPosterior`) when it has at most ``gather_rows`` rows; None when those
+        rows carry no weight."""
+        rows = self.rows.every(stride, gather_rows=self.gather_rows)
+        if isinstance(rows, InMemoryRows):
+            total = rows.sample_weight.sum()
+            if total <= 0:
+                return None
+            return log_posterior_of(rows.scaled(self.total_weight / total), self.family,
+                                    self.prior_prec, self.fit_intercept)
+        total, weighted = rows.sum(_target_sums)
+        if total <= 0:
+            return None
+        scale = self.total_weight / total
+        return ChunkedLogPosterior(rows.scaled(scale), self.family, self.prior_prec,
+                                   self.fit_intercept, self.gather_rows,
+                                   (total * scale, weighted * scale))
+
+    def _sums(self, theta, neg_hessian=None):
+        theta = np.asarray(theta, dtype=float)
+        eager = neg_hessian is None and self._eager_hessian
+        out = self._pass(_loglik_sums, self.family, theta, self.fit_intercept,
+                         np.float64 if eager else neg_hessian)
+        return (_Sums(theta, float(out[0]), out[1], out[2] if eager else None),
+                () if eager else out[2:])
+
+    def eta(self, theta):
+        return self._sums(theta)[0]
+
+    def log_prior(self, theta):
+        return -0.5 * np.sum(self.prior_prec * np.asarray(theta) ** 2, axis=-1)
+
+    def value(self, theta, sums):
+        return sums.loglik + self.log_prior(theta)
+
+    def grad(self, theta, sums):
+        return sums.grad - self.prior_prec * theta
+
+    def _with_prior(self, gram):
+        gram[np.diag_indices_from(gram)] += self.prior_prec
+        return gram
+
+    def value_and_grad(self, theta, neg_hessian=None):
+        """``(value, sums, grad)`` at ``theta`` in one pass; with ``neg_hessian`` (a dtype,
+        see :meth:`LogPosterior.value_and_grad`) also the negative Hessian."""
+        sums, more = self._sums(theta, neg_hessian)
+        out = (self.value(theta, sums), sums, self.grad(theta, sums))
+        return out + tuple(self._with_prior(gram) for gram in more)
+
+    def neg_hessian(self, sums, dtype=np.float64):
+        """The negative Hessian at the point of ``sums`` (one pass, unless the pass of
+        ``sums`` computed it)."""
+        if dtype == np.float64 and sums.neg_hessian is not None:
+            return self._with_prior(sums.neg_hessian.copy())
+        return self._with_prior(self._sums(sums.theta, dtype)[1][0])
+
+    def log_prior_normaliser(self):
+        return prior_log_normaliser(self.prior_prec)
+
+
+def log_posterior_of(rows, family, prior_prec, fit_intercept):
+    """The log posterior of the rows of a storage: a :class:`LogPosterior` of rows in this
+    process (:class:`~skcoreset._backend.InMemoryRows`), a :class:`ChunkedLogPosterior` of
+    rows on a cluster (:class:`~skcoreset._backend.DaskRows`)."""
+    if isinstance(rows, DaskRows):
+        return ChunkedLogPosterior(rows, family, prior_prec, fit_intercept)
+    return LogPosterior(rows.X, rows.y, family, rows.sample_weight, prior_prec, fit_intercept)
 
 
 def prior_log_normaliser(prior_prec):

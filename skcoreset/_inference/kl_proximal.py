@@ -80,10 +80,11 @@ import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
+from .._backend import DaskRows, InMemoryRows
 from .._design import latent_variances, rmatvec, weighted_gram
 from .._newton import NewtonObjective, newton_maximise, rounding_slack
 from .._posterior import GaussianPosterior, _stable_cholesky
-from ._common import InferenceResult, LogPosterior
+from ._common import InferenceResult, log_posterior_of
 from .laplace import LARGE_N, find_mode
 
 # Step size beta per family: the paper's 0.25 for logistic (§6); beta = 1 (r = 1/2) contracts the
@@ -119,9 +120,7 @@ class _State:
     """One iterate ``q = N(m, V)`` with what the next step and the stopping test need."""
 
     elbo: float
-    alpha: np.ndarray
-    gamma: np.ndarray
-    params: dict  # path-specific parametrisation of (m, V)
+    params: dict  # path-specific: the parametrisation of (m, V) and the linearisation
     elbo_error: float = 0.0  # bound on the ELBO's error from single-precision variances
 
 
@@ -131,12 +130,30 @@ def _slack(new, old):
     return rounding_slack(old.elbo) + new.elbo_error + old.elbo_error
 
 
-class _PrimalPath:
-    """Eqs. (16)-(17) on ``p x p`` precision matrices; for ``n >= p``."""
+def _elbo_sums(family, mean, chol_inv, fit_intercept, variance_dtype, X, y, sample_weight):
+    """What a primal step needs of some rows at ``N(mean, V)``, ``V = L^-T L^-1`` for
+    ``chol_inv = L^-1``: their expected log-likelihood, the bound on its error from
+    single-precision variances, ``A^T alpha`` and ``A^T diag(gamma) A`` (one task per chunk
+    on a cluster)."""
+    m_lat, v_lat = latent_variances(X, chol_inv, fit_intercept, variance_dtype, mean=mean)
+    value, alpha, gamma = _linearised_terms(family, y, sample_weight, m_lat, v_lat)
+    # a relative error e of v~_n moves sum_n w_n f_n by about -sum_n gamma_n v~_n e / 2
+    error = (0.0 if variance_dtype == np.float64
+             else 0.5 * _SINGLE_VARIANCE_ERROR * (gamma @ v_lat))
+    return (value, error, rmatvec(X, alpha, fit_intercept),
+            weighted_gram(X, gamma, fit_intercept))
 
-    def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept, large=False):
-        self.X, self.y, self.family = X, y, family
-        self.w, self.prior_prec, self.fit_intercept = sample_weight, prior_prec, fit_intercept
+
+class _PrimalPath:
+    """Eqs. (16)-(17) on ``p x p`` precision matrices; for ``n >= p``.
+
+    The rows enter only through sums over them (:func:`_elbo_sums`), one pass per evaluated
+    ``q``: in memory, or a map-reduce over the chunks of rows on a cluster.
+    """
+
+    def __init__(self, rows, family, prior_prec, fit_intercept, large=False):
+        self.rows, self.family = rows, family
+        self.prior_prec, self.fit_intercept = prior_prec, fit_intercept
         # large n: latent variances from single-precision products (see latent_variances)
         self.variance_dtype = np.float32 if large else np.float64
 
@@ -146,31 +163,19 @@ class _PrimalPath:
         chol = _stable_cholesky(precision)
         # V = L^-T L^-1, so L^-T is a square-root factor of V and v~_n = ||L^-1 a_n||^2
         chol_inv = linalg.solve_triangular(chol, np.eye(p), lower=True)
-        m_lat, v_lat = latent_variances(self.X, chol_inv, self.fit_intercept,
-                                        self.variance_dtype, mean=mean)
-        value, alpha, gamma = _linearised_terms(self.family, self.y, self.w, m_lat, v_lat)
-        # a relative error e of v~_n moves sum_n w_n f_n by about -sum_n gamma_n v~_n e / 2
-        error = (0.0 if self.variance_dtype == np.float64
-                 else 0.5 * _SINGLE_VARIANCE_ERROR * (gamma @ v_lat))
+        value, error, alpha_sum, gram = self.rows.sum(
+            _elbo_sums, self.family, mean, chol_inv, self.fit_intercept, self.variance_dtype)
         cov_diag = np.sum(chol_inv**2, axis=0)
         logdet_prec = 2.0 * np.sum(np.log(np.diag(chol)))
         kl = 0.5 * (self.prior_prec @ cov_diag + self.prior_prec @ mean**2 - p
                     - np.sum(np.log(self.prior_prec)) + logdet_prec)
-        return _State(value - kl, alpha, gamma,
-                      dict(mean=mean, precision=precision, chol_inv=chol_inv), error)
-
-    def _prepare(self, state):
-        """ELBO mean-gradient and ``A^T diag(gamma) A``, computed once per accepted iterate."""
-        params = state.params
-        if "gram" not in params:
-            params["grad_m"] = (-rmatvec(self.X, state.alpha, self.fit_intercept)
-                                - self.prior_prec * params["mean"])
-            params["gram"] = weighted_gram(self.X, state.gamma, self.fit_intercept)
-        return params
+        params = dict(mean=mean, precision=precision, chol_inv=chol_inv, gram=gram,
+                      grad_m=-alpha_sum - self.prior_prec * mean)
+        return _State(value - kl, params, error)
 
     def criterion(self, state):
         """Half the squared natural-gradient norm of the ELBO (see module docstring)."""
-        params = self._prepare(state)
+        params = state.params
         chol_inv = params["chol_inv"]
         g = chol_inv @ params["grad_m"]
         target = params["gram"] + np.diag(self.prior_prec)
@@ -180,7 +185,7 @@ class _PrimalPath:
 
     def step(self, state, r):
         """The proximal update of eqs. (16)-(17) with ``r = 1 / (1 + beta)``."""
-        params = self._prepare(state)
+        params = state.params
         prec = params["precision"]
         diag_p = np.diag(self.prior_prec)
         scaling = r * prec + (1.0 - r) * diag_p
@@ -195,7 +200,7 @@ class _PrimalPath:
         Hessian in ``m`` at fixed ``V``, by Price's theorem). Near the optimum the target
         depends on ``V`` only through the small latent variances, so the precision error
         shrinks by far more than ``r`` per step, and the mean converges quadratically."""
-        params = self._prepare(state)
+        params = state.params
         precision = params["gram"] + np.diag(self.prior_prec)
         mean = params["mean"] + linalg.cho_solve(
             (_stable_cholesky(precision), True), params["grad_m"])
@@ -208,8 +213,8 @@ class _PrimalPath:
         if init == "prior":
             p = len(self.prior_prec)
             return self.evaluate(np.zeros(p), np.diag(self.prior_prec))
-        log_post = LogPosterior(self.X, self.y, self.family, self.w, self.prior_prec,
-                                self.fit_intercept)
+        log_post = log_posterior_of(self.rows, self.family, self.prior_prec,
+                                    self.fit_intercept)
         mode = find_mode(log_post, theta0, tol=tol, max_iter=max_iter)
         return self.evaluate(mode.x, mode.neg_hessian)
 
@@ -248,15 +253,15 @@ class _DualPath:
         chol_inv = linalg.solve_triangular(chol, np.eye(self.n), lower=True)
         kl = 0.5 * (np.sum(chol_inv**2) - self.n - a @ m_lat
                     + 2.0 * np.sum(np.log(np.diag(chol))))
-        return _State(value - kl, alpha, gamma,
-                      dict(a=a, gamma_t=gamma_t, chol=chol, s=s, R=R))
+        return _State(value - kl, dict(a=a, gamma_t=gamma_t, chol=chol, s=s, R=R,
+                                       alpha=alpha, gamma=gamma))
 
     def criterion(self, state):
         """Half the squared natural-gradient norm, with ``g_m = A^T (a - alpha)``."""
         params = state.params
         latent_cov = self.sigma - params["R"].T @ params["R"]  # A V A^T
-        diff = params["a"] - state.alpha
-        DC = (params["gamma_t"] - state.gamma)[:, None] * latent_cov
+        diff = params["a"] - params["alpha"]
+        DC = (params["gamma_t"] - params["gamma"])[:, None] * latent_cov
         return 0.5 * (diff @ latent_cov @ diff + 0.5 * np.sum(DC * DC.T))
 
     def _solve_shifted(self, d, x):
@@ -267,9 +272,10 @@ class _DualPath:
 
     def step(self, state, r):
         """Eqs. (18)-(19): the same iterate as eqs. (16)-(17), in n-dimensional form."""
-        a, gamma_t = state.params["a"], state.params["gamma_t"]
-        a_new = a + (1.0 - r) * self._solve_shifted(r * gamma_t, state.alpha - a)
-        gamma_t_new = r * gamma_t + (1.0 - r) * state.gamma
+        params = state.params
+        a, gamma_t = params["a"], params["gamma_t"]
+        a_new = a + (1.0 - r) * self._solve_shifted(r * gamma_t, params["alpha"] - a)
+        gamma_t_new = r * gamma_t + (1.0 - r) * params["gamma"]
         return self.evaluate(a_new, gamma_t_new)
 
     def posterior(self, state):
@@ -380,7 +386,11 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
 
     Parameters
     ----------
-    X : ndarray of shape (n, d)
+    X : ndarray of shape (n, d) or DaskRows
+        The rows; a :class:`~skcoreset._backend.DaskRows` storage holds rows on a cluster
+        with their encoded targets and weights (``y`` and ``sample_weight`` are then None;
+        primal path only), and every step's sums over rows are one map-reduce over their
+        chunks.
     y : ndarray of shape (n,)
         Targets encoded for ``family``.
     family : Family
@@ -410,7 +420,8 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
         inverse negative Hessian there), which is exact for the Gaussian family and close to
         the optimum otherwise; or the prior, as in the paper's Algorithm 1.
     dual : {"auto", True, False}, default="auto"
-        Use the dual updates of eq. (19); ``"auto"`` does so when ``p > n``.
+        Use the dual updates of eq. (19); ``"auto"`` does so when ``p > n`` for rows in
+        memory.
     newton_steps : {"auto", True, False}, default="auto"
         On the primal path from the Laplace start with the default ``beta``, take
         fixed-point steps instead of proximal ones (:meth:`_PrimalPath.newton_step`: the
@@ -440,14 +451,19 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
         raise ValueError(f"newton_steps must be 'auto', True or False, got {newton_steps!r}.")
     newton = init == "laplace" and beta is None
     beta = _resolve_beta(beta, family, init)
-    n = X.shape[0]
-    use_dual = len(prior_prec) > n if dual == "auto" else bool(dual)
+    chunked = isinstance(X, DaskRows)
+    n = X.n if chunked else X.shape[0]
+    use_dual = (len(prior_prec) > n and not chunked) if dual == "auto" else bool(dual)
+    if use_dual and chunked:
+        raise ValueError("The dual updates need the n x n kernel of the rows in memory: "
+                         "use dual=False (or 'auto') for rows on a cluster.")
     large = n >= LARGE_N
     if use_dual:
         path = _DualPath(X, y, family, sample_weight, prior_prec, fit_intercept)
         newton = False
     else:
-        path = _PrimalPath(X, y, family, sample_weight, prior_prec, fit_intercept, large)
+        rows = X if chunked else InMemoryRows(X, y, sample_weight)
+        path = _PrimalPath(rows, family, prior_prec, fit_intercept, large)
         newton = newton and (large if newton_steps == "auto" else newton_steps)
 
     state = path.initial(init, theta0, tol=min(tol, 1e-10), max_iter=100)

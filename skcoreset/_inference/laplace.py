@@ -2,9 +2,10 @@
 
 import numpy as np
 
+from .._backend import DaskRows, InMemoryRows
 from .._newton import NewtonObjective, newton_maximise, warn_not_converged
 from .._posterior import GaussianPosterior
-from ._common import InferenceResult, LogPosterior, laplace_log_evidence
+from ._common import InferenceResult, laplace_log_evidence, log_posterior_of
 
 # Reuse the Hessian while the step is small on the scale the Hessian varies on: for GLMs the
 # curvature at a row changes by a factor ~exp(|x . step|), and |x . step| is about
@@ -16,7 +17,8 @@ class LogPosteriorObjective(NewtonObjective):
     """A log posterior as a :class:`~skcoreset._newton.NewtonObjective`; the state is the
     linear predictors.
 
-    ``log_post`` is a :class:`LogPosterior` or anything with its ``eta``, ``value``,
+    ``log_post`` is a :class:`LogPosterior`, a :class:`ChunkedLogPosterior` (rows on a
+    cluster, whose state is the sums over rows) or anything with their ``eta``, ``value``,
     ``grad`` and ``neg_hessian`` (the coreset samplers' dense active rows, the streaming
     path's chunked sums).
     """
@@ -59,7 +61,8 @@ class LogPosteriorObjective(NewtonObjective):
 
 
 def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_steps=0,
-               approx=False, initial_neg_hessian=None, confirm=True, full_output=False):
+               approx=False, initial_neg_hessian=None, confirm=True, full_output=False,
+               total_weight=None):
     """Maximise a concave :class:`LogPosterior` by Newton's method with backtracking.
 
     Stops when half the Newton decrement ``g^T H^-1 g / 2`` (the predicted gain of the next
@@ -85,7 +88,8 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
     that steered the last step (:func:`~skcoreset._newton.newton_maximise`).
 
     ``full_output=True`` returns the :class:`~skcoreset._newton.NewtonResult` instead (with
-    the log posterior at the mode).
+    the log posterior at the mode). ``total_weight`` (the scale of the Hessian reuse) is by
+    default ``log_post.sample_weight.sum()``.
 
     Returns
     -------
@@ -99,9 +103,11 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
         Newton (or chord) steps taken.
     converged : bool
     """
+    if total_weight is None:
+        total_weight = log_post.sample_weight.sum()
     result = newton_maximise(
         LogPosteriorObjective(log_post, approx), theta0, tol=tol, max_iter=max_iter,
-        reuse_below=_STALE_HESSIAN_SCALE * log_post.sample_weight.sum(),
+        reuse_below=_STALE_HESSIAN_SCALE * total_weight,
         full_steps=full_steps, approx_steps=approx, initial_neg_hessian=initial_neg_hessian,
         confirm=confirm, verbose=verbose, label="laplace", value_name="log posterior")
     if full_output:
@@ -118,6 +124,15 @@ def initial_theta(y, family, sample_weight, n_params, fit_intercept):
     return theta
 
 
+def _initial_theta_of(log_post):
+    """:func:`initial_theta` of the rows of a log posterior (in memory or on a cluster)."""
+    n_params = len(log_post.prior_prec)
+    if not log_post.fit_intercept:
+        return np.zeros(n_params)
+    return initial_theta(np.array([log_post.mean_target()]), log_post.family, np.ones(1),
+                         n_params, True)
+
+
 # From this many rows on, the large-N paths: a thinned start and single-precision Hessians
 # steering Newton's steps (and KL-proximal's fixed-point steps); below, the full Hessians are
 # cheap enough as they are.
@@ -129,7 +144,9 @@ _THINNED_TOL = 1.0
 
 
 def thinned_start(log_post, theta0, *, tol, max_iter):
-    """Mode of every ``_THINNING_STRIDE``-th row, reweighted to the full data's total weight.
+    """Mode of every ``_THINNING_STRIDE``-th row, reweighted to the full data's total weight
+    (:meth:`LogPosterior.thinned`; on a cluster :meth:`ChunkedLogPosterior.thinned`: the
+    same rows, drawn from all chunks).
 
     A large-N warm start: the thinned problem costs 1/8 of the full Hessians, and its mode is
     within a few posterior standard deviations of the full one. Its Hessian there, whose
@@ -145,26 +162,21 @@ def thinned_start(log_post, theta0, *, tol, max_iter):
     neg_hessian : ndarray of shape (p, p) or None
         None when the thinned rows carry no weight (``theta`` is then ``theta0``).
     """
-    rows = slice(0, None, _THINNING_STRIDE)
-    weight = log_post.sample_weight[rows]
-    total = weight.sum()
-    if total <= 0:
+    thinned = log_post.thinned(_THINNING_STRIDE)
+    if thinned is None:
         return theta0, None
-    # a contiguous copy (1/8 of X): products with a strided view would copy it every time
-    thinned = LogPosterior(np.ascontiguousarray(log_post.X[rows]), log_post.y[rows],
-                           log_post.family, weight * (log_post.sample_weight.sum() / total),
-                           log_post.prior_prec, log_post.fit_intercept)
     neg_hessian0 = None
-    if len(thinned.y) >= LARGE_N:
+    if thinned.n_rows >= LARGE_N:
         theta0, neg_hessian0 = thinned_start(thinned, theta0, tol=tol, max_iter=max_iter)
     theta, _, neg_hessian, _, _ = newton_map(thinned, theta0, tol=tol, max_iter=max_iter,
                                              approx=True, initial_neg_hessian=neg_hessian0,
-                                             confirm=False)
+                                             confirm=False, total_weight=thinned.total_weight)
     return theta, neg_hessian
 
 
 def find_mode(log_post, theta0=None, *, tol, max_iter, verbose=0):
-    """The mode of a :class:`LogPosterior` and the exact negative Hessian there.
+    """The mode of a :class:`LogPosterior` (or :class:`ChunkedLogPosterior`) and the exact
+    negative Hessian there.
 
     :func:`newton_map` from ``theta0`` (by default :func:`initial_theta`, refined for
     N >= ``LARGE_N`` by :func:`thinned_start`), with single-precision Hessians
@@ -174,16 +186,16 @@ def find_mode(log_post, theta0=None, *, tol, max_iter, verbose=0):
     -------
     NewtonResult
     """
-    large = len(log_post.y) >= LARGE_N
+    large = log_post.n_rows >= LARGE_N
     neg_hessian0 = None
     if theta0 is None:
-        theta0 = initial_theta(log_post.y, log_post.family, log_post.sample_weight,
-                               len(log_post.prior_prec), log_post.fit_intercept)
+        theta0 = _initial_theta_of(log_post)
         if large:
             theta0, neg_hessian0 = thinned_start(log_post, theta0, tol=_THINNED_TOL,
                                                  max_iter=max_iter)
     return newton_map(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose,
-                      approx=large, initial_neg_hessian=neg_hessian0, full_output=True)
+                      approx=large, initial_neg_hessian=neg_hessian0, full_output=True,
+                      total_weight=log_post.total_weight)
 
 
 def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10,
@@ -194,9 +206,16 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     by Newton's method with an Armijo line search and returns ``N(theta*, H^-1)`` with ``H``
     the negative Hessian of the log posterior at ``theta*``.
 
+    Every sum over rows is one pass over the rows in memory or, for rows on a cluster, one
+    map-reduce over their chunks (:class:`ChunkedLogPosterior`): the same Newton steps from
+    the same thinned start, so the same posterior.
+
     Parameters
     ----------
-    X : ndarray of shape (n, d)
+    X : ndarray of shape (n, d) or DaskRows
+        The rows; a :class:`~skcoreset._backend.DaskRows` storage holds the rows on a
+        cluster with their encoded targets and weights (``y`` and ``sample_weight`` are then
+        None).
     y : ndarray of shape (n,)
         Targets encoded for ``family``.
     family : Family
@@ -219,7 +238,8 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     InferenceResult
         With a :class:`GaussianPosterior` and the Laplace log evidence.
     """
-    log_post = LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept)
+    rows = X if isinstance(X, DaskRows) else InMemoryRows(X, y, sample_weight)
+    log_post = log_posterior_of(rows, family, prior_prec, fit_intercept)
     result = find_mode(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
     if not result.converged:
         warn_not_converged("Newton's method", max_iter)

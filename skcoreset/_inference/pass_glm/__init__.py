@@ -37,39 +37,48 @@ when the linear predictors are not centred at 0: degree 2 on ``[-4, 4]`` has con
 curvature ``f''(0) ~ 0.16`` where a data set of rare positives (``s_n ~ -6``) has 0.0025.
 
 ``radius="auto"`` (the estimators' default): a *pilot* fit (the mode, to ``PILOT_TOL`` nats)
-on a subsample of at most ``PILOT_ROWS`` rows (every k-th row, per class for the logistic
-model so rare classes are represented; the first chunk for dask arrays and ``partial_fit``
-streams) gives linear predictors ``s_n`` representative of the posterior, and ``f_M'`` is the
-weighted least-squares fit of ``f'`` on them. The gradient of the surrogate then matches the
-exact one where the data are; for Gaussian designs the residual ``f' - f_M'`` is orthogonal to
-``1`` and to ``s``, which by Stein's lemma makes the surrogate's mode exact up to the pilot's
-error, and ``2 b_2`` is the average curvature ``E f''(s)``. The pilot costs a subsample; the
-data are still read once.
+on at most ``PILOT_ROWS`` rows gives linear predictors ``s_n`` representative of the
+posterior, and ``f_M'`` is the weighted least-squares fit of ``f'`` on them. The gradient of
+the surrogate then matches the exact one where the data are; for Gaussian designs the
+residual ``f' - f_M'`` is orthogonal to ``1`` and to ``s``, which by Stein's lemma makes the
+surrogate's mode exact up to the pilot's error, and ``2 b_2`` is the average curvature
+``E f''(s)``.
 
-Whatever the polynomial, :func:`pass_glm_posterior` measures its effect on the pilot rows
-(:func:`mean_error_estimate`) and warns when the posterior mean is estimated to be more than
-one posterior standard deviation off.
+The pilot rows are a uniform sample of all rows (per class for the logistic model, so that
+rare classes are represented), drawn in the same pass as the statistics: every row's key is a
+hash of its number and the rows of smallest keys are kept (:class:`PilotSample`), so the
+sample, and the polynomial, are the same in memory, over the chunks of a dask array and
+over the blocks of a ``partial_fit`` stream. The statistics do not depend on the polynomial
+(the moment sums ``t_k`` involve no coefficient), so it is chosen once the rows are
+summarised: after the map-reduce over the chunks, after every block of a stream. The data
+are read once.
+
+Whatever the polynomial, :func:`pass_glm_posterior` measures its effect on held-out rows
+(the sample's rows outside the pilot; :func:`mean_error_estimate`) and warns when the
+posterior mean is estimated to be more than one posterior standard deviation off, or the
+estimate's standard error cannot rule that out.
 
 Modules: ``_chebyshev`` (the Chebyshev series), ``_surrogate`` (models, degree rules,
-coefficients), ``_pilot`` (the pilot fit and the polynomial fitted on it), ``_monomials``
-(packed moment tensors), ``_statistics`` (:class:`PassGLMStatistics`), ``_dask`` (the
-map-reduce over dask chunks), ``_posterior`` (posterior and accuracy estimate) and ``_fit``
-(:func:`pass_glm`, the inference method).
+coefficients), ``_pilot`` (the pilot sample, the pilot fit and the polynomial fitted on it),
+``_monomials`` (packed moment tensors), ``_statistics`` (:class:`PassGLMStatistics`),
+``_dask`` (the map-reduce over dask chunks), ``_posterior`` (posterior and accuracy
+estimate) and ``_fit`` (:func:`pass_glm`, the inference method).
 """
 
 from ._chebyshev import chebyshev_coefficients
-from ._dask import pass_glm_statistics_dask
-from ._fit import pass_glm
+from ._dask import pass_glm_statistics_dask, summarise_chunks
+from ._fit import pass_glm, posterior_from_sample
 from ._monomials import n_monomials
-from ._pilot import (PILOT_ROWS, PILOT_TOL, Pilot, fitted_coefficients, pilot_fit, pilot_rows,
-                     start_statistics, surrogate_options)
+from ._pilot import (PILOT_ROWS, PILOT_TOL, Pilot, PilotSample, WeightedRows,
+                     fitted_coefficients, pilot_fit, start_statistics, surrogate_options)
 from ._posterior import MEAN_ERROR_WARN_SD, mean_error_estimate, pass_glm_posterior
 from ._statistics import MAX_MONOMIALS, PassGLMStatistics, pass_glm_statistics
 from ._surrogate import MAX_DEGREE, PassGLMAccuracyWarning, check_pass_degree
 
 __all__ = ["MAX_DEGREE", "MAX_MONOMIALS", "MEAN_ERROR_WARN_SD", "PILOT_ROWS", "PILOT_TOL",
-           "PassGLMAccuracyWarning", "PassGLMStatistics", "Pilot", "chebyshev_coefficients",
-           "check_pass_degree", "fitted_coefficients",
-           "mean_error_estimate", "n_monomials", "pass_glm", "pass_glm_posterior",
-           "pass_glm_statistics", "pass_glm_statistics_dask", "pilot_fit", "pilot_rows",
-           "start_statistics", "surrogate_options"]
+           "PassGLMAccuracyWarning", "PassGLMStatistics", "Pilot", "PilotSample",
+           "WeightedRows", "chebyshev_coefficients", "check_pass_degree",
+           "fitted_coefficients", "mean_error_estimate", "n_monomials", "pass_glm",
+           "pass_glm_posterior", "pass_glm_statistics", "pass_glm_statistics_dask",
+           "pilot_fit", "posterior_from_sample", "start_statistics", "summarise_chunks",
+           "surrogate_options"]

@@ -1,10 +1,12 @@
-"""``pass_glm``: the PASS-GLM inference method, one pass for the statistics, then the posterior."""
+"""``pass_glm``: the PASS-GLM inference method, one pass for the statistics and the pilot
+sample, then the polynomial and the posterior."""
 
 import numpy as np
 
-from ..._backend import is_dask_collection
-from ._dask import _dask_pilot, pass_glm_statistics_dask
-from ._pilot import PILOT_ROWS, PILOT_TOL, start_statistics, surrogate_options
+from ..._backend import DaskRows, is_dask_collection
+from ._dask import summarise_chunks
+from ._pilot import PILOT_ROWS, PILOT_TOL, PilotSample, pilot_fit, start_statistics, \
+    surrogate_options
 from ._posterior import pass_glm_posterior
 from ._statistics import MAX_MONOMIALS
 
@@ -14,16 +16,17 @@ def pass_glm(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2
              max_monomials=MAX_MONOMIALS, pilot_rows=PILOT_ROWS):
     """PASS-GLM posterior of a weighted GLM: one pass for the statistics, then the posterior.
 
-    Same calling convention as :func:`~skcoreset._inference.laplace.laplace`. When ``X`` is
-    a dask array the statistics are computed chunk-wise where the data live
-    (:func:`pass_glm_statistics_dask`), otherwise in memory (:func:`pass_glm_statistics`).
-    A Laplace fit on a pilot subsample of at most ``pilot_rows`` rows (:func:`pilot_fit`;
-    the first chunk of a dask array) chooses the polynomial for ``radius="auto"`` and
-    measures the approximation's error (:func:`mean_error_estimate`) in either case.
+    Same calling convention as :func:`~skcoreset._inference.laplace.laplace`. The one pass
+    over the rows, in memory or chunk-wise where the rows of a dask array live
+    (:func:`summarise_chunks`), computes the statistics and a uniform sample of the rows
+    (:class:`PilotSample`, the same sample either way); then :func:`posterior_from_sample`
+    chooses the polynomial and measures the approximation's error.
 
     Parameters
     ----------
-    X : ndarray or dask.array.Array of shape (n, d)
+    X : ndarray or dask.array.Array of shape (n, d), or DaskRows
+        The rows; a :class:`~skcoreset._backend.DaskRows` storage holds rows on a cluster
+        with their encoded targets and weights (``y`` and ``sample_weight`` are then None).
     y : ndarray or dask.array.Array of shape (n,)
         Labels in ``{-1, +1}`` (logistic) or counts (Poisson).
     family : Family
@@ -46,32 +49,58 @@ def pass_glm(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2
     max_monomials : int, default=MAX_MONOMIALS
         Cap on ``C(p + M, M)`` for ``degree > 2``.
     pilot_rows : int, default=PILOT_ROWS
-        Size of the pilot subsample.
+        Size of the pilot subsample, and of the held-out rows.
 
     Returns
     -------
     InferenceResult
-        With a :class:`GaussianPosterior`; ``extra["statistics"]`` holds the
-        :class:`PassGLMStatistics`, from which ``partial_fit`` can continue, and
-        ``extra["pilot"]`` the :class:`Pilot`.
+        With a :class:`GaussianPosterior`; ``extra`` holds what
+        :func:`posterior_from_sample` adds.
     """
-    if (sample_weight is not None and not is_dask_collection(sample_weight)
-            and np.all(np.asarray(sample_weight) == 1.0)):
-        sample_weight = None  # unit weights (the estimators' default): no weight passes
-    pilot_options = dict(prior_prec=prior_prec, fit_intercept=fit_intercept,
-                         max_rows=pilot_rows, tol=PILOT_TOL, max_iter=max_iter)
     if is_dask_collection(X):
-        pilot = _dask_pilot(X, y, family, sample_weight, **pilot_options)
-        stats = pass_glm_statistics_dask(
-            X, y, family, sample_weight=sample_weight, fit_intercept=fit_intercept,
-            max_monomials=max_monomials, **surrogate_options(family, degree, radius, pilot))
+        X = DaskRows.from_arrays(X, y, sample_weight)
+    n_features = X.n_features if isinstance(X, DaskRows) else np.shape(X)[1]
+    stats = start_statistics(family, n_features, degree=degree, radius=radius,
+                             fit_intercept=fit_intercept, max_monomials=max_monomials)
+    if isinstance(X, DaskRows):
+        stats, sample = summarise_chunks(X, stats, 2 * pilot_rows)
     else:
-        stats, pilot = start_statistics(X, y, family, sample_weight=sample_weight,
-                                        degree=degree, radius=radius,
-                                        max_monomials=max_monomials, **pilot_options)
-        stats.add(X, y, sample_weight)
+        if sample_weight is not None and np.all(np.asarray(sample_weight) == 1.0):
+            sample_weight = None  # unit weights (the estimators' default): no weight passes
+        stats.add(X, y, sample_weight)  # raises for non-finite X before the rows are sampled
+        sample = PilotSample.of_rows(stats.model, X, y, sample_weight,
+                                     capacity=2 * pilot_rows)
+    return posterior_from_sample(stats, sample, family, radius=radius, prior_prec=prior_prec,
+                                 pilot_rows=pilot_rows, tol=tol, max_iter=max_iter,
+                                 theta0=theta0, verbose=verbose)
+
+
+def posterior_from_sample(stats, sample, family, *, radius, prior_prec, pilot_rows=PILOT_ROWS,
+                          tol=1e-10, max_iter=100, theta0=None, verbose=0, pilot_theta=None):
+    """The PASS-GLM posterior from the statistics and the pilot sample of the same rows (all
+    of a data set, or of a stream so far).
+
+    For ``radius="auto"`` the polynomial is chosen now, from a Laplace fit on the sample's
+    pilot rows (:func:`pilot_fit`, started at ``pilot_theta`` when given: a stream's previous
+    pilot); the statistics do not depend on it. Its error is measured on the sample's
+    held-out rows (:meth:`PilotSample.split`, :func:`pass_glm_posterior`).
+
+    Returns
+    -------
+    InferenceResult
+        ``extra`` holds, besides :func:`pass_glm_posterior`'s entries, ``statistics`` (with
+        the polynomial: a stream continues from them), ``pilot_sample``, ``pilot`` (the
+        :class:`Pilot`, or None for a numeric radius) and ``held_out`` (the rows of the
+        accuracy estimate).
+    """
+    pilot_part, held_out = sample.split(pilot_rows, stats.fit_intercept)
+    pilot = None
+    if isinstance(radius, str) and radius == "auto":
+        pilot = pilot_fit(pilot_part, family, prior_prec=prior_prec, tol=PILOT_TOL,
+                          max_iter=max_iter, theta0=pilot_theta)
+        stats = stats.with_polynomial(**surrogate_options(family, stats.degree, pilot))
     result = pass_glm_posterior(stats, prior_prec, tol=tol, max_iter=max_iter, theta0=theta0,
-                                verbose=verbose, pilot=pilot)
-    result.extra["statistics"] = stats
-    result.extra["pilot"] = pilot
+                                verbose=verbose, pilot=pilot, held_out=held_out)
+    result.extra.update(statistics=stats, pilot_sample=sample, pilot=pilot,
+                        held_out=held_out)
     return result

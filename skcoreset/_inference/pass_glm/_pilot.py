@@ -1,7 +1,11 @@
-"""Data-driven surrogate polynomial from a pilot subsample (``radius="auto"``).
+"""Data-driven surrogate polynomial from pilot rows (``radius="auto"``), and held-out rows.
 
-A Laplace fit on a deterministic subsample locates the linear predictors; ``f_M'`` is the
-weighted least-squares fit of ``f'`` on them, and the statistics are started with it.
+A uniform sample of the rows, the same however they arrive (:class:`PilotSample`), gives
+pilot rows and held-out rows. A Laplace fit on the pilot rows locates the linear predictors;
+``f_M'`` is the weighted least-squares fit of ``f'`` on them. The statistics do not depend on
+the polynomial, so it is chosen after the rows are summarised (after the last block of a
+stream, or the map-reduce over a dask array's chunks). The held-out rows measure the
+approximation's error (:func:`mean_error_estimate`).
 """
 
 import warnings
@@ -9,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._backend import row_keys
 from ..._design import linear_predictor
 from .._common import LogPosterior
 from ..laplace import initial_theta, newton_map
@@ -17,8 +22,9 @@ from ._statistics import MAX_MONOMIALS, PassGLMStatistics
 from ._surrogate import (PassGLMAccuracyWarning, _check_bounded, _derivative, _model_name,
                          check_pass_degree)
 
-# Rows of the pilot subsample for radius="auto" and for the accuracy diagnostic: enough for a
-# stable least-squares fit and an error estimate whose noise is well below one posterior sd.
+# Rows of the pilot subsample for radius="auto", and of the held-out rows of the accuracy
+# diagnostic: enough for a stable least-squares fit and an error estimate whose noise is well
+# below one posterior sd.
 PILOT_ROWS = 10_000
 # The pilot's mode is solved to half a Newton decrement of this many nats of its weighted log
 # posterior (weights adding up to the data's): within about sqrt(2 * PILOT_TOL) posterior sds
@@ -34,8 +40,8 @@ _FLOAT32_PILOT_PARAMS = 50
 
 
 @dataclass(eq=False)
-class Pilot:
-    """A weighted subsample standing in for the data, and a Laplace fit on it.
+class WeightedRows:
+    """Rows standing in for all the data: each stratum's weights add up to its total.
 
     Attributes
     ----------
@@ -43,88 +49,202 @@ class Pilot:
     y : ndarray of shape (m,)
         Encoded targets (``{-1, +1}`` or counts).
     sample_weight : ndarray of shape (m,)
-        Rescaled so that each class (logistic) or the whole subsample (Poisson) has the total
-        weight of the rows it stands for.
-    theta : ndarray of shape (p,)
-        Mode of the weighted log posterior on the subsample (to :data:`PILOT_TOL`).
     fit_intercept : bool
+    strata : ndarray of shape (m,) or None
+        The stratum of each row, when the rows are a stratified sample.
+    fractions : ndarray of shape (n_strata,) or None
+        Each stratum's sampling fraction (1: all its rows are here), for the standard
+        errors of sums estimated from the rows.
     """
 
     X: np.ndarray
     y: np.ndarray
     sample_weight: np.ndarray
-    theta: np.ndarray
     fit_intercept: bool
+    strata: np.ndarray = None
+    fractions: np.ndarray = None
 
     def eta(self, theta):
         return linear_predictor(self.X, theta, self.fit_intercept)
 
 
-def _stride(length, n_keep):
-    """Step of every k-th of ``length`` items keeping at most ``n_keep``."""
-    return max(1, -(-length // max(n_keep, 1)))
+@dataclass(eq=False)
+class Pilot(WeightedRows):
+    """Pilot rows (:class:`WeightedRows`) and ``theta``, the mode of their weighted log
+    posterior (to :data:`PILOT_TOL`)."""
+
+    theta: np.ndarray = None
+
+    @classmethod
+    def of(cls, rows, theta):
+        return cls(rows.X, rows.y, rows.sample_weight, rows.fit_intercept, rows.strata,
+                   rows.fractions, theta)
 
 
-def _strided(index, n_keep):
-    return index[::_stride(len(index), n_keep)]
+def _strata(model, y):
+    """Row masks of the strata: the classes (positive first) for the logistic model, which
+    gives a rare class its own share of the pilot; one stratum for counts."""
+    return [y > 0, y <= 0] if model == "logistic" else [np.ones(len(y), dtype=bool)]
 
 
-def pilot_rows(y, sample_weight, model, max_rows=PILOT_ROWS):
-    """Indices of a deterministic subsample and its rescaled weights.
+def _allocation(counts, max_rows):
+    """Rows of each stratum in a pilot of at most ``max_rows``: the rarer class up to half
+    of them, the other the rest (one stratum: ``max_rows``)."""
+    counts = np.asarray(counts)
+    if len(counts) == 1:
+        return np.minimum(counts, max_rows)
+    rare = int(np.argmin(counts))
+    alloc = np.zeros(len(counts), dtype=np.intp)
+    alloc[rare] = min(counts[rare], max_rows // 2)
+    alloc[1 - rare] = min(counts[1 - rare], max_rows - alloc[rare])
+    return alloc
 
-    Every k-th row; for the logistic model per class, with the rarer class given up to half
-    of ``max_rows``, so that rare positives are represented. The weights of each stratum are
-    scaled to its total weight, so the subsample's weighted log-likelihood estimates the
-    full one. Costs one pass over ``y`` and ``sample_weight`` only.
-    """
-    n = len(y)
-    if model == "logistic":
-        full = [np.flatnonzero(y > 0), np.flatnonzero(y <= 0)]
-        full.sort(key=len)
-        rare = _strided(full[0], max_rows // 2)
-        strata = [rare, _strided(full[1], max_rows - len(rare))]
+
+def _smallest_keys(keys, candidates, count, size):
+    """The rows (among the ``count`` where ``candidates`` is true) of the ``size`` smallest
+    keys, in key order. The uniform keys are first cut at a threshold that keeps a little
+    more than ``size`` of them with overwhelming probability (``size / count`` plus six
+    binomial standard deviations), so only those few are sorted."""
+    if count > 4 * size:
+        threshold = (size + 6 * np.sqrt(size) + 10) / count
+        cut = np.flatnonzero(candidates & (keys < threshold))
+        rows = cut if len(cut) >= size else np.flatnonzero(candidates)
     else:
-        strata, full = [np.arange(0, n, _stride(n, max_rows))], [slice(None)]
-    index = np.concatenate(strata)
-    if sample_weight is None:  # each kept row stands for (rows of its stratum) / len(kept)
-        sizes = [n if isinstance(rows, slice) else len(rows) for rows in full]
-        return index, np.concatenate([np.full(len(kept), size / max(len(kept), 1))
-                                      for kept, size in zip(strata, sizes)])
-    w = np.asarray(sample_weight, dtype=float)
-    weight = np.concatenate([
-        w[kept] * (w[rows].sum() / w[kept].sum()) if w[kept].sum() > 0 else w[kept]
-        for kept, rows in zip(strata, full)])
-    return index, weight
+        rows = np.flatnonzero(candidates)
+    if len(rows) > size:
+        rows = rows[np.argpartition(keys[rows], size)[:size]]
+    return rows[np.argsort(keys[rows], kind="stable")]
 
 
-def pilot_fit(X, y, family, *, sample_weight, prior_prec, fit_intercept, max_rows=PILOT_ROWS,
-              tol=PILOT_TOL, max_iter=100):
-    """:class:`Pilot` from an in-memory data set (or its first chunk).
+@dataclass(eq=False)
+class PilotSample:
+    """A uniform sample without replacement of the rows of positive weight, per stratum,
+    that does not depend on how the rows arrive.
 
-    The mode of the subsample's weighted log posterior by Newton's method
-    (:func:`~skcoreset._inference.laplace.newton_map`) from :func:`initial_theta`, to half a
-    Newton decrement of ``tol`` nats (the weights add up to the data's, so these are nats of
-    about the full log posterior). The mode only has to be accurate compared with its
-    sampling error (the polynomial and the accuracy diagnostic use nothing else), so no
-    exact Hessian confirms convergence (single-precision Hessians steer the steps from
+    Every row's key is a hash of its number (:func:`~skcoreset._backend.row_keys`); each
+    stratum (:func:`_strata`) keeps its ``capacity`` rows of smallest keys in key order,
+    with its number of rows of positive weight and their total weight. So sampling all rows
+    at once, adding them block by block (:meth:`add`, a stream) or merging the samples of
+    disjoint chunks (:meth:`merge`, a tree of tasks on a cluster) give the same sample, and
+    a pilot chosen from it after the last block is the pilot of all the rows.
+
+    :meth:`split` gives the pilot rows (the smallest keys) and the held-out rows (the next
+    ones) on which the approximation's error is measured.
+    """
+
+    model: str
+    capacity: int
+    keys: list
+    index: list
+    X: list
+    y: list
+    weight: list
+    counts: np.ndarray
+    totals: np.ndarray
+
+    @classmethod
+    def of_rows(cls, model, X, y, sample_weight=None, *, offset=0,
+                capacity=2 * PILOT_ROWS):
+        """The sample of rows ``offset, offset + 1, ...`` (encoded targets)."""
+        y = np.asarray(y, dtype=float).ravel()
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        keys = row_keys(offset, offset + len(y))
+        parts = dict(keys=[], index=[], X=[], y=[], weight=[], counts=[], totals=[])
+        for in_stratum in _strata(model, y):
+            if w is not None:
+                in_stratum &= w > 0
+            count = np.count_nonzero(in_stratum)
+            rows = _smallest_keys(keys, in_stratum, count, capacity)
+            for name, values in (("keys", keys[rows]), ("index", offset + rows),
+                                 ("X", np.take(X, rows, axis=0)), ("y", y[rows]),
+                                 ("weight", np.ones(len(rows)) if w is None else w[rows])):
+                parts[name].append(values)
+            parts["counts"].append(count)
+            parts["totals"].append(count if w is None else w[in_stratum].sum())
+        parts["counts"] = np.array(parts["counts"])
+        parts["totals"] = np.array(parts["totals"], dtype=float)
+        return cls(model, capacity, **parts)
+
+    @classmethod
+    def empty(cls, model, n_features, capacity=2 * PILOT_ROWS):
+        return cls.of_rows(model, np.empty((0, n_features)), np.empty(0), capacity=capacity)
+
+    def merge(self, other):
+        """The sample of the union of the rows of two samples of disjoint rows."""
+        parts = dict(keys=[], index=[], X=[], y=[], weight=[])
+        for s in range(len(self.keys)):
+            keys = np.concatenate([self.keys[s], other.keys[s]])
+            order = np.argsort(keys, kind="stable")[:self.capacity]
+            for name in parts:
+                values = np.concatenate([getattr(self, name)[s], getattr(other, name)[s]])
+                parts[name].append(values[order])
+        return PilotSample(self.model, self.capacity, **parts,
+                           counts=self.counts + other.counts,
+                           totals=self.totals + other.totals)
+
+    __add__ = merge
+
+    def add(self, X, y, sample_weight=None, *, offset):
+        """The sample with the rows ``offset, offset + 1, ...`` added (a new object)."""
+        return self.merge(PilotSample.of_rows(self.model, X, y, sample_weight, offset=offset,
+                                              capacity=self.capacity))
+
+    def _rows(self, takes, fit_intercept):
+        """The rows ``takes[s]`` (slices) of each stratum, reweighted to its total weight."""
+        X, y, weight, strata = [], [], [], []
+        for s, rows in enumerate(takes):
+            w = self.weight[s][rows]
+            X.append(self.X[s][rows])
+            y.append(self.y[s][rows])
+            weight.append(w * (self.totals[s] / w.sum()) if w.sum() > 0 else w)
+            strata.append(np.full(len(w), s))
+        fractions = np.array([len(w) / max(n, 1) for w, n in zip(weight, self.counts)])
+        return WeightedRows(np.concatenate(X), np.concatenate(y), np.concatenate(weight),
+                            bool(fit_intercept), np.concatenate(strata), fractions)
+
+    def split(self, max_rows, fit_intercept):
+        """Pilot rows and held-out rows, each standing for all the data.
+
+        The pilot takes, per stratum, the rows of smallest keys: at most ``max_rows`` in all,
+        the rarer class up to half of them (:func:`_allocation`). The held-out rows are, per
+        stratum, the sample's other rows; a stratum held whole by the sample (at most
+        ``capacity`` rows) is held out whole instead, pilot rows included, so that its sums
+        are exact rather than estimated.
+
+        Returns
+        -------
+        pilot, held_out : WeightedRows
+        """
+        if not np.any(self.counts):
+            raise ValueError("No rows of positive weight were seen.")
+        alloc = _allocation(self.counts, max_rows)
+        pilot = self._rows([slice(0, m) for m in alloc], fit_intercept)
+        held_out = self._rows([slice(None) if n <= self.capacity else slice(m, None)
+                               for n, m in zip(self.counts, alloc)], fit_intercept)
+        return pilot, held_out
+
+
+def pilot_fit(rows, family, *, prior_prec, tol=PILOT_TOL, max_iter=100, theta0=None):
+    """:class:`Pilot`: the mode of the weighted log posterior of pilot rows
+    (:meth:`PilotSample.split`).
+
+    Newton's method (:func:`~skcoreset._inference.laplace.newton_map`) from ``theta0`` (by
+    default :func:`initial_theta`) to half a Newton decrement of ``tol`` nats (the weights
+    add up to the data's, so these are nats of about the full log posterior). The mode only
+    has to be accurate compared with its sampling error (the polynomial uses nothing else),
+    so no exact Hessian confirms convergence (single-precision Hessians steer the steps from
     ``_FLOAT32_PILOT_PARAMS`` parameters) and no covariance or evidence is computed.
     """
-    model = _model_name(family)
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float).ravel()
-    index, weight = pilot_rows(y, sample_weight, model, max_rows)
-    Xp, yp = np.take(X, index, axis=0), y[index]  # np.take: 2-10x faster than X[index]
-    if not np.all(np.isfinite(Xp)):
-        raise ValueError("Input X contains NaN or infinity.")
-    if not np.all(np.isfinite(yp)):
-        raise ValueError("Input y contains NaN or infinity.")
     prior_prec = np.asarray(prior_prec, dtype=float)
-    log_post = LogPosterior(Xp, yp, family, weight, prior_prec, fit_intercept)
-    theta0 = initial_theta(yp, family, weight, len(prior_prec), fit_intercept)
+    log_post = LogPosterior(rows.X, rows.y, family, rows.sample_weight, prior_prec,
+                            rows.fit_intercept)
+    if theta0 is None:
+        theta0 = initial_theta(rows.y, family, rows.sample_weight, len(prior_prec),
+                               rows.fit_intercept)
     # a pilot that stops short of convergence (max_iter) still locates the linear predictors
     theta = newton_map(log_post, theta0, tol=tol, max_iter=max_iter, confirm=False,
                        approx=len(prior_prec) >= _FLOAT32_PILOT_PARAMS)[0]
-    return Pilot(Xp, yp, weight, theta, bool(fit_intercept))
+    return Pilot.of(rows, theta)
 
 
 def _more_distinct_than(values, k):
@@ -177,47 +297,28 @@ def fitted_coefficients(model, degree, pilot):
     return _check_bounded(-b), center, half_width
 
 
-def surrogate_options(family, degree, radius, pilot):
-    """Keyword arguments of :meth:`PassGLMStatistics.empty` that fix the polynomial.
-
-    A numeric ``radius``: the Chebyshev series on ``[-radius, radius]``. ``"auto"``: the
-    least-squares fit on the pilot (:func:`fitted_coefficients`); when a logistic pilot has
-    a single class it cannot locate the linear predictors, so the paper's ``[-4, 4]`` is used
-    with a warning.
+def surrogate_options(family, degree, pilot):
+    """Keyword arguments of :meth:`PassGLMStatistics.with_polynomial` for
+    ``pass_radius="auto"``: the least-squares fit on the pilot
+    (:func:`fitted_coefficients`); when a logistic pilot has a single class it cannot locate
+    the linear predictors, so the paper's ``[-4, 4]`` is used with a warning.
     """
     model = _model_name(family)
-    degree = check_pass_degree(model, degree)
-    if not (isinstance(radius, str) and radius == "auto"):
-        return {"degree": degree, "radius": radius}
     if model == "logistic" and len(np.unique(pilot.y)) < 2:
         warnings.warn(
-            "The PASS-GLM pilot rows (the first chunk for dask arrays and partial_fit) "
-            "contain one class only, so pass_radius='auto' falls back to the fixed interval "
-            "[-4, 4] of Huggins et al. (2017). Start with a chunk holding both classes, or "
-            "set pass_radius.", PassGLMAccuracyWarning, stacklevel=3)
-        return {"degree": degree, "radius": 4.0}
-    return {"coef": fitted_coefficients(model, degree, pilot)[0]}
+            "The PASS-GLM pilot rows contain one class only, so pass_radius='auto' falls "
+            "back to the fixed interval [-4, 4] of Huggins et al. (2017). Fit rows of both "
+            "classes, or set pass_radius.", PassGLMAccuracyWarning, stacklevel=3)
+        return {"radius": 4.0}
+    return {"coef": fitted_coefficients(model, check_pass_degree(model, degree), pilot)[0]}
 
 
-def start_statistics(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2,
-                     radius="auto", max_monomials=MAX_MONOMIALS, max_rows=PILOT_ROWS,
-                     tol=PILOT_TOL, max_iter=100):
-    """Empty statistics with the polynomial chosen for ``(X, y)``, and the pilot it came from.
-
-    ``(X, y)`` is the whole in-memory data set, or the first chunk of a stream: the pilot is
-    a subsample of it (:func:`pilot_fit`) and, for ``radius="auto"``, fixes the polynomial
-    that every later chunk is summarised with (:func:`surrogate_options`). Nothing is added
-    to the statistics.
-
-    Returns
-    -------
-    stats : PassGLMStatistics
-    pilot : Pilot
-    """
-    pilot = pilot_fit(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
-                      fit_intercept=fit_intercept, max_rows=max_rows, tol=tol,
-                      max_iter=max_iter)
-    stats = PassGLMStatistics.empty(family, np.shape(X)[1], fit_intercept=fit_intercept,
-                                    max_monomials=max_monomials,
-                                    **surrogate_options(family, degree, radius, pilot))
-    return stats, pilot
+def start_statistics(family, n_features, *, degree=2, radius="auto", fit_intercept=True,
+                     max_monomials=MAX_MONOMIALS):
+    """Empty statistics for ``pass_radius=radius``: with the Chebyshev polynomial of a
+    numeric radius, or for ``"auto"`` with the polynomial chosen later
+    (:meth:`PassGLMStatistics.with_polynomial`), after the rows are summarised."""
+    auto = isinstance(radius, str) and radius == "auto"
+    return PassGLMStatistics.empty(family, n_features, degree=degree,
+                                   radius=None if auto else radius,
+                                   fit_intercept=fit_intercept, max_monomials=max_monomials)

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 from scipy import linalg
 
-from ..._design import rmatvec
+from ..._design import n_params, rmatvec, weighted_gram
 from ..._newton import (NewtonObjective, newton_maximise, shift_to_definite,
                         warn_not_converged)
 from ..._posterior import GaussianPosterior
@@ -90,44 +90,87 @@ def _linear_predictor_rms(stats, theta):
     return float(np.sqrt(max(theta @ stats.gram @ theta, 0.0) / stats.sum_weight))
 
 
-def mean_error_estimate(stats, theta, prior_prec, pilot):
+def mean_error_estimate(stats, theta, prior_prec, rows, *, return_se=False):
     """Estimated error of the PASS-GLM posterior mean, per parameter, in posterior sds.
 
     The exact log posterior's gradient at the surrogate's mode ``theta`` is the gradient of
     what the polynomial left out, ``g = sum_n w_n (f_M' - f')(a_n . theta) a_n``; one Newton
     step ``H^-1 g`` with the exact negative Hessian ``H`` moves ``theta`` to (about) the exact
-    mode. Both sums are estimated on the pilot rows, with weights scaled to the statistics'
-    total weight, so the estimate costs ``O(pilot rows x p^2)`` and needs no pass over the
-    data; ``H`` is accumulated from single-precision products (relative error ~1e-6, far
-    below the estimate's own noise). Its noise is proportional to the approximation error
-    itself, so a good polynomial gives an estimate near zero.
+    mode. Both sums are estimated on ``rows`` (the held-out rows of
+    :meth:`PilotSample.split`, not the pilot rows the polynomial was fitted on, where the
+    least-squares fit makes ``g`` small by construction), with weights scaled to the
+    statistics' total weight, so the estimate costs ``O(rows x p^2)`` and needs no pass over
+    the data; ``H`` is accumulated from single-precision products (relative error ~1e-6,
+    far below the estimate's own noise).
+
+    The estimate of ``g`` from a sample of ``m`` of ``N`` rows has a sampling error that
+    grows like ``sqrt(N / m)`` in posterior sds (N = 4e5, m = 1e4, d = 10: about one sd),
+    so ``return_se=True`` also returns its standard error, from the stratified sample's
+    variance of the rows' terms of ``g`` (zero for strata held whole).
 
     Returns
     -------
     offset : ndarray of shape (p,)
         ``(H^-1 g)_j / sqrt((H^-1)_jj)``.
+    se : ndarray of shape (p,)
+        Standard error of ``offset`` (with ``return_se=True``; infinite when ``rows`` do not
+        say how they were sampled).
     """
-    w = pilot.sample_weight * (stats.sum_weight / pilot.sample_weight.sum())
-    s = pilot.eta(theta)
+    p = len(theta)
+    w = rows.sample_weight * (stats.sum_weight / rows.sample_weight.sum())
+    s = rows.eta(theta)
     slope = np.polynomial.polynomial.polyder(-stats.coef)  # f_M' from beta = -b
     residual = np.polynomial.polynomial.polyval(s, slope) - _derivative(stats.model)(s)
     with np.errstate(over="ignore", invalid="ignore"):
-        g = rmatvec(pilot.X, w * residual, pilot.fit_intercept)
-    log_post = LogPosterior(pilot.X, pilot.y, _family_of(stats.model), w, prior_prec,
-                            pilot.fit_intercept)
+        g = rmatvec(rows.X, w * residual, rows.fit_intercept)
+    log_post = LogPosterior(rows.X, rows.y, _family_of(stats.model), w, prior_prec,
+                            rows.fit_intercept)
     try:
         chol = linalg.cholesky(log_post.neg_hessian(s, dtype=np.float32), lower=True)
     except (linalg.LinAlgError, ValueError):
-        return np.full(len(theta), np.inf)
+        infinite = np.full(p, np.inf)
+        return (infinite, infinite) if return_se else infinite
     step = linalg.cho_solve((chol, True), g)
     # the posterior variances (H^-1)_jj = ||L^-1 e_j||^2 from the triangular inverse
-    inverse = linalg.solve_triangular(chol, np.eye(len(theta)), lower=True)
-    offset = step / np.sqrt(np.einsum("ij,ij->j", inverse, inverse))
-    return np.where(np.isfinite(offset), offset, np.inf)
+    inverse = linalg.solve_triangular(chol, np.eye(p), lower=True)
+    sd = np.sqrt(np.einsum("ij,ij->j", inverse, inverse))
+    offset = step / sd
+    offset = np.where(np.isfinite(offset), offset, np.inf)
+    if not return_se:
+        return offset
+    variance = _sampling_variance(rows, w * residual)
+    # the covariance of the step H^-1 g is H^-1 V H^-1
+    spread = linalg.cho_solve((chol, True), linalg.cho_solve((chol, True), variance).T)
+    se = np.sqrt(np.maximum(np.diag(spread), 0.0)) / sd
+    return offset, np.where(np.isfinite(se), se, np.inf)
+
+
+def _sampling_variance(rows, terms):
+    """Covariance of the estimate ``sum_i terms_i a_i`` of a sum over all rows from a
+    stratified sample without replacement: per stratum of sampling fraction ``f`` and ``m``
+    rows, ``(1 - f) m / (m - 1)`` times the scatter of the terms ``terms_i a_i`` about their
+    mean."""
+    p = n_params(rows.X.shape[1], rows.fit_intercept)
+    if rows.strata is None:
+        return np.full((p, p), np.inf)
+    variance = np.zeros((p, p))
+    for stratum, fraction in enumerate(rows.fractions):
+        in_stratum = rows.strata == stratum
+        m = np.count_nonzero(in_stratum)
+        if fraction >= 1.0 or m == 0:  # held whole: its sum is exact
+            continue
+        if m == 1:
+            return np.full((p, p), np.inf)
+        X, t = rows.X[in_stratum], terms[in_stratum]
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = rmatvec(X, t, rows.fit_intercept) / m
+            scatter = weighted_gram(X, t * t, rows.fit_intercept) - m * np.outer(mean, mean)
+        variance += (1.0 - fraction) * m / (m - 1) * scatter
+    return variance
 
 
 def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=None,
-                       verbose=0, pilot=None):
+                       verbose=0, pilot=None, held_out=None):
     """Gaussian posterior from PASS-GLM statistics (Algorithm 1, lines 8-9).
 
     * ``degree == 2``: the surrogate log posterior is quadratic, so the posterior is exactly
@@ -139,10 +182,11 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
       (started at the degree-2 solution), and a Laplace approximation there; the evidence
       is its Laplace estimate.
 
-    The approximation is only as good as ``f_M`` is where the data are. With a ``pilot``, a
-    :class:`PassGLMAccuracyWarning` is issued when :func:`mean_error_estimate` puts the
-    posterior mean more than one posterior standard deviation from the exact posterior's.
-    Without one, a ``UserWarning`` is issued when the weighted root mean square of the
+    The approximation is only as good as ``f_M`` is where the data are. With ``held_out``
+    rows, a :class:`PassGLMAccuracyWarning` is issued when :func:`mean_error_estimate` puts
+    the posterior mean more than one posterior standard deviation from the exact
+    posterior's, or cannot rule that out (its estimate plus two standard errors exceeds
+    one sd). Without them, a ``UserWarning`` is issued when the weighted root mean square of the
     linear predictors at the posterior mean (available from the statistics,
     ``extra["linear_predictor_rms"]``) exceeds the Chebyshev radius ``R`` (Corollary 4.4 of
     the paper needs most ``|a_n . theta|`` within ``[-R, R]``).
@@ -160,14 +204,18 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
         Newton starting point for ``degree > 2``.
     verbose : int, default=0
     pilot : Pilot, default=None
-        Subsample on which to measure the approximation's effect (:func:`pilot_fit`).
+        The pilot fit (:func:`pilot_fit`) whose mode starts Newton's method for a fitted
+        polynomial of degree above 2.
+    held_out : WeightedRows, default=None
+        Rows on which to measure the approximation's effect (:meth:`PilotSample.split`).
 
     Returns
     -------
     InferenceResult
         ``extra`` holds ``degree``, ``radius``, ``coefficients`` (the ``beta_m``),
-        ``n_samples``, ``linear_predictor_rms`` and ``mean_error_sd`` (the largest
-        :func:`mean_error_estimate` in absolute value; None without a pilot).
+        ``n_samples``, ``linear_predictor_rms``, ``mean_error_sd`` (the largest
+        :func:`mean_error_estimate` in absolute value; None without held-out rows) and
+        ``mean_error_bound_sd`` (the largest estimate plus two standard errors).
 
     Raises
     ------
@@ -191,18 +239,23 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
         theta, precision, log_evidence, n_iter, converged = _polynomial_laplace(
             stats, prior_prec, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
     rms = _linear_predictor_rms(stats, theta)
-    mean_error = None
-    if pilot is not None:
-        mean_error = float(np.max(np.abs(mean_error_estimate(stats, theta, prior_prec, pilot))))
-        if mean_error > MEAN_ERROR_WARN_SD:
+    mean_error = mean_error_bound = None
+    if held_out is not None:
+        offset, se = mean_error_estimate(stats, theta, prior_prec, held_out, return_se=True)
+        mean_error = float(np.max(np.abs(offset)))
+        mean_error_bound = float(np.max(np.abs(offset) + 2.0 * se))
+        if mean_error_bound > MEAN_ERROR_WARN_SD:
+            possible = ("" if mean_error_bound <= mean_error * (1 + 1e-9) else
+                        f", and may be up to {mean_error_bound:.3g} (two standard errors of "
+                        "the estimate)")
             warnings.warn(
                 f"The PASS-GLM posterior mean is estimated to be {mean_error:.3g} posterior "
-                f"standard deviations from the exact posterior's (the degree-{stats.degree} "
-                f"polynomial's error measured on {len(pilot.y)} pilot rows): with "
-                f"{stats.n_samples} rows the posterior is narrower than the approximation "
-                "error. Use method='laplace' for this data set, a higher pass_degree (few "
-                "features), or pass_radius='auto' if a numeric radius was set.",
-                PassGLMAccuracyWarning, stacklevel=3)
+                f"standard deviations from the exact posterior's{possible}: the "
+                f"degree-{stats.degree} polynomial's error measured on {len(held_out.y)} "
+                f"held-out of {stats.n_samples} rows. With this many rows the posterior can "
+                "be narrower than the approximation error. Use method='laplace' for this "
+                "data set, a higher pass_degree (few features), or pass_radius='auto' if a "
+                "numeric radius was set.", PassGLMAccuracyWarning, stacklevel=4)
     if stats.radius is not None and rms > stats.radius:
         warnings.warn(
             f"The linear predictors have root mean square {rms:.3g} at the PASS-GLM "
@@ -211,7 +264,8 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
             UserWarning)
     extra = {"degree": stats.degree, "radius": stats.radius,
              "coefficients": stats.coef.copy(), "n_samples": stats.n_samples,
-             "linear_predictor_rms": rms, "mean_error_sd": mean_error}
+             "linear_predictor_rms": rms, "mean_error_sd": mean_error,
+             "mean_error_bound_sd": mean_error_bound}
     return InferenceResult(posterior=GaussianPosterior(theta, precision=precision),
                            n_iter=n_iter, converged=converged, log_evidence=log_evidence,
                            extra=extra)

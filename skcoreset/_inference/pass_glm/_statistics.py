@@ -32,6 +32,11 @@ class PassGLMStatistics:
     Statistics of disjoint chunks add up (:meth:`merge`), so a stream is summarised chunk by
     chunk (:meth:`add`) and a distributed data set by a map-reduce over its chunks.
 
+    The moment tensors do not depend on the polynomial: statistics created without one
+    (:meth:`empty` with ``radius=None``) keep every degree up to ``degree`` and take their
+    polynomial afterwards (:meth:`with_polynomial`, also again with another one), e.g. when
+    the last block of a stream has been added.
+
     Create empty statistics with :meth:`empty`, or from data with :func:`pass_glm_statistics`
     and :func:`pass_glm_statistics_dask`.
 
@@ -42,11 +47,11 @@ class PassGLMStatistics:
     degree : int
     radius : float or None
         Half-width of the Chebyshev interval ``[-radius, radius]``; None when ``coef`` was
-        given (fitted on a pilot, :func:`fitted_coefficients`).
+        given (fitted on a pilot, :func:`fitted_coefficients`) or is still to be chosen.
     fit_intercept : bool
-    coef : ndarray of shape (degree + 1,)
+    coef : ndarray of shape (degree + 1,) or None
         Surrogate coefficients ``beta_m = -b_m`` of the polynomial ``f_M`` standing in for
-        the softplus (logistic) or ``e^s`` (Poisson).
+        the softplus (logistic) or ``e^s`` (Poisson); None until chosen.
     n_samples : int
         Rows accumulated.
     sum_weight : float
@@ -89,8 +94,10 @@ class PassGLMStatistics:
         n_features : int
         degree : int, default=2
             Polynomial degree ``M``; see :func:`check_pass_degree`.
-        radius : float, default=4.0
-            The approximation interval is ``[-radius, radius]``.
+        radius : float or None, default=4.0
+            The approximation interval is ``[-radius, radius]``. None (without ``coef``):
+            the polynomial is chosen later (:meth:`with_polynomial`), so the moments of
+            every degree up to ``degree`` are kept.
         fit_intercept : bool, default=True
         max_monomials : int, default=MAX_MONOMIALS
             For ``degree > 2``, refuse when the number of monomials ``C(p + M, M)`` exceeds
@@ -105,23 +112,36 @@ class PassGLMStatistics:
             coef = _check_bounded(np.array(coef, dtype=float))
             degree, radius = len(coef) - 1, None
         degree = check_pass_degree(model, degree) if coef is None else degree
-        if coef is None:
-            radius = float(radius)
-            if not radius > 0:
-                raise ValueError(f"pass_radius must be positive, got {radius!r}.")
+        if coef is None and radius is not None:
+            radius = _check_radius(radius)
         p = n_params(n_features, fit_intercept)
         if degree > 2 and n_monomials(p, degree) > max_monomials:
             raise ValueError(
                 f"pass_degree={degree} with {p} parameters needs C({p} + {degree}, {degree}) "
                 f"= {n_monomials(p, degree)} monomial statistics, more than max_monomials="
                 f"{max_monomials}. Use pass_degree=2 (O(p^2) statistics) or fewer features.")
-        if coef is None:
+        if coef is None and radius is not None:
             coef = _surrogate_coefficients(model, degree, radius)
         higher = {m: np.zeros(len(_monomials(p, m)[0]))
-                  for m in range(3, degree + 1) if coef[m] != 0.0}
+                  for m in range(3, degree + 1) if coef is None or coef[m] != 0.0}
         return cls(model=model, n_features=int(n_features), degree=degree, radius=radius,
                    fit_intercept=bool(fit_intercept), coef=coef, moment1=np.zeros(p),
                    gram=np.zeros((p, p)), higher=higher, linear=np.zeros(p))
+
+    def with_polynomial(self, *, coef=None, radius=None):
+        """The same statistics with the polynomial ``coef`` (e.g. from
+        :func:`fitted_coefficients`) or the Chebyshev one on ``[-radius, radius]``, of at
+        most this degree (a new object sharing the moments)."""
+        if coef is None:
+            coef = _surrogate_coefficients(self.model, self.degree, _check_radius(radius))
+        else:
+            coef, radius = _check_bounded(np.array(coef, dtype=float)), None
+        coef = np.pad(coef, (0, self.degree + 1 - len(coef)))
+        missing = [m for m in range(3, len(coef)) if coef[m] != 0.0 and m not in self.higher]
+        if len(coef) != self.degree + 1 or missing:
+            raise ValueError(f"These statistics have no moments of degree "
+                             f"{missing or len(coef) - 1} for this polynomial.")
+        return replace(self, radius=radius, coef=coef)
 
     @property
     def n_params(self):
@@ -210,7 +230,8 @@ class PassGLMStatistics:
         """Statistics of the union of the two data sets (a new object)."""
         keys = ("model", "n_features", "degree", "radius", "fit_intercept")
         mismatch = [k for k in keys if getattr(self, k) != getattr(other, k)]
-        if not mismatch and not np.array_equal(self.coef, other.coef):
+        if not mismatch and (self.higher.keys() != other.higher.keys() or not (
+                self.coef is other.coef or np.array_equal(self.coef, other.coef))):
             mismatch = ["coef"]
         if mismatch:
             raise ValueError(f"Cannot merge PASS-GLM statistics that differ in {mismatch}.")
@@ -241,6 +262,9 @@ class PassGLMStatistics:
         grad : ndarray of shape (p,) (when ``order >= 1``)
         hessian : ndarray of shape (p, p) (when ``order == 2``)
         """
+        if self.coef is None:
+            raise ValueError("No polynomial was chosen for these statistics yet: call "
+                             "with_polynomial first.")
         b = self.coef
         G_theta = self.gram @ theta
         value = (self.constant + b[0] * self.sum_weight
@@ -255,6 +279,8 @@ class PassGLMStatistics:
                 powers[m] = products * _monomials(p, m)[2]
             rows, cols = np.triu_indices(p)
             for m, moments in self.higher.items():
+                if b[m] == 0.0:  # kept for another polynomial (with_polynomial)
+                    continue
                 value += b[m] * powers[m] @ moments
                 if order >= 1:
                     grad += m * b[m] * (powers[m - 1] @ moments[_merge_table(p, m, 1)])
@@ -263,6 +289,13 @@ class PassGLMStatistics:
                     hessian[rows, cols] += upper
                     hessian[cols[rows != cols], rows[rows != cols]] += upper[rows != cols]
         return (value, grad, hessian)[:order + 1]
+
+
+def _check_radius(radius):
+    radius = float(radius)
+    if not radius > 0:
+        raise ValueError(f"pass_radius must be positive, got {radius!r}.")
+    return radius
 
 
 def pass_glm_statistics(X, y, family, *, sample_weight=None, degree=2, radius=4.0,

@@ -1,0 +1,249 @@
+"""Fitting methods and predictions on dask arrays, on the session's 2-worker cluster: every
+Newton or proximal step one map-reduce over the chunks (the in-memory fit's steps, so the same
+posterior), predictions lazy block by block, scores computed where the rows are."""
+
+import importlib
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
+                       BayesianPoissonRegression)
+from skcoreset.datasets import make_binary
+
+from .test_scaling import _bytes_to_client
+
+laplace_module = importlib.import_module("skcoreset._inference.laplace")
+kl_proximal_module = importlib.import_module("skcoreset._inference.kl_proximal")
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client(dask_cluster):
+    with distributed.Client(dask_cluster) as client:
+        yield client
+
+
+def _rare_features(n, seed=0):
+    """Paper 002's BINARY10 rows (features of 0.1-1 % frequency, ~7 % positives) with
+    string labels."""
+    X, y = make_binary(n, random_state=seed)
+    return X[:, 1:], np.where(y == 1, "yes", "no")  # its first feature is a constant
+
+
+def _lognormal_counts(n, seed=0):
+    """Poisson counts on standardised log-normal (skewed, heavy-tailed) features."""
+    rng = np.random.default_rng(seed)
+    X = np.exp(rng.normal(size=(n, 4)))
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    return X, rng.poisson(np.exp(X @ [0.3, -0.2, 0.1, 0.05] + 0.5))
+
+
+def _chunked(X, *rows, chunks=700):
+    # columns split and the row arrays chunked unlike X: the fits must align them
+    return (da.from_array(X, chunks=(chunks, 3)),
+            *(da.from_array(v, chunks=chunks + 90) for v in rows))
+
+
+def _assert_same_posterior(lazy, ref):
+    """The same Newton steps from the same start, up to rounding: the sums over chunks
+    round differently from the sums over all rows (as one BLAS thread does from two), which
+    moves the mode, found to tol = 1e-10 nats (~1e-7 sd), by as much in memory (measured:
+    4e-7 sd between one and two BLAS threads on these rare-feature rows)."""
+    sd = ref.posterior_.std
+    assert np.max(np.abs(lazy.posterior_.mean - ref.posterior_.mean) / sd) < 1e-6
+    np.testing.assert_allclose(lazy.posterior_.cov, ref.posterior_.cov, rtol=1e-6,
+                               atol=1e-6 * np.max(np.abs(ref.posterior_.cov)))
+    assert lazy.n_iter_ == ref.n_iter_
+
+
+def test_newton_and_proximal_fits_on_a_cluster_equal_in_memory(client, monkeypatch):
+    """KL-proximal from its Laplace start, on the large-N path at small N: a thinned start
+    on every 8th row of all chunks (gathered here: no more rows than a chunk),
+    single-precision Hessians steering the Newton steps, then fixed-point steps; the same
+    steps in memory."""
+    for module in (laplace_module, kl_proximal_module):
+        monkeypatch.setattr(module, "LARGE_N", 500)
+    X, y = _rare_features(6000)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    Xd, yd, wd = _chunked(X, y, w, chunks=800)
+    ref = BayesianLogisticRegression(method="kl_proximal").fit(X, y, sample_weight=w)
+    with distributed.get_task_stream(client=client) as tasks:
+        lazy = clone(ref).fit(Xd, yd, sample_weight=wd)
+    _assert_same_posterior(lazy, ref)
+    np.testing.assert_allclose(lazy.elbo_, ref.elbo_, rtol=1e-10)
+    assert list(lazy.classes_) == ["no", "yes"] and lazy.n_features_in_ == X.shape[1]
+    # every pass is a task per chunk on the worker processes
+    for name in ("_loglik_sums", "_elbo_sums"):
+        ran = [t for t in tasks.data if name in str(t["key"])]
+        assert len(ran) >= 2 * Xd.numblocks[0], name
+        assert {t["worker"] for t in ran} <= set(client.scheduler_info()["workers"])
+
+
+def test_thinned_rows_stay_on_the_cluster_unless_a_chunk_holds_them(client):
+    from skcoreset._backend import DaskRows
+    from skcoreset._inference._common import ChunkedLogPosterior, LogPosterior
+    from skcoreset.families import LogisticFamily
+
+    X, y = _rare_features(3000, seed=2)
+    y = np.where(y == "yes", 1.0, -1.0)
+    w = np.random.default_rng(2).uniform(0.5, 2.0, len(y))
+    prior = np.ones(X.shape[1] + 1)
+    args = (LogisticFamily(), prior, True)
+    theta = np.random.default_rng(3).normal(size=len(prior)) / 4
+    full = LogPosterior(X, y, args[0], w, *args[1:])
+    chunked = ChunkedLogPosterior(DaskRows.from_arrays(*_chunked(X, y, w, chunks=300)),
+                                  *args)
+    assert chunked.total_weight == pytest.approx(w.sum(), rel=1e-12)
+    expected = full.thinned(8)  # every 8th row of all 3000, reweighted to the total
+    on_cluster = chunked.thinned(8)  # 375 rows, more than a chunk
+    assert isinstance(on_cluster, ChunkedLogPosterior) and on_cluster.n_rows == 375
+    gathered = on_cluster.thinned(8)  # 47 rows: here, a LogPosterior
+    assert isinstance(gathered, LogPosterior)
+    np.testing.assert_array_equal(gathered.X, expected.thinned(8).X)
+    for ours, theirs in [(on_cluster, expected), (gathered, expected.thinned(8))]:
+        assert ours.total_weight == pytest.approx(w.sum(), rel=1e-12)
+        value, _, grad, hessian = ours.value_and_grad(theta, neg_hessian=np.float64)
+        ref_value, _, ref_grad, ref_hessian = theirs.value_and_grad(theta,
+                                                                    neg_hessian=np.float64)
+        np.testing.assert_allclose([value, *grad], [ref_value, *ref_grad], rtol=1e-12)
+        np.testing.assert_allclose(hessian, ref_hessian, rtol=1e-12)
+
+
+def test_count_models_on_a_cluster_equal_in_memory(client):
+    X, y = _lognormal_counts(3000)
+    Xd, yd = _chunked(X, y, chunks=500)
+    # counts over exposures: the rates weighted by the exposure, and the counts' evidence
+    exposure = np.random.default_rng(4).uniform(0.5, 3.0, len(y))
+    ed = da.from_array(exposure, chunks=430)
+    lazy = BayesianPoissonRegression(link="softplus").fit(Xd, yd, exposure=ed)
+    ref = BayesianPoissonRegression(link="softplus").fit(X, y, exposure=exposure)
+    _assert_same_posterior(lazy, ref)
+    assert lazy.log_evidence_ == pytest.approx(ref.log_evidence_, rel=1e-10)
+    with pytest.raises(ValueError, match="exposure contains values <= 0"):
+        BayesianPoissonRegression().fit(Xd, yd, exposure=np.where(exposure > 2.9, 0.0, 1.0))
+    # alpha="auto" from up to 10,000 rows drawn from all chunks (here: all of them)
+    auto = BayesianNegativeBinomialRegression().fit(Xd, yd)
+    ref = BayesianNegativeBinomialRegression().fit(X, y)
+    assert auto.alpha_ == pytest.approx(ref.alpha_, rel=1e-9)
+    _assert_same_posterior(auto, ref)
+
+
+def test_only_sums_reach_the_client_and_data_travel_once(client):
+    """Only O(p^2) numbers per pass reach the client. A dask array wrapping an in-memory
+    array (and in-memory y or weights given with a dask X) would travel in the graph of
+    every pass, each time with dask's large-graph warning: such data are scattered to the
+    workers once instead."""
+    import warnings
+
+    import dask
+
+    X, y = _rare_features(20_000, seed=3)
+    Xd, yd = _chunked(X, y, chunks=2500)  # 1.4 MB of X in its graph
+    w = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
+    clf = BayesianLogisticRegression()
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": "200kB"}):
+        with pytest.warns(UserWarning, match="Sending large graph"):
+            Xd.sum().compute()  # what dask says of every graph that carries the data
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message=".*Sending large graph")
+            fitted, sent = _bytes_to_client(client, lambda: clf.fit(Xd, yd, sample_weight=w))
+            assert 0.5 < fitted.score(Xd, y, sample_weight=w) <= 1.0
+    p = X.shape[1] + 1
+    # a few dozen passes of O(p^2) numbers, never O(N d)
+    assert sent < 60 * 8 * p * p * 2 + 50_000 and sent < X.nbytes / 20
+    _assert_same_posterior(fitted, clone(clf).fit(X, y, sample_weight=w))
+
+
+def test_predictions_are_lazy_dask_arrays(client):
+    # predictions do not depend on where the fit ran: fitted in memory here
+    X, y = _rare_features(2000)
+    Xd, yd = _chunked(X, y, chunks=300)
+    ref = clf = BayesianLogisticRegression().fit(X, y)
+    proba, std = clf.predict_proba(Xd, return_std=True)
+    ref_proba, ref_std = ref.predict_proba(X, return_std=True)
+    for lazy, expected in [(proba, ref_proba), (std, ref_std),
+                           (clf.predict_proba(Xd), ref_proba),
+                           (clf.predict_log_proba(Xd), ref.predict_log_proba(X)),
+                           (clf.decision_function(Xd), ref.decision_function(X))]:
+        assert isinstance(lazy, da.Array) and lazy.chunks[0] == Xd.chunks[0]
+        np.testing.assert_allclose(lazy.compute(), expected, rtol=1e-7, atol=1e-12)
+    np.testing.assert_array_equal(clf.predict(Xd).compute(), ref.predict(X))
+    w = np.random.default_rng(2).uniform(0.5, 2.0, len(y))
+    assert clf.score(Xd, yd, sample_weight=w) == pytest.approx(ref.score(X, y, w), rel=1e-12)
+
+    # nothing is computed before it is asked for: X's blocks raise when read
+    def unreadable(block):
+        raise RuntimeError("a block of X was read")
+    never = Xd.map_blocks(unreadable, dtype=float)
+    proba, std = clf.predict_proba(never, return_std=True)
+    with pytest.raises(RuntimeError, match="was read"):
+        std.compute()
+
+
+def test_sample_y_on_dask_draws_from_the_posterior_predictive(client):
+    X, y = _lognormal_counts(1200)
+    Xd, = _chunked(X, chunks=250)
+    reg = BayesianPoissonRegression().fit(X, y)
+    draws = reg.sample_y(Xd, n_draws=400, random_state=0)
+    assert isinstance(draws, da.Array) and draws.shape == (400, 1200)
+    values = draws.compute()
+    np.testing.assert_array_equal(values, reg.sample_y(Xd, n_draws=400,
+                                                       random_state=0).compute())
+    assert np.all(values == np.round(values)) and np.all(values >= 0)
+    mean, std = reg.predict(X, return_std=True)
+    # posterior predictive moments, within their Monte Carlo error over 400 draws
+    z = (values.mean(axis=0) - mean) / (std / np.sqrt(400))
+    assert np.mean(np.abs(z) < 3) > 0.98
+    Xc, yc = _rare_features(900)
+    labels = BayesianLogisticRegression().fit(Xc, yc).sample_y(_chunked(Xc)[0], n_draws=3)
+    assert labels.shape == (3, 900) and set(np.unique(labels.compute())) <= {"no", "yes"}
+
+
+def test_count_predictions_and_scores_with_exposure(client):
+    X, y = _lognormal_counts(1500)
+    exposure = np.random.default_rng(3).uniform(0.5, 3.0, len(y))
+    Xd, yd, ed = _chunked(X, y, exposure, chunks=400)
+    ref = reg = BayesianPoissonRegression().fit(X, y)
+    for e in (None, exposure):
+        mean, std = reg.predict(Xd, return_std=True, exposure=e)
+        ref_mean, ref_std = ref.predict(X, return_std=True, exposure=e)
+        np.testing.assert_allclose(mean.compute(), ref_mean, rtol=1e-8)
+        np.testing.assert_allclose(std.compute(), ref_std, rtol=1e-8)
+    assert reg.score(Xd, yd) == pytest.approx(ref.score(X, y), rel=1e-9)
+    expected = ref.score(X, y, exposure=exposure)
+    assert reg.score(Xd, yd, exposure=ed) == pytest.approx(expected, rel=1e-9)
+    nb = BayesianNegativeBinomialRegression(alpha=0.5).fit(X, y)
+    assert nb.score(Xd, yd, sample_weight=exposure) == pytest.approx(
+        nb.score(X, y, sample_weight=exposure), rel=1e-12)
+
+
+def test_dask_errors_are_clear(client):
+    X, y = _rare_features(900)
+    Xd, yd = _chunked(X, y, chunks=300)
+    with pytest.raises(ValueError, match="method='laplace', 'kl_proximal', 'pass_glm'"):
+        BayesianLogisticRegression(method="mcmc").fit(Xd, yd)
+    bad = X.copy()
+    bad[700, 1] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        BayesianLogisticRegression().fit(da.from_array(bad, chunks=300), yd)
+    with pytest.raises(ValueError, match="negative"):
+        BayesianLogisticRegression().fit(Xd, yd, sample_weight=-np.ones(len(y)))
+    with pytest.raises(ValueError, match="one class"):
+        BayesianLogisticRegression().fit(Xd, da.from_array(np.full(len(y), "no"), chunks=300))
+    with pytest.raises(ValueError, match="shape"):
+        BayesianLogisticRegression().fit(Xd, y[:-1])
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        BayesianLogisticRegression().fit(Xd[Xd[:, 0] > -np.inf], y)  # rows of unknown number
+    clf = BayesianLogisticRegression().fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features"):
+        clf.predict_proba(Xd[:, :2])
+    with pytest.raises(ValueError, match="dual=False"):
+        from skcoreset._backend import DaskRows
+        kl_proximal_module.kl_proximal(
+            DaskRows.from_arrays(Xd, np.where(y == "yes", 1.0, -1.0)), None, clf.family_,
+            sample_weight=None, prior_prec=np.ones(X.shape[1] + 1), fit_intercept=True,
+            dual=True)
