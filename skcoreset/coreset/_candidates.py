@@ -33,9 +33,11 @@ The rule (``candidates="auto"`` of :class:`QuasiNewtonCoreset`):
 from typing import NamedTuple
 
 import numpy as np
+from scipy import linalg
 from scipy.linalg import lapack
 
-from .._design import latent_variances
+from .._backend import row_chunks
+from .._design import latent_variances, linear_predictor, rmatvec
 from .._inference.laplace import laplace, newton_map
 from .._posterior import _stable_cholesky
 from ._merge_reduce import SummedLogPosterior, loglik_sums
@@ -48,6 +50,9 @@ UNIFORM_SHARE = 0.2
 # Newton tolerance (half the decrement, nats) of the full data's mode: far below any KL
 # target, so the calibration targets are those of the mode.
 _LAPLACE_TOL = 1e-6
+# Chord steps (the pilot's Hessian, gradient-only passes over the data) towards the mode
+# while each halves the decrement at least, at most this many; exact Newton finishes.
+_MAX_CHORD_STEPS = 12
 
 
 class FullLaplace(NamedTuple):
@@ -78,6 +83,16 @@ def _row_sums(family, theta, fit_intercept, X, y, w):
     return loglik_sums(X, y, w, family, theta, fit_intercept)
 
 
+def _loglik_grad(family, theta, fit_intercept, X, y, w):
+    """The weighted log-likelihood gradient over the rows, in row chunks."""
+    grad = np.zeros(len(theta))
+    for rows in row_chunks(X.shape[0], X.shape[1] + 1):
+        chunk = np.asarray(X[rows], dtype=float)
+        eta = linear_predictor(chunk, theta, fit_intercept)
+        grad += rmatvec(chunk, w[rows] * family.d1(y[rows], eta), fit_intercept)
+    return (grad,)
+
+
 def _total_weight(X, y, w):
     return (float(np.sum(w)),)
 
@@ -99,16 +114,35 @@ def row_importance(theta, factor, fit_intercept, family, scales, X, y, w):
     return UNIFORM_SHARE + (1.0 - UNIFORM_SHARE) * informative
 
 
-def full_laplace(data, family, prior_prec, fit_intercept, theta0):
-    """:class:`FullLaplace` of the rows of a storage by Newton's method from ``theta0``, every
-    pass a sum over row chunks."""
+def full_laplace(data, family, prior_prec, fit_intercept, theta0, neg_hessian0):
+    """:class:`FullLaplace` of the rows of a storage from a pilot's mode ``theta0`` and
+    negative Hessian ``neg_hessian0`` (scaled to the full data).
+
+    Chord steps first: Newton steps with the pilot's Hessian, each a gradient-only pass over
+    the data (``N p`` flops instead of ``N p^2``), which converge linearly at the rate of the
+    pilot's relative Hessian error (a few percent); then Newton's method with exact Hessians
+    from there, every pass summed over row chunks, which confirms the mode in one or two.
+    """
+    factor = linalg.cho_factor(neg_hessian0, lower=True)
+    theta = np.asarray(theta0, dtype=float)
+    previous = np.inf
+    for _ in range(_MAX_CHORD_STEPS):
+        grad = data.sum(_loglik_grad, family, theta, fit_intercept)[0] - prior_prec * theta
+        step = linalg.cho_solve(factor, grad)
+        decrement = 0.5 * grad @ step
+        if not decrement < 0.5 * previous:  # not contracting: exact Newton takes over
+            break
+        theta = theta + step
+        previous = decrement
+        if decrement < _LAPLACE_TOL:
+            break
     total, = data.sum(_total_weight)
 
     def row_sums(theta):
         return data.sum(_row_sums, family, theta, fit_intercept)
 
     theta, _, precision, _, _ = newton_map(SummedLogPosterior(row_sums, prior_prec, total),
-                                           theta0, tol=_LAPLACE_TOL)
+                                           theta, tol=_LAPLACE_TOL)
     # at the mode the log-likelihood gradient balances the prior's
     return FullLaplace(theta, precision, prior_prec * theta,
                        precision - np.diag(prior_prec))
@@ -148,8 +182,8 @@ def draw_candidates(data, family, prior_prec, fit_intercept, capacity, rng, *, s
     """
     pilot = _pilot(data, family, prior_prec, fit_intercept, rng, stratify)
     start = laplace(pilot.X, pilot.y, family, sample_weight=pilot.weights,
-                    prior_prec=prior_prec, fit_intercept=fit_intercept).posterior.mean
-    fit = full_laplace(data, family, prior_prec, fit_intercept, start)
+                    prior_prec=prior_prec, fit_intercept=fit_intercept).posterior
+    fit = full_laplace(data, family, prior_prec, fit_intercept, start.mean, start.precision)
     # latent variances a^T Sigma a = ||F a||^2 with F = C^-1 for the precision's C C^T
     factor = lapack.dtrtri(_stable_cholesky(fit.precision), lower=1)[0]
     score, leverage = row_scores(fit.mean, factor, fit_intercept, family, pilot.X, pilot.y)
