@@ -25,7 +25,7 @@ with ``m`` and ``v`` Adam's bias-corrected running means of the gradient and its
 value ``r``): the step size is learned from the distance travelled, with no learning rate.
 """
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from scipy import linalg
