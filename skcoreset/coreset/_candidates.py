@@ -37,22 +37,25 @@ from scipy import linalg
 from scipy.linalg import lapack
 
 from .._backend import row_chunks
-from .._design import latent_variances, linear_predictor, rmatvec
+from .._design import latent_variances, linear_predictor, rmatvec, weighted_gram
 from .._inference.laplace import laplace, newton_map
 from .._posterior import _stable_cholesky
 from ._merge_reduce import SummedLogPosterior, loglik_sums
 
-# Pilot rows: enough for a Laplace fit within a few posterior sds of the full mode, so that
-# Newton on all rows converges in a few passes.
-_PILOT_ROWS, _PILOT_ROWS_PER_PARAM = 5000, 20
+# Pilot rows: enough for a Laplace fit within a few posterior sds of the full mode and a
+# Hessian within ~10 % of the full one, so that chord steps on all rows contract fast.
+_PILOT_ROWS, _PILOT_ROWS_PER_PARAM = 5000, 100
 # Share of the uniform distribution in the importance mixture.
 UNIFORM_SHARE = 0.2
 # Newton tolerance (half the decrement, nats) of the full data's mode: far below any KL
 # target, so the calibration targets are those of the mode.
 _LAPLACE_TOL = 1e-6
-# Chord steps (the pilot's Hessian, gradient-only passes over the data) towards the mode
-# while each halves the decrement at least, at most this many; exact Newton finishes.
-_MAX_CHORD_STEPS = 12
+# Chord steps towards the mode (gradient-only passes over the data), at most this many; the
+# Hessian is refreshed (a single-precision pass) when a step shrinks the decrement by less
+# than _SLOW_CHORD.
+_MAX_CHORD_STEPS, _SLOW_CHORD = 20, 0.1
+# Step halvings of the chord steps' line search before Newton with exact Hessians takes over.
+_MAX_HALVINGS = 30
 
 
 class FullLaplace(NamedTuple):
@@ -83,14 +86,30 @@ def _row_sums(family, theta, fit_intercept, X, y, w):
     return loglik_sums(X, y, w, family, theta, fit_intercept)
 
 
-def _loglik_grad(family, theta, fit_intercept, X, y, w):
-    """The weighted log-likelihood gradient over the rows, in row chunks."""
-    grad = np.zeros(len(theta))
+def _loglik_value_grad(family, theta, fit_intercept, X, y, w):
+    """The weighted log-likelihood (without its ``eta``-free terms) and its gradient over the
+    rows, in row chunks."""
+    value, grad = 0.0, np.zeros(len(theta))
+    with np.errstate(over="ignore", invalid="ignore"):  # a trial step too far: not finite
+        for rows in row_chunks(X.shape[0], X.shape[1] + 1):
+            chunk = np.asarray(X[rows], dtype=float)
+            eta = linear_predictor(chunk, theta, fit_intercept)
+            loglik, d1 = family.loglik_and_derivatives(y[rows], eta)
+            value += w[rows] @ loglik
+            grad += rmatvec(chunk, w[rows] * d1, fit_intercept)
+    return value, grad
+
+
+def _loglik_derivatives(family, theta, fit_intercept, dtype, X, y, w):
+    """The weighted log-likelihood gradient and minus its Hessian (Grams in ``dtype``)."""
+    grad, neg_hessian = np.zeros(len(theta)), np.zeros((len(theta),) * 2)
     for rows in row_chunks(X.shape[0], X.shape[1] + 1):
         chunk = np.asarray(X[rows], dtype=float)
         eta = linear_predictor(chunk, theta, fit_intercept)
         grad += rmatvec(chunk, w[rows] * family.d1(y[rows], eta), fit_intercept)
-    return (grad,)
+        c = np.maximum(-w[rows] * family.d2(y[rows], eta), 0.0)
+        neg_hessian += weighted_gram(chunk, c, fit_intercept, dtype=dtype)
+    return grad, neg_hessian
 
 
 def _total_weight(X, y, w):
@@ -118,34 +137,62 @@ def full_laplace(data, family, prior_prec, fit_intercept, theta0, neg_hessian0):
     """:class:`FullLaplace` of the rows of a storage from a pilot's mode ``theta0`` and
     negative Hessian ``neg_hessian0`` (scaled to the full data).
 
-    Chord steps first: Newton steps with the pilot's Hessian, each a gradient-only pass over
-    the data (``N p`` flops instead of ``N p^2``), which converge linearly at the rate of the
-    pilot's relative Hessian error (a few percent); then Newton's method with exact Hessians
-    from there, every pass summed over row chunks, which confirms the mode in one or two.
+    Chord steps: Newton steps with a Hessian held fixed, each a gradient-only pass over the
+    data (``N p`` flops instead of ``N p^2``), converging linearly at the rate of that
+    Hessian's relative error, with a backtracking (Armijo) line search on the log posterior.
+    The pilot's Hessian starts; when a step shrinks the Newton decrement by less than a
+    factor 10, the Hessian is recomputed where the steps have got to (one single-precision
+    pass), and the next steps converge fast. A final pass computes the exact Hessian at the
+    mode. Should the line search fail, Newton's method with exact Hessians takes over.
     """
-    factor = linalg.cho_factor(neg_hessian0, lower=True)
+    def objective(theta):
+        value, grad = data.sum(_loglik_value_grad, family, theta, fit_intercept)
+        penalty = prior_prec * theta
+        return value - 0.5 * penalty @ theta, grad - penalty
+
     theta = np.asarray(theta0, dtype=float)
-    previous = np.inf
+    factor = linalg.cho_factor(neg_hessian0, lower=True)
+    value, grad = objective(theta)
+    previous, refreshed = np.inf, False
     for _ in range(_MAX_CHORD_STEPS):
-        grad = data.sum(_loglik_grad, family, theta, fit_intercept)[0] - prior_prec * theta
         step = linalg.cho_solve(factor, grad)
         decrement = 0.5 * grad @ step
-        if not decrement < 0.5 * previous:  # not contracting: exact Newton takes over
-            break
-        theta = theta + step
-        previous = decrement
         if decrement < _LAPLACE_TOL:
             break
+        if decrement > _SLOW_CHORD * previous and not refreshed:
+            _, neg_hessian = data.sum(_loglik_derivatives, family, theta, fit_intercept,
+                                      np.float32)
+            factor = linalg.cho_factor(neg_hessian + np.diag(prior_prec), lower=True)
+            step = linalg.cho_solve(factor, grad)
+            decrement, refreshed = 0.5 * grad @ step, True
+        else:
+            refreshed = False
+        for _ in range(_MAX_HALVINGS):
+            new_value, new_grad = objective(theta + step)
+            if np.isfinite(new_value) and new_value >= value + 1e-4 * (grad @ step):
+                break
+            step = 0.5 * step
+        else:  # no ascent along the chord direction
+            theta = _line_searched_mode(data, family, prior_prec, fit_intercept, theta)
+            break
+        theta, value, grad, previous = theta + step, new_value, new_grad, decrement
+    grad, neg_hessian = data.sum(_loglik_derivatives, family, theta, fit_intercept,
+                                 np.float64)
+    precision = neg_hessian + np.diag(prior_prec)
+    return FullLaplace(theta, precision, grad, neg_hessian)
+
+
+def _line_searched_mode(data, family, prior_prec, fit_intercept, theta0):
+    """Newton's method with exact Hessians and a line search, every pass a sum over row
+    chunks (the fallback of :func:`full_laplace`)."""
     total, = data.sum(_total_weight)
 
     def row_sums(theta):
         return data.sum(_row_sums, family, theta, fit_intercept)
 
-    theta, _, precision, _, _ = newton_map(SummedLogPosterior(row_sums, prior_prec, total),
-                                           theta, tol=_LAPLACE_TOL)
-    # at the mode the log-likelihood gradient balances the prior's
-    return FullLaplace(theta, precision, prior_prec * theta,
-                       precision - np.diag(prior_prec))
+    theta, _, _, _, _ = newton_map(SummedLogPosterior(row_sums, prior_prec, total), theta0,
+                                   tol=_LAPLACE_TOL)
+    return theta
 
 
 def _pilot(data, family, prior_prec, fit_intercept, rng, stratify):

@@ -57,9 +57,9 @@ _MCMC_STEPS = 20
 # sqrt(2 / S)
 _DRAWS_PER_PARAM, _MIN_DRAWS, _MAX_DRAWS = 4, 100, 1000
 # M="auto": the first budget is the number of second-order moments p (p + 3) / 2 that the
-# coreset's log-likelihood must match (at least 500 rows); later budgets follow the decay of
-# the KL estimate, growing by a factor between 1.25 and 2
-_MIN_AUTO_ROWS, _MIN_GROWTH, _MAX_GROWTH = 500, 1.25, 2.0
+# coreset's log-likelihood must match (at least 500 rows); the second is 1.5 times larger,
+# later ones follow the decay of the KL estimate, growing by a factor between 1.25 and 2
+_MIN_AUTO_ROWS, _FIRST_GROWTH, _MIN_GROWTH, _MAX_GROWTH = 500, 1.5, 1.25, 2.0
 # Penalties of the exact step tried in turn (see SecondOrderFit.solve) while its second-order
 # KL disagrees with the KL between the Laplace approximations by more than a factor 2: with
 # fewer candidates than second-order moments the smallest one can trade a precision lost in
@@ -74,9 +74,9 @@ def auto_n_draws(n_params):
 
 def _next_budget(path, target):
     """The next budget of a growing coreset from its ``(M, KL estimate)`` path: where the
-    power law through the last two points meets the target (the first step doubles)."""
+    power law through the last two points meets the target (the first step: 1.5 times)."""
     M, kl = path[-1]
-    growth = _MAX_GROWTH
+    growth = _FIRST_GROWTH
     if len(path) >= 2 and kl > 0 and path[-2][1] > kl:
         slope = np.log(path[-2][1] / kl) / np.log(M / path[-2][0])
         growth = 1.1 * (kl / target) ** (1.0 / slope)
