@@ -13,6 +13,8 @@ import numpy as np
 from scipy.special import expit
 from sklearn.utils import check_random_state, check_scalar
 
+from ._docstrings import fill_doc
+
 # Huggins, Campbell & Broderick 2016, Section 4, "Synthetic Data": feature d is Bernoulli(p_d),
 # labels are logistic in theta with no separate intercept (p_1 = 1 makes the first feature a
 # constant, so theta_1 = -3 plays the role of an intercept). BINARY5 uses the first five
@@ -303,6 +305,24 @@ def make_mixture(n_samples=1000, *, return_coef=False, random_state=None):
 # --------------------------------------------------------------------------------------------
 # Real-shaped data: rare events, heavy tails, clusters, misspecified counts
 # --------------------------------------------------------------------------------------------
+_fill_shape_doc = fill_doc(
+    common_params="""
+    return_coef : bool, default=False
+        Also return the coefficients.
+    random_state : int, RandomState instance or None, default=None
+        Seed or generator; pass an int for reproducible output.
+""",
+    returns="""
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), float64
+    y : ndarray of shape (n_samples,), int64
+        Labels in ``{0, 1}`` (logistic response) or counts (Poisson response).
+    coef : ndarray of shape (n_features,)
+        Only returned when ``return_coef=True``.
+""")
+
+
 def _check_fraction(value, name, *, include_zero=False):
     value = check_scalar(value, name, Real)
     low_ok = value >= 0 if include_zero else value > 0
@@ -345,6 +365,7 @@ def _check_n_features(n_features):
     return check_scalar(n_features, "n_features", Integral, min_val=1)
 
 
+@_fill_shape_doc
 def make_rare_events(n_samples=1000, n_features=30, *, positive_rate=0.01, correlation=0.6,
                      coef_norm=2.0, return_coef=False, random_state=None):
     """Generate rare binary events from a logistic regression with correlated features.
@@ -369,19 +390,8 @@ def make_rare_events(n_samples=1000, n_features=30, *, positive_rate=0.01, corre
         Correlation of neighbouring features, in [0, 1).
     coef_norm : float, default=2.0
         Euclidean norm of the coefficients.
-    return_coef : bool, default=False
-        Also return the coefficients.
-    random_state : int, RandomState instance or None, default=None
-        Seed or generator; pass an int for reproducible output.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, n_features), float64
-    y : ndarray of shape (n_samples,), int64
-        Labels in ``{0, 1}``.
-    coef : ndarray of shape (n_features,)
-        Only returned when ``return_coef=True``.
-
+    {common_params}
+    {returns}
     See Also
     --------
     make_heavy_tailed, make_clustered, make_misspecified_counts : Other real-shaped data.
@@ -431,6 +441,7 @@ def _poisson_counts(eta, rng, max_rate=None):
     return rng.poisson(rate).astype(np.int64)
 
 
+@_fill_shape_doc
 def make_heavy_tailed(n_samples=1000, n_features=20, *, distribution="lognormal", df=3.0,
                       model="poisson", coef_norm=None, intercept=None, return_coef=False,
                       random_state=None):
@@ -449,31 +460,20 @@ def make_heavy_tailed(n_samples=1000, n_features=20, *, distribution="lognormal"
         Number of rows.
     n_features : int, default=20
         Number of features.
-    distribution : {"lognormal", "t"}, default="lognormal"
+    distribution : {{"lognormal", "t"}}, default="lognormal"
         Distribution of the features.
     df : float, default=3.0
         Degrees of freedom of the Student t (``distribution="t"``); the variance is finite
         only for ``df > 2``, and the features are only centred, not scaled, otherwise.
-    model : {"poisson", "logistic"}, default="poisson"
+    model : {{"poisson", "logistic"}}, default="poisson"
         The response: ``Poisson(exp(eta))`` or ``Bernoulli(sigmoid(eta))``.
     coef_norm : float, default=None
         Norm of the coefficients; None means 0.5 for the Poisson model and 2 for the
         logistic model.
     intercept : float, default=None
         The intercept; None means 0.5 for the Poisson model and -1 for the logistic model.
-    return_coef : bool, default=False
-        Also return the coefficients.
-    random_state : int, RandomState instance or None, default=None
-        Seed or generator; pass an int for reproducible output.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, n_features), float64
-    y : ndarray of shape (n_samples,), int64
-        Counts, or labels in ``{0, 1}``.
-    coef : ndarray of shape (n_features,)
-        Only returned when ``return_coef=True``.
-
+    {common_params}
+    {returns}
     Examples
     --------
     >>> import numpy as np
@@ -502,6 +502,7 @@ def make_heavy_tailed(n_samples=1000, n_features=20, *, distribution="lognormal"
     return _output(X, y, coef, return_coef)
 
 
+@_fill_shape_doc
 def make_clustered(n_samples=1000, n_features=50, *, cluster_fraction=0.2, shift=3.0,
                    correlation=0.6, coef_norm=2.0, intercept=-1.0, return_coef=False,
                    random_state=None):
@@ -530,19 +531,8 @@ def make_clustered(n_samples=1000, n_features=50, *, cluster_fraction=0.2, shift
         Norm of the coefficients.
     intercept : float, default=-1.0
         The intercept.
-    return_coef : bool, default=False
-        Also return the coefficients.
-    random_state : int, RandomState instance or None, default=None
-        Seed or generator; pass an int for reproducible output.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, n_features), float64
-    y : ndarray of shape (n_samples,), int64
-        Labels in ``{0, 1}``.
-    coef : ndarray of shape (n_features,)
-        Only returned when ``return_coef=True``.
-
+    {common_params}
+    {returns}
     Examples
     --------
     >>> from skcoreset.datasets import make_clustered
@@ -567,6 +557,7 @@ def make_clustered(n_samples=1000, n_features=50, *, cluster_fraction=0.2, shift
     return _output(X, y, coef, return_coef)
 
 
+@_fill_shape_doc
 def make_misspecified_counts(n_samples=1000, n_features=20, *, df=3.0, max_rate=20.0,
                              coef_norm=0.5, intercept=0.5, return_coef=False,
                              random_state=None):
@@ -598,14 +589,7 @@ def make_misspecified_counts(n_samples=1000, n_features=20, *, df=3.0, max_rate=
     random_state : int, RandomState instance or None, default=None
         Seed or generator; pass an int for reproducible output.
 
-    Returns
-    -------
-    X : ndarray of shape (n_samples, n_features), float64
-    y : ndarray of shape (n_samples,), int64
-        Counts.
-    coef : ndarray of shape (n_features,)
-        Only returned when ``return_coef=True``.
-
+    {returns}
     Examples
     --------
     >>> from skcoreset.datasets import make_misspecified_counts
