@@ -14,8 +14,8 @@ Quick start: posterior uncertainty, and a coreset where it pays off
    pattern that pays off: a :class:`skcoreset.QuasiNewtonCoreset` sized for 0.1 nats
    (``target_kl``; a few hundred weighted rows), then MCMC on those rows only, in one
    :class:`skcoreset.pipeline.Pipeline`. Its quality is printed in nats --
-   KL(coreset posterior || full posterior) -- and as the largest error of a posterior mean
-   in posterior standard deviations.
+   KL(coreset posterior || full posterior) -- and as the largest error of a posterior
+   mean in posterior standard deviations.
 """
 
 import time

@@ -480,7 +480,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     **The exact first step.** With ``theta = theta* + L z`` (``Sigma = L L^T``) and
     ``z ~ N(0, I)``, the covariance of two rows' log-likelihoods expanded to second order
     is ``d1_m d1_k (b_m . b_k) + c_m c_k (b_m . b_k)^2 / 2`` with ``b_m = L^T a_m``, so the
-    quasi-Newton step can be taken with its exact moments: it minimises, over ``w >= 0``,
+    quasi-Newton step can be taken with its exact moments: it minimises, over ``w >= 0``::
 
         KL_2(w) = |sum_m w_m d1_m b_m - L^T g|^2 / 2
                   + |sum_m w_m c_m b_m b_m^T - L^T H L|_F^2 / 4,
