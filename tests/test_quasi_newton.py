@@ -21,7 +21,7 @@ from skcoreset._backend import InMemoryRows
 from skcoreset.coreset._calibration import SecondOrderFit
 from skcoreset.coreset._candidates import draw_candidates
 from skcoreset.coreset._quasi_newton import (ExactPotentialSums, SubsampledPotentialSums,
-                                             _regression_step, auto_n_draws)
+                                             _next_budget, _regression_step, auto_n_draws)
 from skcoreset.coreset._samplers import LaplaceSampler
 from skcoreset.datasets import (make_heavy_tailed, make_logistic_regression,
                                 make_poisson_regression, make_rare_events)
@@ -444,3 +444,14 @@ def test_n_draws_auto_grows_with_the_parameters():
     X, y = make_logistic_regression(3000, coef=np.ones(30) / 6, random_state=0)
     coreset = QuasiNewtonCoreset(M=100, max_iter=1, random_state=0).fit(X, y)
     assert coreset.n_draws_ == 124 and coreset.n_iter_ == 1
+
+
+def test_growth_follows_the_power_law_of_the_path():
+    """The next size: 1.5 times the first; then where the power law through the last two
+    (size, KL) points meets the target (times 1.1), within [1.25, 2] times the last size."""
+    assert _next_budget([(1000, 1.0)], 0.1) == 1500
+    slope = np.log(4.0) / np.log(1.5)
+    expected = int(np.ceil(1500 * 1.1 * (0.25 / 0.1) ** (1 / slope)))
+    assert _next_budget([(1000, 1.0), (1500, 0.25)], 0.1) == expected
+    assert _next_budget([(1000, 1.0), (1500, 0.9)], 0.1) == 3000  # slow decay: doubles
+    assert _next_budget([(1000, 1.0), (1500, 0.11)], 0.1) == 1875  # nearly there: 1.25
