@@ -13,6 +13,8 @@ import numpy as np
 from scipy.special import expit
 from sklearn.utils import check_random_state, check_scalar
 
+from ._docstrings import fill_doc
+
 # Huggins, Campbell & Broderick 2016, Section 4, "Synthetic Data": feature d is Bernoulli(p_d),
 # labels are logistic in theta with no separate intercept (p_1 = 1 makes the first feature a
 # constant, so theta_1 = -3 plays the role of an intercept). BINARY5 uses the first five
@@ -298,3 +300,312 @@ def make_mixture(n_samples=1000, *, return_coef=False, random_state=None):
     means = np.where(y[:, None] == 1, _MIXTURE_MEAN_POS, _MIXTURE_MEAN_NEG)
     X = means + rng.standard_normal((n_samples, _MIXTURE_MEAN_POS.size))
     return _output(X, y, _MIXTURE_MEAN_POS - _MIXTURE_MEAN_NEG, return_coef)
+
+
+# --------------------------------------------------------------------------------------------
+# Real-shaped data: rare events, heavy tails, clusters, misspecified counts
+# --------------------------------------------------------------------------------------------
+_fill_shape_doc = fill_doc(
+    common_params="""
+    return_coef : bool, default=False
+        Also return the coefficients.
+    random_state : int, RandomState instance or None, default=None
+        Seed or generator; pass an int for reproducible output.
+""",
+    returns="""
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), float64
+    y : ndarray of shape (n_samples,), int64
+        Labels in ``{0, 1}`` (logistic response) or counts (Poisson response).
+    coef : ndarray of shape (n_features,)
+        Only returned when ``return_coef=True``.
+""")
+
+
+def _check_fraction(value, name, *, include_zero=False):
+    value = check_scalar(value, name, Real)
+    low_ok = value >= 0 if include_zero else value > 0
+    if not (low_ok and value < 1):
+        bound = "[0, 1)" if include_zero else "(0, 1)"
+        raise ValueError(f"{name} must be in {bound}, got {value!r}.")
+    return float(value)
+
+
+def _correlated_normal(n_samples, n_features, correlation, rng):
+    """Rows of a stationary AR(1) process over the columns: unit variances and
+    ``corr(x_j, x_k) = correlation ** |j - k|`` (built in place, one column at a time)."""
+    X = rng.standard_normal((n_samples, n_features))
+    innovation = np.sqrt(1.0 - correlation**2)
+    for j in range(1, n_features):
+        X[:, j] *= innovation
+        X[:, j] += correlation * X[:, j - 1]
+    return X
+
+
+def _drawn_direction(n_features, norm, rng):
+    direction = rng.standard_normal(n_features)
+    return norm * direction / np.linalg.norm(direction)
+
+
+def _intercept_for_rate(eta, rate):
+    """The intercept b with ``mean(sigmoid(eta + b)) = rate`` (bisection: the mean is
+    increasing in b)."""
+    low, high = -50.0, 50.0
+    for _ in range(60):
+        middle = 0.5 * (low + high)
+        if np.mean(expit(eta + middle)) < rate:
+            low = middle
+        else:
+            high = middle
+    return 0.5 * (low + high)
+
+
+def _check_n_features(n_features):
+    return check_scalar(n_features, "n_features", Integral, min_val=1)
+
+
+@_fill_shape_doc
+def make_rare_events(n_samples=1000, n_features=30, *, positive_rate=0.01, correlation=0.6,
+                     coef_norm=2.0, return_coef=False, random_state=None):
+    """Generate rare binary events from a logistic regression with correlated features.
+
+    Features are Gaussian with unit variances and correlation ``correlation ** |j - k|``
+    between columns j and k (an AR(1) process along the columns, as in credit, medical and
+    click data where neighbouring measurements move together). The coefficients point in a
+    random direction with norm ``coef_norm``, and the intercept is set so that the mean
+    probability of ``y = 1`` over the generated rows equals ``positive_rate``. With
+    ``positive_rate=0.001`` and a million rows there are about a thousand positives: a
+    uniform subsample of a thousand rows holds one.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows.
+    n_features : int, default=30
+        Number of features.
+    positive_rate : float, default=0.01
+        Expected fraction of positive labels, in (0, 1).
+    correlation : float, default=0.6
+        Correlation of neighbouring features, in [0, 1).
+    coef_norm : float, default=2.0
+        Euclidean norm of the coefficients.
+    {common_params}
+    {returns}
+    See Also
+    --------
+    make_heavy_tailed, make_clustered, make_misspecified_counts : Other real-shaped data.
+
+    Examples
+    --------
+    >>> from skcoreset.datasets import make_rare_events
+    >>> X, y = make_rare_events(100_000, n_features=5, positive_rate=0.01, random_state=0)
+    >>> X.shape, round(float(y.mean()), 3)
+    ((100000, 5), 0.01)
+    """
+    rng = check_random_state(random_state)
+    n_samples = _check_n_samples(n_samples)
+    n_features = _check_n_features(n_features)
+    positive_rate = _check_fraction(positive_rate, "positive_rate")
+    correlation = _check_fraction(correlation, "correlation", include_zero=True)
+    coef_norm = check_scalar(coef_norm, "coef_norm", Real, min_val=0.0)
+    X = _correlated_normal(n_samples, n_features, correlation, rng)
+    coef = _drawn_direction(n_features, coef_norm, rng)
+    eta = X @ coef
+    eta += _intercept_for_rate(eta, positive_rate)
+    return _output(X, _bernoulli_labels(eta, rng), coef, return_coef)
+
+
+def _heavy_tailed_features(n_samples, n_features, distribution, df, rng):
+    """Standardised heavy-tailed features (mean 0 and variance 1 in the population)."""
+    if distribution == "lognormal":
+        X = rng.standard_normal((n_samples, n_features))
+        np.exp(X, out=X)
+        X -= np.exp(0.5)
+        X /= np.sqrt((np.e - 1.0) * np.e)
+        return X
+    X = rng.standard_t(df, size=(n_samples, n_features))
+    if df > 2:
+        X /= np.sqrt(df / (df - 2.0))
+    return X
+
+
+def _poisson_counts(eta, rng, max_rate=None):
+    with np.errstate(over="ignore"):
+        rate = np.exp(eta)
+    if max_rate is not None:
+        np.minimum(rate, max_rate, out=rate)
+    if not np.all(rate <= _MAX_POISSON_RATE):
+        raise ValueError(
+            f"The Poisson rate reaches {rate.max():.3g}; reduce coef_norm or the intercept.")
+    return rng.poisson(rate).astype(np.int64)
+
+
+@_fill_shape_doc
+def make_heavy_tailed(n_samples=1000, n_features=20, *, distribution="lognormal", df=3.0,
+                      model="poisson", coef_norm=None, intercept=None, return_coef=False,
+                      random_state=None):
+    """Generate a GLM with heavy-tailed features: log-normal or Student t.
+
+    Every feature is drawn independently from a standard log-normal distribution
+    (``exp(z)``, ``z ~ N(0, 1)``, as incomes, prices and durations are) or from a Student t
+    with ``df`` degrees of freedom, then standardised to mean 0 and variance 1 by the
+    population moments (so a few rows lie tens of standard deviations out, as in real data
+    after ``StandardScaler``). The response is a Poisson count with the log link or a
+    logistic label, with coefficients in a random direction of norm ``coef_norm``.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows.
+    n_features : int, default=20
+        Number of features.
+    distribution : {{"lognormal", "t"}}, default="lognormal"
+        Distribution of the features.
+    df : float, default=3.0
+        Degrees of freedom of the Student t (``distribution="t"``); the variance is finite
+        only for ``df > 2``, and the features are only centred, not scaled, otherwise.
+    model : {{"poisson", "logistic"}}, default="poisson"
+        The response: ``Poisson(exp(eta))`` or ``Bernoulli(sigmoid(eta))``.
+    coef_norm : float, default=None
+        Norm of the coefficients; None means 0.5 for the Poisson model and 2 for the
+        logistic model.
+    intercept : float, default=None
+        The intercept; None means 0.5 for the Poisson model and -1 for the logistic model.
+    {common_params}
+    {returns}
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcoreset.datasets import make_heavy_tailed
+    >>> X, y = make_heavy_tailed(100_000, n_features=3, random_state=0)
+    >>> bool(np.abs(X).max() > 20), bool(y.min() >= 0)
+    (True, True)
+    """
+    if distribution not in ("lognormal", "t"):
+        raise ValueError(f"distribution must be 'lognormal' or 't', got {distribution!r}.")
+    if model not in ("poisson", "logistic"):
+        raise ValueError(f"model must be 'poisson' or 'logistic', got {model!r}.")
+    rng = check_random_state(random_state)
+    n_samples = _check_n_samples(n_samples)
+    n_features = _check_n_features(n_features)
+    df = check_scalar(df, "df", Real, min_val=0.0, include_boundaries="neither")
+    poisson = model == "poisson"
+    coef_norm = check_scalar(coef_norm if coef_norm is not None else (0.5 if poisson else 2.0),
+                             "coef_norm", Real, min_val=0.0)
+    intercept = _check_intercept(intercept if intercept is not None
+                                 else (0.5 if poisson else -1.0))
+    X = _heavy_tailed_features(n_samples, n_features, distribution, df, rng)
+    coef = _drawn_direction(n_features, coef_norm, rng)
+    eta = X @ coef + intercept
+    y = _poisson_counts(eta, rng) if poisson else _bernoulli_labels(eta, rng)
+    return _output(X, y, coef, return_coef)
+
+
+@_fill_shape_doc
+def make_clustered(n_samples=1000, n_features=50, *, cluster_fraction=0.2, shift=3.0,
+                   correlation=0.6, coef_norm=2.0, intercept=-1.0, return_coef=False,
+                   random_state=None):
+    """Generate logistic labels from rows in two clusters: a bulk and a shifted minority.
+
+    A fraction ``cluster_fraction`` of the rows (a customer segment, a second site) has its
+    features shifted by ``shift`` standard deviations along a random direction and scaled
+    by a half; the rest are centred. Both have AR(1)-correlated Gaussian features
+    (``corr(x_j, x_k) = correlation ** |j - k|``) and follow one logistic regression with
+    coefficients of norm ``coef_norm``, so a uniform subsample sees the minority cluster's
+    part of the likelihood only through a fifth of its rows.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows.
+    n_features : int, default=50
+        Number of features.
+    cluster_fraction : float, default=0.2
+        Fraction of rows in the shifted cluster, in (0, 1).
+    shift : float, default=3.0
+        Distance of the shifted cluster's centre from the origin.
+    correlation : float, default=0.6
+        Correlation of neighbouring features, in [0, 1).
+    coef_norm : float, default=2.0
+        Norm of the coefficients.
+    intercept : float, default=-1.0
+        The intercept.
+    {common_params}
+    {returns}
+    Examples
+    --------
+    >>> from skcoreset.datasets import make_clustered
+    >>> X, y = make_clustered(10_000, n_features=4, random_state=0)
+    >>> X.shape
+    (10000, 4)
+    """
+    rng = check_random_state(random_state)
+    n_samples = _check_n_samples(n_samples)
+    n_features = _check_n_features(n_features)
+    cluster_fraction = _check_fraction(cluster_fraction, "cluster_fraction")
+    correlation = _check_fraction(correlation, "correlation", include_zero=True)
+    shift = check_scalar(shift, "shift", Real, min_val=0.0)
+    coef_norm = check_scalar(coef_norm, "coef_norm", Real, min_val=0.0)
+    intercept = _check_intercept(intercept)
+    X = _correlated_normal(n_samples, n_features, correlation, rng)
+    in_cluster = rng.random_sample(n_samples) < cluster_fraction
+    X[in_cluster] *= 0.5
+    X[in_cluster] += _drawn_direction(n_features, shift, rng)
+    coef = _drawn_direction(n_features, coef_norm, rng)
+    y = _bernoulli_labels(X @ coef + intercept, rng)
+    return _output(X, y, coef, return_coef)
+
+
+@_fill_shape_doc
+def make_misspecified_counts(n_samples=1000, n_features=20, *, df=3.0, max_rate=20.0,
+                             coef_norm=0.5, intercept=0.5, return_coef=False,
+                             random_state=None):
+    """Generate counts that a log-link Poisson regression misspecifies: capped rates.
+
+    Features are Student t with ``df`` degrees of freedom (standardised when ``df > 2``),
+    and ``y ~ Poisson(min(exp(x . coef + intercept), max_rate))``: the rate saturates, as
+    counts of a capacity-limited process do, while the model's rate ``exp(eta)`` keeps
+    growing. On the heavy-tailed rows the two disagree by orders of magnitude, so the
+    posterior of the misspecified model is decided by those few rows; no coreset that misses
+    them, and no Gaussian approximation, describes it well.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows.
+    n_features : int, default=20
+        Number of features.
+    df : float, default=3.0
+        Degrees of freedom of the features' Student t distribution.
+    max_rate : float, default=20.0
+        The cap on the rate of the counts.
+    coef_norm : float, default=0.5
+        Norm of the coefficients of the uncapped rate.
+    intercept : float, default=0.5
+        Intercept of the uncapped rate.
+    return_coef : bool, default=False
+        Also return the coefficients (of the uncapped rate).
+    random_state : int, RandomState instance or None, default=None
+        Seed or generator; pass an int for reproducible output.
+
+    {returns}
+    Examples
+    --------
+    >>> from skcoreset.datasets import make_misspecified_counts
+    >>> X, y = make_misspecified_counts(10_000, n_features=5, random_state=0)
+    >>> bool(y.max() < 60)
+    True
+    """
+    rng = check_random_state(random_state)
+    n_samples = _check_n_samples(n_samples)
+    n_features = _check_n_features(n_features)
+    df = check_scalar(df, "df", Real, min_val=0.0, include_boundaries="neither")
+    max_rate = check_scalar(max_rate, "max_rate", Real, min_val=0.0,
+                            include_boundaries="neither")
+    coef_norm = check_scalar(coef_norm, "coef_norm", Real, min_val=0.0)
+    intercept = _check_intercept(intercept)
+    X = _heavy_tailed_features(n_samples, n_features, "t", df, rng)
+    coef = _drawn_direction(n_features, coef_norm, rng)
+    y = _poisson_counts(X @ coef + intercept, rng, max_rate=max_rate)
+    return _output(X, y, coef, return_coef)

@@ -134,6 +134,55 @@ def test_importance_sample_is_unbiased(stratify):
         assert abs(estimates.mean() - exact) < 4 * estimates.std() / np.sqrt(200)
 
 
+def _importance(scale, X, y, w):
+    return 0.1 + scale * X[:, 0] ** 2
+
+
+@pytest.mark.parametrize("stratify", [False, True])
+def test_priority_sample_is_unbiased_nested_and_keeps_certain_rows(stratify, tmp_path):
+    """Horvitz-Thompson weights of priority sampling: E[sum_kept weight_n f_n] equals
+    sum_n w_n f_n (mean over seeds, within 4 standard errors) for every budget, on memory,
+    memmap and dask storages; smaller budgets keep subsets of larger ones, and a row whose
+    importance dominates is kept with its own weight."""
+    X, y, w = _rows(n=200)
+    X[5, 0] = 40.0  # importance ~1600 times the others': kept with certainty
+    memmap = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=float,
+                                       shape=X.shape)
+    memmap[:] = X
+    f = X[:, 1] + 3.0
+    exact = w @ f
+    for data in (InMemoryRows(X, y, w), InMemoryRows(memmap, y, w),
+                 _dask_rows(X, y, w, chunks=37)):
+        estimates = {10: [], 30: []}
+        for seed in range(300):
+            first, second = data.priority_sample((30, 5), np.random.RandomState(seed),
+                                                 _importance, 1.0, stratify=stratify)
+            assert second.parts[0].size <= 6
+            np.testing.assert_allclose(sum(first.masses), w @ _importance(1.0, X, y, w))
+            parts = {size: first.draw(size) for size in estimates}
+            assert set(parts[10].indices) <= set(parts[30].indices)
+            for size, part in parts.items():
+                assert len(part.indices) == size and np.all(w[part.indices] > 0)
+                assert 5 in part.indices
+                np.testing.assert_allclose(part.weights[part.indices == 5], w[5])
+                if stratify:
+                    assert set(part.y) == {-1.0, 1.0}
+                estimates[size].append(part.weights @ f[part.indices])
+        for values in estimates.values():
+            values = np.array(values)
+            assert abs(values.mean() - exact) < 4 * values.std() / np.sqrt(len(values))
+
+
+def test_priority_allocation_caps_strata_at_their_rows():
+    X, y, w = _rows(n=200)
+    sample, = InMemoryRows(X, y, w).priority_sample((150,), np.random.RandomState(0),
+                                                    _importance, 1.0, stratify=True)
+    counts = sample.counts
+    alloc = sample.allocation(150)
+    assert alloc.sum() == 150 and np.all(alloc <= counts) and np.all(alloc >= 1)
+    assert np.array_equal(sample.allocation(10**6), counts)
+
+
 def test_importance_sample_reports_non_finite_importance():
     X, y, w = _rows(n=100)
     scores = np.ones(100)

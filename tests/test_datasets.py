@@ -6,8 +6,9 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression, PoissonRegressor
 
 from skcoreset import BayesianPoissonRegression
-from skcoreset.datasets import (make_binary, make_logistic_regression, make_mixture,
-                                make_poisson_regression)
+from skcoreset.datasets import (make_binary, make_clustered, make_heavy_tailed,
+                                make_logistic_regression, make_misspecified_counts,
+                                make_mixture, make_poisson_regression, make_rare_events)
 
 GENERATORS = [
     (make_logistic_regression, {"n_features": 3}, 3),
@@ -15,6 +16,11 @@ GENERATORS = [
     (make_binary, {"n_features": 5}, 5),
     (make_binary, {}, 10),
     (make_mixture, {}, 10),
+    (make_rare_events, {"n_features": 4}, 4),
+    (make_heavy_tailed, {"n_features": 4}, 4),
+    (make_heavy_tailed, {"n_features": 4, "distribution": "t", "model": "logistic"}, 4),
+    (make_clustered, {"n_features": 4}, 4),
+    (make_misspecified_counts, {"n_features": 4}, 4),
 ]
 
 
@@ -40,7 +46,8 @@ def test_reproducible_with_random_state(make, kwargs, n_features):
 
 
 @pytest.mark.parametrize("make", [make_logistic_regression, make_poisson_regression,
-                                  make_binary, make_mixture])
+                                  make_binary, make_mixture, make_rare_events,
+                                  make_heavy_tailed, make_clustered, make_misspecified_counts])
 @pytest.mark.parametrize("n_samples", [0, -1, 2.5])
 def test_invalid_n_samples(make, n_samples):
     with pytest.raises((ValueError, TypeError)):
@@ -154,3 +161,53 @@ def test_mixture_matches_paper():
     mle = LogisticRegression(C=1e6, tol=1e-10).fit(X, y)
     np.testing.assert_allclose(mle.coef_.ravel(), coef, atol=0.05)
     assert abs(mle.intercept_[0]) < 0.05
+
+
+def test_rare_events_hit_the_rate_with_correlated_features():
+    for rate in (0.05, 0.002):
+        X, y = make_rare_events(200_000, n_features=6, positive_rate=rate, correlation=0.6,
+                                random_state=0)
+        assert abs(y.mean() - rate) < 4 * np.sqrt(rate / 200_000)
+    corr = np.corrcoef(X, rowvar=False)
+    np.testing.assert_allclose(np.diag(corr, 1), 0.6, atol=0.01)
+    np.testing.assert_allclose(np.diag(corr, 2), 0.36, atol=0.01)
+    np.testing.assert_allclose(X.std(axis=0), 1.0, atol=0.01)
+
+
+@pytest.mark.parametrize("distribution", ["lognormal", "t"])
+def test_heavy_tailed_features_are_standardised_with_heavy_tails(distribution):
+    X, y = make_heavy_tailed(400_000, n_features=2, distribution=distribution, df=5.0,
+                             random_state=0)
+    np.testing.assert_allclose(X.mean(axis=0), 0.0, atol=0.02)
+    np.testing.assert_allclose(X.std(axis=0), 1.0, atol=0.05)
+    assert np.abs(X).max() > 10  # tens of sds out, unlike Gaussian features
+    # the Poisson response: the log rate is linear in X (a Poisson GLM is well specified)
+    reg = PoissonRegressor(alpha=0.0, max_iter=300).fit(X, y)
+    _, _, coef = make_heavy_tailed(400_000, n_features=2, distribution=distribution, df=5.0,
+                                   return_coef=True, random_state=0)
+    np.testing.assert_allclose(reg.coef_, coef, atol=0.02)
+
+
+def test_clustered_rows_and_capped_counts():
+    X, y = make_clustered(100_000, n_features=3, cluster_fraction=0.2, shift=5.0,
+                          correlation=0.0, random_state=0)
+    in_cluster = np.linalg.norm(X, axis=1) > 2.5 + 0.5 * np.sqrt(3)
+    assert abs(in_cluster.mean() - 0.2) < 0.02
+    X, y, coef = make_misspecified_counts(100_000, n_features=3, max_rate=5.0,
+                                          return_coef=True, random_state=0)
+    saturated = X @ coef + 0.5 > np.log(5.0) + 1.0
+    assert saturated.sum() > 100
+    assert abs(y[saturated].mean() - 5.0) < 4 * np.sqrt(5.0 / saturated.sum())
+
+
+@pytest.mark.parametrize("make, kwargs, match", [
+    (make_rare_events, {"positive_rate": 1.0}, "positive_rate"),
+    (make_rare_events, {"correlation": -0.1}, "correlation"),
+    (make_heavy_tailed, {"distribution": "cauchy"}, "distribution"),
+    (make_heavy_tailed, {"model": "gaussian"}, "model"),
+    (make_clustered, {"cluster_fraction": 0.0}, "cluster_fraction"),
+    (make_misspecified_counts, {"max_rate": 0.0}, "max_rate"),
+])
+def test_real_shaped_generators_reject_bad_parameters(make, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        make(100, **kwargs)

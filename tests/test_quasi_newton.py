@@ -17,10 +17,14 @@ from skcoreset.families import make_family
 from skcoreset._inference import laplace, prior_precision
 from skcoreset._posterior import GaussianPosterior
 from skcoreset.coreset import _quasi_newton
+from skcoreset._backend import InMemoryRows
+from skcoreset.coreset._calibration import SecondOrderFit
+from skcoreset.coreset._candidates import draw_candidates
 from skcoreset.coreset._quasi_newton import (ExactPotentialSums, SubsampledPotentialSums,
-                                             _regression_step)
+                                             _next_budget, _regression_step, auto_n_draws)
 from skcoreset.coreset._samplers import LaplaceSampler
-from skcoreset.datasets import make_logistic_regression, make_poisson_regression
+from skcoreset.datasets import (make_heavy_tailed, make_logistic_regression,
+                                make_poisson_regression, make_rare_events)
 from skcoreset.pipeline import Pipeline
 
 from .conftest import conjugate_linear_regression
@@ -185,22 +189,31 @@ def test_rare_class_is_kept_by_stratification_and_a_poor_coreset_warns():
     X = rng.normal(size=(20_000, 3))
     y = (rng.random(20_000) < expit(X @ [1.0, -1.0, 0.5] - 6.5)).astype(int)  # 0.4 %
     full = BayesianLogisticRegression().fit(X, y)
-    for seed in range(3):
+    for seed, candidates in [(0, "auto"), (1, "auto"), (0, "uniform"), (1, "uniform")]:
         with pytest.warns(UserWarning) as record:
-            coreset = QuasiNewtonCoreset(M=200, random_state=seed).fit(X, y)
+            coreset = QuasiNewtonCoreset(M=20, candidates=candidates,
+                                         random_state=seed).fit(X, y)
             warnings.warn("sentinel")  # pytest.warns needs one warning
         assert np.any(y[coreset.sample_indices_] == 1)
         rows = coreset.sample_indices_
         core = BayesianLogisticRegression().fit(X[rows], y[rows],
                                                 sample_weight=coreset.sample_weight_)
         kl = core.posterior_.kl(full.posterior_)
-        warned = any("increase M" in str(w.message) for w in record)
-        # silent only when the coreset is good; a bad one says so
-        assert warned == (coreset.kl_estimate_ > 1.0)
-        assert warned or kl < 2.0, (seed, kl)
-    unstratified = [QuasiNewtonCoreset(M=200, stratify=False, max_iter=1,
-                                       random_state=seed).fit(X, y) for seed in range(5)]
-    assert any(not np.any(y[c.sample_indices_] == 1) for c in unstratified)
+        warned = any("Increase M" in str(w.message) for w in record)
+        # the estimate is the KL between the Laplace approximations: it warns exactly when
+        # the coreset is poor
+        assert coreset.kl_estimate_ == pytest.approx(kl, rel=1e-3, abs=1e-5)
+        assert warned == (kl > 1.0)
+    # without strata a uniform draw of 20 rows misses the 0.4 % of positives; the importance
+    # of the positives (their score) puts them among the candidates all the same
+    kw = dict(M=20, stratify=False, max_iter=0)
+    uniform = [QuasiNewtonCoreset(candidates="uniform", random_state=seed, **kw)
+               for seed in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert not any(np.any(y[c.fit(X, y).sample_indices_] == 1) for c in uniform)
+    auto = [QuasiNewtonCoreset(random_state=seed, **kw).fit(X, y) for seed in range(3)]
+    assert all(np.mean(y[c.sample_indices_] == 1) > 0.2 for c in auto)
 
 
 def test_incoming_weights_define_the_target():
@@ -220,25 +233,43 @@ def test_incoming_weights_define_the_target():
 
 def test_whole_data_and_stop_rules():
     X, y = make_logistic_regression(300, coef=[1.0, -1.0], random_state=5)
-    whole = QuasiNewtonCoreset(M=1000).fit(X, y)
-    assert whole.stop_reason_ == "whole data" and whole.n_iter_ == 0
-    np.testing.assert_array_equal(whole.sample_indices_, np.arange(300))
-    np.testing.assert_allclose(whole.sample_weight_, 1.0)
+    for M in (1000, "auto"):
+        whole = QuasiNewtonCoreset(M=M).fit(X, y)
+        assert whole.stop_reason_ == "whole data" and whole.n_iter_ == 0
+        np.testing.assert_array_equal(whole.sample_indices_, np.arange(300))
+        np.testing.assert_allclose(whole.sample_weight_, 1.0)
+    # the Monte Carlo iterations, from uniform weights
     X, y = make_logistic_regression(5000, coef=[1.0, -1.0], random_state=5)
-    one = QuasiNewtonCoreset(M=50, max_iter=1, random_state=0).fit(X, y)
-    assert one.n_iter_ == 1 and one.stop_reason_ == "max_iter"
-    loose = QuasiNewtonCoreset(M=50, tol=1e6, random_state=0).fit(X, y)
-    assert loose.n_iter_ == 1 and loose.stop_reason_ == "tol"
-    fitted = QuasiNewtonCoreset(M=50, tol=0.0, max_iter=200, random_state=0).fit(X, y)
-    assert fitted.stop_reason_ == "n_iter_no_change" and fitted.n_iter_ < 200
-    assert fitted.history_.shape == (fitted.n_iter_, 3)
-    assert fitted.history_[0, 0] > fitted.kl_estimate_ > 0
-    assert np.all(fitted.history_[-4:, 2] == 0)  # the last 4 proposals were rejected
+    family = make_family("logistic")
+    y_enc = np.where(y == 1, 1.0, -1.0)
+    prior = prior_precision(2, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+    rows = np.random.RandomState(0).choice(5000, 50, replace=False)
+    kw = dict(indices=rows, weights=np.full(50, 100.0), sample_weight=np.ones(5000),
+              prior_prec=prior, fit_intercept=True)
+
+    def run(**params):
+        return _quasi_newton.quasi_newton_weights(X, y_enc, family, **kw, **params,
+                                                  random_state=np.random.RandomState(0))
+
+    assert run(max_iter=0).stop_reason == "max_iter"
+    one = run(max_iter=1)
+    assert len(one.history) == 1 and one.stop_reason == "max_iter"
+    loose = run(tol=1e6)
+    assert len(loose.history) == 1 and loose.stop_reason == "tol"
+    fitted = run(tol=0.0, max_iter=200)
+    assert fitted.stop_reason == "n_iter_no_change" and len(fitted.history) < 200
+    assert fitted.history.shape[1] == 3
+    assert fitted.history[0, 0] > fitted.kl_estimate > 0
+    assert np.all(fitted.history[-4:, 2] == 0)  # the last 4 proposals were rejected
+    coreset = QuasiNewtonCoreset(M=50, max_iter=0, random_state=0).fit(X, y)
+    assert coreset.n_iter_ == 0 and coreset.history_.shape == (0, 3)
 
 
 def test_mcmc_sampler():
     X, y = make_logistic_regression(20_000, coef=[1.0, -1.0, 0.5], random_state=6)
-    coreset = QuasiNewtonCoreset(M=200, sampler="mcmc", random_state=0).fit(X, y)
+    coreset = QuasiNewtonCoreset(M=200, sampler="mcmc", max_iter=5, tol=0.0,
+                                 random_state=0).fit(X, y)
+    assert coreset.n_iter_ >= 1
     kl, mean_err = _laplace_quality(X, y, "logistic", coreset)
     assert kl < 0.2 and mean_err < 0.3, (kl, mean_err)
 
@@ -291,3 +322,136 @@ def test_bad_parameters(params, match):
     X, y = make_logistic_regression(100, coef=[1.0], random_state=0)
     with pytest.raises(ValueError, match=match):
         clone(QuasiNewtonCoreset(**params)).fit(X, y)
+
+
+def _gaussian_fit(X, y, rows, prior):
+    """The exact step's problem for the Gaussian model on ``rows``, at the exact full
+    posterior (the model is quadratic: its Laplace approximation is the posterior)."""
+    family = make_family("gaussian", noise_scale=NOISE)
+    mean, cov, _ = conjugate_linear_regression(X, y, np.ones(len(y)), NOISE, prior)
+    precision = np.linalg.inv(cov)
+    A = np.column_stack([X, np.ones(len(y))])
+    grad = A.T @ family.d1(y, A @ mean)
+    return SecondOrderFit(X[rows], y[rows], family, True, mean, precision, grad,
+                          precision - np.diag(prior))
+
+
+def test_second_order_kl_is_the_gaussian_kl_to_second_order():
+    """KL_2(w) of the exact step against the exact KL between conjugate posteriors: equal to
+    second order (the ratio tends to 1 as the weights approach a perfect coreset), and its
+    gradient (the exact step's regression) is the KL_2 gradient by finite differences."""
+    X, y = _gaussian_data(n=400, d=3)
+    prior = prior_precision(3, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+    rows = np.arange(0, 400, 4)
+    fit = _gaussian_fit(X, y, rows, prior)
+    perfect = fit.solve(np.full(100, 4.0), penalty=1e-12)
+    assert fit.kl(perfect) < 1e-10 and _exact_kl(X, y, rows, perfect, prior) < 1e-8
+    direction = np.random.default_rng(0).normal(size=100)
+    ratios = []
+    for eps in (0.3, 0.1, 0.03):
+        w = perfect * (1.0 + eps * direction / np.abs(direction).max())
+        ratios.append(fit.kl(w) / _exact_kl(X, y, rows, w, prior))
+    assert abs(ratios[-1] - 1.0) < 0.05 and abs(ratios[-1] - 1) < abs(ratios[0] - 1)
+    w = np.full(100, 4.0)
+    R_g, R_H = fit.residual(w)
+    grad = fit.d1 * (fit.B @ R_g) + 0.5 * fit.c * np.einsum("ij,jk,ik->i", fit.B, R_H, fit.B)
+    h = 1e-4
+    numeric = [(fit.kl(w + h * e) - fit.kl(w - h * e)) / (2 * h) for e in np.eye(100)[:5]]
+    np.testing.assert_allclose(grad[:5], numeric, rtol=1e-5)
+
+
+def test_exact_step_solution_is_a_constrained_minimum():
+    """The solver's weights: non-negative, and the penalised objective's gradient on the
+    positive weights a thousandth of its size at the start (first-order optimality on the
+    free set), over several blocks."""
+    X, y = _gaussian_data(n=3000, d=4)
+    prior = prior_precision(4, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+    rows = np.arange(0, 3000, 10)
+    fit = _gaussian_fit(X, y, rows, prior)
+    w0 = 10.0 * np.random.default_rng(0).uniform(0.5, 1.5, 300)
+    norms = np.sum(fit.B**2, 1)
+    lam = 1e-3 * np.mean(w0**2 * (fit.d1**2 * norms + 0.5 * fit.c**2 * norms**2))
+
+    def gradient(w):
+        R_g, R_H = fit.residual(w)
+        quadratic = np.einsum("ij,jk,ik->i", fit.B, R_H, fit.B)
+        grad_kl = fit.d1 * (fit.B @ R_g) + 0.5 * fit.c * quadratic
+        return w0 * grad_kl + lam * (w / w0 - 1.0)
+
+    w = fit.solve(w0, penalty=1e-3, block_rows=70)
+    assert np.all(w >= 0) and fit.kl(w) < 1e-3 * fit.kl(w0)
+    assert np.max(np.abs(gradient(w)[w > 0])) < 1e-3 * np.max(np.abs(gradient(w0)))
+
+
+def test_auto_size_stops_at_the_target_on_a_gaussian_model():
+    """M="auto" on the Gaussian model, where the Laplace approximation is the posterior and
+    kl_estimate_ is the exact KL: it grows until the exact KL meets the target and stops at
+    the first size that does; a row or time budget that stops it short warns, naming it."""
+    rng = np.random.default_rng(9)
+    d = 30
+    X = rng.standard_t(3, size=(20_000, d))
+    y = X @ rng.normal(size=d) / np.sqrt(d) + 0.5 + NOISE * rng.normal(size=20_000)
+    prior = prior_precision(d, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+    family = make_family("gaussian", noise_scale=NOISE)
+    for target in (0.1, 1e-3):
+        coreset = QuasiNewtonCoreset(target_kl=target, model=family, random_state=0).fit(X, y)
+        exact = _exact_kl(X, y, coreset.sample_indices_, coreset.sample_weight_, prior)
+        # exact up to the full mode's Newton tolerance (1e-6 nats)
+        assert coreset.kl_estimate_ == pytest.approx(exact, rel=1e-3, abs=1e-5)
+        assert exact <= target
+        path = coreset.kl_path_
+        assert np.all(path[:-1, 1] > target) and path[-1, 1] == coreset.kl_estimate_
+        assert np.all(np.diff(path[:, 0]) > 0)
+    assert len(path) >= 2  # the stricter target needed a larger coreset
+    with pytest.warns(UserWarning, match="max_rows=600"):
+        short = QuasiNewtonCoreset(target_kl=1e-9, max_rows=600, model=family,
+                                   random_state=0).fit(X, y)
+    assert short.kl_path_[-1, 0] <= 600 and short.kl_estimate_ > 1e-9
+    with pytest.warns(UserWarning, match="max_time=1e-06"):
+        QuasiNewtonCoreset(target_kl=1e-9, max_time=1e-6, model=family,
+                           random_state=0).fit(X, y)
+
+
+def test_importance_candidates_catch_extreme_rows_and_rare_positives():
+    """Rows with extreme linear predictors (a heavy-tailed covariate under the log link)
+    are candidates with certainty, with their own weight, where a uniform draw misses
+    them; the positives of rare events are drawn far above their share."""
+    X, y, coef = make_heavy_tailed(50_000, n_features=3, return_coef=True, random_state=0)
+    extreme = np.argsort(-(X @ coef))[:3]  # rates 80-400 times the median
+    family = make_family("poisson")
+    prior = prior_precision(3, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+    data = InMemoryRows(X, y.astype(float), np.ones(len(y)))
+    for uniform in (False, True):
+        found = draw_candidates(data, family, prior, True, 300, np.random.RandomState(0),
+                                stratify=False, uniform=uniform)
+        part = found.rows.draw(300)
+        caught = np.isin(part.indices, extreme)
+        if uniform:
+            assert caught.sum() <= 1
+        else:
+            assert caught.sum() == 3 and np.all(part.weights[caught] == 1.0)
+    auto = QuasiNewtonCoreset(M=300, model="poisson", random_state=0).fit(X, y)
+    uniform = QuasiNewtonCoreset(M=300, model="poisson", candidates="uniform",
+                                 random_state=0).fit(X, y)
+    assert auto.kl_estimate_ < 1e-2 * uniform.kl_estimate_
+    X, y = make_rare_events(50_000, n_features=5, positive_rate=0.002, random_state=0)
+    auto = QuasiNewtonCoreset(M=300, random_state=0).fit(X, y)
+    assert np.mean(y[auto.sample_indices_]) > 20 * np.mean(y)
+
+
+def test_n_draws_auto_grows_with_the_parameters():
+    assert [auto_n_draws(p) for p in (3, 31, 101, 1000)] == [100, 124, 404, 1000]
+    X, y = make_logistic_regression(3000, coef=np.ones(30) / 6, random_state=0)
+    coreset = QuasiNewtonCoreset(M=100, max_iter=1, random_state=0).fit(X, y)
+    assert coreset.n_draws_ == 124 and coreset.n_iter_ == 1
+
+
+def test_growth_follows_the_power_law_of_the_path():
+    """The next size: 1.5 times the first; then where the power law through the last two
+    (size, KL) points meets the target (times 1.1), within [1.25, 2] times the last size."""
+    assert _next_budget([(1000, 1.0)], 0.1) == 1500
+    slope = np.log(4.0) / np.log(1.5)
+    expected = int(np.ceil(1500 * 1.1 * (0.25 / 0.1) ** (1 / slope)))
+    assert _next_budget([(1000, 1.0), (1500, 0.25)], 0.1) == expected
+    assert _next_budget([(1000, 1.0), (1500, 0.9)], 0.1) == 3000  # slow decay: doubles
+    assert _next_budget([(1000, 1.0), (1500, 0.11)], 0.1) == 1875  # nearly there: 1.25

@@ -35,7 +35,8 @@ from sklearn.utils.validation import assert_all_finite
 from .._validation import check_sample_weight, check_weight_total
 from ._chunks import Part, block_rng
 from ._memory import InMemoryRows
-from ._sampling import _allocate, _allocate_draws
+from ._sampling import (_allocate, _allocate_draws, merge_priority_lists,
+                        priority_chunk)
 
 # fan-in of the associative reductions (sums, reservoirs, draws)
 _SPLIT_EVERY = 8
@@ -280,6 +281,15 @@ def _finish_uniform(size, sample):
                              * (total / part.weights[:n_draw].sum()))
                    for part, n_draw, total in zip(sample.parts, alloc, sample.totals)
                    if n_draw > 0])
+
+
+def _priority_leaf(capacities, seed, strata, function, args, X, y, w, offset, block):
+    rngs = [block_rng(seed, 6, block, stream) for stream in range(len(capacities))]
+    return priority_chunk(capacities, rngs, strata, function, args, X, y, w, offset)
+
+
+def _merge_priority(capacities, key, *lists):
+    return merge_priority_lists(capacities, *lists)
 
 
 # --------------------------------------------------------------------------------------------
@@ -641,3 +651,14 @@ class DaskRows:
         return self._reduce(
             self.chunk_tasks(_draw_leaf, size, seed, strata, row_values=importance),
             partial(_mix_draws, size, seed), finish=partial(_finish_draws, size, strata))
+
+    def priority_sample(self, capacities, rng, function, *args, stratify=False):
+        """Priority samples of the rows with importance ``w_n * function(*args, X, y, w)``,
+        one per budget in ``capacities`` with independent keys: every chunk keeps its rows
+        of highest priority and a tree of tasks merges them, so the client receives only
+        the kept rows (see :meth:`InMemoryRows.priority_sample`)."""
+        seed = self._root_seed(rng)
+        return self._reduce(
+            self.chunk_tasks(_priority_leaf, tuple(capacities), seed, self._strata(stratify),
+                             function, args),
+            partial(_merge_priority, tuple(capacities)))

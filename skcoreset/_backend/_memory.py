@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from ._chunks import Part
-from ._sampling import importance_draws, uniform_subset
+from ._chunks import Part, row_chunks
+from ._sampling import (importance_draws, merge_priority_lists, priority_chunk,
+                        uniform_subset)
 
 
 def _unit_scale(values):
@@ -103,3 +104,19 @@ class InMemoryRows:
         indices, factor = importance_draws(size, scaled, rng,
                                            strata=self.y if stratify else None)
         return self.take(indices, self.sample_weight[indices] * factor), total
+
+    def priority_sample(self, capacities, rng, function, *args, stratify=False):
+        """Priority samples (:class:`~skcoreset._backend._sampling.PrioritySample`) of the
+        rows with importance ``w_n * function(*args, X, y, w)``, one per budget in
+        ``capacities``, with independent keys, by one pass over row chunks (the importance
+        of a chunk is computed once and never stored for all rows); ``stratify`` samples
+        within each target value."""
+        strata = (-1.0, 1.0) if stratify else None
+        samples = None
+        for rows in row_chunks(self.n, self.n_features + 1):
+            chunk = priority_chunk(capacities, [rng] * len(capacities), strata, function,
+                                   args, np.asarray(self.X[rows], dtype=float), self.y[rows],
+                                   self.sample_weight[rows], rows.start)
+            samples = (chunk if samples is None
+                       else merge_priority_lists(capacities, samples, chunk))
+        return samples

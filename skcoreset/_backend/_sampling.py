@@ -1,7 +1,12 @@
 """Row subsets, optionally stratified by class, with weights that keep the totals: uniform
-without replacement, and importance sampling with replacement."""
+without replacement, importance sampling with replacement, and priority sampling (importance
+without replacement, in one pass over row chunks)."""
+
+from typing import NamedTuple
 
 import numpy as np
+
+from ._chunks import Part
 
 
 def _allocate(size, counts):
@@ -140,3 +145,135 @@ def importance_draws(size, importance, rng, strata=None):
         factors.append(draws * group_mass / (importance[rows] * n_draw))
     order = np.argsort(np.concatenate(indices), kind="stable")
     return np.concatenate(indices)[order], np.concatenate(factors)[order]
+
+
+# --------------------------------------------------------------------------------------------
+# Priority sampling: importance sampling without replacement, chunk by chunk
+# --------------------------------------------------------------------------------------------
+class PrioritySample(NamedTuple):
+    """The rows of highest priority ``lambda_n / u_n`` (``u_n`` uniform on (0, 1]) of some
+    rows, per stratum: at most ``capacity + 1`` of them, in decreasing priority.
+
+    ``parts`` holds each stratum's kept rows (their incoming weights, X and encoded y),
+    ``priorities`` and ``importance`` their priorities and importances ``lambda_n``,
+    ``masses`` the stratum's total importance and ``counts`` its number of rows of positive
+    importance. Samples of disjoint rows merge into the sample of their union
+    (:func:`merge_priority`), so one pass over row chunks, or a tree of tasks over dask
+    chunks, draws from all rows; :meth:`draw` then takes any budget up to ``capacity``.
+    """
+
+    priorities: list
+    importance: list
+    parts: list
+    masses: np.ndarray
+    counts: np.ndarray
+
+    def allocation(self, size, balanced=False):
+        """Rows per stratum for a budget of ``size``: one each while the budget allows,
+        the rest in proportion to the strata's masses (:func:`_allocate_draws`) or, with
+        ``balanced``, equally; a stratum never gets more rows than it has, its surplus going
+        to the others."""
+        alloc = np.zeros(len(self.masses), dtype=np.intp)
+        open_ = self.masses > 0
+        shares = np.ones(len(self.masses)) if balanced else self.masses
+        size = min(size, int(self.counts[open_].sum()))
+        while size > alloc.sum():
+            strata = np.flatnonzero(open_)
+            alloc[strata] += _allocate_draws(size - alloc.sum(), shares[strata])
+            full = alloc >= self.counts
+            alloc = np.minimum(alloc, self.counts)
+            open_ &= ~full
+        return alloc
+
+    def draw(self, size, balanced=False):
+        """The ``size`` rows of highest priority (per stratum, as allocated), as a
+        :class:`Part` with Horvitz-Thompson weights ``w_n / min(1, lambda_n / z)``.
+
+        ``z`` is the stratum's next-highest priority: conditionally on the other rows' keys,
+        row n is kept exactly when its priority exceeds ``z``, which has probability
+        ``min(1, lambda_n / z)``, so the weighted sum of any function of the rows is
+        unbiased for its sum over all rows (Duffield, Lund & Thorup, 2007). Rows whose
+        importance alone reaches the threshold are kept with certainty and their own
+        weight. The rows of a smaller budget are a subset of those of a larger one.
+        ``balanced`` allocates the budget equally over the strata (see :meth:`allocation`).
+        """
+        parts = []
+        for part, priority, importance, k in zip(self.parts, self.priorities, self.importance,
+                                                 self.allocation(size, balanced)):
+            if k == 0:
+                continue
+            inclusion = (np.ones(k) if len(priority) <= k
+                         else np.minimum(1.0, importance[:k] / priority[k]))
+            rows = np.arange(k)
+            parts.append(part.take(rows, part.weights[:k] / inclusion))
+        if not parts:
+            return None
+        out = parts[0]
+        for part in parts[1:]:
+            out = out.union(part)
+        return out
+
+
+def _top(priority, size):
+    """Positions of the ``size`` largest priorities, largest first."""
+    if size < len(priority):
+        order = np.argpartition(-priority, size)[:size]
+    else:
+        order = np.arange(len(priority))
+    return order[np.argsort(-priority[order], kind="stable")]
+
+
+def priority_leaf(capacity, rng, importance, strata, X, y, w, offset):
+    """The :class:`PrioritySample` of one chunk of rows (global row numbers start at
+    ``offset``): the keys are drawn from ``rng``; ``importance`` is ``lambda_n`` of every
+    row (rows of zero importance are never kept), ``strata`` the values of y that define the
+    strata (None: one stratum)."""
+    importance = np.asarray(importance, dtype=float)
+    u = 1.0 - rng.random_sample(len(importance))  # in (0, 1]: finite priorities
+    with np.errstate(divide="ignore", invalid="ignore"):
+        priority = np.where(importance > 0, importance / u, 0.0)
+    out = PrioritySample([], [], [], [], [])
+    for value in ([None] if strata is None else strata):
+        member = importance > 0 if value is None else (importance > 0) & (y == value)
+        rows = np.flatnonzero(member)
+        keep = rows[_top(priority[rows], capacity + 1)]
+        out.priorities.append(priority[keep])
+        out.importance.append(importance[keep])
+        out.parts.append(Part(offset + keep, w[keep], X[keep], y[keep]))
+        out.masses.append(importance[rows].sum())
+        out.counts.append(len(rows))
+    return out._replace(masses=np.array(out.masses), counts=np.array(out.counts))
+
+
+def merge_priority(capacity, *samples):
+    """The :class:`PrioritySample` of the union of the rows of ``samples`` (disjoint rows,
+    the same strata)."""
+    first = samples[0]
+    out = PrioritySample([], [], [], sum(s.masses for s in samples),
+                         sum(s.counts for s in samples))
+    for s in range(len(first.parts)):
+        priority = np.concatenate([sample.priorities[s] for sample in samples])
+        importance = np.concatenate([sample.importance[s] for sample in samples])
+        part = first.parts[s]
+        for sample in samples[1:]:
+            part = part.union(sample.parts[s])
+        keep = _top(priority, capacity + 1)
+        out.priorities.append(priority[keep])
+        out.importance.append(importance[keep])
+        out.parts.append(part.take(keep, part.weights[keep]))
+    return out
+
+
+def priority_chunk(capacities, rngs, strata, function, args, X, y, w, offset):
+    """One :class:`PrioritySample` per budget in ``capacities`` of a chunk, with independent
+    keys (from ``rngs``) and the importance ``w_n * function(*args, X, y, w)`` computed
+    once for all of them."""
+    importance = w * np.asarray(function(*args, X, y, w), dtype=float)
+    return [priority_leaf(capacity, rng, importance, strata, X, y, w, offset)
+            for capacity, rng in zip(capacities, rngs)]
+
+
+def merge_priority_lists(capacities, *lists):
+    """:func:`merge_priority` of lists of samples (one per budget), position by position."""
+    return [merge_priority(capacity, *samples)
+            for capacity, samples in zip(capacities, zip(*lists))]

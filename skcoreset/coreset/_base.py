@@ -39,6 +39,15 @@ def _check_dask_features(estimator, X):
                          f"expecting {estimator.n_features_in_} features as input.")
 
 
+def _row_weights(sample_weight, n_samples):
+    """Validated weights; unit weights (``None``) as a read-only view of a single 1.0, which
+    costs no memory: the rows of a memmap are never all in memory, and N ones need not be
+    either."""
+    if sample_weight is None:
+        return np.broadcast_to(np.float64(1.0), (n_samples,))
+    return check_sample_weight(sample_weight, n_samples)
+
+
 # At most this many distinct integer values: as likely class labels as counts.
 _FEW_DISTINCT_VALUES = 10
 
@@ -374,7 +383,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """
         if not is_dask_collection(X):
             X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False)
-            sample_weight = check_sample_weight(sample_weight, X.shape[0])
+            sample_weight = _row_weights(sample_weight, X.shape[0])
             self._set_family(resolve_model(self._likelihood_params().model, y))
             y_encoded = self._encode_target(y)
             self._resolve_family(X, y_encoded, sample_weight)

@@ -188,7 +188,7 @@ def loglik_sums(X, y, sample_weight, family, theta, fit_intercept, *, weight_exp
     return total
 
 
-class _SummedLogPosterior:
+class SummedLogPosterior:
     """The interface :func:`newton_map` needs, with the sums over rows delegated.
 
     ``eta(theta)`` returns the sums at ``theta`` (one pass over the data) in place of the
@@ -243,7 +243,7 @@ def summed_laplace(row_sums, weighted_target, total_weight, family, prior_prec, 
     theta0 = initial_theta(np.array([weighted_target / total_weight]), family, np.ones(1),
                            len(prior_prec), fit_intercept)
     theta, _, precision, n_iter, converged = newton_map(
-        _SummedLogPosterior(row_sums, prior_prec, total_weight), theta0)
+        SummedLogPosterior(row_sums, prior_prec, total_weight), theta0)
     if not converged:
         warn_not_converged("Newton's method for the Laplace weighting distribution", n_iter)
     return GaussianPosterior(theta, precision=precision)

@@ -1,6 +1,7 @@
 """Coresets by subsampling and quasi-Newton refinement (Naik, Chen & Campbell, 2022).
 
-A uniform subset of M rows is drawn once; only its weights ``w`` are then optimised, to
+A subset of M candidate rows is drawn once (by importance, :mod:`._candidates`); only its
+weights ``w`` are then optimised, to
 minimise ``KL(pi_w || pi)`` between the coreset posterior
 ``pi_w ~ exp(sum_m w_m f_m(theta)) pi_0(theta)`` and the full posterior
 ``pi ~ exp(sum_n s_n f_n(theta)) pi_0(theta)``. ``pi_w`` is an exponential family in ``w``
@@ -13,8 +14,12 @@ and the quasi-Newton step ``w <- max(w - H^-1 grad, 0)`` is the least-squares re
 the residual on the coreset potentials over draws from ``pi_w``. Covariances are estimated
 from S draws of ``pi_w`` (a warm-started Laplace approximation or an emcee ensemble); the
 full-data potentials enter only through their sum per draw, accumulated over row chunks.
+The first step is taken with exact moments under the full data's Laplace approximation
+(:mod:`._calibration`); with ``M="auto"`` the candidate set grows until the KL estimate
+meets a target.
 """
 
+import time
 import warnings
 from numbers import Integral, Real
 
@@ -22,12 +27,14 @@ import numpy as np
 from scipy import linalg
 from threadpoolctl import threadpool_limits
 
-from .._backend import row_chunks, uniform_subset
+from .._backend import InMemoryRows, row_chunks
 from .._design import linear_predictor, rmatvec, weighted_gram
 from .._docstrings import fill_doc
 from .._progress import Progress
 from .._sklearn_compat import Interval, StrOptions
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
+from ._calibration import LaplaceKL, SecondOrderFit
+from ._candidates import draw_candidates
 from ._potentials import PotentialEvaluator
 from ._samplers import EnsembleSampler, LaplaceSampler
 
@@ -45,6 +52,35 @@ _WARN_KL = 1.0
 # stretch moves per weight update of the "mcmc" sampler (its walkers start at the Laplace
 # approximation of pi_w, so no burn-in is needed)
 _MCMC_STEPS = 20
+# n_draws="auto": S = 4 p draws (at least 100, at most 1000): the covariances of the
+# potentials are estimated in p directions, and the KL estimate's relative noise is
+# sqrt(2 / S)
+_DRAWS_PER_PARAM, _MIN_DRAWS, _MAX_DRAWS = 4, 100, 1000
+# M="auto": the first budget is the number of second-order moments p (p + 3) / 2 that the
+# coreset's log-likelihood must match (at least 500 rows); the second is 1.5 times larger,
+# later ones follow the decay of the KL estimate, growing by a factor between 1.25 and 2
+_MIN_AUTO_ROWS, _FIRST_GROWTH, _MIN_GROWTH, _MAX_GROWTH = 500, 1.5, 1.25, 2.0
+# Penalties of the exact step tried in turn (see SecondOrderFit.solve) while its second-order
+# KL disagrees with the KL between the Laplace approximations by more than a factor 2: with
+# fewer candidates than second-order moments the smallest one can trade a precision lost in
+# some direction for a better fit elsewhere, which the second-order expansion undercounts
+_PENALTIES = (1e-6, 1e-4, 1e-2, 1.0)
+
+
+def auto_n_draws(n_params):
+    """The draws per iteration of ``n_draws="auto"``: ``4 p``, clipped to [100, 1000]."""
+    return int(min(_MAX_DRAWS, max(_MIN_DRAWS, _DRAWS_PER_PARAM * n_params)))
+
+
+def _next_budget(path, target):
+    """The next budget of a growing coreset from its ``(M, KL estimate)`` path: where the
+    power law through the last two points meets the target (the first step: 1.5 times)."""
+    M, kl = path[-1]
+    growth = _FIRST_GROWTH
+    if len(path) >= 2 and kl > 0 and path[-2][1] > kl:
+        slope = np.log(path[-2][1] / kl) / np.log(M / path[-2][0])
+        growth = 1.1 * (kl / target) ** (1.0 / slope)
+    return int(np.ceil(M * min(_MAX_GROWTH, max(_MIN_GROWTH, growth))))
 
 
 class ExactPotentialSums:
@@ -59,7 +95,7 @@ class ExactPotentialSums:
         self.X, self.y, self.s = X, y, sample_weight
         self.potentials = PotentialEvaluator(family, fit_intercept, n_draws)
 
-    def prepare(self, theta):
+    def prepare(self, theta, grad=None, neg_hessian=None):
         """Nothing to prepare: the sums are exact whatever the draws."""
 
     def __call__(self, thetas, rng):
@@ -80,43 +116,57 @@ class SubsampledPotentialSums:
     remainder is third order in ``theta - theta_0``, so its estimate is tiny once the draws
     concentrate near ``theta_0``. Constant terms are dropped: only differences between draws
     matter.
+
+    With ``rows`` (a :class:`~skcoreset._backend.Part` of an importance sample with
+    inverse-probability weights, e.g. a priority sample on the candidates' importance) the
+    remainder is estimated from those rows at every call instead: the rows whose remainder
+    is largest (heavy tails, extreme linear predictors) are then in the subsample, most with
+    their own weight.
     """
 
-    def __init__(self, X, y, sample_weight, family, fit_intercept, n_draws, n_subsample):
+    def __init__(self, X, y, sample_weight, family, fit_intercept, n_draws, n_subsample,
+                 rows=None):
         self.X, self.y, self.s = X, y, sample_weight
         self.family, self.fit_intercept = family, fit_intercept
-        self.candidates = np.flatnonzero(sample_weight > 0)
+        self.rows = rows
+        if rows is None:
+            self.candidates = np.flatnonzero(sample_weight > 0)
         self.n_subsample = n_subsample
         # the reference point rides along as one more draw
         self.potentials = PotentialEvaluator(family, fit_intercept, n_draws + 1)
         self.theta0 = None
 
-    def prepare(self, theta):
-        """One pass over the data: gradient and Hessian sums at the reference ``theta``."""
-        p = len(theta)
-        grad, neg_hessian = np.zeros(p), np.zeros((p, p))
-        for rows in row_chunks(self.X.shape[0], 2 * p, max_elements=_CHUNK_ELEMENTS):
-            X = np.asarray(self.X[rows], dtype=np.float64)
-            eta = linear_predictor(X, theta, self.fit_intercept)
-            s, y = self.s[rows], self.y[rows]
-            grad += rmatvec(X, s * self.family.d1(y, eta), self.fit_intercept)
-            neg_hessian += weighted_gram(X, np.maximum(-s * self.family.d2(y, eta), 0.0),
-                                         self.fit_intercept)
+    def prepare(self, theta, grad=None, neg_hessian=None):
+        """The gradient and Hessian sums at the reference ``theta``: given (e.g. those of the
+        full data's Laplace fit at its mode), or by one pass over the data."""
+        if grad is None:
+            p = len(theta)
+            grad, neg_hessian = np.zeros(p), np.zeros((p, p))
+            for rows in row_chunks(self.X.shape[0], 2 * p, max_elements=_CHUNK_ELEMENTS):
+                X = np.asarray(self.X[rows], dtype=np.float64)
+                eta = linear_predictor(X, theta, self.fit_intercept)
+                s, y = self.s[rows], self.y[rows]
+                grad += rmatvec(X, s * self.family.d1(y, eta), self.fit_intercept)
+                neg_hessian += weighted_gram(X, np.maximum(-s * self.family.d2(y, eta), 0.0),
+                                             self.fit_intercept)
         self.theta0, self.grad, self.neg_hessian = theta.copy(), grad, neg_hessian
 
     def __call__(self, thetas, rng):
         delta = thetas - self.theta0
         taylor = delta @ self.grad - 0.5 * np.einsum("sp,pq,sq->s", delta, self.neg_hessian,
                                                      delta)
-        rows = self.candidates[rng.randint(len(self.candidates), size=self.n_subsample)]
-        X, y, s = np.asarray(self.X[rows], dtype=np.float64), self.y[rows], self.s[rows]
+        if self.rows is None:
+            rows = self.candidates[rng.randint(len(self.candidates), size=self.n_subsample)]
+            X, y = np.asarray(self.X[rows], dtype=np.float64), self.y[rows]
+            s = self.s[rows] * (len(self.candidates) / self.n_subsample)
+        else:
+            X, y, s = self.rows.X, self.rows.y, self.rows.weights
         f = self.potentials(X, y, np.vstack([thetas, self.theta0]))
         eta0 = linear_predictor(X, self.theta0, self.fit_intercept)
         lin = linear_predictor(X, delta, self.fit_intercept)  # a_n . (theta_s - theta0)
         remainder = (f[:, :-1] - f[:, -1:] - self.family.d1(y, eta0)[:, None] * lin
                      - 0.5 * self.family.d2(y, eta0)[:, None] * lin**2)
-        scale = len(self.candidates) / self.n_subsample
-        return taylor + scale * (s @ remainder)
+        return taylor + s @ remainder
 
 
 def _regression_step(G, r, damping):
@@ -152,7 +202,7 @@ class QuasiNewtonResult:
 def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior_prec,
                          fit_intercept, n_draws=100, max_iter=50, tol=1e-3,
                          n_iter_no_change=4, n_subsample=None, sampler="laplace",
-                         random_state=None, verbose=0):
+                         reference=None, subsample_rows=None, random_state=None, verbose=0):
     """Refine coreset weights by quasi-Newton steps on ``KL(pi_w || pi)``.
 
     Algorithm 1 of Naik, Chen & Campbell (2022) with a Levenberg-Marquardt safeguard: each
@@ -181,7 +231,8 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
     n_draws : int, default=100
         Draws S from ``pi_w`` per iteration.
     max_iter : int, default=50
-        Iterations (each costs one pass over the data, or a subsample of it).
+        Iterations (each costs one pass over the data, or a subsample of it); 0 returns the
+        starting weights.
     tol : float, default=1e-3
         Stop once the KL estimate of the accepted weights is below ``tol`` nats.
     n_iter_no_change : int, default=4
@@ -190,6 +241,13 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
         Estimate the full-data sums from this many rows per iteration with control
         variates (:class:`SubsampledPotentialSums`); ``None`` uses every row.
     sampler : {"laplace", "mcmc"}, default="laplace"
+    reference : FullLaplace, default=None
+        The full data's mode and log-likelihood derivatives there (from
+        :func:`~skcoreset.coreset._candidates.draw_candidates`): the control variates'
+        reference, kept for all iterations instead of refreshed by passes over the data.
+    subsample_rows : Part, default=None
+        Importance-weighted rows for the control variates' remainder (instead of
+        ``n_subsample`` uniform rows per iteration).
     random_state : numpy.random.RandomState
     verbose : int, default=0
 
@@ -198,11 +256,13 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
     QuasiNewtonResult
     """
     rng = random_state
+    if max_iter == 0:
+        return QuasiNewtonResult(weights, np.empty((0, 3)), np.nan, "max_iter")
     if n_subsample is None:
         full_sums = ExactPotentialSums(X, y, sample_weight, family, fit_intercept, n_draws)
     else:
         full_sums = SubsampledPotentialSums(X, y, sample_weight, family, fit_intercept,
-                                            n_draws, n_subsample)
+                                            n_draws, n_subsample, rows=subsample_rows)
     laplace_sampler = LaplaceSampler(X, y, family, prior_prec, fit_intercept)
     laplace_sampler.update(indices, weights)
     if sampler == "mcmc":
@@ -215,8 +275,12 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
     X_core = np.asarray(X[indices], dtype=np.float64)
     y_core = y[indices]
     # the control variates' reference follows the coreset posterior: refreshed at
-    # iterations 1, 2, 4, 8, ... so the passes over the data stay logarithmic in max_iter
+    # iterations 1, 2, 4, 8, ... so the passes over the data stay logarithmic in max_iter;
+    # or fixed at the full data's mode, where the coreset posterior starts and stays
     refresh_at = {2**k for k in range(max_iter.bit_length())}
+    if reference is not None:
+        full_sums.prepare(reference.mean, reference.grad_sum, reference.neg_hessian_sum)
+        refresh_at = set()
 
     accepted, proposal = None, weights
     damping, no_change = _DAMPING_START, 0
@@ -268,30 +332,58 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
 
 
 _QN_PARAMS_DOC = """
-    n_draws : int, default=100
-        Number S of draws from the coreset posterior ``pi_w`` per iteration, behind the
-        covariances of the quasi-Newton step and the KL estimate; at least 2. Each
-        iteration evaluates the potentials of all rows (or ``n_subsample`` rows) at these
-        draws, so the cost per iteration is proportional to ``N * S``.
+    candidates : {"auto", "uniform"}, default="auto"
+        How the candidate rows are drawn, whose weights are then optimised. ``"auto"``:
+        importance sampling without replacement (priority sampling) on a mixture of the
+        uniform distribution (20 %) and each row's score and leverage under the full data's
+        Laplace approximation, per class for the logistic model, with inverse-probability
+        starting weights: rows the model fits badly (the positives of a rare class, the
+        extreme counts of a heavy tail) and rows with extreme linear predictors are drawn
+        far more often than uniformly, many with certainty (see Notes). ``"uniform"``: a
+        uniform draw (per class, in proportion to the class sizes).
 
-    max_iter : int, default=50
-        Maximum number of quasi-Newton iterations.
+    target_kl : float, default=0.1
+        With ``M="auto"``: the KL estimate, in nats, at which the coreset stops growing.
+
+    max_rows : int, default=20000
+        With ``M="auto"``: the largest coreset. When the KL estimate is still above
+        ``target_kl`` at this size, ``fit`` warns.
+
+    max_time : float or None, default=None
+        With ``M="auto"``: no larger coreset is tried once this many seconds have passed
+        since ``fit`` started; ``fit`` then warns if the target is not met. ``None``: no
+        time budget.
+
+    n_draws : int or "auto", default="auto"
+        Number S of draws from the coreset posterior ``pi_w`` per iteration of the
+        refinement, behind the covariances of the quasi-Newton step and its KL estimate; at
+        least 2. ``"auto"``: ``4 p`` for ``p`` parameters, at least 100 and at most 1000.
+        Each iteration evaluates the potentials of all rows (or ``n_subsample`` rows) at
+        these draws, so the cost per iteration is proportional to ``N * S``.
+
+    max_iter : int, default=0
+        Maximum number of Monte Carlo quasi-Newton iterations after the exact first step;
+        none by default: the exact step already reaches (and with enough candidates goes
+        far below) the noise floor of S draws, and on the benchmark data the iterations
+        changed neither the coreset posterior nor its distance to the exact full posterior
+        beyond that noise. They see the log-likelihoods beyond second order, with
+        ``sampler="mcmc"`` also a coreset posterior far from Gaussian.
 
     tol : float, default=1e-3
-        Stop once the estimate of ``KL(pi_w || pi)`` of the accepted weights falls below
-        ``tol`` nats.
+        Stop the iterations once the Monte Carlo estimate of ``KL(pi_w || pi)`` of the
+        accepted weights falls below ``tol`` nats.
 
     n_iter_no_change : int, default=4
         Stop after this many proposals in a row are rejected (the Monte Carlo noise floor
         of S draws has been reached).
 
     n_subsample : int, "auto" or None, default="auto"
-        Rows per iteration for an unbiased estimate of the full data's potentials:
-        their second-order Taylor expansion about the coreset posterior's mean, computed
-        exactly by one pass over the data at iterations 1, 2, 4, 8, ..., plus a remainder
-        estimated from ``n_subsample`` uniformly drawn rows. ``None``: every row at every
-        iteration (exact). ``"auto"``: exact up to 200,000 rows of positive weight,
-        50,000-row subsamples above.
+        Rows for an unbiased estimate of the full data's potentials in the iterations:
+        their second-order Taylor expansion about the full data's mode, computed exactly,
+        plus a remainder estimated from ``n_subsample`` rows of an independent priority
+        sample on the candidates' importance (inverse-probability weighted). ``None``:
+        every row at every iteration (exact). ``"auto"``: exact up to 200,000 rows of
+        positive weight, 50,000-row subsamples above.
 
     sampler : {"laplace", "mcmc"}, default="laplace"
         Draws from ``pi_w``: its Laplace approximation, refitted on the M coreset rows by
@@ -300,28 +392,38 @@ _QN_PARAMS_DOC = """
         iteration (slower; for posteriors far from Gaussian).
 
     stratify : bool, default=True
-        Draw the logistic model's subset per class, in proportion to the class sizes and
-        with at least one row of every class, so that a rare class is never dropped.
-        Other models have no classes and draw uniformly.
+        Draw the logistic model's candidates per class, with at least one row of every
+        class, so that a rare class is never dropped. Other models have no classes.
 """
 
 _QN_ATTRS_DOC = """
-    history_ : ndarray of shape (`n_iter_`, 3)
-        Per iteration: the estimate of ``KL(pi_w || pi)`` in nats of the proposed weights
-        (half the variance of the log density ratio over the S draws: exact to second
-        order), the damping after the iteration, and 1.0 if the proposal was accepted.
-
     kl_estimate_ : float
-        The KL estimate, in nats, of the returned weights. ``fit`` warns when it exceeds
-        1 nat.
+        The estimate, in nats, of ``KL(pi_w || pi)`` of the returned weights: half the
+        variance of the log density ratio of the two posteriors, to second order about the
+        full data's mode (see Notes). Exact to second order when both posteriors are close to
+        Gaussian; measured within a factor of 2 of the KL between the coreset's and the full
+        data's Laplace approximations on every data shape of the benchmarks. ``fit`` warns
+        when it exceeds 1 nat, or ``target_kl`` with ``M="auto"``.
+
+    kl_path_ : ndarray of shape (n_sizes, 2)
+        The coreset sizes tried (rows: budget M, KL estimate after the exact step); one row
+        for an integer ``M``.
+
+    n_draws_ : int
+        The draws per iteration used (``n_draws`` with ``"auto"`` resolved).
+
+    history_ : ndarray of shape (`n_iter_`, 3)
+        Per Monte Carlo iteration: the estimate of ``KL(pi_w || pi)`` in nats of the
+        proposed weights (half the variance of the log density ratio over the S draws),
+        the damping after the iteration, and 1.0 if the proposal was accepted.
 
     n_iter_ : int
-        Iterations run.
+        Monte Carlo iterations run.
 
     stop_reason_ : str
         Why the iterations stopped: ``"tol"``, ``"n_iter_no_change"``, ``"max_iter"``,
         ``"constant potentials"`` (nothing to regress on), or ``"whole data"`` when the
-        subset holds every row of positive weight, which is then the exact answer.
+        coreset holds every row of positive weight, which is then the exact answer.
 """
 
 _fill_qn_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC,
@@ -330,23 +432,26 @@ _fill_qn_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATT
 
 @_fill_qn_doc
 class QuasiNewtonCoreset(LikelihoodCoreset):
-    """Coreset by subsampling and quasi-Newton refinement (Naik, Chen & Campbell, 2022).
+    """Coreset by importance subsampling and quasi-Newton refinement (Naik, Chen & Campbell,
+    2022).
 
-    Draws M rows uniformly (per class for the logistic model), then optimises only their
-    weights so that the coreset posterior ``pi_w`` matches the full posterior ``pi``:
-    quasi-Newton steps on ``KL(pi_w || pi)``, whose gradient ``-Cov_w[f_I, (s - w)^T f]``
-    and Hessian ``Cov_w[f_I, f_I]`` are estimated from S draws of ``pi_w``. Each step is
-    the regression of the full data's log-likelihood on the coreset rows' log-likelihoods
-    over those draws. Unlike the Hilbert and sparse-VI constructors there is no greedy
-    selection, so the cost does not grow with M beyond the M x S potentials: this is the
-    constructor for large N.
+    Draws candidate rows by importance (``candidates``), then optimises only their weights
+    so that the coreset posterior ``pi_w`` matches the full posterior ``pi``: quasi-Newton
+    steps on ``KL(pi_w || pi)``, whose gradient ``-Cov_w[f_I, (s - w)^T f]`` and Hessian
+    ``Cov_w[f_I, f_I]`` are covariances of the rows' log-likelihoods. The first step uses
+    their exact values under the full data's Laplace approximation (to second order); the
+    next ones estimate them from S draws of ``pi_w``. Each step is the regression of the
+    full data's log-likelihood on the coreset rows' log-likelihoods. With ``M="auto"`` the
+    candidate set grows, reusing the rows already chosen, until the KL estimate is below
+    ``target_kl``. This is the constructor for large N.
 
     Parameters
     ----------
-    M : int, default=100
+    M : int or "auto", default="auto"
         Number of rows in the coreset (all rows with positive weight when there are
         fewer). Weights that the optimisation drives to zero are dropped, so the coreset
-        may be slightly smaller.
+        may be smaller. ``"auto"``: the smallest of a growing sequence of sizes whose KL
+        estimate is below ``target_kl``, up to ``max_rows`` rows and ``max_time`` seconds.
     {qn_params}
     {common_params}
     Attributes
@@ -355,29 +460,64 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     {common_attrs}
     See Also
     --------
-    UniformCoreset : The same subset with uniform weights (the starting point here).
+    UniformCoreset : A uniform subset with uniform weights.
     SparseVICoreset : Greedy selection with the same objective, much slower at large N.
 
     Notes
     -----
-    The full data enter each iteration only through ``sum_n s_n f_n(theta_s)`` for the S
-    draws, accumulated over row chunks (a float ``np.memmap`` is read chunk by chunk; no
-    N x S matrix is formed). A dask array is handled by merge-reduce over its chunks, as
-    for the other constructors without a distributed algorithm (see
-    :class:`StreamingCoreset`).
+    **Candidates.** The full data's Laplace approximation ``N(theta*, Sigma)`` is fitted by
+    Newton's method from a pilot (a class-balanced uniform subsample of ``max(5000, 20 p)``
+    rows), every pass summed over row chunks. Row n gets the importance ``w_n (0.2 + 0.8
+    (score_n / mean score + leverage_n / mean leverage) / 2)`` with ``score_n = |d1_n|
+    sqrt(v_n)`` and ``leverage_n = c_n v_n``, where ``v_n = a_n^T Sigma a_n`` is the
+    posterior variance of its linear predictor and ``d1_n``, ``-c_n`` the first and second
+    derivatives of its log-likelihood there. The candidates are a priority sample on it
+    (Duffield, Lund & Thorup, 2007): the rows of highest importance / uniform draw, with
+    inverse-probability weights, which are unbiased for every sum over rows. Rows whose
+    importance dominates are kept with certainty and their own weight; a larger budget keeps
+    a superset of a smaller one's rows.
 
-    Safeguard, a deviation from the paper's fixed step schedule: a proposal is accepted
-    when its KL estimate on its own draws is below that of the last accepted weights, or,
-    within the Monte Carlo noise of that comparison, when its residual variance is the
-    smaller of the two on the same draws; the step is damped Levenberg-Marquardt style
-    (raised tenfold after a rejection, lowered threefold after an acceptance). Undamped
-    full steps oscillate when M is small or the starting subset is far from the data
-    (measured: 1.5e3 nats after 15 steps at N = 1e5, M = 100, against 0.23 nats damped).
+    **The exact first step.** With ``theta = theta* + L z`` (``Sigma = L L^T``) and
+    ``z ~ N(0, I)``, the covariance of two rows' log-likelihoods expanded to second order
+    is ``d1_m d1_k (b_m . b_k) + c_m c_k (b_m . b_k)^2 / 2`` with ``b_m = L^T a_m``, so the
+    quasi-Newton step can be taken with its exact moments: it minimises, over ``w >= 0``::
+
+        KL_2(w) = |sum_m w_m d1_m b_m - L^T g|^2 / 2
+                  + |sum_m w_m c_m b_m b_m^T - L^T H L|_F^2 / 4,
+
+    the second-order expansion of ``KL(pi_w || pi)`` with ``g`` and ``H`` the full data's
+    log-likelihood gradient and negative Hessian at ``theta*`` (the candidates' weights are
+    calibrated so that their log-likelihood has the full data's gradient and Hessian at the
+    mode; a small penalty keeps them close to the inverse-probability weights). It is solved
+    by block coordinate descent over blocks of 2000 rows. ``kl_estimate_`` is ``KL_2`` of
+    the returned weights. With about ``p (p + 3) / 2`` well-spread candidates the step can
+    match the second-order terms exactly; ``M="auto"`` starts there (at least 500 rows) and
+    grows the budget where the decay of the estimate predicts it meets ``target_kl``.
+
+    **The Monte Carlo iterations** (Algorithm 1 of Naik, Chen & Campbell, 2022) then draw
+    S samples from ``pi_w`` (its Laplace approximation, or emcee walkers) and regress the
+    full data's log-likelihood on the coreset rows', which also sees the terms beyond second
+    order. A proposal is accepted when its Monte Carlo KL estimate on its own draws is below
+    that of the last accepted weights, or, within the Monte Carlo noise of that comparison,
+    when its residual variance is the smaller of the two on the same draws; the step is
+    damped Levenberg-Marquardt style (raised tenfold after a rejection, lowered threefold
+    after an acceptance). The full data enter each iteration only through
+    ``sum_n s_n f_n(theta_s)`` for the S draws, accumulated over row chunks or estimated
+    with control variates. A float ``np.memmap`` is read chunk by chunk: besides the
+    targets and weights, memory is ``O(M d)`` plus a chunk, whatever N. A dask array is
+    handled by merge-reduce over its chunks, as for the other constructors without a
+    distributed algorithm (see :class:`StreamingCoreset`).
 
     References
     ----------
     C. Naik, T. Campbell and J. Chen, "Fast Bayesian coresets via subsampling and
     quasi-Newton refinement", NeurIPS 2022.
+
+    N. Duffield, C. Lund and M. Thorup, "Priority sampling for estimation of arbitrary
+    subset sums", Journal of the ACM 54(6), 2007.
+
+    J.-C. Deville and C.-E. Sarndal, "Calibration estimators in survey sampling", Journal
+    of the American Statistical Association 87(418), 1992.
 
     Examples
     --------
@@ -386,14 +526,22 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     >>> from skcoreset.datasets import make_logistic_regression
     >>> X, y = make_logistic_regression(20_000, coef=[1.0, -2.0, 0.5], random_state=0)
     >>> coreset = QuasiNewtonCoreset(M=200, random_state=0).fit(X, y)
-    >>> len(coreset.sample_indices_) <= 200, coreset.kl_estimate_ < 0.5
+    >>> len(coreset.sample_indices_) <= 200, coreset.kl_estimate_ < 0.1
     (True, True)
+    >>> auto = QuasiNewtonCoreset(target_kl=0.01, random_state=0).fit(X, y)
+    >>> bool(auto.kl_estimate_ <= 0.01)
+    True
     """
 
     _parameter_constraints = {
         **LikelihoodCoreset._parameter_constraints,
-        "n_draws": [Interval(Integral, 2, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "M": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "candidates": [StrOptions({"auto", "uniform"})],
+        "target_kl": [Interval(Real, 0, None, closed="neither")],
+        "max_rows": [Interval(Integral, 1, None, closed="left")],
+        "max_time": [Interval(Real, 0, None, closed="neither"), None],
+        "n_draws": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "n_subsample": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}),
@@ -402,7 +550,8 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         "stratify": ["boolean"],
     }
 
-    def __init__(self, M=100, *, n_draws=100, max_iter=50, tol=1e-3, n_iter_no_change=4,
+    def __init__(self, M="auto", *, candidates="auto", target_kl=0.1, max_rows=20_000,
+                 max_time=None, n_draws="auto", max_iter=0, tol=1e-3, n_iter_no_change=4,
                  n_subsample="auto", sampler="laplace", stratify=True, model="auto",
                  link="log", noise_scale=1.0, prior_scale=1.0, intercept_prior_scale=10.0,
                  fit_intercept=True, random_state=None, verbose=0):
@@ -410,6 +559,10 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
                          prior_scale=prior_scale, intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, random_state=random_state,
                          verbose=verbose)
+        self.candidates = candidates
+        self.target_kl = target_kl
+        self.max_rows = max_rows
+        self.max_time = max_time
         self.n_draws = n_draws
         self.max_iter = max_iter
         self.tol = tol
@@ -425,35 +578,104 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
             return None
         return self.n_subsample
 
+    def _whole_data(self, sample_weight):
+        self.history_, self.kl_estimate_ = np.empty((0, 3)), 0.0
+        self.n_iter_, self.stop_reason_ = 0, "whole data"
+        self.kl_path_ = np.empty((0, 2))
+        indices = np.flatnonzero(sample_weight > 0)
+        return indices, sample_weight[indices]
+
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
-        strata = y if self.stratify and self.model_ == "logistic" else None
-        indices, weights = uniform_subset(self.M, sample_weight, rng, strata=strata)
-        order = np.argsort(indices)
-        indices, weights = indices[order], weights[order]
-        n_candidates = np.count_nonzero(sample_weight > 0)
-        if len(indices) == n_candidates:  # the whole data: nothing to approximate
-            self.history_, self.kl_estimate_ = np.empty((0, 3)), 0.0
-            self.n_iter_, self.stop_reason_ = 0, "whole data"
-            return indices, weights
-        # every product in the loop is small or a single chunk: BLAS threads only add
+        start = time.perf_counter()
+        self.n_draws_ = (auto_n_draws(len(prior_prec)) if self.n_draws == "auto"
+                         else self.n_draws)
+        auto = isinstance(self.M, str)
+        n_candidates = int(np.count_nonzero(sample_weight > 0))
+        budget = min(self.max_rows if auto else self.M, n_candidates)
+        p = len(prior_prec)
+        first = min(budget, max(_MIN_AUTO_ROWS, p * (p + 3) // 2)) if auto else budget
+        if first == n_candidates:  # the whole data: nothing to approximate
+            return self._whole_data(sample_weight)
+        n_subsample = self._resolve_subsample(n_candidates)
+        progress = Progress("QuasiNewtonCoreset", budget, self.verbose, unit="rows")
+        # every product below is small or a single chunk: BLAS threads only add
         # synchronisation (as in SparseVICoreset)
         with threadpool_limits(limits=1, user_api="blas"):
+            found = draw_candidates(
+                InMemoryRows(X, y, sample_weight), family, prior_prec, self.fit_intercept,
+                budget, rng, stratify=self.stratify and self.model_ == "logistic",
+                uniform=self.candidates == "uniform", subsample=n_subsample)
+            laplace_kl = LaplaceKL(found.laplace, family, prior_prec, self.fit_intercept)
+            part, calibrated = self._exact_step(found, family, laplace_kl, first, budget,
+                                                start, progress)
             result = quasi_newton_weights(
-                X, y, family, indices=indices, weights=weights, sample_weight=sample_weight,
-                prior_prec=prior_prec, fit_intercept=self.fit_intercept,
-                n_draws=self.n_draws, max_iter=self.max_iter, tol=self.tol,
-                n_iter_no_change=self.n_iter_no_change,
-                n_subsample=self._resolve_subsample(n_candidates), sampler=self.sampler,
+                X, y, family, indices=part.indices, weights=calibrated,
+                sample_weight=sample_weight, prior_prec=prior_prec,
+                fit_intercept=self.fit_intercept, n_draws=self.n_draws_,
+                max_iter=self.max_iter, tol=self.tol,
+                n_iter_no_change=self.n_iter_no_change, n_subsample=n_subsample,
+                sampler=self.sampler, reference=found.laplace,
+                subsample_rows=None if n_subsample is None
+                else found.subsample.draw(n_subsample),
                 random_state=rng, verbose=self.verbose)
         self.history_ = result.history
-        self.kl_estimate_ = float(result.kl_estimate)
         self.n_iter_ = len(result.history)
         self.stop_reason_ = result.stop_reason
-        if self.kl_estimate_ > _WARN_KL:
+        weights = result.weights
+        if self.model_ == "logistic" and len(np.unique(part.y[weights > 0])) < 2:
+            weights = calibrated  # the iterations dropped a class: keep the exact step's
+        self.kl_estimate_ = laplace_kl(part.X, part.y, weights)
+        if not auto and self.kl_estimate_ > _WARN_KL:
             warnings.warn(
                 f"QuasiNewtonCoreset: the estimated KL(coreset posterior || full posterior) "
-                f"is {self.kl_estimate_:.3g} nats after {self.n_iter_} iterations "
-                f"({self.stop_reason_}); posterior means may be off by a standard deviation "
-                f"or more. The uniform subset of M={self.M} rows is too far from the data "
-                "for the refinement: increase M (or n_draws).", UserWarning)
-        return indices, result.weights
+                f"is {self.kl_estimate_:.3g} nats at M={self.M}; posterior means may be off "
+                "by a standard deviation or more. Increase M, or set M='auto' to size the "
+                "coreset for a target accuracy (target_kl).", UserWarning)
+        return part.indices, weights
+
+    def _exact_step(self, found, family, laplace_kl, size, budget, start, progress):
+        """The candidates at ``size`` rows (growing up to ``budget`` with ``M="auto"``) and
+        their weights after the exact first step; sets ``kl_path_`` and warns when a budget
+        stops the growth short of ``target_kl``."""
+        auto = isinstance(self.M, str)
+        path = []
+        while True:
+            part = found.rows.draw(size)
+            weights, kl = self._calibrated(part, family, found.laplace, laplace_kl)
+            path.append((part.size, kl))
+            progress.line(part.size, f"KL estimate {kl:.4e} nats")
+            if not auto or kl <= self.target_kl:
+                break
+            elapsed = time.perf_counter() - start
+            if size >= budget or (self.max_time is not None and elapsed >= self.max_time):
+                limit = (f"max_rows={self.max_rows}" if size >= budget
+                         else f"max_time={self.max_time:g} s ({elapsed:.1f} s spent)")
+                warnings.warn(
+                    f"QuasiNewtonCoreset: the coreset stopped growing at {part.size} rows, "
+                    f"the budget {limit}, with an estimated KL(coreset posterior || full "
+                    f"posterior) of {kl:.3g} nats, above target_kl={self.target_kl:g}. "
+                    "Raise the budget for a closer coreset.", UserWarning)
+                break
+            size = min(budget, _next_budget(path, self.target_kl))
+        self.kl_path_ = np.array(path, dtype=float)
+        return part, weights
+
+    def _calibrated(self, part, family, full, laplace_kl):
+        """The exact step's weights and their KL between Laplace approximations: the first
+        penalty whose second-order KL agrees with it (within a factor 2), else the best of
+        all penalties and of the starting weights. For the logistic model only weights that
+        keep both classes count (the starting weights do)."""
+        fit = SecondOrderFit(part.X, part.y, family, self.fit_intercept, full.mean,
+                             full.precision, full.grad_sum, full.neg_hessian_sum)
+        classes = np.unique(part.y) if self.model_ == "logistic" else None
+        best = (part.weights, laplace_kl(part.X, part.y, part.weights))
+        for penalty in _PENALTIES:
+            weights = fit.solve(part.weights, penalty=penalty)
+            if classes is not None and len(np.unique(part.y[weights > 0])) < len(classes):
+                continue
+            kl = laplace_kl(part.X, part.y, weights)
+            if kl < best[1]:
+                best = (weights, kl)
+            if kl <= 2.0 * fit.kl(weights):
+                break
+        return best
