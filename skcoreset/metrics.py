@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from ._design import linear_predictor, n_params
 from ._backend import row_chunks
-from .families import LogisticFamily, make_family
+from .families import make_family
 from ._inference import laplace, prior_precision
 from ._posterior import GaussianPosterior, _stable_cholesky
 from ._posterior import gaussian_kl_cholesky
@@ -387,7 +387,7 @@ def polynomial_mmd(samples_a, samples_b, *, degree=3, coef0=0.2, unbiased=False,
 def _encode_target(y, family):
     """Targets encoded as the estimators encode them; with the logistic model a single class
     is accepted when its label tells its side (1 or True positive, 0, -1 or False negative)."""
-    if isinstance(family, LogisticFamily):
+    if family.binary:
         return family.encode_target(y, family.check_classes(y, one_class_ok=True))
     return family.fit_target(y)[0]
 

@@ -15,6 +15,7 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 
 from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows, uniform_subset
 from ..families import FAMILIES, Family, make_family
+from .._inference import resolve_family
 from .._inference._common import prior_precision
 from .._docstrings import fill_doc
 from .._atomic import fit_context
@@ -411,9 +412,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """Estimate the parameters of ``family_`` set to "auto" (e.g. the negative binomial
         overdispersion) from the rows given."""
         params = self._likelihood_params()
-        self.family_ = self.family_.resolve(X, y_encoded, sample_weight,
-                                            prior_prec=self._prior_precision(X.shape[1]),
-                                            fit_intercept=params.fit_intercept)
+        self.family_ = resolve_family(self.family_, X, y_encoded, sample_weight,
+                                      prior_prec=self._prior_precision(X.shape[1]),
+                                      fit_intercept=params.fit_intercept)
 
     def _prior_precision(self, n_features):
         params = self._likelihood_params()
