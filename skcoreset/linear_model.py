@@ -769,6 +769,17 @@ _COMMON_ATTRS_DOC = """
 _fill_glm_doc = fill_doc(common_params=_params_doc(LogisticFamily()),
                          common_attrs=_COMMON_ATTRS_DOC)
 
+_CLASSIFIER_ATTRS_DOC = """
+    classes_ : ndarray of shape (2,)
+        The two class labels; ``classes_[1]`` is the positive class.
+
+    coef_ : ndarray of shape (1, n_features)
+        Posterior mean of the coefficients.
+
+    intercept_ : ndarray of shape (1,)
+        Posterior mean of the intercept (0 when ``fit_intercept=False``).
+""" + _COMMON_ATTRS_DOC
+
 
 class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
     """The binary classifiers: two class labels, probabilities integrated over the
@@ -948,7 +959,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         return super().score(X, y, sample_weight=sample_weight)
 
 
-@_fill_glm_doc
+@fill_doc(common_params=_params_doc(LogisticFamily()), common_attrs=_CLASSIFIER_ATTRS_DOC)
 class BayesianLogisticRegression(_BaseBinaryClassifier):
     """Bayesian binary logistic regression with posterior uncertainty.
 
@@ -962,14 +973,6 @@ class BayesianLogisticRegression(_BaseBinaryClassifier):
     {common_params}
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two class labels; ``classes_[1]`` is the positive class.
-
-    coef_ : ndarray of shape (1, n_features)
-        Posterior mean of the coefficients.
-
-    intercept_ : ndarray of shape (1,)
-        Posterior mean of the intercept (0 when ``fit_intercept=False``).
     {common_attrs}
     See Also
     --------
@@ -999,7 +1002,7 @@ class BayesianLogisticRegression(_BaseBinaryClassifier):
         return LogisticFamily()
 
 
-@fill_doc(common_params=_params_doc(ProbitFamily()), common_attrs=_COMMON_ATTRS_DOC)
+@fill_doc(common_params=_params_doc(ProbitFamily()), common_attrs=_CLASSIFIER_ATTRS_DOC)
 class BayesianProbitRegression(_BaseBinaryClassifier):
     """Bayesian binary probit regression with posterior uncertainty.
 
@@ -1022,14 +1025,6 @@ class BayesianProbitRegression(_BaseBinaryClassifier):
     {common_params}
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two class labels; ``classes_[1]`` is the positive class.
-
-    coef_ : ndarray of shape (1, n_features)
-        Posterior mean of the coefficients.
-
-    intercept_ : ndarray of shape (1,)
-        Posterior mean of the intercept (0 when ``fit_intercept=False``).
     {common_attrs}
     See Also
     --------

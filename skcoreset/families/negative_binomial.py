@@ -125,20 +125,7 @@ class NegativeBinomialFamily(Family):
         alpha = float(max(alpha, _MIN_ALPHA)) if np.isfinite(alpha) else _MIN_ALPHA
         return NegativeBinomialFamily(alpha=alpha, n_quadrature=self.n_quadrature)
 
-    def initial_predictor(self, mean_target):
-        """The log of the mean count, clipped below at 1e-3 (a finite start for all-zero
-        counts).
-
-        Parameters
-        ----------
-        mean_target : float
-            Weighted mean of the counts.
-
-        Returns
-        -------
-        eta : float
-        """
-        return self.link(np.maximum(mean_target, 1e-3))
+    initial_predictor = PoissonFamily.initial_predictor  # the same mean function
 
     # --- the likelihood: u = eta - log r, mu / (r + mu) = sigmoid(u) ---------------------
     def loglik(self, y, eta):

@@ -33,7 +33,8 @@ class PoissonFamily(Family):
     def __init__(self, link="log", n_quadrature=32):
         super().__init__(make_link(link, allowed=("log", "softplus")),
                          n_quadrature=n_quadrature)
-        self._log_link = isinstance(self.link, LogLink)  # its closed forms and kernel
+        # the canonical link has closed forms and one-exponential derivatives and kernel
+        self._log_link = isinstance(self.link, LogLink)
 
     def _params(self):
         return {"link": self.link_name, **super()._params()}
@@ -174,9 +175,12 @@ class PoissonFamily(Family):
         """
         y = as_column(y, eta)
         rate = self.mean(eta)
+        loglik = self._loglik_kernel(y, eta, rate)
+        if self._log_link:  # the canonical link: d1 = y - rate, d2 = -rate
+            return (loglik, y - rate, -rate) if second else (loglik, y - rate)
         rate_d1, rate_d2 = self.link.inverse_derivatives(eta, rate)
         log_d1, log_d2 = self.link.log_inverse_derivatives(eta)
-        terms = (self._loglik_kernel(y, eta, rate), y * log_d1 - rate_d1)
+        terms = (loglik, y * log_d1 - rate_d1)
         return terms + (y * log_d2 - rate_d2,) if second else terms
 
     def d1(self, y, eta):
@@ -194,6 +198,8 @@ class PoissonFamily(Family):
         d1 : ndarray of the shape of ``eta``
         """
         y = as_column(y, eta)
+        if self._log_link:
+            return y - self.mean(eta)
         rate_d1 = self.link.inverse_derivatives(eta)[0]
         return y * self.link.log_inverse_derivatives(eta)[0] - rate_d1
 
@@ -211,6 +217,8 @@ class PoissonFamily(Family):
         -------
         d2 : ndarray of the shape of ``eta``
         """
+        if self._log_link:
+            return -self.mean(eta)
         y = as_column(y, eta)
         rate_d2 = self.link.inverse_derivatives(eta)[1]
         return y * self.link.log_inverse_derivatives(eta)[1] - rate_d2
