@@ -385,7 +385,7 @@ def polynomial_mmd(samples_a, samples_b, *, degree=3, coef0=0.2, unbiased=False,
 # --- relative log-likelihood error ----------------------------------------------------------
 
 def _encode_target(y, family):
-    """Targets encoded as the estimators encode them; with the logistic model a single class
+    """Targets encoded as the estimators encode them; with a binary model a single class
     is accepted when its label tells its side (1 or True positive, 0, -1 or False negative)."""
     if family.binary:
         return family.encode_target(y, family.check_classes(y, one_class_ok=True))
@@ -439,7 +439,7 @@ def loglik_relative_error(X, y, coreset_indices, coreset_weights, theta, *, mode
     theta : array-like of shape (n_params,) or (n_draws, n_params)
         Parameter vector(s) ``[coef..., intercept]`` (intercept last, only when
         ``fit_intercept``), e.g. ``estimator.posterior_.sample(100)``.
-    model : {"logistic", "poisson", "gaussian", "negative_binomial"} or Family, \
+    model : {"logistic", "probit", "poisson", "gaussian", "negative_binomial"} or Family, \
 default="logistic"
         Likelihood family: a registered name or a :class:`~skcoreset.families.Family`
         instance (needed for the negative binomial model, whose ``alpha`` is then given,
