@@ -98,9 +98,9 @@ def _pass_glm_quality(sizes):
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always", PassGLMAccuracyWarning)
                         pg = cls(method="pass_glm").fit(X, y)
-                    held_out = pg._pass_sample.split(PILOT_ROWS, True)[1]
+                    held_out = pg._pass_stream.sample.split(PILOT_ROWS, True)[1]
                     estimate = np.max(np.abs(mean_error_estimate(
-                        pg._pass_statistics, pg.posterior_.mean, pg._prior(d), held_out)))
+                        pg._pass_stream.statistics, pg.posterior_.mean, pg._prior(d), held_out)))
                     warned = any(isinstance(w.message, PassGLMAccuracyWarning) for w in caught)
                     post = pg.posterior_
                     kl = post.kl(ref)

@@ -148,8 +148,8 @@ def pass_diagnostic(est):
 
     from skcoreset._inference.pass_glm import PILOT_ROWS
 
-    held_out = est._pass_sample.split(PILOT_ROWS, est.fit_intercept)[1]
-    return float(np.max(np.abs(mean_error_estimate(est._pass_statistics, est.posterior_.mean,
+    held_out = est._pass_stream.sample.split(PILOT_ROWS, est.fit_intercept)[1]
+    return float(np.max(np.abs(mean_error_estimate(est._pass_stream.statistics, est.posterior_.mean,
                                                    est._prior(est.n_features_in_),
                                                    held_out))))
 

@@ -4,39 +4,8 @@ import numpy as np
 from scipy import linalg, stats
 from sklearn.utils import check_random_state
 
+from ._linalg import cholesky_logdet, gaussian_kl_cholesky, stable_cholesky
 from ._numbers import is_number
-
-
-def _stable_cholesky(matrix):
-    """Lower Cholesky factor of a symmetric positive (semi-)definite matrix.
-
-    Adds the smallest diagonal jitter that makes the factorisation succeed, so covariances
-    that are singular to rounding error (e.g. from a nearly flat direction) still factor.
-    """
-    matrix = 0.5 * (matrix + matrix.T)
-    if not np.all(np.isfinite(matrix)):
-        # a curvature or covariance built from data whose squares overflow float64
-        raise ValueError(
-            "The curvature of the log posterior is not finite in float64: the data's scale "
-            "overflows (values of |x| near 1e154 or beyond, whose squares exceed the largest "
-            "float). Standardise X, e.g. with sklearn.preprocessing.StandardScaler.")
-    scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
-    jitter = 0.0
-    for _ in range(10):
-        try:
-            return linalg.cholesky(matrix + jitter * np.eye(len(matrix)), lower=True)
-        except linalg.LinAlgError:
-            jitter = max(10.0 * jitter, 1e-12 * scale)
-    raise linalg.LinAlgError("Matrix is not positive definite, even with diagonal jitter.")
-
-
-def gaussian_kl_cholesky(mean0, chol0, mean1, chol1):
-    """KL(N(mean0, L0 L0^T) || N(mean1, L1 L1^T)) from lower Cholesky factors."""
-    p = len(mean0)
-    a = linalg.solve_triangular(chol1, chol0, lower=True)  # L1^-1 L0
-    b = linalg.solve_triangular(chol1, mean1 - mean0, lower=True)
-    logdet = 2.0 * (np.sum(np.log(np.diag(chol1))) - np.sum(np.log(np.diag(chol0))))
-    return 0.5 * (np.sum(a**2) + b @ b - p + logdet)
 
 
 class _Moments:
@@ -121,7 +90,7 @@ class GaussianPosterior(_Moments):
         self.mean = np.asarray(mean, dtype=float)
         if cov is None:
             precision = np.asarray(precision, dtype=float)
-            prec_chol = _stable_cholesky(precision)
+            prec_chol = stable_cholesky(precision)
             eye = np.eye(len(self.mean))
             cov = linalg.cho_solve((prec_chol, True), eye)
             self._precision = precision
@@ -129,7 +98,7 @@ class GaussianPosterior(_Moments):
             cov = np.asarray(cov, dtype=float)
             self._precision = None
         self.cov = 0.5 * (cov + cov.T)
-        self.cov_cholesky = _stable_cholesky(self.cov)
+        self.cov_cholesky = stable_cholesky(self.cov)
 
     def sample(self, n_samples=1, random_state=None):
         """Draw ``n_samples`` parameter vectors, shape ``(n_samples, p)``.
@@ -164,7 +133,7 @@ class GaussianPosterior(_Moments):
         theta = np.atleast_2d(theta)
         z = linalg.solve_triangular(self.cov_cholesky, (theta - self.mean).T, lower=True)
         p = len(self.mean)
-        logdet = 2.0 * np.sum(np.log(np.diag(self.cov_cholesky)))
+        logdet = cholesky_logdet(self.cov_cholesky)
         out = -0.5 * (np.sum(z**2, axis=0) + logdet + p * np.log(2.0 * np.pi))
         return out[0] if single else out
 
@@ -222,7 +191,7 @@ class SamplePosterior(_Moments):
         self.mean = samples.mean(axis=0)
         centred = samples - self.mean
         self.cov = (centred.T @ centred) / (len(samples) - 1)
-        self.cov_cholesky = _stable_cholesky(self.cov)
+        self.cov_cholesky = stable_cholesky(self.cov)
         self._precision = None
 
     @property

@@ -9,7 +9,6 @@ point's log-likelihood, unnormalised: a weight of 2 is the same as the row appea
 the weighted subsets returned by the coreset constructors stand in for the full data.
 """
 
-import copy
 import warnings
 from functools import partial
 from numbers import Integral, Real
@@ -27,18 +26,16 @@ from ._summary import MCMC_DIAGNOSTICS, inference_data, summary_table
 from ._docstrings import fill_doc
 from .families import (FAMILIES, LogisticFamily, NegativeBinomialFamily, PoissonFamily,
                        ProbitFamily)
-from ._inference import kl_proximal, laplace, mcmc, resolve_family
-from ._inference._common import prior_precision
-from ._inference.mcmc import SAMPLERS, sample_predictive_moments
+from ._inference import (SAMPLERS, PassGLMStream, check_pass_degree, kl_proximal, laplace,
+                         mcmc, pass_glm, prior_precision, resolve_family,
+                         sample_predictive_moments)
 from ._backend import DaskRows, is_dask_collection
 from ._dask_predict import (accuracy, exposure_as_weight_lazily, predict_lazily, r2,
                             sample_y_lazily)
-from ._inference.pass_glm import (PilotSample, check_pass_degree, pass_glm,
-                                  posterior_from_sample, start_statistics)
 from ._atomic import fit_context
 from ._sklearn_compat import Interval, StrOptions, available_if
 from ._validation import check_exposure, check_sample_weight
-from .coreset._subset import _carries_weights, reject_weighted_subset, unpack_weighted_subset
+from .coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
 
 
 class _Method(NamedTuple):
@@ -96,7 +93,7 @@ def _uses_pass_glm(estimator):
 def _check_exposure_input(X):
     """``exposure`` has one entry per row of the data: refuse a coreset's weighted subset
     (its rows are not the rows the exposure was given for)."""
-    if _carries_weights(X):
+    if carries_weights(X):
         raise ValueError(
             "exposure cannot be combined with a coreset's weighted subset: the coreset was "
             "built on the likelihood of y without the exposure. Fit the pipeline on rates "
@@ -250,18 +247,14 @@ class _BaseBayesianGLM(BaseEstimator):
         for name in ("log_evidence", "elbo"):  # of the counts, not of the weighted rates
             if getattr(result, name) is not None:
                 setattr(result, name, getattr(result, name) + log_constant)
-        self._start_stream(result.extra)
+        self._start_stream(result)
         self._fitted_on_exposure = exposure is not None
         return self._store(result)
 
-    def _start_stream(self, extra):
-        """Keep PASS-GLM's statistics, pilot sample and pilot fit (in a result's ``extra``),
-        from which ``partial_fit`` continues."""
-        self._pass_statistics = extra.get("statistics")
-        self._pass_sample = extra.get("pilot_sample")
-        self._pass_pilot = extra.get("pilot")
-        self._pass_settings = (None if self._pass_statistics is None
-                               else self._stream_settings())
+    def _start_stream(self, result):
+        """Keep PASS-GLM's stream (statistics, pilot sample and pilot fit), from which
+        ``partial_fit`` continues; None after the other methods."""
+        self._pass_stream = PassGLMStream.of_result(result, self._stream_settings())
 
     def _stream_settings(self):
         return (self.pass_degree, self.pass_radius, self.fit_intercept)
@@ -319,7 +312,7 @@ class _BaseBayesianGLM(BaseEstimator):
         for name in ("log_evidence", "elbo"):  # of the counts, not of the weighted rates
             if getattr(result, name) is not None:
                 setattr(result, name, getattr(result, name) + log_constant)
-        self._start_stream(result.extra)
+        self._start_stream(result)
         self._fitted_on_exposure = exposure is not None
         return self._store(result)
 
@@ -332,7 +325,8 @@ class _BaseBayesianGLM(BaseEstimator):
         previous one): the stream ends with the polynomial of all its rows, without
         another pass.
         """
-        first_call = getattr(self, "_pass_statistics", None) is None
+        stream = getattr(self, "_pass_stream", None)
+        first_call = stream is None
         if first_call and hasattr(self, "posterior_"):
             raise ValueError(
                 f"partial_fit cannot continue a fit made with method="
@@ -341,9 +335,9 @@ class _BaseBayesianGLM(BaseEstimator):
                 "it), or partial_fit on an unfitted clone (sklearn.base.clone) to start a new "
                 "stream.")
         settings = self._stream_settings()
-        if not first_call and settings != self._pass_settings:
+        if not first_call and settings != stream.settings:
             raise ValueError(
-                f"(pass_degree, pass_radius, fit_intercept) changed from {self._pass_settings} "
+                f"(pass_degree, pass_radius, fit_intercept) changed from {stream.settings} "
                 f"to {settings} since the stream started; the statistics accumulated so far "
                 "use the old values. Restore them, or call fit (or partial_fit on an unfitted "
                 "clone) to start again.")
@@ -355,22 +349,12 @@ class _BaseBayesianGLM(BaseEstimator):
         if first_call:
             options = self._method_options(self._method())
             self.family_ = self._family()
-            stats = start_statistics(self.family_, X.shape[1], degree=options["degree"],
-                                     radius=options["radius"],
-                                     fit_intercept=self.fit_intercept)
-            sample, pilot = PilotSample.empty(stats.model, X.shape[1]), None
-        else:
-            # added to a copy: a chunk is added completely or not at all
-            stats = copy.deepcopy(self._pass_statistics)
-            sample, pilot = self._pass_sample, self._pass_pilot
-        offset = stats.n_samples  # the number of the chunk's first row
-        stats.add(X, y_encoded, sample_weight)
-        sample = sample.add(X, y_encoded, sample_weight, offset=offset)  # a new object
-        result = posterior_from_sample(
-            stats, sample, self.family_, radius=self.pass_radius,
-            prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
-            pilot_theta=None if pilot is None else pilot.theta)
-        self._start_stream(result.extra)
+            stream = PassGLMStream.start(self.family_, X.shape[1], degree=options["degree"],
+                                         radius=options["radius"],
+                                         fit_intercept=self.fit_intercept, settings=settings)
+        result, self._pass_stream = stream.add(
+            X, y_encoded, sample_weight, self.family_, radius=self.pass_radius,
+            prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose)
         return self._store(result)
 
     def _check_predict_input(self, X):

@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._backend import DaskRows, InMemoryRows
-from .._newton import NewtonObjective, newton_maximise, warn_not_converged
+from ._newton import NewtonObjective, newton_maximise, warn_not_converged
 from .._posterior import GaussianPosterior
 from ._common import InferenceResult, laplace_log_evidence, log_posterior_of
 

@@ -172,7 +172,7 @@ def unpack_weighted_subset(X, y, sample_weight):
     return X, y, weights
 
 
-def _carries_weights(X):
+def carries_weights(X):
     """Whether X is a coreset's output with its weights (without reading them)."""
     if isinstance(X, WeightedSubset):
         return X.sample_weight is not None
@@ -182,7 +182,7 @@ def _carries_weights(X):
 
 def reject_weighted_subset(X):
     """Prediction must see every row: refuse a coreset's weighted subset, loudly."""
-    if _carries_weights(X):
+    if carries_weights(X):
         raise ValueError(
             "predict received a coreset's weighted subset (the output of its fit_transform) "
             "instead of the data: predictions are made for the rows given, so pass the data "
