@@ -82,7 +82,7 @@ def _kl_proximal_ratio(n, d, model, rng, repeats=2):
 
 
 def _pass_glm_quality(sizes):
-    from skcoreset._inference.pass_glm import PassGLMAccuracyWarning
+    from skcoreset.exceptions import PassGLMAccuracyWarning
     for data in ("logistic", "rare", "poisson"):
         cls = BayesianPoissonRegression if data == "poisson" else BayesianLogisticRegression
         for n in sizes:
