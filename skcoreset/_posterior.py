@@ -25,9 +25,17 @@ class _Moments:
         return np.sqrt(np.diag(self.cov))
 
     def kl(self, other):
-        """``KL(self || other)`` between (moment-matched) Gaussians.
+        """Return ``KL(self || other)`` between (moment-matched) Gaussians.
 
-        ``other`` is a :class:`GaussianPosterior` or a :class:`SamplePosterior`.
+        Parameters
+        ----------
+        other : GaussianPosterior or SamplePosterior
+            The posterior the divergence is measured to, over the same parameters.
+
+        Returns
+        -------
+        kl : float
+            The divergence, in nats.
         """
         return gaussian_kl_cholesky(self.mean, self.cov_cholesky, other.mean,
                                     other.cov_cholesky)
@@ -101,10 +109,19 @@ class GaussianPosterior(_Moments):
         self.cov_cholesky = stable_cholesky(self.cov)
 
     def sample(self, n_samples=1, random_state=None):
-        """Draw ``n_samples`` parameter vectors, shape ``(n_samples, p)``.
+        """Draw ``n_samples`` parameter vectors from the Gaussian.
 
-        ``random_state`` is anything :func:`sklearn.utils.check_random_state` accepts, or a
-        :class:`numpy.random.Generator`.
+        Parameters
+        ----------
+        n_samples : int, default=1
+            Number of draws.
+        random_state : int, RandomState instance, Generator or None, default=None
+            Anything :func:`sklearn.utils.check_random_state` accepts, or a
+            :class:`numpy.random.Generator`.
+
+        Returns
+        -------
+        draws : ndarray of shape (n_samples, p)
         """
         rng = _as_generator(random_state)
         z = rng.standard_normal((n_samples, len(self.mean)))
@@ -128,7 +145,17 @@ class GaussianPosterior(_Moments):
         return self.mean - z * self.std, self.mean + z * self.std
 
     def logpdf(self, theta):
-        """Log density at ``theta`` of shape (p,) or (S, p)."""
+        """Log density at ``theta``.
+
+        Parameters
+        ----------
+        theta : array-like of shape (p,) or (S, p)
+            One parameter vector, or ``S`` of them in rows.
+
+        Returns
+        -------
+        logpdf : float or ndarray of shape (S,)
+        """
         single = np.ndim(theta) == 1
         theta = np.atleast_2d(theta)
         z = linalg.solve_triangular(self.cov_cholesky, (theta - self.mean).T, lower=True)
@@ -200,7 +227,12 @@ class SamplePosterior(_Moments):
         return self.samples.shape[0]
 
     def gaussian(self):
-        """The moment-matched :class:`GaussianPosterior` ``N(mean, cov)``."""
+        """Return the moment-matched Gaussian ``N(mean, cov)``.
+
+        Returns
+        -------
+        posterior : GaussianPosterior
+        """
         return GaussianPosterior(self.mean, self.cov)
 
     def sample(self, n_samples=1, random_state=None):
@@ -213,6 +245,7 @@ class SamplePosterior(_Moments):
         Parameters
         ----------
         n_samples : int, default=1
+            Number of draws.
         random_state : int, RandomState instance, Generator or None, default=None
             Anything :func:`sklearn.utils.check_random_state` accepts, or a
             :class:`numpy.random.Generator`.
@@ -244,9 +277,18 @@ class SamplePosterior(_Moments):
         return lower, upper
 
     def logpdf(self, theta):
-        """Log density of the moment-matched Gaussian at ``theta`` of shape (p,) or (S, p).
+        """Log density of the moment-matched Gaussian at ``theta``.
 
         Draws define no density; this is the Gaussian with the draws' mean and covariance.
+
+        Parameters
+        ----------
+        theta : array-like of shape (p,) or (S, p)
+            One parameter vector, or ``S`` of them in rows.
+
+        Returns
+        -------
+        logpdf : float or ndarray of shape (S,)
         """
         return self.gaussian().logpdf(theta)
 

@@ -544,7 +544,7 @@ class _BaseBayesianGLM(BaseEstimator):
         return summary_table(self, level)
 
     def sample_y(self, X, n_draws=1000, random_state=None):
-        """Draws from the posterior predictive distribution of y at each row of X.
+        """Draw targets from the posterior predictive distribution at each row of X.
 
         Each draw takes parameters ``theta`` from ``posterior_`` (Gaussian draws, or for
         ``method="mcmc"`` draws resampled from the chain) and then a target at every row from
@@ -555,6 +555,7 @@ class _BaseBayesianGLM(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The rows to draw targets for.
         n_draws : int, default=1000
             Number of draws.
         random_state : int, RandomState instance or None, default=None
@@ -861,6 +862,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
 
         Returns
         -------
@@ -884,6 +886,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         return_std : bool, default=False
             Also return the posterior standard deviation of ``P(y = classes_[1] | x)``.
 
@@ -910,7 +913,18 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         return proba
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`, shape (n_samples, 2)."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, 2)
+            Log-probabilities of the classes in the order of ``classes_``.
+        """
         if is_dask_collection(X):
             return predict_lazily(self, "predict_log_proba", X, columns=2)
         with np.errstate(divide="ignore"):
@@ -922,6 +936,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
 
         Returns
         -------
@@ -943,8 +958,11 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like or dask array of shape (n_samples, n_features)
+            Test data.
         y : array-like or dask array of shape (n_samples,)
+            True labels.
         sample_weight : array-like or dask array of shape (n_samples,), default=None
+            Weights of the rows in the accuracy.
 
         Returns
         -------
@@ -1090,6 +1108,7 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         return_std : bool, default=False
             Also return the standard deviation of the posterior predictive distribution of
             the count: the count noise plus the posterior uncertainty of the mean ``mu``,
@@ -1111,7 +1130,9 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like or dask array of shape (n_samples, n_features)
+            Test data.
         y : array-like or dask array of shape (n_samples,)
+            True targets.
         sample_weight : array-like or dask array of shape (n_samples,), default=None
             Weights of the rows in R^2.
 
@@ -1243,6 +1264,7 @@ class BayesianPoissonRegression(_BaseCountRegression):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         return_std : bool, default=False
             Also return the standard deviation of the posterior predictive distribution of
             the count: the Poisson noise plus the posterior uncertainty of its mean ``mu``,
@@ -1267,6 +1289,7 @@ class BayesianPoissonRegression(_BaseCountRegression):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Test data.
         y : array-like of shape (n_samples,)
             Observed targets: counts over ``exposure``, or rates when ``exposure`` is None.
         sample_weight : array-like of shape (n_samples,), default=None

@@ -195,6 +195,15 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     (:func:`~skcoreset.coreset._merge_reduce.merge_reduce_chunks`); constructors with an
     algorithm for chunked rows (uniform and sensitivity sampling, streaming) override it.
 
+    Parameters
+    ----------
+    M : int, default=100
+        The budget: the largest number of rows of the coreset (a constructor may select
+        fewer).
+    {common_params}
+    Attributes
+    ----------
+    {common_attrs}
     Examples
     --------
     A constructor that keeps every other row with weight 2:
@@ -413,8 +422,11 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training data.
         y : array-like of shape (n_samples,)
+            Targets.
         sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows: a row of weight w stands for w rows.
 
         Returns
         -------
@@ -441,6 +453,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         Parameters
         ----------
         X : array-like or dask array of shape (n_samples, n_features)
+            Data with the features the constructor was fitted on.
 
         Returns
         -------
@@ -662,3 +675,4 @@ COMMON_ATTRS_DOC = """
 
 fill_coreset_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
 fill_sampling_doc = fill_doc(common_params=SAMPLING_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
+fill_sampling_doc(BaseCoreset)

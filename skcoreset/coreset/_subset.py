@@ -21,6 +21,17 @@ class WeightedSubset(np.ndarray):
     log-likelihood is unchanged), so an estimator that cannot read the weights fails with a
     sample-count mismatch instead of being fitted unweighted.
 
+    Parameters
+    ----------
+    rows : array-like of shape (n_rows, n_features)
+        The rows.
+    sample_weight : array-like of shape (n_rows,)
+        Positive weight of each row.
+    sample_indices : array-like of shape (n_rows,)
+        Row indices into the data the coreset was built from.
+    n_samples_fit : int, default=None
+        Number of rows of that data (``None`` when unknown).
+
     Attributes
     ----------
     sample_weight : ndarray of shape (n_rows,)
