@@ -44,8 +44,7 @@ from sklearn.linear_model import LogisticRegression, SGDClassifier
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_methods import _dask_fit  # noqa: E402
-from _common import timed  # noqa: E402
+from _common import dask_pass_glm_fit, timed  # noqa: E402
 
 import warnings  # noqa: E402
 
@@ -204,7 +203,7 @@ def main():
         t_local, _ = timed(lambda: BayesianLogisticRegression(method="pass_glm").fit(X, y))
     t_dask = {}
     for k in (1, 2):
-        t_dask[k], _ = _dask_fit(X, y, k)
+        t_dask[k], _ = dask_pass_glm_fit(X, y, k)
         print(f"  {k} worker(s): {t_dask[k]:.3f} s", flush=True)
     print(f"  in-process numpy: {t_local:.3f} s; speed-up 2 vs 1 worker: "
           f"{t_dask[1] / t_dask[2]:.2f}x (paper: K cores -> about K/2, i.e. ~1x at K=2)")

@@ -14,8 +14,8 @@ import skcoreset
 # The layers, lowest first, named by the package's top-level modules and subpackages. A
 # module may import from its own layer and the layers below, never from one above.
 LAYERS = [
-    # plain helpers: numbers, docstrings, progress lines, the public warnings
-    {"_numbers", "_docstrings", "_progress", "exceptions"},
+    # plain helpers: numbers, docstrings, progress lines, the public warnings, test tools
+    {"_numbers", "_docstrings", "_progress", "exceptions", "_testing"},
     # input checks and the one place that touches scikit-learn's private helpers
     {"_validation", "_sklearn_compat", "_atomic"},
     # dense factorisations, the linear predictor, where rows are stored
