@@ -10,6 +10,7 @@ the weighted subsets returned by the coreset constructors stand in for the full 
 """
 
 import inspect
+import re
 import textwrap
 import warnings
 from functools import partial
@@ -632,11 +633,10 @@ def _method_param(methods):
     naming the supported ones, ``_BaseBayesianGLM._method``)."""
     items = "\n".join(spec.doc.strip("\n") for spec in methods.values())
     local = [f'``"{name}"``' for name, spec in methods.items() if not spec.chunked]
-    dask = textwrap.fill(
-        f"Every method{' but ' + _and(local) if local else ''} also fits dask arrays where "
-        "their chunks live: each Newton or proximal step (PASS-GLM: its one pass) is a "
-        "map-reduce over the chunks, and the posterior is that of the same rows in memory.",
-        width=88)
+    dask = (f"Every method{' but ' + _and(local) if local else ''} also fits dask arrays "
+            "where their chunks live: each Newton or proximal step (PASS-GLM: its one pass) "
+            "is a map-reduce over the chunks, and the posterior is that of the same rows in "
+            "memory.")
     return _Param("laplace", [StrOptions(set(_METHODS))],
                   "{" + ", ".join(f'"{name}"' for name in methods) + "}",
                   f"How the posterior is fitted.\n\n{items}\n\n{dask}")
@@ -652,11 +652,23 @@ def _glm_params(family):
     return {"method": _method_param(methods), **_COMMON_PARAMS, **options, "verbose": _VERBOSE}
 
 
+def _fill(text, indent, width=92):
+    """Paragraphs and ``- `` list items of ``text`` refilled at ``indent``."""
+    blocks = []
+    for block in text.strip("\n").split("\n\n"):
+        items = re.split(r"\n(?=- )", block)
+        blocks.append("\n".join(
+            textwrap.fill(" ".join(item.split()), width=width, initial_indent=indent,
+                          subsequent_indent=indent + ("  " if item.startswith("- ") else ""),
+                          break_long_words=False, break_on_hyphens=False)
+            for item in items))
+    return "\n\n".join(blocks)
+
+
 def _param_doc(name, param):
     """The numpydoc entry of a parameter, indented for a class docstring."""
     default = f'"{param.default}"' if isinstance(param.default, str) else repr(param.default)
-    body = textwrap.indent(param.doc.strip("\n"), " " * 8)
-    return f"    {name} : {param.type}, default={default}\n{body}\n"
+    return f"    {name} : {param.type}, default={default}\n{_fill(param.doc, ' ' * 8)}\n"
 
 
 def _init_storing(defaults):
