@@ -31,8 +31,9 @@ from sklearn.utils import check_random_state
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
 from ._common import InferenceResult, LogPosterior
-from .diagnostics import (MCMCDiagnosticWarning, bulk_effective_sample_size,
-                          folded_effective_sample_size, rank_r_hat)
+from ..exceptions import MCMCDiagnosticWarning
+from .diagnostics import (bulk_effective_sample_size, folded_effective_sample_size,
+                          rank_r_hat)
 from .laplace import laplace
 
 DEFAULT_N_CHAINS = 4
