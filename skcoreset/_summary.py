@@ -1,7 +1,5 @@
-"""Posterior summaries of the fitted GLM estimators: the table of ``summary()`` and the
-ArviZ export of ``to_arviz()``. pandas and arviz are optional and imported here, lazily."""
-
-import inspect
+"""The posterior table of the fitted GLM estimators' ``summary()``. pandas is optional and
+imported here, lazily."""
 
 import numpy as np
 
@@ -47,43 +45,3 @@ def summary_table(estimator, level):
     table = pd.DataFrame(columns, index=pd.Index(names, name="parameter"))
     table.attrs["level"] = level
     return table
-
-
-def _draws_by_chain(estimator, n_draws, random_state):
-    """Posterior draws of theta as ``(n_chains, n_draws, p)``: the MCMC draws by walker (the
-    latest ``n_draws // n_walkers`` steps of every walker; all draws in one chain when there
-    are fewer draws than walkers), else independent draws from ``posterior_`` in one chain."""
-    posterior = estimator.posterior_
-    if isinstance(posterior, SamplePosterior):
-        n_walkers = getattr(estimator, "_mcmc_n_chains", posterior.n_samples)
-        # draws are stored step by step (all walkers of a step together), latest last
-        steps = posterior.n_samples // n_walkers
-        if steps == 0:
-            return posterior.samples[None]
-        draws = posterior.samples[posterior.n_samples - steps * n_walkers:]
-        return draws.reshape(steps, n_walkers, -1).transpose(1, 0, 2)
-    return posterior.sample(n_draws, random_state=random_state)[None]
-
-
-def inference_data(estimator, n_draws, random_state):
-    """``estimator.to_arviz``: the posterior group with ``coef`` (dimension ``feature``) and
-    ``intercept``; after NUTS also the sample_stats group (``sample_stats_``)."""
-    try:
-        import arviz as az
-    except ImportError as exc:
-        raise ImportError(
-            f"{type(estimator).__name__}.to_arviz needs ArviZ, which is not installed (it is "
-            "an optional dependency of skcoreset): pip install arviz") from exc
-    draws = _draws_by_chain(estimator, n_draws, random_state)
-    names = parameter_names(estimator)
-    n_coef = draws.shape[-1] - int(estimator.fit_intercept)
-    groups = {"posterior": {"coef": draws[..., :n_coef]}}
-    if estimator.fit_intercept:
-        groups["posterior"]["intercept"] = draws[..., -1]
-    if hasattr(estimator, "sample_stats_"):  # NUTS: (chain, draw) arrays, ArviZ's names
-        groups["sample_stats"] = dict(estimator.sample_stats_)
-    coords = {"feature": list(names[:n_coef])}
-    dims = {"coef": ["feature"]}
-    if "posterior" in inspect.signature(az.from_dict).parameters:  # ArviZ < 1: InferenceData
-        return az.from_dict(**groups, coords=coords, dims=dims)
-    return az.from_dict(groups, coords=coords, dims=dims)  # a DataTree

@@ -23,7 +23,8 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 from ._numbers import is_number
 from ._design import latent_moments, linear_predictor, split_theta
 from ._posterior import SamplePosterior
-from ._summary import MCMC_DIAGNOSTICS, inference_data, summary_table
+from ._arviz import inference_data
+from ._summary import MCMC_DIAGNOSTICS, summary_table
 from ._docstrings import fill_doc
 from .families import (FAMILIES, LogisticFamily, NegativeBinomialFamily, PoissonFamily,
                        ProbitFamily)
@@ -79,6 +80,8 @@ _CHUNKED = ", ".join(repr(name) for name, spec in _METHODS.items() if spec.chunk
 # Rows drawn from all chunks of a dask array to estimate a family's "auto" parameters (the
 # estimators in memory use at most as many).
 _RESOLVE_ROWS = 10_000
+# Unweighted training rows up to this many are kept for the data groups of to_arviz().
+_ARVIZ_TRAINING_ROWS = 5_000
 
 
 def _uses_pass_glm(estimator):
@@ -236,10 +239,13 @@ class _BaseBayesianGLM(BaseEstimator):
                              ensure_all_finite=not finds_non_finite)
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        if exposure is not None:
+            exposure = check_exposure(exposure, X.shape[0])
+        self._keep_training_rows(X, y_encoded, sample_weight, exposure)
         log_constant = 0.0
         if exposure is not None:
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
-                y_encoded, sample_weight, check_exposure(exposure, X.shape[0]))
+                y_encoded, sample_weight, exposure)
         spec = self._method()
         prior = self._prior(X.shape[1])
         result = spec.fit(
@@ -253,6 +259,13 @@ class _BaseBayesianGLM(BaseEstimator):
         self._start_stream(result.extra)
         self._fitted_on_exposure = exposure is not None
         return self._store(result)
+
+    def _keep_training_rows(self, X, y_encoded, sample_weight, exposure):
+        """Keep the training rows (references, no copies) for the data groups of
+        :meth:`to_arviz`: only an unweighted fit of at most ``_ARVIZ_TRAINING_ROWS`` rows,
+        whose rows are observations (a coreset's weighted rows are not)."""
+        keep = X.shape[0] <= _ARVIZ_TRAINING_ROWS and np.all(sample_weight == 1.0)
+        self._training_rows = (X, y_encoded, exposure) if keep else None
 
     def _start_stream(self, extra):
         """Keep PASS-GLM's statistics, pilot sample and pilot fit (in a result's ``extra``),
@@ -294,6 +307,7 @@ class _BaseBayesianGLM(BaseEstimator):
         if exposure is not None:
             y, sample_weight, log_constant = exposure_as_weight_lazily(
                 self._family(), X, y, sample_weight, exposure)
+        self._training_rows = None
         rows = DaskRows.from_arrays(X, y, sample_weight)
         summary = rows.summary
         check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
@@ -363,6 +377,7 @@ class _BaseBayesianGLM(BaseEstimator):
             # added to a copy: a chunk is added completely or not at all
             stats = copy.deepcopy(self._pass_statistics)
             sample, pilot = self._pass_sample, self._pass_pilot
+        self._training_rows = None  # a stream's rows are not kept
         offset = stats.n_samples  # the number of the chunk's first row
         stats.add(X, y_encoded, sample_weight)
         sample = sample.add(X, y_encoded, sample_weight, offset=offset)  # a new object
@@ -495,28 +510,43 @@ class _BaseBayesianGLM(BaseEstimator):
         eta = linear_predictor(X, theta, self.fit_intercept).T
         return self._decode_draws(self.family_.sample(eta, random_state=rng))
 
-    def to_arviz(self, n_draws=4000, random_state=None):
-        """The posterior as ArviZ data, for ArviZ's plots and diagnostics.
+    def to_arviz(self, X=None, y=None, *, n_draws=1000, n_chains=4, random_state=None):
+        """The fit as ArviZ data, for ArviZ's diagnostics, model comparison and plots.
 
-        Needs ArviZ (``pip install arviz``), which skcoreset does not depend on. The
-        ``posterior`` group holds ``coef`` (dimension ``feature``, named as in
-        :meth:`summary`) and ``intercept`` (when fitted). For ``method="mcmc"`` with NUTS,
-        one chain per NUTS chain and the ``sample_stats`` group of ``sample_stats_``
-        (divergences, tree depth, acceptance, leapfrog steps, energy, log posterior, step
-        size), so ArviZ's diagnostics and plots (``plot_energy``, ``ess``, ``rhat``) apply;
-        with the ensemble each emcee walker is one chain holding its latest
-        ``len(posterior_samples_) // n_walkers`` draws (the walkers of an ensemble are not
-        independent chains, so ArviZ's R-hat across them is a check of mixing rather than a
-        formal test). For the Gaussian posteriors one chain of ``n_draws`` independent
-        draws.
+        Needs ArviZ (``pip install arviz``, or the ``arviz`` extra of skcoreset). Groups:
+
+        - ``posterior``: ``coef`` (dimension ``feature``, named as in :meth:`summary`) and
+          ``intercept`` (when fitted), by chain. A Gaussian posterior (``method="laplace"``,
+          ``"kl_proximal"``, ``"pass_glm"``) gives ``n_chains`` independent chains of
+          ``n_draws`` independent draws, so ArviZ's R-hat is defined (and about 1). With
+          ``method="mcmc"``, the run's own draws: one chain per NUTS chain, or per emcee
+          walker (its latest ``len(posterior_samples_) // n_walkers`` draws; the walkers of
+          an ensemble are not independent chains, so R-hat across them checks mixing rather
+          than convergence).
+        - ``sample_stats`` (``sampler="nuts"``): ``sample_stats_`` (divergences, tree depth,
+          acceptance, leapfrog steps, energy, log posterior, step size).
+        - ``log_likelihood``, ``posterior_predictive``, ``observed_data``: variable ``y``
+          (dimension ``obs_id``) for the rows ``X``, ``y`` (by default the training rows):
+          the log-likelihood of each row under each posterior draw (for ``az.loo`` and
+          ``az.waic``), one predictive draw of each row per posterior draw (for
+          ``az.plot_ppc``), and the targets. Binary targets are exported as 0/1 (1 for
+          ``classes_[1]``). The training rows are kept by an unweighted in-memory fit of at
+          most 5,000 rows; otherwise (a coreset's weighted rows, a dask array, a stream,
+          more rows) these groups need ``X`` and ``y``, and are left out with a warning.
 
         Parameters
         ----------
-        n_draws : int, default=4000
-            Number of draws of a Gaussian posterior; unused for ``method="mcmc"``, which
+        X : array-like of shape (n_samples, n_features), default=None
+            Rows of the data groups; with ``y``. ``None``: the training rows, when kept.
+        y : array-like of shape (n_samples,), default=None
+            Their targets.
+        n_draws : int, default=1000
+            Draws per chain of a Gaussian posterior; unused for ``method="mcmc"``, which
             exports its own draws.
+        n_chains : int, default=4
+            Chains of a Gaussian posterior; unused for ``method="mcmc"``.
         random_state : int, RandomState instance or None, default=None
-            Seed of the draws of a Gaussian posterior.
+            Seed of the draws of a Gaussian posterior and of the predictive draws.
 
         Returns
         -------
@@ -528,8 +558,44 @@ class _BaseBayesianGLM(BaseEstimator):
         ImportError
             When ArviZ is not installed.
         """
+        return self._to_arviz(X, y, None, n_draws, n_chains, random_state)
+
+    def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state):
         check_is_fitted(self)
-        return inference_data(self, n_draws, random_state)
+        for name, value in (("n_draws", n_draws), ("n_chains", n_chains)):
+            if not is_number(value, Integral) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+        return inference_data(self, self._arviz_rows(X, y, exposure), n_draws, n_chains,
+                              random_state)
+
+    def _arviz_rows(self, X, y, exposure):
+        """``(X, y_encoded, exposure)`` of the data groups of :meth:`to_arviz`, or None."""
+        if X is None and y is None:
+            if exposure is not None:
+                raise ValueError("exposure and offset of to_arviz describe the rows X, y: "
+                                 "pass X and y with them.")
+            rows = getattr(self, "_training_rows", None)
+            if rows is None:
+                warnings.warn(
+                    f"{type(self).__name__}.to_arviz() has no log_likelihood, "
+                    "posterior_predictive or observed_data group: the training rows are "
+                    f"kept only by an unweighted in-memory fit of at most "
+                    f"{_ARVIZ_TRAINING_ROWS:,} rows, and this fit was weighted (e.g. on a "
+                    "coreset), larger, streamed or on dask arrays. Pass the rows to "
+                    "evaluate, e.g. to_arviz(X_test, y_test).", UserWarning, stacklevel=3)
+            return rows
+        if X is None or y is None:
+            raise ValueError("to_arviz needs both X and y for the rows of its "
+                             "log_likelihood, posterior_predictive and observed_data groups.")
+        X = self._check_predict_input(X)
+        y = self._family().encode_target(y, getattr(self, "classes_", None))
+        if len(y) != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} entries.")
+        return X, y, None if exposure is None else check_exposure(exposure, X.shape[0])
+
+    def _observed(self, y):
+        """Encoded targets as ArviZ sees them (the binary models: 0/1)."""
+        return y
 
 
 _METHOD_DOC = """
@@ -805,6 +871,10 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
     def _decode_draws(self, y):
         """±1 draws as class labels."""
         return self.classes_[(y > 0).astype(int)]
+
+    def _observed(self, y):
+        """±1 targets as 0/1 (1 for ``classes_[1]``), for ArviZ."""
+        return (np.asarray(y) > 0).astype(int)
 
     def _set_coef(self, coef, intercept):
         self.coef_ = coef.reshape(1, -1)

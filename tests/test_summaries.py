@@ -375,14 +375,3 @@ def test_to_arviz_nuts_chains_and_sample_stats_agree_with_arviz_diagnostics():
     exact = np.array([log_post.value(t) for t in theta])
     np.testing.assert_allclose(clf.sample_stats_["lp"][0, :5] - exact,
                                clf.sample_stats_["lp"][0, 0] - exact[0], atol=1e-8)
-
-
-def test_to_arviz_gaussian_posterior_is_one_chain_of_draws():
-    pytest.importorskip("arviz")
-    X, y = _binary_data()
-    clf = BayesianLogisticRegression(fit_intercept=False).fit(X, y)
-    data = clf.to_arviz(n_draws=500, random_state=0)
-    assert data.posterior["coef"].shape == (1, 500, 2)
-    assert "intercept" not in data.posterior
-    np.testing.assert_array_equal(data.posterior["coef"].values[0],
-                                  clf.posterior_.sample(500, random_state=0))

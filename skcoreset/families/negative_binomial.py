@@ -276,7 +276,50 @@ class NegativeBinomialFamily(Family):
         y : ndarray of the shape of ``eta``
             Counts as floats.
         """
-        r = self._r
+        return self.sample_with_alpha(eta, self.alpha, random_state)
+
+    def sample_with_alpha(self, eta, alpha, random_state=None):
+        """Negative binomial draws with the overdispersion ``alpha`` (a number, or one per
+        column of ``eta``: e.g. posterior draws of it).
+
+        Parameters
+        ----------
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        alpha : float or ndarray of shape (S,)
+            Positive overdispersions.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws.
+
+        Returns
+        -------
+        y : ndarray of the shape of ``eta``
+            Counts as floats.
+        """
+        r = 1.0 / np.asarray(alpha, dtype=float)
         mu = self.mean(eta)
         return check_random_state(random_state).negative_binomial(r, r / (r + mu)).astype(
             float)
+
+    def loglik_with_alpha(self, y, eta, alpha):
+        """:meth:`loglik` with the overdispersion ``alpha`` (a number, or one per column of
+        ``eta``: e.g. posterior draws of it).
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Counts.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        alpha : float or ndarray of shape (S,)
+            Positive overdispersions.
+
+        Returns
+        -------
+        loglik : ndarray of the shape of ``eta``
+        """
+        y = as_column(y, eta)
+        r = 1.0 / np.asarray(alpha, dtype=float)
+        u = eta - np.log(r)
+        return (y * log_expit(u) - r * np.logaddexp(0.0, u) + gammaln(y + r) - gammaln(r)
+                - gammaln(y + 1.0))
