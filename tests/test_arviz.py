@@ -35,6 +35,10 @@ def _counts(n=120, seed=0, overdispersed=False):
     return X, rng.poisson(mu)
 
 
+def _overdispersed():
+    return _counts(overdispersed=True)
+
+
 def _independent_loglik(est, X, y, theta, alpha=None):
     """log p(y_n | theta_s) by scipy.stats, shape (S, n)."""
     coef, intercept = theta[:, :-1], theta[:, -1]
@@ -59,9 +63,9 @@ _CASES = [
     (BayesianPoissonRegression, "kl_proximal", _counts),
     (BayesianPoissonRegression, "pass_glm", _counts),
     (BayesianPoissonRegression, "mcmc", _counts),
-    (BayesianNegativeBinomialRegression, "laplace", _counts),
-    (BayesianNegativeBinomialRegression, "kl_proximal", _counts),
-    (BayesianNegativeBinomialRegression, "mcmc", _counts),
+    (BayesianNegativeBinomialRegression, "laplace", _overdispersed),
+    (BayesianNegativeBinomialRegression, "kl_proximal", _overdispersed),
+    (BayesianNegativeBinomialRegression, "mcmc", _overdispersed),
 ]
 
 
