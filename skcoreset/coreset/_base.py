@@ -14,6 +14,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows, uniform_subset
+from .._numbers import is_number
 from ..families import FAMILIES, Family, make_family
 from .._inference import resolve_family
 from .._inference._common import prior_precision
@@ -198,6 +199,28 @@ def warn_if_weight_lost(coreset, kept, total):
         UserWarning, stacklevel=3)
 
 
+def warn_if_all_rows(coreset, data):
+    """Warn when the budget ``M`` is at least the number of rows available (rows of positive
+    weight), or the coreset holds all of them: it then saves nothing over the data."""
+    n_available = (data.n if data.chunked
+                   else int(np.count_nonzero(data.sample_weight > 0)))
+    budget = coreset._budget()
+    size = len(coreset.sample_indices_)
+    if n_available <= 1 or (size < n_available
+                            and (budget is None or budget < n_available)):
+        return
+    if budget is not None and budget >= n_available:
+        what = (f"M={budget} is at least the {n_available} rows of positive weight in the "
+                f"data, so the budget does not limit the coreset (it has {size} rows) and "
+                "a coreset of M rows would save nothing over fitting on all rows")
+    else:
+        what = (f"the coreset keeps all {n_available} rows of positive weight in the data, "
+                "so it saves nothing over fitting on all rows")
+    warnings.warn(
+        f"{type(coreset).__name__}: {what}. Choose M below {n_available}, or fit the "
+        "estimator on the data directly.", UserWarning, stacklevel=3)
+
+
 def uniform_fallback(coreset, why, sample_weight, rng):
     """A uniform coreset of ``coreset.M`` rows, with a warning saying ``why`` the
     constructor selected no row (a coreset is never empty)."""
@@ -364,6 +387,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         rng = check_random_state(self.random_state)
         part = self._fit_rows(data, family, prior_prec, rng)
         self._set_coreset(part.indices, part.weights, part.X, data.n)
+        warn_if_all_rows(self, data)
         warn_if_weight_lost(self, float(np.sum(self.sample_weight_)), data.total_weight())
         if self.verbose and data.chunked:
             error = "" if part.error is None else f", error {part.error:.3e}"
@@ -402,6 +426,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         if self.family_.unresolved:  # parameters estimated from data: on the first chunk
             self._resolve_family(*data.first_chunk())
         return data
+
+    def _budget(self):
+        """``M`` as a number of rows, or None (``"auto"``)."""
+        return self.M if is_number(self.M, Integral) else None
 
     def _likelihood_params(self):
         """The estimator whose ``model``, family parameters, prior scales and
