@@ -37,11 +37,96 @@ def summary_table(estimator, level):
             columns["divergences"] = np.full(p, estimator.n_divergences_)
             columns["tree_depth"] = np.full(p, np.mean(estimator.sample_stats_["tree_depth"]))
     names = parameter_names(estimator)
+    extra = getattr(estimator, "_summary_rows", lambda level: {})(level)
+    if extra:  # e.g. the negative binomial overdispersion, after the coefficients
+        names = np.append(names, list(extra))
+        columns = {key: np.append(value, [row.get(key, np.nan) for row in extra.values()])
+                   for key, value in columns.items()}
+    header = summary_header(estimator)
     try:
         import pandas as pd
     except ImportError:
         return {"parameter": names, **{key: np.asarray(value, dtype=float)
-                                       for key, value in columns.items()}}
-    table = pd.DataFrame(columns, index=pd.Index(names, name="parameter"))
+                                       for key, value in columns.items()}, "header": header}
+    table = _summary_frame_class()(columns, index=pd.Index(names, name="parameter"))
     table.attrs["level"] = level
+    table.attrs["header"] = header
     return table
+
+
+def _family_description(family):
+    link = getattr(family.link, "name", None)
+    text = family.name.replace("_", " ")
+    return f"{text} ({link} link)" if link else text
+
+
+def summary_header(estimator):
+    """The fit at a glance, as statsmodels' results summaries give it: ``{label: text}``.
+
+    Model and method, the rows fitted (their total weight when weighted), the number of
+    parameters, the method's measure of fit (log evidence, ELBO) or MCMC diagnostics, and
+    whether the fit converged."""
+    info = getattr(estimator, "_fit_info", {})
+    header = {"Estimator": type(estimator).__name__,
+              "Model": _family_description(estimator.family_),
+              "Method": estimator._fitted_method}
+    if estimator._fitted_method == "mcmc":
+        header["Method"] += f" ({estimator.sampler})"
+    if "rows" in info:
+        header["Rows"] = f"{info['rows']:,}"
+        if info.get("weighted"):
+            header["Total weight"] = f"{info['total_weight']:.6g}"
+    header["Parameters"] = str(len(estimator.posterior_.mean))
+    if hasattr(estimator, "log_evidence_"):
+        header["Log evidence"] = f"{estimator.log_evidence_:.6g}"
+    if hasattr(estimator, "elbo_"):
+        header["ELBO"] = f"{estimator.elbo_:.6g}"
+    if isinstance(estimator.posterior_, SamplePosterior):
+        header["Draws"] = f"{estimator.posterior_.n_samples:,}"
+        if hasattr(estimator, "r_hat_"):
+            header["Max R-hat"] = f"{np.max(estimator.r_hat_):.4f}"
+            header["Min ESS"] = f"{np.min(estimator.effective_sample_size_):.0f}"
+        if hasattr(estimator, "n_divergences_"):
+            header["Divergences"] = str(estimator.n_divergences_)
+    if "converged" in info:
+        header["Converged"] = (f"{'yes' if info['converged'] else 'no'} "
+                               f"({estimator.n_iter_} iterations)")
+    return header
+
+
+def format_header(header, width=78):
+    """The header as two columns of ``label: value`` lines under a rule."""
+    items = [f"{label + ':':<15}{value}" for label, value in header.items()]
+    half = (len(items) + 1) // 2
+    column = max(len(item) for item in items[:half]) + 4 if items else 0
+    lines = [left.ljust(column) + right
+             for left, right in zip(items[:half], items[half:] + [""])]
+    rule = "=" * max(width, max((len(line) for line in lines), default=0))
+    return "\n".join([rule, *lines, rule])
+
+
+_SUMMARY_FRAME = None
+
+
+def _summary_frame_class():
+    """A DataFrame that prints the header above the table (created once pandas is imported;
+    derived frames, e.g. ``table[["mean"]]``, are plain DataFrames)."""
+    global _SUMMARY_FRAME
+    if _SUMMARY_FRAME is None:
+        import pandas as pd
+
+        class PosteriorSummary(pd.DataFrame):
+            @property
+            def _constructor(self):
+                return pd.DataFrame
+
+            def __repr__(self):
+                header = self.attrs.get("header")
+                table = super().__repr__()
+                return table if not header else format_header(header) + "\n" + table
+
+            def __reduce__(self):  # pickled as the plain table
+                return pd.DataFrame(self).__reduce__()
+
+        _SUMMARY_FRAME = PosteriorSummary
+    return _SUMMARY_FRAME

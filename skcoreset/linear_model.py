@@ -84,6 +84,11 @@ _RESOLVE_ROWS = 10_000
 _ARVIZ_TRAINING_ROWS = 5_000
 
 
+def _rows_info(n_rows, total_weight, weighted):
+    """What the header of ``summary()`` says of the rows of a fit."""
+    return {"rows": int(n_rows), "total_weight": float(total_weight), "weighted": weighted}
+
+
 def _uses_pass_glm(estimator):
     """``partial_fit`` exists only for the methods that accumulate sufficient statistics."""
     spec = _METHODS.get(estimator.method)
@@ -197,6 +202,7 @@ class _BaseBayesianGLM(BaseEstimator):
     def _store(self, result):
         """Fitted attributes from an :class:`InferenceResult`."""
         self._fitted_method = self.method
+        self._fit_info = {**getattr(self, "_fit_info", {}), "converged": result.converged}
         self.posterior_ = result.posterior
         self.n_iter_ = result.n_iter
         if isinstance(result.posterior, SamplePosterior):
@@ -242,6 +248,8 @@ class _BaseBayesianGLM(BaseEstimator):
         if exposure is not None:
             exposure = check_exposure(exposure, X.shape[0])
         self._keep_training_rows(X, y_encoded, sample_weight, exposure)
+        self._fit_info = _rows_info(X.shape[0], sample_weight.sum(),
+                                    not np.all(sample_weight == 1.0))
         log_constant = 0.0
         if exposure is not None:
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
@@ -311,6 +319,8 @@ class _BaseBayesianGLM(BaseEstimator):
         rows = DaskRows.from_arrays(X, y, sample_weight)
         summary = rows.summary
         check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
+        self._fit_info = _rows_info(X.shape[0], summary.total_weight,
+                                    summary.min_weight != 1.0 or summary.max_weight != 1.0)
         if summary.witness.dtype.kind in "fc":
             assert_all_finite(summary.witness, input_name="y")
         self._encode_target(summary.witness)  # the target checks; sets classes_
@@ -378,6 +388,11 @@ class _BaseBayesianGLM(BaseEstimator):
             stats = copy.deepcopy(self._pass_statistics)
             sample, pilot = self._pass_sample, self._pass_pilot
         self._training_rows = None  # a stream's rows are not kept
+        before = {} if first_call else self._fit_info
+        self._fit_info = _rows_info(
+            before.get("rows", 0) + X.shape[0],
+            before.get("total_weight", 0.0) + sample_weight.sum(),
+            before.get("weighted", False) or not np.all(sample_weight == 1.0))
         offset = stats.n_samples  # the number of the chunk's first row
         stats.add(X, y_encoded, sample_weight)
         sample = sample.add(X, y_encoded, sample_weight, offset=offset)  # a new object

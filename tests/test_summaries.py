@@ -186,13 +186,49 @@ def test_summary_table_of_a_gaussian_posterior():
     assert list(plain.index) == ["x0", "x1"]
 
 
+@pytest.mark.parametrize("method, measure, attribute", [
+    ("laplace", "Log evidence", "log_evidence_"), ("kl_proximal", "ELBO", "elbo_"),
+    ("pass_glm", "Log evidence", "log_evidence_")])
+def test_summary_header_says_what_was_fitted(method, measure, attribute):
+    pytest.importorskip("pandas")
+    X, y = _count_data()
+    reg = BayesianPoissonRegression(method=method).fit(X, y)
+    header = reg.summary().attrs["header"]
+    assert header["Estimator"] == "BayesianPoissonRegression"
+    assert header["Model"] == "poisson (log link)"
+    assert header["Method"] == method
+    assert header["Rows"] == "400" and "Total weight" not in header
+    assert header["Parameters"] == "3"
+    assert float(header[measure]) == pytest.approx(getattr(reg, attribute), rel=1e-5)
+    assert header["Converged"] == f"yes ({reg.n_iter_} iterations)"
+    text = repr(reg.summary())
+    assert text.index("Log evidence" if measure != "ELBO" else "ELBO") < text.index("intercept")
+    # weighted rows: their total weight too; a derived table prints plainly
+    weighted = BayesianPoissonRegression(method=method).fit(X, y, sample_weight=np.full(400, 2.5))
+    assert weighted.summary().attrs["header"]["Total weight"] == "1000"
+    assert "Rows" not in repr(weighted.summary()[["mean"]])
+
+
+def test_summary_header_of_mcmc_has_its_diagnostics():
+    pytest.importorskip("pandas")
+    X, y = _binary_data()
+    clf = BayesianLogisticRegression(method="mcmc", n_draws=200, random_state=0).fit(X, y)
+    header = clf.summary().attrs["header"]
+    assert header["Method"] == "mcmc (nuts)"
+    assert header["Max R-hat"] == f"{clf.r_hat_.max():.4f}"
+    assert header["Min ESS"] == f"{clf.effective_sample_size_.min():.0f}"
+    assert header["Divergences"] == str(clf.n_divergences_)
+    assert header["Draws"] == f"{len(clf.posterior_samples_):,}"
+
+
 def test_summary_without_pandas_is_a_dict_of_arrays(monkeypatch):
     X, y = _binary_data()
     clf = BayesianLogisticRegression().fit(X, y)
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas raises ImportError
     table = clf.summary()
-    assert list(table) == ["parameter", "mean", "sd", "lower", "upper"]
+    assert list(table) == ["parameter", "mean", "sd", "lower", "upper", "header"]
     assert list(table["parameter"]) == ["x0", "x1", "intercept"]
+    assert table["header"]["Rows"] == f"{len(y):,}"
     np.testing.assert_allclose(table["mean"], clf.posterior_.mean)
     np.testing.assert_allclose(table["lower"], clf.credible_interval()[0])
 
