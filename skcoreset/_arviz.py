@@ -42,6 +42,16 @@ def _mcmc_chains(estimator):
     return draws.reshape(steps, n_chains, -1).transpose(1, 0, 2)
 
 
+def alpha_draws(estimator, shape, rng):
+    """Draws of the negative binomial overdispersion from its Laplace approximation in
+    ``log alpha`` (``alpha_``, ``log_alpha_std_``), or None for a model without one, a fixed
+    ``alpha`` or the Poisson limit (no uncertainty to draw)."""
+    sd = getattr(estimator, "log_alpha_std_", 0.0)
+    if not sd or not np.isfinite(sd):
+        return None
+    return np.exp(np.log(estimator.alpha_) + sd * rng.standard_normal(shape))
+
+
 def posterior_draws(estimator, n_draws, n_chains, rng):
     """Draws of theta as ``(chains, draws, p)`` and, for the negative binomial model with an
     estimated ``alpha``, of alpha as ``(chains, draws)`` (else None).
@@ -50,42 +60,53 @@ def posterior_draws(estimator, n_draws, n_chains, rng):
     ArviZ's R-hat is defined (and about 1); MCMC its own chains. Draws of alpha come from
     its Laplace approximation in ``log alpha``, independent of theta: the negative binomial
     information matrix has no cross terms between the coefficients and alpha (Cameron and
-    Trivedi, 2013, section 3.3), so the joint Laplace approximation nearly factorises.
+    Trivedi, 2013, section 3.3), so the joint Laplace approximation nearly factorises. They
+    describe the estimate's uncertainty; the coefficients' posterior, the predictions and
+    the data groups are given ``alpha_``.
     """
     if isinstance(estimator.posterior_, SamplePosterior):
         theta = _mcmc_chains(estimator)
     else:
         theta = estimator.posterior_.sample(n_chains * n_draws, random_state=rng)
         theta = theta.reshape(n_chains, n_draws, -1)
-    sd = getattr(estimator, "log_alpha_std_", 0.0)
-    if not sd:
-        return theta, None
-    alpha = np.exp(np.log(estimator.alpha_) + sd * rng.standard_normal(theta.shape[:2]))
-    return theta, alpha
+    return theta, alpha_draws(estimator, theta.shape[:2], rng)
 
 
-def _pointwise(estimator, X, y, exposure, theta, alpha, rng):
-    """Log-likelihood of every row under every draw, and a predictive draw of every row
-    per draw: two ``(S, n)`` arrays, for draws ``theta`` of shape (S, p) (and ``alpha``
-    of shape (S,))."""
-    family = estimator.family_
-    eta = linear_predictor(X, theta, estimator.fit_intercept)  # (n, S)
+def _as_offset(family, eta, exposure):
+    """With the log link an exposure is an offset: ``(eta + log e, None)``; otherwise
+    ``(eta, exposure)``, the multiplier of the mean left to apply."""
     if exposure is not None and family.link.name == "log":
-        eta += np.log(exposure)[:, None]  # an offset: the mean scales with the exposure
-        exposure = None
-    if alpha is not None:
-        loglik = family.loglik_with_alpha(y, eta, alpha)
-        draws = family.sample_with_alpha(eta, alpha, rng)
-    elif exposure is not None:  # Poisson with a non-log link: the rate times the exposure
-        loglik = family.loglik_with_exposure(y, eta, exposure)
-        draws = family.sample(eta, rng, exposure=exposure)
-    else:
-        loglik = family.loglik(y, eta)
-        draws = family.sample(eta, rng)
+        return eta + np.log(exposure)[:, None], None
+    return eta, exposure
+
+
+def draw_targets(family, eta, exposure, rng):
+    """One target per row and draw, ``(n, S)``, for linear predictors ``eta`` of shape
+    (n, S), over ``exposure`` (n,) (or None)."""
+    eta, exposure = _as_offset(family, eta, exposure)
+    if exposure is not None:  # Poisson with a non-log link: the rate times the exposure
+        return family.sample(eta, rng, exposure=exposure)
+    return family.sample(eta, rng)
+
+
+def pointwise_loglik(family, y, eta, exposure):
+    """``log p(y_n | draw s)``, ``(n, S)``, with the arguments of :func:`draw_targets`."""
+    eta, exposure = _as_offset(family, eta, exposure)
+    if exposure is not None:
+        return family.loglik_with_exposure(y, eta, exposure)
+    return family.loglik(y, eta)
+
+
+def _pointwise(estimator, X, y, exposure, theta, rng):
+    """Log-likelihood of every row under every draw, and a predictive draw of every row
+    per draw: two ``(S, n)`` arrays, for draws ``theta`` of shape (S, p)."""
+    eta = linear_predictor(X, theta, estimator.fit_intercept)  # (n, S)
+    loglik = pointwise_loglik(estimator.family_, y, eta, exposure)
+    draws = draw_targets(estimator.family_, eta, exposure, rng)
     return loglik.T, estimator._observed(draws).T
 
 
-def _data_groups(estimator, X, y, exposure, theta, alpha, rng):
+def _data_groups(estimator, X, y, exposure, theta, rng):
     """``log_likelihood``, ``posterior_predictive`` and ``observed_data`` of the rows, in
     blocks of draws."""
     n_chains, n_draws, p = theta.shape
@@ -97,14 +118,12 @@ def _data_groups(estimator, X, y, exposure, theta, alpha, rng):
             f"more than {MAX_DRAW_ROWS:,} (400 MB). Pass fewer rows (e.g. a held-out sample) "
             "as X and y, or fewer draws (n_draws).")
     flat_theta = theta.reshape(-1, p)
-    flat_alpha = None if alpha is None else alpha.reshape(-1)
     loglik = np.empty((n_chains * n_draws, n))
     predictive = np.empty((n_chains * n_draws, n))
     for start in range(0, len(flat_theta), _DRAW_BLOCK):
         block = slice(start, start + _DRAW_BLOCK)
-        loglik[block], predictive[block] = _pointwise(
-            estimator, X, y, exposure, flat_theta[block],
-            None if flat_alpha is None else flat_alpha[block], rng)
+        loglik[block], predictive[block] = _pointwise(estimator, X, y, exposure,
+                                                      flat_theta[block], rng)
     shape = (n_chains, n_draws, n)
     return {"log_likelihood": {"y": loglik.reshape(shape)},
             "posterior_predictive": {"y": predictive.reshape(shape)},
@@ -133,7 +152,7 @@ def inference_data(estimator, rows, n_draws, n_chains, random_state):
     coords = {"feature": list(names[:n_coef])}
     dims = {"coef": ["feature"]}
     if rows is not None:
-        groups.update(_data_groups(estimator, *rows, theta, alpha, rng))
+        groups.update(_data_groups(estimator, *rows, theta, rng))
         coords["obs_id"] = np.arange(rows[0].shape[0])
         dims["y"] = ["obs_id"]
     if "posterior" in inspect.signature(az.from_dict).parameters:  # ArviZ < 1: InferenceData

@@ -76,7 +76,8 @@ def summary_header(estimator):
         header["Rows"] = f"{info['rows']:,}"
         if info.get("weighted"):
             header["Total weight"] = f"{info['total_weight']:.6g}"
-    header["Parameters"] = str(len(estimator.posterior_.mean))
+    extra = getattr(estimator, "_summary_rows", lambda level: {})(0.95)
+    header["Parameters"] = str(len(estimator.posterior_.mean) + len(extra))
     if hasattr(estimator, "log_evidence_"):
         header["Log evidence"] = f"{estimator.log_evidence_:.6g}"
     if hasattr(estimator, "elbo_"):

@@ -39,7 +39,7 @@ def _overdispersed():
     return _counts(overdispersed=True)
 
 
-def _independent_loglik(est, X, y, theta, alpha=None):
+def _independent_loglik(est, X, y, theta):
     """log p(y_n | theta_s) by scipy.stats, shape (S, n)."""
     coef, intercept = theta[:, :-1], theta[:, -1]
     eta = coef @ X.T + intercept[:, None]
@@ -48,7 +48,7 @@ def _independent_loglik(est, X, y, theta, alpha=None):
     if isinstance(est, BayesianProbitRegression):
         return stats.bernoulli.logpmf(y == est.classes_[1], stats.norm.cdf(eta))
     if isinstance(est, BayesianNegativeBinomialRegression):
-        r = 1.0 / (est.alpha_ if alpha is None else alpha[:, None])
+        r = 1.0 / est.alpha_  # the data groups are given alpha_
         return stats.nbinom.logpmf(y, r, r / (r + np.exp(eta)))
     return stats.poisson.logpmf(y, np.exp(eta))
 
@@ -83,9 +83,7 @@ def test_loo_plot_ppc_and_summary_run_on_every_method(cls, method, data):
     # the log-likelihood group is that of the model at the exported draws
     theta = np.concatenate([idata.posterior["coef"].values,
                             idata.posterior["intercept"].values[..., None]], axis=-1)
-    alpha = (idata.posterior["alpha"].values.reshape(-1) if "alpha" in idata.posterior
-             else None)
-    expected = _independent_loglik(est, X, y, theta.reshape(-1, 3), alpha)
+    expected = _independent_loglik(est, X, y, theta.reshape(-1, 3))
     loglik = idata.log_likelihood["y"].values
     assert loglik.shape == (n_chains, n_draws, len(y))
     np.testing.assert_allclose(loglik.reshape(-1, len(y)), expected, rtol=1e-9, atol=1e-9)

@@ -384,7 +384,7 @@ def test_dask_negative_binomial_estimates_alpha_on_the_first_chunk():
     coreset = GIGACoreset(M=30, projection_dim=50, model="negative_binomial", random_state=0)
     coreset.fit(da.from_array(X, chunks=(1000, 2)), da.from_array(y, chunks=1000))
     assert 0.3 < coreset.family_.alpha < 0.8 and len(coreset.sample_indices_) <= 30
-    with pytest.raises(ValueError, match="Negative binomial targets are counts"):
+    with pytest.raises(ValueError, match="Negative binomial targets are non-negative"):
         coreset.fit(da.from_array(X, chunks=(1000, 2)), da.from_array(-y, chunks=1000))
 
 
