@@ -107,10 +107,12 @@ def _check_exposure_input(X):
     (its rows are not the rows the exposure was given for)."""
     if _carries_weights(X):
         raise ValueError(
-            "exposure cannot be combined with a coreset's weighted subset: the coreset was "
-            "built on the likelihood of y without the exposure. Fit the pipeline on rates "
-            "instead, which gives the same posterior: fit(X, y / exposure, "
-            "<coreset step>__sample_weight=exposure).")
+            "exposure and offset cannot be combined with a coreset's weighted subset: its "
+            "rows are not the rows they were given for. Pass them to the coreset step "
+            "instead, in skcoreset.pipeline.Pipeline: <coreset step>__exposure=... (or "
+            "coreset.set_fit_request(exposure=True) with metadata routing); the coreset then "
+            "hands on the rates y / exposure weighted by the exposure, the same Poisson "
+            "posterior.")
 
 
 class _BaseBayesianGLM(BaseEstimator):
