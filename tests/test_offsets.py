@@ -192,11 +192,13 @@ def test_exposure_reaches_the_coreset_by_routing_and_by_step_name():
     np.testing.assert_allclose(routed[-1].posterior_.mean, by_hand[-1].posterior_.mean,
                                rtol=1e-10)
     assert score == pytest.approx(routed[-1].score(X, y, exposure=e), rel=1e-12)
-    # the full-data posterior of the counts, within a uniform coreset's error (a 10% sample:
-    # its posterior sd is about 3 times the full one, its mean within a few of its own sd)
-    full = BayesianPoissonRegression().fit(X, y, exposure=e)
-    assert np.max(np.abs(by_name[-1].posterior_.mean - full.posterior_.mean)
-                  / by_name[-1].posterior_.std) < 3
+    # the posterior of the coreset's counts over their exposure, each row standing for
+    # weight / exposure rows
+    rows, weight = by_name[0].sample_indices_, by_name[0].sample_weight_
+    counts = BayesianPoissonRegression().fit(X[rows], y[rows], sample_weight=weight / e[rows],
+                                             exposure=e[rows])
+    np.testing.assert_allclose(by_name[-1].posterior_.mean, counts.posterior_.mean, rtol=1e-8)
+    np.testing.assert_allclose(by_name[-1].posterior_.std, counts.posterior_.std, rtol=1e-8)
 
 
 def test_exposure_in_a_coreset_needs_the_poisson_model_and_the_skcoreset_pipeline():
