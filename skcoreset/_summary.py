@@ -100,7 +100,7 @@ def format_header(header, width=78):
     items = [f"{label + ':':<15}{value}" for label, value in header.items()]
     half = (len(items) + 1) // 2
     column = max(len(item) for item in items[:half]) + 4 if items else 0
-    lines = [left.ljust(column) + right
+    lines = [(left.ljust(column) + right).rstrip()
              for left, right in zip(items[:half], items[half:] + [""])]
     rule = "=" * max(width, max((len(line) for line in lines), default=0))
     return "\n".join([rule, *lines, rule])
