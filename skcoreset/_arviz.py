@@ -29,17 +29,18 @@ def import_arviz(estimator):
     return az
 
 
-def _mcmc_chains(estimator):
-    """The MCMC draws of theta as ``(n_chains, n_draws, p)``: NUTS chains or emcee walkers
-    (the latest ``n_samples // n_walkers`` steps of each; all draws in one chain when there
-    are fewer draws than walkers). Draws are stored step by step, latest last."""
-    posterior = estimator.posterior_
-    n_chains = getattr(estimator, "_mcmc_n_chains", posterior.n_samples)
-    steps = posterior.n_samples // n_chains
+def _mcmc_chains(estimator, samples):
+    """MCMC draws (``posterior_samples_``, or draws of alpha) as ``(n_chains, n_draws,
+    ...)``: NUTS chains or emcee walkers (the latest ``n_samples // n_walkers`` steps of
+    each; all draws in one chain when there are fewer draws than walkers). Draws are
+    stored step by step, latest last."""
+    n_samples = len(samples)
+    n_chains = getattr(estimator, "_mcmc_n_chains", n_samples)
+    steps = n_samples // n_chains
     if steps == 0:
-        return posterior.samples[None]
-    draws = posterior.samples[posterior.n_samples - steps * n_chains:]
-    return draws.reshape(steps, n_chains, -1).transpose(1, 0, 2)
+        return samples[None]
+    draws = samples[n_samples - steps * n_chains:]
+    return np.swapaxes(draws.reshape(steps, n_chains, *samples.shape[1:]), 0, 1)
 
 
 def alpha_draws(estimator, shape, rng):
@@ -65,7 +66,9 @@ def posterior_draws(estimator, n_draws, n_chains, rng):
     the data groups are given ``alpha_``.
     """
     if isinstance(estimator.posterior_, SamplePosterior):
-        theta = _mcmc_chains(estimator)
+        theta = _mcmc_chains(estimator, estimator.posterior_.samples)
+        if hasattr(estimator, "alpha_samples_"):  # sampled with theta
+            return theta, _mcmc_chains(estimator, estimator.alpha_samples_)
     else:
         theta = estimator.posterior_.sample(n_chains * n_draws, random_state=rng)
         theta = theta.reshape(n_chains, n_draws, -1)

@@ -1524,9 +1524,11 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
         ``log alpha`` (flat prior on ``log alpha``; with a wide coefficient prior, the
         maximum-likelihood estimate of statsmodels' ``NegativeBinomial``), and the
         Laplace approximation there gives its uncertainty (``alpha_std_``,
-        :meth:`alpha_interval`, a row of :meth:`summary`, draws in :meth:`sample_y` and
-        :meth:`to_arviz`). The posterior of the coefficients is given ``alpha_``, for every
-        method (``method="mcmc"`` too).
+        :meth:`alpha_interval`, a row of :meth:`summary`, draws in :meth:`to_arviz`); the
+        posterior of the coefficients is given ``alpha_``. With ``method="mcmc"`` (NUTS)
+        ``log alpha`` is sampled with the coefficients instead, under a
+        ``N(0, 10^2)`` prior (proper, and far wider than its posterior), from that start:
+        ``alpha_samples_`` holds the draws and ``alpha_`` is their mean.
     {common_params}
     Attributes
     ----------
@@ -1542,7 +1544,12 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
     log_alpha_std_ : float
         Standard deviation of ``log alpha`` in the Laplace approximation of its marginal
         posterior (the inverse square root of minus the Schur complement of the joint
-        Hessian of the log posterior at the mode).
+        Hessian of the log posterior at the mode); with ``method="mcmc"``, of its draws.
+
+    alpha_samples_ : ndarray of shape (n_draws,)
+        Posterior draws of ``alpha`` (``method="mcmc"`` with NUTS and ``alpha="auto"``),
+        drawn jointly with ``posterior_samples_`` (row by row); ``alpha_`` and
+        ``alpha_std_`` are their mean and standard deviation.
 
     coef_ : ndarray of shape (n_features,)
         Posterior mean of the coefficients.
@@ -1613,10 +1620,39 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
         self.alpha_std_ = self.alpha_ * self.log_alpha_std_
         return family
 
+    def _method_options(self, spec):
+        """With ``method="mcmc"``, NUTS and an estimated ``alpha``, ``log alpha`` is sampled
+        with the coefficients (not at the Poisson limit, where its posterior is flat)."""
+        options = super()._method_options(spec)
+        if (self.method == "mcmc" and self.sampler == "nuts" and self.alpha == "auto"
+                and np.isfinite(self.log_alpha_std_)):
+            options["sample_alpha"] = True
+        return options
+
+    def _store(self, result):
+        """Split sampled ``log alpha`` (the last column of the draws) from theta."""
+        if hasattr(self, "alpha_samples_"):
+            del self.alpha_samples_
+        if result.extra.get("sample_alpha"):
+            extra = result.extra
+            draws = result.posterior.samples
+            result.posterior = SamplePosterior(draws[:, :-1])
+            self.alpha_samples_ = np.exp(draws[:, -1])
+            self._alpha_diagnostics = {key: extra[key][-1]
+                                       for key in ("effective_sample_size", "r_hat")}
+            for key in ("effective_sample_size", "r_hat"):
+                extra[key] = extra[key][:-1]
+            self.alpha_ = float(np.mean(self.alpha_samples_))
+            self.alpha_std_ = float(np.std(self.alpha_samples_, ddof=1))
+            self.log_alpha_std_ = float(np.std(draws[:, -1], ddof=1))
+            self.family_ = self.family_.with_alpha(self.alpha_)
+        return super()._store(result)
+
     def alpha_interval(self, level=0.95):
         """Equal-tailed interval of ``alpha`` at ``level``: ``alpha_ exp(-/+ z
-        log_alpha_std_)`` from the Laplace approximation in ``log alpha``
-        (``[alpha_, alpha_]`` for a fixed ``alpha``; NaN at the Poisson limit).
+        log_alpha_std_)`` from the Laplace approximation in ``log alpha``, or with
+        ``method="mcmc"`` the quantiles of ``alpha_samples_`` (``[alpha_, alpha_]`` for a
+        fixed ``alpha``; NaN at the Poisson limit).
 
         Parameters
         ----------
@@ -1628,13 +1664,24 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
         lower, upper : float
         """
         check_is_fitted(self)
-        z = stats.norm.ppf(0.5 + 0.5 * check_level(level))
+        level = check_level(level)
+        if hasattr(self, "alpha_samples_"):
+            tail = 0.5 * (1.0 - level)
+            lower, upper = np.quantile(self.alpha_samples_, [tail, 1.0 - tail])
+            return float(lower), float(upper)
+        z = stats.norm.ppf(0.5 + 0.5 * level)
         spread = np.exp(z * self.log_alpha_std_)
         return float(self.alpha_ / spread), float(self.alpha_ * spread)
 
     def _summary_rows(self, level):
         """The ``alpha`` row of :meth:`summary`: ``alpha_``, ``alpha_std_`` and
-        :meth:`alpha_interval`."""
+        :meth:`alpha_interval`; with sampled alpha also its MCMC diagnostics."""
         lower, upper = self.alpha_interval(level)
-        return {"alpha": {"mean": self.alpha_, "sd": self.alpha_std_, "lower": lower,
-                          "upper": upper}}
+        row = {"mean": self.alpha_, "sd": self.alpha_std_, "lower": lower, "upper": upper}
+        if hasattr(self, "alpha_samples_"):
+            row.update(ess=self._alpha_diagnostics["effective_sample_size"],
+                       r_hat=self._alpha_diagnostics["r_hat"],
+                       acceptance=self.acceptance_fraction_,
+                       divergences=self.n_divergences_,
+                       tree_depth=np.mean(self.sample_stats_["tree_depth"]))
+        return {"alpha": row}

@@ -99,14 +99,31 @@ def test_negative_binomial_with_exposure_is_statsmodels(method):
     assert reg.summary().attrs["header"]["Parameters"] == "5"
 
 
-def test_negative_binomial_offset_in_mcmc_matches_laplace():
+def test_negative_binomial_mcmc_samples_alpha_with_the_coefficients():
+    """NUTS on (theta, log alpha) with an offset: the posterior of alpha and of the
+    coefficients is statsmodels' estimate and standard errors, up to Monte Carlo error and
+    the skewness of alpha's posterior."""
     X, y, e = _counts(n=500)
-    laplace = BayesianNegativeBinomialRegression(**_FLAT).fit(X, y, offset=np.log(e))
-    mcmc = BayesianNegativeBinomialRegression(method="mcmc", n_draws=400, random_state=0,
+    fit = sm.NegativeBinomial(y, _design(X), exposure=e).fit(disp=0)
+    params, bse = np.asarray(fit.params), np.asarray(fit.bse)
+    mcmc = BayesianNegativeBinomialRegression(method="mcmc", n_draws=200, random_state=0,
                                               **_FLAT).fit(X, y, offset=np.log(e))
-    assert mcmc.alpha_ == laplace.alpha_
-    np.testing.assert_allclose(mcmc.posterior_.mean, laplace.posterior_.mean,
-                               atol=0.25 * laplace.posterior_.std.max())
+    assert mcmc.alpha_samples_.shape == (len(mcmc.posterior_samples_),)
+    assert mcmc.posterior_samples_.shape[1] == 4 and len(mcmc.r_hat_) == 4
+    np.testing.assert_allclose(mcmc.alpha_, params[-1], atol=0.3 * bse[-1])
+    np.testing.assert_allclose(mcmc.alpha_std_, bse[-1], rtol=0.2)
+    np.testing.assert_allclose(mcmc.posterior_.mean, params[:-1], atol=0.3 * bse.max())
+    np.testing.assert_allclose(mcmc.posterior_.std, bse[:-1], rtol=0.2)
+    row = mcmc.summary().loc["alpha"]
+    assert row["mean"] == mcmc.alpha_ and row["r_hat"] < 1.05 and row["ess"] > 100
+    lower, upper = mcmc.alpha_interval(0.9)
+    np.testing.assert_allclose([lower, upper], np.quantile(mcmc.alpha_samples_, [0.05, 0.95]))
+    az = pytest.importorskip("arviz")
+    idata = mcmc.to_arviz()
+    alpha = idata.posterior["alpha"].values
+    np.testing.assert_array_equal(np.sort(alpha.ravel()),
+                                  np.sort(mcmc.alpha_samples_[-alpha.size:]))
+    assert az.rhat(idata)["alpha"] < 1.05
 
 
 def test_negative_binomial_fixed_alpha_has_no_uncertainty():

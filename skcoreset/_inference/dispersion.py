@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._design import rmatvec
+from ._common import LogPosterior
 from .laplace import laplace
 
 _MAX_STEPS = 30
@@ -97,3 +98,53 @@ def estimate_dispersion(family, X, y, sample_weight, *, prior_prec, fit_intercep
     if curvature >= 0:
         return Dispersion(np.exp(rho), np.nan, theta)
     return Dispersion(np.exp(rho), 1.0 / np.sqrt(-curvature), theta)
+
+
+# The prior of log alpha when it is sampled (method="mcmc"): N(0, 10^2), proper and far
+# wider than any data set's posterior of it; the modes above use a flat prior, which it
+# approximates (its pull on a mode is 1e-2 / (posterior precision of log alpha)).
+LOG_ALPHA_PRIOR_SD = 10.0
+
+
+class DispersionLogPosterior:
+    """Log posterior of ``phi = [theta..., log alpha]`` of the negative binomial model:
+    :class:`~skcoreset._inference._common.LogPosterior` of theta given alpha, plus the
+    ``N(0, LOG_ALPHA_PRIOR_SD^2)`` prior of ``log alpha``, with the gradient in both from
+    the same blocked pass over the rows (the derivative in ``log alpha`` from the linear
+    predictors it returns). The interface of ``LogPosterior.value_and_grad`` for NUTS."""
+
+    def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept, offset=None):
+        self.X, self.y, self.family = X, y, family
+        self.sample_weight, self.prior_prec = sample_weight, prior_prec
+        self.fit_intercept, self.offset = fit_intercept, offset
+
+    def _log_posterior(self, rho):
+        return LogPosterior(self.X, self.y, self.family.with_alpha(np.exp(rho)),
+                            self.sample_weight, self.prior_prec, self.fit_intercept,
+                            self.offset)
+
+    def value_and_grad(self, phi):
+        theta, rho = phi[:-1], float(phi[-1])
+        log_post = self._log_posterior(rho)
+        value, eta, grad = log_post.value_and_grad(theta)
+        d_rho = log_post.family.log_alpha_derivatives(self.y, eta, second=False)[0]
+        value += -0.5 * (rho / LOG_ALPHA_PRIOR_SD) ** 2
+        grad_rho = self.sample_weight @ d_rho - rho / LOG_ALPHA_PRIOR_SD**2
+        return value, eta, np.append(grad, grad_rho)
+
+    def joint_laplace(self, theta, precision, rho):
+        """Mean and lower Cholesky factor of the covariance of the Gaussian at
+        ``[theta, rho]`` whose precision is minus the joint Hessian there (``precision`` of
+        theta given alpha, the cross derivatives and the curvature in ``rho``): the
+        whitening of NUTS."""
+        log_post = self._log_posterior(rho)
+        eta = log_post.eta(theta)
+        _, d_rho_rho, d_rho_eta = log_post.family.log_alpha_derivatives(self.y, eta)
+        cross = rmatvec(self.X, self.sample_weight * d_rho_eta, self.fit_intercept)
+        p = len(theta)
+        joint = np.empty((p + 1, p + 1))
+        joint[:p, :p] = precision
+        joint[:p, p] = joint[p, :p] = -cross
+        joint[p, p] = -(self.sample_weight @ d_rho_rho) + LOG_ALPHA_PRIOR_SD**-2.0
+        cov = np.linalg.inv(joint)
+        return np.append(theta, rho), np.linalg.cholesky(0.5 * (cov + cov.T))

@@ -20,6 +20,7 @@ from .._design import linear_predictor
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
 from ._common import InferenceResult, LogPosterior
+from .dispersion import DispersionLogPosterior
 from .diagnostics import MCMCDiagnosticWarning, chain_diagnostics
 from .laplace import laplace
 from .nuts import DEFAULT_N_CHAINS, nuts
@@ -187,7 +188,8 @@ SAMPLERS = ("nuts", "ensemble")
 
 def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nuts",
          n_draws=4000, n_burnin=None, thin=None, n_walkers=None, n_chains=DEFAULT_N_CHAINS,
-         n_jobs=None, random_state=None, tol=1e-10, max_iter=100, offset=None, verbose=0):
+         n_jobs=None, random_state=None, tol=1e-10, max_iter=100, offset=None,
+         sample_alpha=False, verbose=0):
     """Sample a weighted GLM posterior by MCMC.
 
     ``sampler="nuts"`` (the default) runs :func:`~skcoreset._inference.nuts.nuts`, the
@@ -199,12 +201,29 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nut
     steps); ``n_walkers`` is read by the ensemble only, ``n_chains`` and ``n_jobs`` by NUTS
     only. ``offset`` (a known term of each row's linear predictor) and the other parameters
     are those of the two functions; the result records ``extra["sampler"]``.
+
+    ``sample_alpha=True`` (the negative binomial model, NUTS): ``log alpha`` is sampled
+    with the coefficients, as the last column of the draws
+    (:class:`~skcoreset._inference.dispersion.DispersionLogPosterior`), from ``family``'s
+    alpha and the Laplace fit of theta given it, whitened by their joint Laplace
+    approximation.
     """
     if sampler == "nuts":
+        target = None
+        if sample_alpha:
+            start = laplace(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
+                            fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                            offset=offset).posterior
+            joint = DispersionLogPosterior(X, y, family, sample_weight, prior_prec,
+                                           fit_intercept, offset)
+            target = (joint, *joint.joint_laplace(start.mean, start.precision,
+                                                  np.log(family.alpha)))
         result = nuts(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
                       fit_intercept=fit_intercept, n_draws=n_draws, n_burnin=n_burnin,
                       thin=thin, n_chains=n_chains, n_jobs=n_jobs, random_state=random_state,
-                      tol=tol, max_iter=max_iter, offset=offset, verbose=verbose)
+                      tol=tol, max_iter=max_iter, offset=offset, target=target,
+                      verbose=verbose)
+        result.extra["sample_alpha"] = target is not None
     elif sampler == "ensemble":
         result = ensemble(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
                           fit_intercept=fit_intercept, n_draws=n_draws, n_burnin=n_burnin,

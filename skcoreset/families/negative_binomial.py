@@ -142,7 +142,7 @@ class NegativeBinomialFamily(Family):
         """
         return NegativeBinomialFamily(alpha=float(alpha), n_quadrature=self.n_quadrature)
 
-    def log_alpha_derivatives(self, y, eta):
+    def log_alpha_derivatives(self, y, eta, second=True):
         """Derivatives of :meth:`loglik` in ``rho = log alpha``: ``dl/drho``,
         ``d2l/drho2`` and ``d2l/drho deta``, from those in ``r = 1 / alpha``,
 
@@ -158,6 +158,8 @@ class NegativeBinomialFamily(Family):
             Targets.
         eta : ndarray of shape (n,)
             Linear predictors.
+        second : bool, default=True
+            Also the second derivatives (else only ``d_rho``, in a tuple).
 
         Returns
         -------
@@ -168,6 +170,8 @@ class NegativeBinomialFamily(Family):
         u = eta - np.log(r)
         p, q = expit(u), expit(-u)  # mu / (r + mu), r / (r + mu)
         d_r = digamma(y + r) - digamma(r) + log_expit(-u) + p - y * q / r
+        if not second:
+            return (-r * d_r,)
         d_rr = (polygamma(1, y + r) - polygamma(1, r) + (1.0 - 2.0 * q) / r
                 + (r + y) * (q / r) ** 2)
         d_r_eta = p * (y * q / r - p)
