@@ -81,6 +81,10 @@ _CHUNKED = ", ".join(repr(name) for name, spec in _METHODS.items() if spec.chunk
 # Rows drawn from all chunks of a dask array to estimate a family's "auto" parameters (the
 # estimators in memory use at most as many).
 _RESOLVE_ROWS = 10_000
+# The negative binomial log alpha is sampled by MCMC when its Laplace sd is at most this
+# (alpha known within a factor e^2 = 7.4); beyond, its posterior is the prior's on the side of
+# the Poisson limit, and a sampler would wander there.
+_MAX_SAMPLED_LOG_ALPHA_SD = 2.0
 # Unweighted training rows up to this many are kept for the data groups of to_arviz().
 _ARVIZ_TRAINING_ROWS = 5_000
 
@@ -616,9 +620,6 @@ class _BaseBayesianGLM(BaseEstimator):
     def _arviz_rows(self, X, y, exposure):
         """``(X, y_encoded, exposure)`` of the data groups of :meth:`to_arviz`, or None."""
         if X is None and y is None:
-            if exposure is not None:
-                raise ValueError("exposure and offset of to_arviz describe the rows X, y: "
-                                 "pass X and y with them.")
             rows = getattr(self, "_training_rows", None)
             if rows is None:
                 warnings.warn(
@@ -1372,10 +1373,10 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         data : arviz.InferenceData
             With ArviZ 1.0 and later, the ``xarray.DataTree`` its ``from_dict`` returns.
         """
-        exposure = None if X is None else self._exposure_of(X, exposure, offset)
         if X is None and (exposure is not None or offset is not None):
             raise ValueError("exposure and offset of to_arviz describe the rows X, y: "
                              "pass X and y with them.")
+        exposure = None if X is None else self._exposure_of(X, exposure, offset)
         return self._to_arviz(X, y, exposure, n_draws, n_chains, random_state)
 
     def _r2_score(self, X, y, sample_weight, exposure=None):
@@ -1527,8 +1528,10 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
         :meth:`alpha_interval`, a row of :meth:`summary`, draws in :meth:`to_arviz`); the
         posterior of the coefficients is given ``alpha_``. With ``method="mcmc"`` (NUTS)
         ``log alpha`` is sampled with the coefficients instead, under a
-        ``N(0, 10^2)`` prior (proper, and far wider than its posterior), from that start:
-        ``alpha_samples_`` holds the draws and ``alpha_`` is their mean.
+        ``N(0, 10^2)`` prior (proper, and far wider than its posterior) truncated to
+        ``[1e-8, 1e8]``, from that start: ``alpha_samples_`` holds the draws and ``alpha_``
+        is their mean. When the data hardly determine alpha (a Laplace sd of ``log alpha``
+        above 2, or the Poisson limit) it is not sampled, with a warning.
     {common_params}
     Attributes
     ----------
@@ -1622,11 +1625,21 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
 
     def _method_options(self, spec):
         """With ``method="mcmc"``, NUTS and an estimated ``alpha``, ``log alpha`` is sampled
-        with the coefficients (not at the Poisson limit, where its posterior is flat)."""
+        with the coefficients, unless the data hardly determine it (see ``alpha``)."""
         options = super()._method_options(spec)
-        if (self.method == "mcmc" and self.sampler == "nuts" and self.alpha == "auto"
-                and np.isfinite(self.log_alpha_std_)):
+        if self.method != "mcmc" or self.sampler != "nuts" or self.alpha != "auto":
+            return options
+        if np.isfinite(self.log_alpha_std_) and self.log_alpha_std_ <= _MAX_SAMPLED_LOG_ALPHA_SD:
             options["sample_alpha"] = True
+        else:
+            sd = ("the Poisson limit" if not np.isfinite(self.log_alpha_std_)
+                  else f"a Laplace sd of log alpha of {self.log_alpha_std_:.3g}")
+            warnings.warn(
+                f"The counts hardly determine the overdispersion (alpha_={self.alpha_:.3g}, "
+                f"{sd} > {_MAX_SAMPLED_LOG_ALPHA_SD}): its posterior is its prior's on the "
+                "side of small alpha, so it is not sampled; the coefficients are sampled "
+                "given alpha_. The counts look Poisson: consider BayesianPoissonRegression, "
+                "or pass a number as alpha.", UserWarning, stacklevel=4)
         return options
 
     def _store(self, result):

@@ -240,3 +240,21 @@ def test_pipeline_score_honours_exposure_without_routing():
     sk = Pipeline([("reg", PoissonRegressor())]).fit(X, y / e, reg__sample_weight=e)
     with pytest.raises(TypeError, match=r"PoissonRegressor.score does not accept \['exposure'\]"):
         sk.score(X, y, exposure=e)
+
+
+def test_negative_binomial_mcmc_keeps_alpha_fixed_when_the_data_hardly_determine_it():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2)) * 0.5
+    y = rng.poisson(np.exp(X @ [0.5, -0.3] + 1.0))  # Poisson: a flat profile in log alpha
+    reg = BayesianNegativeBinomialRegression(method="mcmc", n_draws=100, random_state=0)
+    with pytest.warns(UserWarning, match="hardly determine the overdispersion"):
+        reg.fit(X, y)
+    assert reg.log_alpha_std_ > 2 and not hasattr(reg, "alpha_samples_")
+    assert reg.posterior_samples_.shape[1] == 3
+
+
+def test_to_arviz_exposure_needs_the_rows():
+    X, y, e = _counts(n=100)
+    reg = BayesianPoissonRegression().fit(X, y, exposure=e)
+    with pytest.raises(ValueError, match="pass X and y with them"):
+        reg.to_arviz(exposure=e)

@@ -104,14 +104,17 @@ def estimate_dispersion(family, X, y, sample_weight, *, prior_prec, fit_intercep
 # wider than any data set's posterior of it; the modes above use a flat prior, which it
 # approximates (its pull on a mode is 1e-2 / (posterior precision of log alpha)).
 LOG_ALPHA_PRIOR_SD = 10.0
+# ... truncated to alpha in [1e-8, 1e8]
+_LOG_ALPHA_RANGE = (np.log(1e-8), np.log(1e8))
 
 
 class DispersionLogPosterior:
     """Log posterior of ``phi = [theta..., log alpha]`` of the negative binomial model:
     :class:`~skcoreset._inference._common.LogPosterior` of theta given alpha, plus the
-    ``N(0, LOG_ALPHA_PRIOR_SD^2)`` prior of ``log alpha``, with the gradient in both from
-    the same blocked pass over the rows (the derivative in ``log alpha`` from the linear
-    predictors it returns). The interface of ``LogPosterior.value_and_grad`` for NUTS."""
+    ``N(0, LOG_ALPHA_PRIOR_SD^2)`` prior of ``log alpha`` on ``[log 1e-8, log 1e8]``, with
+    the gradient in both from the same blocked pass over the rows (the derivative in
+    ``log alpha`` from the linear predictors it returns). The interface of
+    ``LogPosterior.value_and_grad`` for NUTS."""
 
     def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept, offset=None):
         self.X, self.y, self.family = X, y, family
@@ -125,6 +128,8 @@ class DispersionLogPosterior:
 
     def value_and_grad(self, phi):
         theta, rho = phi[:-1], float(phi[-1])
+        if not _LOG_ALPHA_RANGE[0] <= rho <= _LOG_ALPHA_RANGE[1]:  # the prior's support
+            return -np.inf, None, np.zeros_like(phi)
         log_post = self._log_posterior(rho)
         value, eta, grad = log_post.value_and_grad(theta)
         d_rho = log_post.family.log_alpha_derivatives(self.y, eta, second=False)[0]
