@@ -173,6 +173,23 @@ def test_priority_sample_is_unbiased_nested_and_keeps_certain_rows(stratify, tmp
             assert abs(values.mean() - exact) < 4 * values.std() / np.sqrt(len(values))
 
 
+def test_priority_samples_are_the_same_however_the_rows_are_chunked():
+    """The keys hash the row numbers with a seed drawn from the rng: in memory (row chunks
+    of any size) and on dask chunks, the same rng keeps the same rows with the same
+    weights, and the budgets' samples are independent."""
+    X, y, w = _rows(n=3000)
+    samples = [data.priority_sample((40, 40), np.random.RandomState(7), _importance, 1.0,
+                                    stratify=True)
+               for data in (InMemoryRows(X, y, w), _dask_rows(X, y, w, chunks=170))]
+    for memory, dask in zip(*samples):
+        part, other = memory.draw(40), dask.draw(40)
+        np.testing.assert_array_equal(part.indices, other.indices)
+        np.testing.assert_allclose(part.weights, other.weights, rtol=1e-12)
+    first, second = (sample.draw(40).indices for sample in samples[0])
+    assert len(np.intersect1d(first, second)) < 20
+    assert _dask_rows(X, y, w).n_positive() == np.count_nonzero(w > 0)
+
+
 def test_priority_allocation_caps_strata_at_their_rows():
     X, y, w = _rows(n=200)
     sample, = InMemoryRows(X, y, w).priority_sample((150,), np.random.RandomState(0),
