@@ -103,27 +103,33 @@ def make_rows(n, seed=0):
 
 class PassLog:
     """The passes over rows on the cluster: rows read and wall time of each tree reduction
-    (wraps ``DaskRows._reduce``, where every pass ends)."""
+    (wraps ``DaskRows._reduce`` and ``DaskRows._sum``, where every pass ends)."""
+
+    NAMES = ("_reduce", "_sum")
 
     def __init__(self):
         from skcoreset._backend import _dask
 
         self.module, self.entries = _dask, []
-        self.original = _dask.DaskRows._reduce
+        self.originals = {name: getattr(_dask.DaskRows, name) for name in self.NAMES}
 
     def __enter__(self):
-        log, original = self.entries, self.original
+        log = self.entries
 
-        def reduce(rows, tasks, combine, finish=None):
-            start = time.perf_counter()
-            out = original(rows, tasks, combine, finish)
-            log.append((rows.n, time.perf_counter() - start))
-            return out
-        self.module.DaskRows._reduce = reduce
+        def logged(original):
+            def reduce(rows, *args, **kwargs):
+                start = time.perf_counter()
+                out = original(rows, *args, **kwargs)
+                log.append((rows.n, time.perf_counter() - start))
+                return out
+            return reduce
+        for name, original in self.originals.items():
+            setattr(self.module.DaskRows, name, logged(original))
         return self
 
     def __exit__(self, *exc):
-        self.module.DaskRows._reduce = self.original
+        for name, original in self.originals.items():
+            setattr(self.module.DaskRows, name, original)
 
     def summary(self, n):
         full = [t for rows, t in self.entries if rows == n]

@@ -46,7 +46,6 @@ class _Method(NamedTuple):
     options: dict  # estimator parameter -> keyword argument of ``fit``
     families: frozenset = None  # names of the families it supports (None: all)
     streams: bool = False  # one pass over the data: partial_fit
-    chunked: bool = False  # passes over rows in chunks: dask arrays
     check: object = None  # estimator -> None; raises ValueError for invalid options
     finds_non_finite: bool = False  # its pass over X raises on NaN/inf: no separate check
 
@@ -60,16 +59,15 @@ _MCMC_OPTIONS = ("sampler", "n_draws", "n_burnin", "thin", "n_walkers", "n_chain
 
 # The fitting methods: fit dispatch, option passing and validation all read this table.
 _METHODS = {
-    "laplace": _Method(laplace, {}, chunked=True),
-    "kl_proximal": _Method(kl_proximal, {"kl_beta": "beta"}, chunked=True),
+    "laplace": _Method(laplace, {}),
+    "kl_proximal": _Method(kl_proximal, {"kl_beta": "beta"}),
     # PASS-GLM needs a polynomial approximation of each family's mapping function
     "pass_glm": _Method(pass_glm, {"pass_degree": "degree", "pass_radius": "radius"},
                         families=frozenset({"logistic", "poisson"}), streams=True,
-                        chunked=True, check=_check_pass_degree, finds_non_finite=True),
+                        check=_check_pass_degree, finds_non_finite=True),
     "mcmc": _Method(mcmc, {name: name for name in _MCMC_OPTIONS}),
 }
 _STREAMING = " or ".join(repr(name) for name, spec in _METHODS.items() if spec.streams)
-_CHUNKED = ", ".join(repr(name) for name, spec in _METHODS.items() if spec.chunked)
 # Rows drawn from all chunks of a dask array to estimate a family's "auto" parameters (the
 # estimators in memory use at most as many).
 _RESOLVE_ROWS = 10_000
@@ -268,12 +266,6 @@ class _BaseBayesianGLM(BaseEstimator):
         messages of in-memory input; non-finite X (or an invalid exposure) raises in the
         first task that reads it.
         """
-        spec = _METHODS[self.method]
-        if not spec.chunked:
-            raise ValueError(
-                f"dask arrays are supported with method={_CHUNKED}, which fit by passes over "
-                f"the chunks where they live; got method={self.method!r}. Compute the arrays "
-                f"first (e.g. on a coreset), or use method={_CHUNKED}.")
         import dask.array as da
 
         X = da.asarray(X)
@@ -545,9 +537,11 @@ _METHOD_DOC = """
           coreset of 1,000 rows a run takes seconds at 100 parameters; on all rows the cost
           grows with N.{pass_glm}
 
-        Every method but ``"mcmc"`` also fits dask arrays where their chunks live: each
-        Newton or proximal step (PASS-GLM: its one pass) is a map-reduce over the chunks,
-        and the posterior is that of the same rows in memory.
+        Every method also fits dask arrays where their chunks live: each Newton or
+        proximal step (PASS-GLM: its one pass, NUTS: each gradient) is a map-reduce over
+        the chunks, and the posterior is that of the same rows in memory. MCMC on dask
+        arrays runs NUTS only (``sampler="ensemble"`` is refused), at one round trip to the
+        cluster per gradient: see the user guide's scaling page for when that pays.
 """
 
 _PASS_GLM_METHOD_DOC = """

@@ -42,14 +42,21 @@ from ._sampling import (_allocate, _allocate_draws, merge_priority_lists,
 _SPLIT_EVERY = 8
 
 
-def tree_reduce(items, combine, split_every=_SPLIT_EVERY):
-    """Reduce delayed items by a tree of ``combine(key, *items)`` tasks (key = node id)."""
+def tree_levels(items, combine, split_every=_SPLIT_EVERY, until=1):
+    """Reduce delayed items by a tree of ``combine(key, *items)`` tasks (key = node id) down
+    to at most ``until`` items; returns them and the level of the node that combines them
+    (its key is ``(level, 0)``)."""
     level = 0
-    while len(items) > 1:
+    while len(items) > until:
         items = [combine((level, i), *items[i:i + split_every])
                  for i in range(0, len(items), split_every)]
         level += 1
-    return items[0]
+    return items, level
+
+
+def tree_reduce(items, combine, split_every=_SPLIT_EVERY):
+    """Reduce delayed items by a tree of ``combine(key, *items)`` tasks to its root."""
+    return tree_levels(items, combine, split_every)[0][0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -586,6 +593,15 @@ class DaskRows:
         root = tree_reduce(tasks, self.task(combine))
         return (root if finish is None else self.task(finish)(root)).compute()
 
+    def _sum(self, tasks, combine=_sum_all):
+        """Sums of tasks by a tree of ``combine`` whose root runs here: at most
+        ``_SPLIT_EVERY`` small results are gathered, and a pass takes one round trip to
+        the cluster fewer (its latency is most of the cost of a pass over few rows)."""
+        import dask
+
+        top, level = tree_levels(tasks, self.task(combine), until=_SPLIT_EVERY)
+        return combine((level, 0), *dask.compute(*top))
+
     def _root_seed(self, rng):
         """The root seed of the tasks' draws: drawn once from each ``rng`` handed in, so the
         draws of one fit share it (e.g. the k-means subsample and the draws of
@@ -597,12 +613,12 @@ class DaskRows:
     # -- the operations of InMemoryRows ----------------------------------------------------
     def sum(self, function, *args):
         """``function(*args, X, y, w)`` of every chunk, summed (a tuple of sums)."""
-        return self._reduce(self.chunk_tasks(_rows_only, function, *args), _sum_all)
+        return self._sum(self.chunk_tasks(_rows_only, function, *args))
 
     def sum_with_offsets(self, function, *args):
         """``function(*args, X, y, w, offset)`` of every chunk (``offset``: the number of its
         first row), added up by a tree of tasks (a tuple of sums, of anything with ``+``)."""
-        return self._reduce(self.chunk_tasks(_rows_and_offset, function, *args), _sum_all)
+        return self._sum(self.chunk_tasks(_rows_and_offset, function, *args))
 
     def map_rows(self, function, *args):
         """``function(*args, X, y, w)``: one value per row, as a lazy dask array (computed
@@ -615,7 +631,7 @@ class DaskRows:
 
     def max_abs(self):
         """Largest ``|x|`` of X, by one pass."""
-        return self._reduce(self.chunk_tasks(_rows_only, _max_abs), _max_all)
+        return self._sum(self.chunk_tasks(_rows_only, _max_abs), _max_all)
 
     def max_weight(self):
         return float(self.summary.max_weight)

@@ -234,7 +234,8 @@ class ChunkedLogPosterior:
     Every evaluation is one pass over the rows: each chunk's task computes the value and
     gradient of its weighted log-likelihood (and its negative Hessian when asked) by
     :meth:`LogPosterior.value_and_grad`, the blocked pass of the in-memory fit, and a tree
-    of tasks sums them, so only ``O(p^2)`` numbers reach this process. The linear
+    of tasks sums them, its last level (at most 8 sums) in this process, which saves a
+    round trip to the cluster per pass: only ``O(p^2)`` numbers reach this process. The linear
     predictors are never held: the state of a point is its sums (:class:`_Sums`), and a
     Hessian at a point costs a pass of its own unless it comes with the value
     (:meth:`value_and_grad`). Where a pass costs its latency rather than its arithmetic
