@@ -38,6 +38,17 @@ class InMemoryRows:
         return self.X.shape[0]
 
     @property
+    def file_backed(self):
+        """Whether X reads a file (a ``np.memmap``, or a view of one: validation returns
+        ndarray views), whose rows are never all in memory."""
+        array = self.X
+        while isinstance(array, np.ndarray):
+            if isinstance(array, np.memmap):
+                return True
+            array = array.base
+        return False
+
+    @property
     def n_features(self):
         return self.X.shape[1]
 
@@ -67,6 +78,14 @@ class InMemoryRows:
         """Whether rows of positive weight hold both ``±1`` targets."""
         positive = self.sample_weight > 0
         return bool(np.any((self.y > 0) & positive) and np.any((self.y < 0) & positive))
+
+    def every(self, stride, *, gather_rows=None):
+        """Rows ``0, stride, 2 stride, ...`` with their weights, copied contiguously
+        (products with a strided view, or a strided ``np.memmap``, would copy them every
+        time)."""
+        rows = slice(0, None, stride)
+        return InMemoryRows(np.ascontiguousarray(self.X[rows]), self.y[rows],
+                            np.ascontiguousarray(self.sample_weight[rows]))
 
     def scaled(self, factor, exponent=0):
         """The same rows with their weights multiplied by ``factor`` and by ``2**exponent``
