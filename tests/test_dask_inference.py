@@ -9,7 +9,7 @@ import pytest
 from sklearn.base import clone
 
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
-                       BayesianPoissonRegression)
+                       BayesianPoissonRegression, BayesianProbitRegression)
 from skcoreset.datasets import make_binary, make_rare_events
 
 from .test_scaling import _bytes_to_client
@@ -130,6 +130,13 @@ def test_count_models_on_a_cluster_equal_in_memory(client):
     ref = BayesianNegativeBinomialRegression().fit(X, y)
     assert auto.alpha_ == pytest.approx(ref.alpha_, rel=1e-9)
     _assert_same_posterior(auto, ref)
+
+
+def test_probit_on_a_cluster_equals_in_memory(client):
+    X, y = _rare_features(3000, seed=4)
+    Xd, yd = _chunked(X, y, chunks=500)
+    ref = BayesianProbitRegression().fit(X, y)
+    _assert_same_posterior(BayesianProbitRegression().fit(Xd, yd), ref)
 
 
 def test_only_sums_reach_the_client_and_data_travel_once(client):
