@@ -62,7 +62,6 @@ class _Method(NamedTuple):
     options: dict  # estimator parameter -> _Param, passed to ``fit`` as its keyword
     supports: object = None  # family -> whether the method fits it (None: every family)
     streams: bool = False  # one pass over the data: partial_fit
-    chunked: bool = False  # passes over rows in chunks: dask arrays
     check: object = None  # estimator -> None; raises ValueError for invalid options
     finds_non_finite: bool = False  # its pass over X raises on NaN/inf: no separate check
 
@@ -86,7 +85,7 @@ _METHODS = {
         laplace, doc="""
 - ``"laplace"``: Gaussian centred at the posterior mode (found by Newton's method with a
   line search) with covariance the inverse negative Hessian of the log posterior there.""",
-        options={}, chunked=True),
+        options={}),
     "kl_proximal": _Method(
         kl_proximal, doc="""
 - ``"kl_proximal"``: full-covariance Gaussian variational inference by KL proximal-gradient
@@ -100,8 +99,7 @@ and the linearised target with ``r = 1 / (1 + beta)``). ``None``: 1, the fastest
 the optimum, where the Laplace approximation starts the iteration (the paper's 0.25 for the
 logistic model suits its start from the prior); from 50,000 rows on, ``None`` takes
 fixed-point steps to the same optimum instead, which need fewer iterations there.""",
-                                   keyword="beta")},
-        chunked=True),
+                                   keyword="beta")}),
     # PASS-GLM needs a polynomial approximation of each family's mapping function
     "pass_glm": _Method(
         pass_glm, doc="""
@@ -137,7 +135,7 @@ the posterior mean, and a :class:`~skcoreset.exceptions.PassGLMAccuracyWarning` 
 estimate's standard error cannot rule that out: the approximation error does not shrink with
 the number of rows, while the posterior does.""", keyword="radius"),
         },
-        supports=_has_pass_glm_mapping, streams=True, chunked=True, check=_check_pass_degree,
+        supports=_has_pass_glm_mapping, streams=True, check=_check_pass_degree,
         finds_non_finite=True),
     "mcmc": _Method(
         mcmc, doc="""
@@ -199,7 +197,6 @@ draws. The other methods are deterministic."""),
         }),
 }
 _STREAMING = " or ".join(repr(name) for name, spec in _METHODS.items() if spec.streams)
-_CHUNKED = ", ".join(repr(name) for name, spec in _METHODS.items() if spec.chunked)
 
 # The parameters every estimator has besides ``method`` and the methods' options (which
 # come between ``max_iter`` and ``verbose``).
@@ -414,12 +411,6 @@ class _BaseBayesianGLM(BaseEstimator):
         messages of in-memory input; non-finite X (or an invalid exposure) raises in the
         first task that reads it.
         """
-        spec = _METHODS[self.method]
-        if not spec.chunked:
-            raise ValueError(
-                f"dask arrays are supported with method={_CHUNKED}, which fit by passes over "
-                f"the chunks where they live; got method={self.method!r}. Compute the arrays "
-                f"first (e.g. on a coreset), or use method={_CHUNKED}.")
         import dask.array as da
 
         X = da.asarray(X)
@@ -735,20 +726,16 @@ class _BaseBayesianGLM(BaseEstimator):
         return y
 
 
-def _and(names):
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def _method_param(methods):
     """The ``method`` parameter of the estimators fitted by ``methods`` (name -> _Method):
     its docs list those, its constraint every method (another method raises a ValueError
     naming the supported ones, ``_BaseBayesianGLM._method``)."""
     items = "\n".join(spec.doc.strip("\n") for spec in methods.values())
-    local = [f'``"{name}"``' for name, spec in methods.items() if not spec.chunked]
-    dask = (f"Every method{' but ' + _and(local) if local else ''} also fits dask arrays "
-            "where their chunks live: each Newton or proximal step (PASS-GLM: its one pass) "
-            "is a map-reduce over the chunks, and the posterior is that of the same rows in "
-            "memory.")
+    dask = ("Every method also fits dask arrays where their chunks live: each Newton or "
+            "proximal step (PASS-GLM: its one pass, NUTS: each gradient) is a map-reduce over "
+            "the chunks, and the posterior is that of the same rows in memory. MCMC on dask "
+            'arrays runs NUTS only (``sampler="ensemble"`` is refused), at one round trip to '
+            "the cluster per gradient: see the user guide's scaling page for when that pays.")
     return _Param("laplace", [StrOptions(set(_METHODS))],
                   "{" + ", ".join(f'"{name}"' for name in methods) + "}",
                   f"How the posterior is fitted.\n\n{items}\n\n{dask}")

@@ -16,6 +16,7 @@ import emcee
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._backend import DaskRows
 from .._design import linear_predictor
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
@@ -208,7 +209,15 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nut
     (:class:`~skcoreset._inference.dispersion.DispersionLogPosterior`), from ``family``'s
     alpha and the Laplace fit of theta given it, whitened by their joint Laplace
     approximation.
+    Rows on a dask cluster (``X`` a :class:`~skcoreset._backend.DaskRows` storage) are
+    sampled by NUTS only, every gradient one reduction over their chunks.
     """
+    if sampler == "ensemble" and isinstance(X, DaskRows):
+        raise ValueError(
+            "sampler='ensemble' needs the rows in memory: each of its hundreds of thousands "
+            "of walker steps would be a pass over the chunks of the dask arrays. Use "
+            "sampler='nuts' (each gradient one pass over the chunks), or fit a coreset of the "
+            "rows (e.g. QuasiNewtonCoreset) and sample it in memory.")
     if sampler == "nuts":
         target = None
         if sample_alpha:

@@ -10,14 +10,18 @@ metric on top lowered the effective sample size per gradient 1.5-3x (the estimat
 few hundred warm-up draws is noisier than the Hessian).
 
 Every gradient is one blocked pass over the rows (:meth:`LogPosterior.value_and_grad`), so
-memory stays bounded on all rows as on a coreset. Chains are independent (their own
-warm-up, step size and random stream) and run in parallel with joblib when ``n_jobs``
-allows; after the warm-up they run in rounds until the smallest bulk effective sample size
-reaches the number of draws asked for and every rank-normalized R-hat is at most 1.01 (a
-looser limit below an ESS of 400, see :func:`r_hat_limit`), or the budget is spent.
+memory stays bounded on all rows as on a coreset; for rows on a dask cluster it is one
+reduction over their chunks (:class:`ChunkedLogPosterior`), so the chains sample all rows
+without gathering them, at the cost of a round trip to the cluster per gradient. Chains
+are independent (their own warm-up, step size and random stream) and run in parallel with
+joblib when ``n_jobs`` allows; after the warm-up they run in rounds until the smallest
+bulk effective sample size reaches the number of draws asked for and every rank-normalized
+R-hat is at most 1.01 (a looser limit below an ESS of 400, see :func:`r_hat_limit`), or the
+budget is spent.
 """
 
 import contextlib
+import copy
 import logging
 import math
 import warnings
@@ -28,9 +32,10 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils import check_random_state
 
+from .._backend import DaskRows, InMemoryRows
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
-from ._common import InferenceResult, LogPosterior
+from ._common import InferenceResult, log_posterior_of
 from ..exceptions import MCMCDiagnosticWarning
 from .diagnostics import (bulk_effective_sample_size, folded_effective_sample_size,
                           rank_r_hat)
@@ -297,7 +302,9 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
     Parameters
     ----------
     X, y, family, sample_weight, prior_prec, fit_intercept
-        As in :func:`~skcoreset._inference.mcmc.mcmc`.
+        As in :func:`~skcoreset._inference.mcmc.mcmc`; ``X`` may also be a row storage
+        (:class:`~skcoreset._backend.DaskRows` for rows on a cluster), holding the encoded
+        targets and weights (``y`` and ``sample_weight`` are then None).
     n_draws : int, default=4000
         The effective sample size asked for: the minimum bulk ESS over the parameters at
         which the run stops. The draws returned are all the kept draws of the run (about
@@ -313,7 +320,9 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
         Independent chains; the R-hat compares them.
     n_jobs : int, default=None
         Chains run in parallel by :class:`joblib.Parallel` (``None``: one at a time unless
-        inside a :func:`joblib.parallel_backend` context; -1: all processors).
+        inside a :func:`joblib.parallel_backend` context; -1: all processors). For rows on
+        a dask cluster the chains run in threads, each waiting on its own passes over the
+        chunks, so that the cluster computes the gradients of several chains at once.
     random_state : int, RandomState instance or None, default=None
         Seeds the starting draws and every chain's generator: a fixed value gives the same
         draws whatever ``n_jobs``.
@@ -362,11 +371,13 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
             raise ValueError(f"{name} must be an integer >= {low}, got {value}.")
     rng = check_random_state(random_state)
     start = None
+    rows = (X if isinstance(X, (DaskRows, InMemoryRows))
+            else InMemoryRows(X, y, sample_weight, offset))
     if target is None:
-        start = laplace(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
+        start = laplace(rows, None, family, sample_weight=None, prior_prec=prior_prec,
                         fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
-                        offset=offset, verbose=max(int(verbose) - 1, 0))
-        target = (LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept, offset),
+                        verbose=max(int(verbose) - 1, 0))
+        target = (log_posterior_of(rows, family, prior_prec, fit_intercept),
                   start.posterior.mean, start.posterior.cov_cholesky)
     target = WhitenedTarget(*target)
     p = len(target.mode)
@@ -382,9 +393,12 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
     # NUTS on a near-Gaussian posterior gives one to three effective draws per iteration:
     # start with half the draws and let _next_round add what the ESS estimate asks for
     warmup, n_round = n_burnin, min(max(math.ceil(per_chain / 2), MIN_ROUND), budget)
-    with Parallel(n_jobs=n_jobs) as parallel:
+    # rows on a cluster: the chains wait on its passes in threads of this process (its
+    # handles do not travel to other processes); every chain counts its own gradients
+    with Parallel(n_jobs=n_jobs, prefer="threads" if rows.chunked else None) as parallel:
         while n_round > 0:
-            results = parallel(delayed(_advance)(target, chain, warmup, n_round, thin)
+            results = parallel(delayed(_advance)(copy.copy(target), chain, warmup, n_round,
+                                                 thin)
                                for chain in chains)
             for k, (chain, chain_draws, chain_stats, gradients) in enumerate(results):
                 chains[k] = chain
