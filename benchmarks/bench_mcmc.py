@@ -1,7 +1,8 @@
 """MCMC kernels: NUTS (the default) against emcee's ensemble, and NumPyro NUTS on all rows.
 
 Run by hand: ``python benchmarks/bench_mcmc.py [--quick] [--d 10 30 50 100]
-[--full N:d ...] [--no-numpyro] [--reference-draws S]``. One thread for BLAS and XLA.
+[--full N:d ...] [--route-M 1000 auto] [--no-all-rows] [--no-numpyro]
+[--reference-draws S]``. One thread for BLAS and XLA.
 
 Data: logistic regression with AR(0.6)-correlated standard normal features (``corr(x_j,
 x_k) = 0.6^|j-k|``, as real covariates often are), coefficients of norm 2, intercept -1
@@ -27,8 +28,12 @@ the baseline a user without a coreset would run. The package's NUTS (the same ke
 gradient one blocked pass over the rows) and, when installed, NumPyro's NUTS (4 chains,
 dense mass matrix, 500 warm-up and 1,000 draws each, JIT compilation included, started at
 0), run alternately; emcee's default run extrapolated from the time of one ensemble step on
-all rows (hours). Then the coreset route: ``QuasiNewtonCoreset(M=1000)`` plus NUTS on its
-rows, timed end to end. Quality against the full-data posterior.
+all rows (hours). Then the coreset route: ``QuasiNewtonCoreset(M=M)`` for each ``--route-M``
+(default 1000; ``auto`` is the constructor's default, sized by ``target_kl``) plus NUTS on
+its rows, timed end to end. Quality against the full-data posterior. ``--no-all-rows``
+skips the all-rows kernels (NUTS and emcee), e.g. to measure a changed coreset against an
+earlier all-rows run: the data, the reference and the all-rows run are deterministic
+(fixed seeds), so only their seconds depend on the machine's load.
 
 **Reference posteriors**: self-normalized importance sampling from a Student-t (10 degrees
 of freedom) centred at the Laplace approximation, with the exact log posterior on every row
@@ -177,14 +182,14 @@ def row(label, seconds, est_or_draws, ref, extra=""):
     return ess / seconds, from_error / seconds, kl
 
 
-def coreset_of(X, y):
-    coreset = QuasiNewtonCoreset(M=M, model="logistic", random_state=0, **PRIOR)
+def coreset_of(X, y, size=M):
+    coreset = QuasiNewtonCoreset(M=size, model="logistic", random_state=0, **PRIOR)
     seconds, (Xc, yc, wc) = timed(lambda: coreset.fit_coreset(X, y))
     return seconds, Xc, yc, wc
 
 
 def coreset_table(dims, n, reference_draws):
-    print(f"\n### On a {M}-row QuasiNewtonCoreset of N = {n:.0e} rows (AR({RHO}) features)\n")
+    print(f"\n### On a QuasiNewtonCoreset(M={M}) of N = {n:.0e} rows (AR({RHO}) features)\n")
     print("| d | sampler | seconds | min bulk ESS | min ESS / s | mean-error ESS | per s | "
           "max R-hat | KL to reference (nats) | max mean error (sd) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -202,7 +207,7 @@ def coreset_table(dims, n, reference_draws):
         bulk, error = (rates["NUTS"][k] / rates["emcee"][k] for k in (0, 1))
         bulk = "n/a" if np.isnan(bulk) else f"**{bulk:.1f}x**"
         print(f"|   | NUTS / emcee | | | {bulk} | | **{error:.1f}x** | | | | (coreset built in "
-              f"{build:.1f} s; reference Kish ESS {kish:.0f})", flush=True)
+              f"{build:.1f} s, {len(wc)} rows; reference Kish ESS {kish:.0f})", flush=True)
 
 
 def emcee_seconds(X, y, n_timed=2):
@@ -250,7 +255,7 @@ def numpyro_nuts(X, y, n_warmup=500, n_samples=1000, n_chains=4):
     return seconds, draws, int(np.sum(mcmc.get_extra_fields()["diverging"]))
 
 
-def full_table(settings, reference_draws, with_numpyro):
+def full_table(settings, reference_draws, with_numpyro, route_sizes=(M,), all_rows=True):
     print("\n### MCMC on all rows against the coreset route (AR(0.6) features)\n")
     print("| N, d | run | seconds | min bulk ESS | min ESS / s | mean-error ESS | per s | "
           "max R-hat | KL to reference (nats) | max mean error (sd) |")
@@ -260,7 +265,7 @@ def full_table(settings, reference_draws, with_numpyro):
         w = np.ones(n)
         ref, kish = reference(X, y, w, reference_draws)
         label = f"{n:.0e}, {d}"
-        runs = ["ours", "numpyro"] if with_numpyro else ["ours"]
+        runs = (["ours", "numpyro"] if with_numpyro else ["ours"]) if all_rows else []
         if k % 2:
             runs.reverse()  # alternate the order between settings
         results = {}
@@ -276,20 +281,22 @@ def full_table(settings, reference_draws, with_numpyro):
                 kl = row(f"{label} | NUTS on all rows (NumPyro)", seconds, draws, ref,
                          extra=f" {divergent} divergences")[2]
                 results[run] = (seconds, kl)
-        emcee, steps, walkers = emcee_seconds(X, y)
-        print(f"| {label} | emcee on all rows, default run ({walkers} walkers x {steps} "
-              f"steps), extrapolated | {emcee:.0f} | | | | | | | |", flush=True)
-        build, Xc, yc, wc = coreset_of(X, y)
-        seconds, est, warned = fit_mcmc(Xc, yc, wc)
-        total = build + seconds
-        note = f" {len(warned)} warning(s)" if warned else ""
-        kl = row(f"{label} | QuasiNewtonCoreset(M={M}) + NUTS (build {build:.1f} s)",
-                 total, est, ref, extra=note)[2]
-        summary = ", ".join(
-            f"**{seconds_all / total:.0f}x** faster than {name}, KL {kl - kl_all:+.3f} nats"
-            for name, (seconds_all, kl_all) in results.items())
-        print(f"|   | coreset route: {summary} | | | | | | | | | (reference Kish ESS "
-              f"{kish:.0f})", flush=True)
+        if all_rows:
+            emcee, steps, walkers = emcee_seconds(X, y)
+            print(f"| {label} | emcee on all rows, default run ({walkers} walkers x {steps} "
+                  f"steps), extrapolated | {emcee:.0f} | | | | | | | |", flush=True)
+        for size in route_sizes:
+            build, Xc, yc, wc = coreset_of(X, y, size)
+            seconds, est, warned = fit_mcmc(Xc, yc, wc)
+            total = build + seconds
+            note = f" {len(warned)} warning(s)" if warned else ""
+            kl = row(f"{label} | QuasiNewtonCoreset(M={size!r}) + NUTS ({len(wc)} rows, "
+                     f"build {build:.1f} s)", total, est, ref, extra=note)[2]
+            summary = ", ".join(
+                f"**{seconds_all / total:.0f}x** faster than {name}, KL {kl - kl_all:+.3f} "
+                f"nats" for name, (seconds_all, kl_all) in results.items())
+            print(f"|   | coreset route: {summary or 'no all-rows run'} | | | | | | | | | "
+                  f"(reference Kish ESS {kish:.0f})", flush=True)
 
 
 def main():
@@ -297,6 +304,10 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--d", type=int, nargs="*", default=None)
     parser.add_argument("--full", nargs="*", default=None, help="N:d settings on all rows")
+    parser.add_argument("--route-M", nargs="*", default=[str(M)],
+                        help="coreset sizes of the coreset route: integers or 'auto'")
+    parser.add_argument("--no-all-rows", action="store_true",
+                        help="only the coreset route on all-rows data (no all-rows MCMC)")
     parser.add_argument("--no-numpyro", action="store_true")
     parser.add_argument("--reference-draws", type=int, default=None)
     args = parser.parse_args()
@@ -304,7 +315,8 @@ def main():
     full = args.full if args.full is not None else (
         ["2e4:10"] if args.quick else ["1e5:10", "1e5:30", "1e6:30"])
     settings = [(int(float(s.split(":")[0])), int(s.split(":")[1])) for s in full]
-    with_numpyro = not args.no_numpyro
+    route_sizes = [size if size == "auto" else int(float(size)) for size in args.route_M]
+    with_numpyro = not args.no_numpyro and not args.no_all_rows
     if with_numpyro:
         try:
             import numpyro  # noqa: F401
@@ -316,7 +328,8 @@ def main():
             coreset_table(dims, 20_000 if args.quick else 100_000,
                           args.reference_draws or 40_000)
         if settings:
-            full_table(settings, args.reference_draws or 10_000, with_numpyro)
+            full_table(settings, args.reference_draws or 10_000, with_numpyro, route_sizes,
+                       all_rows=not args.no_all_rows)
 
 
 if __name__ == "__main__":

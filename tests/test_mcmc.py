@@ -335,6 +335,49 @@ def test_sample_predictive_moments_match_brute_force(family, fit_intercept):
         np.testing.assert_allclose(var, mu.var(1), rtol=1e-10)
 
 
+def test_sample_predictive_moments_with_rates_beyond_the_square_root_of_float64():
+    """Rates of ~1e200 seen over an exposure of 1e-200 (the rates a fit on exposure 1e-200
+    learns): the moments of the expected counts are O(1), computed directly as
+    ``exp(eta + log exposure)``; the rates' own variance exceeds float64 and is inf."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    draws = np.c_[rng.normal(scale=0.3, size=(50, 2)), 460.0 + rng.normal(scale=0.2, size=50)]
+    exposure = np.exp(-rng.uniform(455.0, 465.0, 30))
+    eta = X @ draws[:, :2].T + draws[:, 2]
+    counts = np.exp(eta + np.log(exposure)[:, None])
+    family = PoissonFamily("log")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for chunk_size in (None, 7):
+            mean, var = sample_predictive_moments(X, draws, family, True, scale=exposure,
+                                                  chunk_size=chunk_size)
+            np.testing.assert_allclose(mean, counts.mean(1), rtol=1e-12)
+            np.testing.assert_allclose(var, counts.var(1), rtol=1e-10)
+        rates_mean, rates_var = sample_predictive_moments(X, draws, family, True)
+    np.testing.assert_allclose(rates_mean, counts.mean(1) / exposure, rtol=1e-12)
+    assert np.all(rates_var == np.inf)
+
+
+@pytest.mark.parametrize("sampler", ["nuts", "ensemble"])
+def test_poisson_mcmc_predicts_finite_counts_at_an_exposure_of_1e_200(sampler):
+    from skcoreset import BayesianPoissonRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = rng.poisson(np.exp(0.5 * X[:, 0]))
+    exposure = np.full(40, 1e-200)
+    est = BayesianPoissonRegression(method="mcmc", sampler=sampler, n_draws=200, n_burnin=50,
+                                    random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCMCDiagnosticWarning)
+        est.fit(X, y, exposure=exposure)
+    mean, std = est.predict(X[:5], return_std=True, exposure=exposure[:5])
+    theta = est.posterior_samples_
+    counts = np.exp(X[:5] @ theta[:, :2].T + theta[:, 2] + np.log(exposure[:5])[:, None])
+    np.testing.assert_allclose(mean, counts.mean(1), rtol=1e-12)
+    np.testing.assert_allclose(std, np.sqrt(counts.mean(1) + counts.var(1)), rtol=1e-10)
+
+
 def test_sample_predictive_moments_agree_with_gaussian_quadrature():
     # many draws from a Gaussian posterior reproduce the quadrature the estimators use
     rng = np.random.default_rng(0)

@@ -33,7 +33,7 @@ from .._progress import Progress, format_seconds
 from ._common import InferenceResult, LogPosterior
 from .diagnostics import (MCMCDiagnosticWarning, bulk_effective_sample_size,
                           folded_effective_sample_size, rank_r_hat)
-from .laplace import laplace
+from ._start import mcmc_start
 
 DEFAULT_N_CHAINS = 4
 # Warm-up iterations per chain: dual averaging of the step size from mici's initial search.
@@ -171,7 +171,9 @@ def _advance(target, chain, n_warmup, n_draws, thin, max_tree_depth=MAX_TREE_DEP
     adapters = ([mici.adapters.DualAveragingStepSizeAdapter(TARGET_ACCEPTANCE)]
                 if n_warmup > 0 else None)
     before = target.n_gradients
-    with _interrupts_propagate():
+    # mici's step-size search can overflow the kinetic energy on a far trajectory, which it
+    # then treats as divergent: nothing for the user to see
+    with _interrupts_propagate(), np.errstate(over="ignore", invalid="ignore"):
         out = sampler.sample_chains(n_warmup, n_draws * thin, [chain.position],
                                     adapters=adapters, trace_funcs=[trace],
                                     display_progress=False)
@@ -352,9 +354,9 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
         if value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value}.")
     rng = check_random_state(random_state)
-    start = laplace(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
-                    fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
-                    verbose=max(int(verbose) - 1, 0))
+    start = mcmc_start(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
+                       fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                       verbose=max(int(verbose) - 1, 0))
     target = WhitenedTarget(
         LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept),
         start.posterior.mean, start.posterior.cov_cholesky)
