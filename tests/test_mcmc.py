@@ -366,8 +366,8 @@ def test_poisson_mcmc_predicts_finite_counts_at_an_exposure_of_1e_200(sampler):
     X = rng.normal(size=(40, 2))
     y = rng.poisson(np.exp(0.5 * X[:, 0]))
     exposure = np.full(40, 1e-200)
-    est = BayesianPoissonRegression(method="mcmc", sampler=sampler, n_draws=200, n_burnin=50,
-                                    random_state=0)
+    est = BayesianPoissonRegression(method="mcmc", sampler=sampler, n_draws=200, n_burnin=20,
+                                    thin=1, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCMCDiagnosticWarning)
         est.fit(X, y, exposure=exposure)
@@ -576,7 +576,8 @@ def test_whitened_target_is_the_log_posterior_in_row_chunks(monkeypatch):
     assert value == np.inf and np.all(grad == 0.0)
 
 
-def test_nuts_verbose_prints_the_warm_up_and_every_round(capsys):
+def test_nuts_verbose_prints_the_warm_up_and_every_round(capsys, monkeypatch):
+    monkeypatch.setattr(_progress, "PRINT_INTERVAL", 1e9)  # no lines within a round
     X, y, prior = _correlated_logistic(n=200, d=3)
     _run(X, y, LogisticFamily(), prior, True, n_draws=400, n_burnin=30, random_state=0)
     assert capsys.readouterr().out == ""
@@ -589,6 +590,44 @@ def test_nuts_verbose_prints_the_warm_up_and_every_round(capsys):
     done = result.extra["n_steps"]
     assert lines[-1].startswith(f"[mcmc] {done}/1000 draws per chain: min bulk ESS "
                                 f"{result.extra['effective_sample_size'].min():.0f}/400")
+
+
+@pytest.mark.parametrize("backend", [None, "threading"])
+def test_nuts_verbose_reports_within_rounds_without_changing_the_draws(capsys, monkeypatch,
+                                                                       backend):
+    """On all rows a round takes minutes: a line every PRINT_INTERVAL seconds names the
+    round, the chain and its iteration (warm-up included), with the ETA of the round (of
+    the chain when chains run in parallel); the draws are those of a quiet run."""
+    from joblib import parallel_config
+
+    X, y, prior = _correlated_logistic(n=200, d=3)
+    kwargs = dict(n_draws=40, n_burnin=6, n_chains=2, random_state=0,
+                  n_jobs=None if backend is None else 2)
+    with parallel_config(backend=backend or "loky"):
+        quiet = _run(X, y, LogisticFamily(), prior, True, **kwargs)
+        monkeypatch.setattr(_progress, "PRINT_INTERVAL", 0.0)  # a line every iteration
+        loud = _run(X, y, LogisticFamily(), prior, True, verbose=1, **kwargs)
+    np.testing.assert_array_equal(loud.posterior.samples, quiet.posterior.samples)
+    for key, value in quiet.extra["sample_stats"].items():
+        np.testing.assert_array_equal(loud.extra["sample_stats"][key], value, err_msg=key)
+    lines = [line for line in capsys.readouterr().out.splitlines() if " round " in line]
+    # 2 chains x (6 warm-up iterations + 10 draws) in round 1, a line each
+    first = [line for line in lines if " round 1, " in line]
+    assert len(first) == 2 * (6 + 10)
+    if backend is None:  # one after the other: the round's 32 iterations
+        assert first[0].startswith("[mcmc] iteration  1/32  round 1, chain 1/2: warm-up 1/6")
+        assert first[6].startswith("[mcmc] iteration  7/32  round 1, chain 1/2: iteration "
+                                   "1/10")
+        assert first[31].startswith("[mcmc] iteration 32/32  round 1, chain 2/2: iteration "
+                                    "10/10  elapsed ")
+        assert " round 2, chain 1/2: iteration 1/" in lines[32]
+    else:  # side by side: each chain's 16
+        for chain in (1, 2):
+            mine = [line for line in first if f"chain {chain}/2" in line]
+            assert mine[0].startswith(f"[mcmc] iteration  1/16  round 1, chain {chain}/2: "
+                                      "warm-up 1/6")
+            assert mine[-1].startswith(f"[mcmc] iteration 16/16  round 1, chain {chain}/2: "
+                                       "iteration 10/10")
 
 
 @pytest.mark.parametrize("params,name", [({"sampler": "hmc"}, "sampler"),
