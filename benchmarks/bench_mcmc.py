@@ -1,7 +1,7 @@
 """MCMC kernels: NUTS (the default) against emcee's ensemble, and NumPyro NUTS on all rows.
 
 Run by hand: ``python benchmarks/bench_mcmc.py [--quick] [--d 10 30 50 100]
-[--full N:d ...] [--route-M 1000 auto] [--no-all-rows] [--no-numpyro]
+[--full N:d ...] [--route-M 1000 auto] [--no-all-rows] [--no-numpyro] [--fresh]
 [--reference-draws S]``. One thread for BLAS and XLA.
 
 Data: logistic regression with AR(0.6)-correlated standard normal features (``corr(x_j,
@@ -29,11 +29,14 @@ gradient one blocked pass over the rows) and, when installed, NumPyro's NUTS (4 
 dense mass matrix, 500 warm-up and 1,000 draws each, JIT compilation included, started at
 0), run alternately; emcee's default run extrapolated from the time of one ensemble step on
 all rows (hours). Then the coreset route: ``QuasiNewtonCoreset(M=M)`` for each ``--route-M``
-(default 1000; ``auto`` is the constructor's default, sized by ``target_kl``) plus NUTS on
-its rows, timed end to end. Quality against the full-data posterior. ``--no-all-rows``
-skips the all-rows kernels (NUTS and emcee), e.g. to measure a changed coreset against an
-earlier all-rows run: the data, the reference and the all-rows run are deterministic
-(fixed seeds), so only their seconds depend on the machine's load.
+(default 1000; ``auto`` is the constructor's default, sized by ``target_kl=0.1``, and
+``auto:0.01`` sets ``target_kl``) plus NUTS on its rows, timed end to end. Quality against
+the full-data posterior. The all-rows NUTS runs (25 minutes for the package's kernel at
+N = 1e6, d = 30) are cached: their draws and seconds go to
+``benchmarks/results/mcmc_all_rows_<run>_<N>_<d>.npz`` and are read back by later runs
+(the row says "cached"), so a changed coreset is measured against the same all-rows run;
+``--fresh`` reruns them. The data and the reference are deterministic (fixed seeds).
+``--no-all-rows`` skips the all-rows kernels (NUTS and emcee) altogether.
 
 **Reference posteriors**: self-normalized importance sampling from a Student-t (10 degrees
 of freedom) centred at the Laplace approximation, with the exact log posterior on every row
@@ -62,7 +65,7 @@ import numpy as np  # noqa: E402
 from scipy.special import expit, log_expit  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from _common import timed  # noqa: E402
+from _common import results_dir, timed  # noqa: E402
 from skcoreset import (BayesianLogisticRegression, GaussianPosterior,  # noqa: E402
                        QuasiNewtonCoreset)
 from skcoreset._inference import prior_precision  # noqa: E402
@@ -182,10 +185,12 @@ def row(label, seconds, est_or_draws, ref, extra=""):
     return ess / seconds, from_error / seconds, kl
 
 
-def coreset_of(X, y, size=M):
-    coreset = QuasiNewtonCoreset(M=size, model="logistic", random_state=0, **PRIOR)
+def coreset_of(X, y, size=M, target_kl=0.1):
+    """(seconds, rows, targets, weights, kl_estimate_) of a QuasiNewtonCoreset."""
+    coreset = QuasiNewtonCoreset(M=size, target_kl=target_kl, model="logistic",
+                                 random_state=0, **PRIOR)
     seconds, (Xc, yc, wc) = timed(lambda: coreset.fit_coreset(X, y))
-    return seconds, Xc, yc, wc
+    return seconds, Xc, yc, wc, coreset.kl_estimate_
 
 
 def coreset_table(dims, n, reference_draws):
@@ -195,7 +200,7 @@ def coreset_table(dims, n, reference_draws):
     print("|---|---|---|---|---|---|---|---|---|---|")
     for d in dims:
         X, y = make_data(n, d, seed=d)
-        build, Xc, yc, wc = coreset_of(X, y)
+        build, Xc, yc, wc, _ = coreset_of(X, y)
         ref, kish = reference(Xc, yc, wc, reference_draws)
         ensemble = fit_mcmc(Xc, yc, wc, sampler="ensemble")
         nuts = fit_mcmc(Xc, yc, wc)
@@ -255,46 +260,59 @@ def numpyro_nuts(X, y, n_warmup=500, n_samples=1000, n_chains=4):
     return seconds, draws, int(np.sum(mcmc.get_extra_fields()["diverging"]))
 
 
-def full_table(settings, reference_draws, with_numpyro, route_sizes=(M,), all_rows=True):
+def all_rows_run(run, X, y, fresh=False):
+    """(seconds, (n_steps, n_chains, p) draws, note) of an all-rows NUTS run: ``"ours"``
+    (the package's, what ``method="mcmc"`` runs) or ``"numpyro"``; read from / written to
+    ``benchmarks/results/mcmc_all_rows_<run>_<N>_<d>.npz`` unless ``fresh``."""
+    path = results_dir() / f"mcmc_all_rows_{run}_{len(y):.0e}_{X.shape[1]}.npz"
+    if path.exists() and not fresh:
+        cached = np.load(path)
+        return float(cached["seconds"]), cached["draws"], f" cached: {cached['note']}"
+    if run == "ours":
+        seconds, est, warned = fit_mcmc(X, y, np.ones(len(y)))
+        draws, note = chains_of(est), f" {len(warned)} warning(s)" if warned else ""
+    else:
+        seconds, draws, divergent = numpyro_nuts(X, y)
+        note = f" {divergent} divergences"
+    np.savez(path, seconds=seconds, draws=draws, note=note.strip() or "no warnings")
+    return seconds, draws, note
+
+
+def full_table(settings, reference_draws, with_numpyro, route_sizes=((M, 0.1),),
+               all_rows=True, fresh=False):
     print("\n### MCMC on all rows against the coreset route (AR(0.6) features)\n")
     print("| N, d | run | seconds | min bulk ESS | min ESS / s | mean-error ESS | per s | "
           "max R-hat | KL to reference (nats) | max mean error (sd) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    names = {"ours": "NUTS on all rows (skcoreset)", "numpyro": "NUTS on all rows (NumPyro)"}
     for k, (n, d) in enumerate(settings):
         X, y = make_data(n, d, seed=100 + d)
-        w = np.ones(n)
-        ref, kish = reference(X, y, w, reference_draws)
+        ref, kish = reference(X, y, np.ones(n), reference_draws)
         label = f"{n:.0e}, {d}"
         runs = (["ours", "numpyro"] if with_numpyro else ["ours"]) if all_rows else []
         if k % 2:
             runs.reverse()  # alternate the order between settings
         results = {}
         for run in runs:
-            if run == "ours":
-                seconds, est, warned = fit_mcmc(X, y, w)
-                note = f" {len(warned)} warning(s)" if warned else ""
-                kl = row(f"{label} | NUTS on all rows (skcoreset)", seconds, est, ref,
-                         extra=note)[2]
-                results[run] = (seconds, kl)
-            else:
-                seconds, draws, divergent = numpyro_nuts(X, y)
-                kl = row(f"{label} | NUTS on all rows (NumPyro)", seconds, draws, ref,
-                         extra=f" {divergent} divergences")[2]
-                results[run] = (seconds, kl)
+            seconds, draws, note = all_rows_run(run, X, y, fresh)
+            kl = row(f"{label} | {names[run]}", seconds, draws, ref, extra=note)[2]
+            results[run] = (seconds, kl)
         if all_rows:
             emcee, steps, walkers = emcee_seconds(X, y)
             print(f"| {label} | emcee on all rows, default run ({walkers} walkers x {steps} "
                   f"steps), extrapolated | {emcee:.0f} | | | | | | | |", flush=True)
-        for size in route_sizes:
-            build, Xc, yc, wc = coreset_of(X, y, size)
+        for size, target_kl in route_sizes:
+            build, Xc, yc, wc, estimate = coreset_of(X, y, size, target_kl)
             seconds, est, warned = fit_mcmc(Xc, yc, wc)
             total = build + seconds
             note = f" {len(warned)} warning(s)" if warned else ""
-            kl = row(f"{label} | QuasiNewtonCoreset(M={size!r}) + NUTS ({len(wc)} rows, "
-                     f"build {build:.1f} s)", total, est, ref, extra=note)[2]
+            setting = f"M={size!r}" + (f", target_kl={target_kl:g}" if size == "auto" else "")
+            kl = row(f"{label} | QuasiNewtonCoreset({setting}) + NUTS ({len(wc)} rows, "
+                     f"kl_estimate_ {estimate:.3g}, build {build:.1f} s)", total, est, ref,
+                     extra=note)[2]
             summary = ", ".join(
-                f"**{seconds_all / total:.0f}x** faster than {name}, KL {kl - kl_all:+.3f} "
-                f"nats" for name, (seconds_all, kl_all) in results.items())
+                f"**{seconds_all / total:.0f}x** faster than {run}, KL {kl - kl_all:+.3f} "
+                f"nats" for run, (seconds_all, kl_all) in results.items())
             print(f"|   | coreset route: {summary or 'no all-rows run'} | | | | | | | | | "
                   f"(reference Kish ESS {kish:.0f})", flush=True)
 
@@ -305,17 +323,21 @@ def main():
     parser.add_argument("--d", type=int, nargs="*", default=None)
     parser.add_argument("--full", nargs="*", default=None, help="N:d settings on all rows")
     parser.add_argument("--route-M", nargs="*", default=[str(M)],
-                        help="coreset sizes of the coreset route: integers or 'auto'")
+                        help="coreset sizes of the coreset route: integers, 'auto' or "
+                        "'auto:TARGET_KL'")
     parser.add_argument("--no-all-rows", action="store_true",
                         help="only the coreset route on all-rows data (no all-rows MCMC)")
     parser.add_argument("--no-numpyro", action="store_true")
+    parser.add_argument("--fresh", action="store_true",
+                        help="rerun the all-rows NUTS runs instead of reading their cache")
     parser.add_argument("--reference-draws", type=int, default=None)
     args = parser.parse_args()
     dims = args.d if args.d is not None else ([10, 30] if args.quick else [10, 30, 50, 100])
     full = args.full if args.full is not None else (
         ["2e4:10"] if args.quick else ["1e5:10", "1e5:30", "1e6:30"])
     settings = [(int(float(s.split(":")[0])), int(s.split(":")[1])) for s in full]
-    route_sizes = [size if size == "auto" else int(float(size)) for size in args.route_M]
+    route_sizes = [("auto", float(size[5:] or 0.1)) if size.startswith("auto") else
+                   (int(float(size)), 0.1) for size in args.route_M]
     with_numpyro = not args.no_numpyro and not args.no_all_rows
     if with_numpyro:
         try:
@@ -329,7 +351,7 @@ def main():
                           args.reference_draws or 40_000)
         if settings:
             full_table(settings, args.reference_draws or 10_000, with_numpyro, route_sizes,
-                       all_rows=not args.no_all_rows)
+                       all_rows=not args.no_all_rows, fresh=args.fresh)
 
 
 if __name__ == "__main__":

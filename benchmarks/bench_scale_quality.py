@@ -16,12 +16,12 @@ MCMC: the ``QuasiNewtonCoreset`` with the largest M, followed by the default MCM
 its rows, timed end to end, its KL (moment-matched draws against the full Laplace
 posterior, so it includes the Monte Carlo error of the draws) and its speed-up over the
 same MCMC on all rows. That baseline is the package's default NUTS run on all rows
-(``--full-mcmc run``: fitted and timed, minutes to hours at N = 1e6), by default
-extrapolated: the Laplace fit plus the number of gradients the NUTS run on the coreset's
-rows took (the same stopping rule on a posterior of the same shape, whitened alike) times
-the time of one gradient on all rows, measured by a short NUTS run on all rows (one chain,
-5 warm-up iterations and about 10 draws). ``--full-mcmc run`` also prints the
-extrapolation, to check it.
+(``--full-mcmc run``: run and timed, minutes to hours at N = 1e6), by default
+extrapolated: the Laplace fit plus the number of gradients the same NUTS run takes on the
+coreset's rows (the same stopping rule on a posterior of the same shape, whitened alike)
+times the time of one gradient on all rows, measured by a short NUTS run on all rows (one
+chain, 20 warm-up iterations and about 10 draws). ``--full-mcmc run`` prints both, with
+the gradients and the time per gradient of the full run, to check the extrapolation.
 
 A constructor is skipped at a size when its time at the previous size, scaled linearly in M,
 exceeds ``--budget`` seconds (default 600); the table says so. BLAS is limited to one thread
@@ -125,26 +125,25 @@ def _prior(d):
     return prior_precision(d, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
 
 
-def nuts_gradients(model, X, y, sample_weight):
-    """Gradients of the estimators' default NUTS run (``random_state=0``) on these rows."""
-    result = nuts(X, _encoded(model, y), make_family(model, link="log"),
-                  sample_weight=sample_weight, prior_prec=_prior(X.shape[1]),
-                  fit_intercept=True, random_state=0)
-    return result.extra["n_gradients"]
-
-
-def full_nuts_seconds(model, X, y, laplace_seconds, n_gradients):
-    """Extrapolated time of the default NUTS run on all rows: the Laplace start plus
-    ``n_gradients`` times the time of one gradient on all rows, measured by a short NUTS
-    run on all rows (one chain, 5 warm-up iterations, about 10 draws; its own Laplace start
-    counted as ``laplace_seconds``). Returns (seconds, seconds per gradient)."""
+def nuts_on_rows(model, X, y, sample_weight=None, **params):
+    """(seconds, result) of the package's NUTS (what ``method="mcmc"`` runs, with the
+    estimators' prior and ``random_state=0``) on these rows."""
     start = time.perf_counter()
-    result = nuts(X, _encoded(model, y), make_family(model, link="log"),
-                  sample_weight=np.ones(len(y)), prior_prec=_prior(X.shape[1]),
-                  fit_intercept=True, n_draws=5, n_burnin=5, n_chains=1, random_state=0)
-    seconds = time.perf_counter() - start
-    per_gradient = max(seconds - laplace_seconds, 0.0) / result.extra["n_gradients"]
-    return laplace_seconds + n_gradients * per_gradient, per_gradient
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = nuts(X, _encoded(model, y), make_family(model, link="log"),
+                      sample_weight=np.ones(len(y)) if sample_weight is None else sample_weight,
+                      prior_prec=_prior(X.shape[1]), fit_intercept=True, random_state=0,
+                      **params)
+    return time.perf_counter() - start, result
+
+
+def seconds_per_gradient(model, X, y, laplace_seconds):
+    """Seconds of one gradient of the sampler on all rows, from a short NUTS run (one chain,
+    20 warm-up iterations, about 10 draws: a few hundred gradients; its Laplace start,
+    counted as ``laplace_seconds``, taken off)."""
+    seconds, result = nuts_on_rows(model, X, y, n_draws=10, n_burnin=20, n_chains=1)
+    return max(seconds - laplace_seconds, 0.0) / result.extra["n_gradients"]
 
 
 def build(name, M, model, random_state=0):
@@ -195,25 +194,26 @@ def run_setting(model, n, d, sizes, names, budget, full_mcmc):
             sampled = estimator(method="mcmc", random_state=0).fit(
                 X[rows], y[rows], sample_weight=coreset.sample_weight_)
         seconds = time.perf_counter() - start
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            n_gradients = nuts_gradients(model, X[rows], y[rows], coreset.sample_weight_)
-            extrapolated, per_gradient = full_nuts_seconds(model, X, y, laplace_seconds,
-                                                           n_gradients)
+        # the same run on the coreset's rows: a posterior of the same shape, whitened alike
+        n_gradients = nuts_on_rows(model, X[rows], y[rows],
+                                   coreset.sample_weight_)[1].extra["n_gradients"]
+        per_gradient = seconds_per_gradient(model, X, y, laplace_seconds)
+        extrapolated = laplace_seconds + n_gradients * per_gradient
         print(f"   NUTS on all rows, extrapolated: {extrapolated:.0f} s (Laplace "
               f"{laplace_seconds:.1f} s + {n_gradients} gradients, as on the coreset's "
-              f"rows, x {per_gradient * 1e3:.1f} ms per gradient on all rows)", flush=True)
+              f"rows, x {per_gradient * 1e3:.2f} ms per gradient on all rows)", flush=True)
         baseline, how = extrapolated, "extrapolated"
         if full_mcmc == "run":
-            start = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                on_all_rows = estimator(method="mcmc", random_state=0).fit(X, y)
-            baseline, how = time.perf_counter() - start, "measured"
+            baseline, result = nuts_on_rows(model, X, y)
+            how = "measured"
+            measured_gradients = result.extra["n_gradients"]
             print(f"   NUTS on all rows, measured: {baseline:.0f} s "
-                  f"({extrapolated / baseline:.2f}x the extrapolation), KL(draws || full "
-                  f"Laplace) {posterior_kl(on_all_rows, full):.3g} nats, max|dmean|/sd "
-                  f"{mean_error_sd(on_all_rows, full):.3g}", flush=True)
+                  f"({baseline / extrapolated:.2f}x the extrapolation: "
+                  f"{measured_gradients} gradients, "
+                  f"{(baseline - laplace_seconds) / measured_gradients * 1e3:.2f} ms each), "
+                  f"KL(draws || full Laplace) {posterior_kl(result.posterior, full):.3g} "
+                  f"nats, max|dmean|/sd {mean_error_sd(result.posterior, full):.3g}",
+                  flush=True)
         print(f"   quasi-newton M = {M} + MCMC: {seconds:.1f} s, "
               f"{baseline / seconds:.0f}x faster than NUTS on all rows ({how}); "
               f"KL(draws || full Laplace) {posterior_kl(sampled, full):.3g} nats, "
