@@ -4,7 +4,7 @@ from ._posterior import GaussianPosterior, SamplePosterior
 from .coreset import (FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
                       SparseVICoreset, StreamingCoreset, UniformCoreset, WeightedSubset)
 from .linear_model import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
-                           BayesianPoissonRegression)
+                           BayesianPoissonRegression, BayesianProbitRegression)
 
 __version__ = "0.1.0.dev0"
 
@@ -12,6 +12,7 @@ __all__ = [
     "BayesianLogisticRegression",
     "BayesianNegativeBinomialRegression",
     "BayesianPoissonRegression",
+    "BayesianProbitRegression",
     "FrankWolfeCoreset",
     "GIGACoreset",
     "GaussianPosterior",

@@ -14,6 +14,7 @@ from scipy.special import expit
 from sklearn.utils import check_random_state, check_scalar
 
 from ._docstrings import fill_doc
+from .families import make_link
 
 # Huggins, Campbell & Broderick 2016, Section 4, "Synthetic Data": feature d is Bernoulli(p_d),
 # labels are logistic in theta with no separate intercept (p_1 = 1 makes the first feature a
@@ -173,16 +174,14 @@ def make_poisson_regression(n_samples=100, n_features=None, *, coef=None, interc
     >>> X.shape, y.dtype.name, bool(y.min() >= 0)
     ((10000, 1), 'int64', True)
     """
-    if link not in ("log", "softplus"):
-        raise ValueError(f"link must be 'log' or 'softplus', got {link!r}.")
+    link = make_link(link, allowed=("log", "softplus"))
     rng = check_random_state(random_state)
     n_samples = _check_n_samples(n_samples)
     coef = _resolve_coef(coef, n_features, rng)
     intercept = _check_intercept(intercept)
     X = rng.standard_normal((n_samples, coef.size))
     eta = X @ coef + intercept
-    with np.errstate(over="ignore"):  # overflow becomes inf and is reported just below
-        rate = np.exp(eta) if link == "log" else np.logaddexp(0.0, eta)
+    rate = link.inverse(eta)  # finite (exp is capped at e^500) and checked just below
     if not np.all(rate <= _MAX_POISSON_RATE):
         raise ValueError(
             f"The Poisson rate reaches {rate.max():.3g}; reduce the coefficients or the "

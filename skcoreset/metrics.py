@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from ._design import linear_predictor, n_params
 from ._backend import row_chunks
-from .families import LogisticFamily, make_family
+from .families import make_family
 from ._inference import laplace, prior_precision
 from ._posterior import GaussianPosterior, _stable_cholesky
 from ._posterior import gaussian_kl_cholesky
@@ -385,9 +385,9 @@ def polynomial_mmd(samples_a, samples_b, *, degree=3, coef0=0.2, unbiased=False,
 # --- relative log-likelihood error ----------------------------------------------------------
 
 def _encode_target(y, family):
-    """Targets encoded as the estimators encode them; with the logistic model a single class
+    """Targets encoded as the estimators encode them; with a binary model a single class
     is accepted when its label tells its side (1 or True positive, 0, -1 or False negative)."""
-    if isinstance(family, LogisticFamily):
+    if family.binary:
         return family.encode_target(y, family.check_classes(y, one_class_ok=True))
     return family.fit_target(y)[0]
 
@@ -439,7 +439,7 @@ def loglik_relative_error(X, y, coreset_indices, coreset_weights, theta, *, mode
     theta : array-like of shape (n_params,) or (n_draws, n_params)
         Parameter vector(s) ``[coef..., intercept]`` (intercept last, only when
         ``fit_intercept``), e.g. ``estimator.posterior_.sample(100)``.
-    model : {"logistic", "poisson", "gaussian", "negative_binomial"} or Family, \
+    model : {"logistic", "probit", "poisson", "gaussian", "negative_binomial"} or Family, \
 default="logistic"
         Likelihood family: a registered name or a :class:`~skcoreset.families.Family`
         instance (needed for the negative binomial model, whose ``alpha`` is then given,

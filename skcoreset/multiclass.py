@@ -8,7 +8,7 @@ lost. :class:`BayesianOneVsRestClassifier` keeps it.
 from numbers import Integral
 
 import numpy as np
-from scipy.special import log_expit, softmax
+from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -19,7 +19,7 @@ from ._atomic import fit_context
 from ._sklearn_compat import HasMethods, Interval
 from ._validation import check_sample_weight
 from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
-from .linear_model import BayesianLogisticRegression
+from .linear_model import BayesianLogisticRegression, BayesianProbitRegression
 
 __all__ = ["BayesianOneVsRestClassifier"]
 
@@ -29,14 +29,16 @@ _CHUNK_ELEMENTS = 2**20  # rows x draws x classes per block of predict_proba
 class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """One-vs-rest multi-class classifier that keeps the posterior uncertainty.
 
-    Fits one binary :class:`~skcoreset.BayesianLogisticRegression` per class (that class
+    Fits one binary :class:`~skcoreset.BayesianLogisticRegression` (or
+    :class:`~skcoreset.BayesianProbitRegression`) per class (that class
     against all others, with the same ``sample_weight``), as
     :class:`sklearn.multiclass.OneVsRestClassifier` does, and predicts class probabilities
     with their posterior standard deviations.
 
     With ``K >= 3`` classes, ``predict_proba`` draws ``n_draws`` parameter vectors from each
     binary posterior (independent, as the binary models are fitted separately), computes
-    every class's probability ``p_k = sigmoid(x . coef_k + intercept_k)`` for each draw,
+    every class's probability ``p_k = F(x . coef_k + intercept_k)`` (``F`` the sigmoid, or
+    ``Phi`` for probit) for each draw,
     normalises them to sum to one **per draw**, ``q_k = p_k / sum_j p_j``, and returns the
     Monte Carlo mean and standard deviation of ``q_k`` over the draws. The mean is the
     posterior expectation of the normalised one-vs-rest probability (up to a Monte Carlo
@@ -48,7 +50,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
 
     Parameters
     ----------
-    estimator : BayesianLogisticRegression, default=None
+    estimator : BayesianLogisticRegression or BayesianProbitRegression, default=None
         The binary classifier, cloned for each class; ``None`` means
         ``BayesianLogisticRegression()``. Any fitting method works; the draws come from its
         ``posterior_`` (Gaussian draws, or resampled MCMC draws).
@@ -107,10 +109,11 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
     def _base_estimator(self):
         if self.estimator is None:
             return BayesianLogisticRegression()
-        if not isinstance(self.estimator, BayesianLogisticRegression):
+        if not isinstance(self.estimator, (BayesianLogisticRegression, BayesianProbitRegression)):
             raise TypeError(
-                "BayesianOneVsRestClassifier needs a BayesianLogisticRegression (its posterior "
-                f"gives the uncertainty), got {type(self.estimator).__name__}. For other "
+                "BayesianOneVsRestClassifier needs a BayesianLogisticRegression or "
+                "BayesianProbitRegression (its posterior gives the uncertainty), got "
+                f"{type(self.estimator).__name__}. For other "
                 "binary classifiers use sklearn.multiclass.OneVsRestClassifier.")
         return self.estimator
 
@@ -188,8 +191,9 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         for start in range(0, X.shape[0], chunk):
             rows = slice(start, start + chunk)
             # log p_k for every row, draw and class; normalising per draw is a softmax of them
-            log_p = np.stack([log_expit(linear_predictor(X[rows], theta, est.fit_intercept))
-                              for est, theta in zip(self.estimators_, draws)], axis=-1)
+            log_p = np.stack([est.family_.link.log_inverse(linear_predictor(
+                X[rows], theta, est.fit_intercept)) for est, theta in zip(self.estimators_, draws)],
+                axis=-1)
             q = softmax(log_p, axis=-1)  # (rows, n_draws, n_classes)
             proba[rows] = q.mean(axis=1)
             std[rows] = q.std(axis=1)

@@ -113,7 +113,7 @@ def test_dataframes_and_pandas_output(coreset):
 def test_bad_input_gets_clear_errors(coreset):
     X, y = _logistic_data(n=60)
     for params, match in [({"M": 0}, "M"), ({"M": 2.5}, "M"), ({"M": "ten"}, "M"),
-                          ({"prior_scale": -1.0}, "prior_scale"), ({"model": "probit"}, "model")]:
+                          ({"prior_scale": -1.0}, "prior_scale"), ({"model": "cauchit"}, "model")]:
         with pytest.raises(ValueError, match=match):
             clone(coreset).set_params(**params).fit(X, y)
     bad = X.copy()

@@ -6,7 +6,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.fixes import parse_version
 
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
-                       BayesianPoissonRegression,
+                       BayesianPoissonRegression, BayesianProbitRegression,
                        FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
                        SparseVICoreset, StreamingCoreset, UniformCoreset)
 
@@ -58,6 +58,14 @@ class NegativeBinomialOnRoundedTargets(BayesianNegativeBinomialRegression):
     _encode_more = _encode_target
 
 
+class ProbitCoresetOnBinaryTargets(QuasiNewtonCoreset):
+    """Test-only: a constructor with model="probit" (binary targets only) under the checks'
+    multi-class targets, merged as for the sensitivity coreset."""
+
+    def fit(self, X, y, sample_weight=None):
+        return super().fit(X, _binary_numeric_target(y), sample_weight=sample_weight)
+
+
 class SensitivityOnBinaryTargets(SensitivityCoreset):
     """Test-only: the checks draw multi-class targets; the sensitivity coreset is logistic
     only, so merging all but the smallest label lets the checks exercise everything else."""
@@ -81,11 +89,14 @@ _MCMC_RANKS_REASON = ("predict_proba averages over posterior draws, decision_fun
                       "the posterior mean: near-ties swap ranks by Monte Carlo error")
 
 
+_BINARY_CLASSIFIERS = (BayesianLogisticRegression, BayesianProbitRegression)
+
+
 def _expected_failed_checks(estimator):
     expected = {}
-    if isinstance(estimator, BayesianLogisticRegression) and estimator.method == "mcmc":
+    if isinstance(estimator, _BINARY_CLASSIFIERS) and estimator.method == "mcmc":
         expected["check_decision_proba_consistency"] = _MCMC_RANKS_REASON
-    if (isinstance(estimator, BayesianLogisticRegression)
+    if (isinstance(estimator, _BINARY_CLASSIFIERS)
             and parse_version(sklearn.__version__) < parse_version("1.7")):
         expected["check_sample_weight_equivalence_on_dense_data"] = _SKLEARN_16_BINARY_REASON
     if expected:
@@ -102,6 +113,10 @@ ESTIMATORS = [
     BayesianLogisticRegression(method="pass_glm"),
     BayesianLogisticRegression(method="kl_proximal"),
     BayesianLogisticRegression(method="mcmc", n_draws=20, n_burnin=20, n_chains=2, random_state=0),
+    BayesianProbitRegression(),
+    BayesianProbitRegression(method="pass_glm"),
+    BayesianProbitRegression(method="kl_proximal"),
+    BayesianProbitRegression(method="mcmc", n_draws=20, n_burnin=20, n_chains=2, random_state=0),
     BayesianPoissonRegression(),
     BayesianPoissonRegression(link="softplus"),
     BayesianPoissonRegression(method="pass_glm"),
@@ -119,6 +134,7 @@ ESTIMATORS = [
     StreamingCoreset(GIGACoreset(M=10, projection_dim=50), block_size=50),
     SparseVICoreset(M=5, n_draws=20, n_iter_opt=5),
     QuasiNewtonCoreset(M=10, n_draws=20, max_iter=5),
+    ProbitCoresetOnBinaryTargets(M=10, n_draws=20, max_iter=5, model="probit"),
     StreamingCoreset(QuasiNewtonCoreset(M=10, n_draws=20, max_iter=5), block_size=50),
 ]
 

@@ -7,12 +7,14 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 from scipy.special import gammaln
 
+from skcoreset._inference import resolve_family
 from skcoreset.families import (
     FAMILIES as REGISTRY, Family, GaussianFamily, LogisticFamily, NegativeBinomialFamily,
-    PoissonFamily, estimate_alpha, gauss_hermite, make_family)
+    PoissonFamily, ProbitFamily, gauss_hermite, make_family)
 
 FAMILIES = {
     "logistic": (LogisticFamily(), np.array([-1.0, 1.0, 1.0, -1.0, 1.0])),
+    "probit": (ProbitFamily(), np.array([1.0, -1.0, 1.0, -1.0, -1.0])),
     "poisson-log": (PoissonFamily("log"), np.array([0.0, 1.0, 3.0, 7.0, 0.0])),
     "poisson-softplus": (PoissonFamily("softplus"), np.array([0.0, 1.0, 3.0, 7.0, 2.0])),
     "gaussian": (GaussianFamily(noise_scale=0.7), np.array([-1.3, 0.2, 2.5, 0.0, 4.0])),
@@ -176,16 +178,19 @@ def test_expected_mean_matches_monte_carlo():
 
 def test_link_inverts_mean():
     for family, mean in [(PoissonFamily("log"), 3.0), (PoissonFamily("softplus"), 0.2),
-                         (GaussianFamily(), -1.5)]:
+                         (GaussianFamily(), -1.5), (LogisticFamily(), 0.75),
+                         (ProbitFamily(), 0.1), (NegativeBinomialFamily(0.5), 4.0)]:
         np.testing.assert_allclose(family.mean(np.array(family.link(mean))), mean)
-    # logistic: mean of +-1 labels 0.5 means P(y=1) = 0.75
-    np.testing.assert_allclose(LogisticFamily().mean(LogisticFamily().link(0.5)), 0.75)
+    # Newton's start: a mean of +-1 labels 0.5 means P(y=1) = 0.75
+    for family in (LogisticFamily(), ProbitFamily()):
+        np.testing.assert_allclose(family.mean(family.initial_predictor(0.5)), 0.75)
+    assert np.isfinite(PoissonFamily().initial_predictor(0.0))
 
 
 def test_make_family_rejects_unknown_names():
     assert make_family("poisson", link="softplus").link_name == "softplus"
     with pytest.raises(ValueError, match="Unknown model"):
-        make_family("probit")
+        make_family("cauchit")
     with pytest.raises(ValueError, match="link"):
         PoissonFamily("identity")
     with pytest.raises(ValueError, match="noise_scale"):
@@ -244,7 +249,8 @@ _ETAS = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False)
 @given(eta=_ETAS, label=st.sampled_from([-1.0, 1.0]), count=st.integers(0, 10_000),
        target=st.floats(-1e3, 1e3))
 def test_families_are_finite_and_concave_everywhere(eta, label, count, target):
-    cases = [(LogisticFamily(), label), (PoissonFamily("log"), float(count)),
+    cases = [(LogisticFamily(), label), (ProbitFamily(), label),
+             (PoissonFamily("log"), float(count)),
              (PoissonFamily("softplus"), float(count)), (GaussianFamily(2.0), target),
              (NegativeBinomialFamily(alpha=0.3), float(count))]
     for family, y in cases:
@@ -291,19 +297,33 @@ def test_negative_binomial_tends_to_poisson():
                                    rtol=1e-5, atol=1e-6)
 
 
-def test_estimate_alpha_recovers_the_overdispersion():
+def test_resolve_family_recovers_the_overdispersion():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20_000, 2))
     mu = np.exp(X @ [0.4, -0.3] + 1.0)
     alpha = 0.5
     y = rng.negative_binomial(1 / alpha, 1 / (1 + alpha * mu)).astype(float)
     kwargs = dict(prior_prec=np.array([1.0, 1.0, 0.01]), fit_intercept=True)
-    assert abs(estimate_alpha(X, y, np.ones(len(y)), **kwargs) - alpha) < 0.05
+    resolved = resolve_family(NegativeBinomialFamily(), X, y, np.ones(len(y)), **kwargs)
+    assert isinstance(resolved.alpha, float) and not resolved.unresolved
+    assert abs(resolved.alpha - alpha) < 0.05
     # Poisson data are not overdispersed: the Poisson limit
     y = rng.poisson(mu).astype(float)
-    assert estimate_alpha(X, y, np.ones(len(y)), **kwargs) < 0.02
-    resolved = NegativeBinomialFamily().resolve(X, y, np.ones(len(y)), **kwargs)
-    assert isinstance(resolved.alpha, float) and not resolved.unresolved
+    assert resolve_family(NegativeBinomialFamily(), X, y, np.ones(len(y)), **kwargs).alpha < 0.02
+    # families with nothing to estimate pass through
+    family = NegativeBinomialFamily(alpha=0.3)
+    assert resolve_family(family, X, y, np.ones(len(y)), **kwargs) is family
+
+
+def test_negative_binomial_moment_estimate_from_means():
+    # the family's own part: alpha from the means of a pilot fit, no fitting inside
+    mu = np.array([1.0, 2.0, 4.0, 8.0])
+    y = mu + np.sqrt(mu + 0.5 * mu**2) * np.array([1.0, -1.0, 1.0, -1.0])
+    family = NegativeBinomialFamily()
+    assert family.pilot_family().name == "poisson"
+    np.testing.assert_allclose(family.resolve(y, mu, np.ones(4)).alpha, 0.5)
+    assert family.resolve(mu, mu, np.ones(4)).alpha == 1e-8  # not overdispersed
+    assert NegativeBinomialFamily(alpha=2.0).resolve(y, mu, np.ones(4)).alpha == 2.0
 
 
 def test_negative_binomial_needs_alpha_before_evaluating():
@@ -319,7 +339,7 @@ def test_negative_binomial_needs_alpha_before_evaluating():
 # --- registry and targets -------------------------------------------------------------------
 
 def test_registry_builds_every_family_by_name():
-    assert set(REGISTRY) == {"logistic", "poisson", "gaussian", "negative_binomial"}
+    assert set(REGISTRY) == {"logistic", "probit", "poisson", "gaussian", "negative_binomial"}
     for name, cls in REGISTRY.items():
         family = make_family(name, link="softplus", noise_scale=2.0, alpha=0.4)
         assert type(family) is cls and family.name == name
@@ -373,7 +393,7 @@ def test_logistic_encoding():
 def test_two_numeric_labels_match_the_full_checks(y):
     # the one-pass path for two numeric labels finds the classes and codes np.unique and
     # scikit-learn's checks would
-    from skcoreset.families.logistic import _two_numeric_labels
+    from skcoreset.families.binary import _two_numeric_labels
     y = np.asarray(y)
     fast = _two_numeric_labels(y)
     assert fast is not None
@@ -392,7 +412,7 @@ def test_two_numeric_labels_match_the_full_checks(y):
     ([2.0**60, 2.0**70], "Unknown label type"),
 ])
 def test_labels_the_one_pass_path_leaves_to_the_full_checks(y, match):
-    from skcoreset.families.logistic import _two_numeric_labels
+    from skcoreset.families.binary import _two_numeric_labels
     assert _two_numeric_labels(np.asarray(y)) is None
     with pytest.raises(ValueError, match=match):
         LogisticFamily().fit_target(np.asarray(y))

@@ -194,9 +194,15 @@ def test_unclear_inputs_get_messages_naming_them():
         GaussianFamily(noise_scale=np.inf)
     with pytest.raises(ValueError, match="'noise_scale' parameter"):
         GIGACoreset(model="gaussian", noise_scale=np.inf).fit(X, X[:, 0])
+    with pytest.raises(TypeError, match="abstract class Family"):
+        Family()  # the contract: a family implements the likelihood and names its link
+
+    class Unnamed(GaussianFamily):
+        name = None
+
     for coreset in (UniformCoreset(), GIGACoreset()):
         with pytest.raises(TypeError, match="abstract base of the likelihoods"):
-            coreset.set_params(model=Family()).fit(X, y_bin)
+            coreset.set_params(model=Unnamed()).fit(X, y_bin)
     est = BayesianLogisticRegression(method="pass_glm").partial_fit(X, y_bin)
     est.set_params(method="laplace")
     with pytest.raises(AttributeError, match="only available with method='pass_glm'"):

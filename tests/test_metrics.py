@@ -327,7 +327,7 @@ def test_loglik_error_repeated_indices_add_up(logistic_data):
     ({"X": np.full((300, 3), np.nan)}, "NaN"),
     ({"y": np.arange(300) % 3}, "binary"),
     ({"y": np.zeros(10)}, "inconsistent"),
-    ({"model": "probit"}, "probit"),
+    ({"model": "cauchit"}, "cauchit"),
     ({"sample_weight": np.ones(5)}, "sample_weight"),
 ])
 def test_loglik_error_validation(kwargs, match, logistic_data):

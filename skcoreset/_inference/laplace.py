@@ -120,7 +120,7 @@ def initial_theta(y, family, sample_weight, n_params, fit_intercept):
     theta = np.zeros(n_params)
     if fit_intercept:
         mean = np.average(y, weights=sample_weight)
-        theta[-1] = family.link(mean)
+        theta[-1] = family.initial_predictor(mean)
     return theta
 
 

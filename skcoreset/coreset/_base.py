@@ -15,6 +15,7 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 
 from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows, uniform_subset
 from ..families import FAMILIES, Family, make_family
+from .._inference import resolve_family
 from .._inference._common import prior_precision
 from .._docstrings import fill_doc
 from .._atomic import fit_context
@@ -64,7 +65,7 @@ def resolve_model(model, y, *, first_block=False):
 
     Parameters
     ----------
-    model : {"auto", "logistic", "poisson", "gaussian", "negative_binomial"} or Family
+    model : {"auto", "logistic", "probit", "poisson", "gaussian", "negative_binomial"} or Family
         Anything but ``"auto"`` is returned as it is.
     y : array-like of shape (n_samples,)
     first_block : bool, default=False
@@ -160,12 +161,12 @@ def _check_plain_pipeline(coreset, max_depth=10):
 
 
 def check_both_classes(data, part, fix):
-    """A logistic coreset of rows with both classes (±1 encoded y, positive weight) must
+    """A binary model's coreset of rows with both classes (±1 encoded y, positive weight) must
     hold both, or no model can be fitted on it; ``fix`` tells the user what to change.
     (One-class input, such as a block of a stream, is left alone.)"""
     if len(np.unique(part.y)) < 2 and data.has_both_classes():
         raise ValueError(
-            f"The coreset holds rows of only one class, so no logistic model can be fitted "
+            f"The coreset holds rows of only one class, so no binary model can be fitted "
             f"on it; {fix}")
 
 
@@ -266,7 +267,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """Return ``(indices, weights)`` of the coreset for validated, encoded data.
 
         The protected hook every constructor implements: ``X`` is an ndarray or a memmap
-        (read it in row chunks), ``y`` the encoded targets (±1 for the logistic model),
+        (read it in row chunks), ``y`` the encoded targets (±1 for the binary models),
         ``sample_weight`` non-negative; ``family`` and ``prior_prec`` define the likelihood
         and ``rng`` is a ``RandomState``. Merge-reduce calls it on every block and merge.
         """
@@ -324,7 +325,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         return {}
 
     def _encode_target(self, y, classes=None):
-        """Validate y for ``family_`` and encode it; sets ``classes_`` (the logistic model's
+        """Validate y for ``family_`` and encode it; sets ``classes_`` (a binary model's
         labels, from ``classes`` when given, ``classes_[1]`` is +1), removes a stale one."""
         y_encoded, classes = self.family_.fit_target(y, classes)
         if classes is not None:
@@ -396,7 +397,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         if summary.witness.dtype.kind in "fc":
             assert_all_finite(summary.witness, input_name="y")
         self._set_family(resolve_model(self._likelihood_params().model, summary.witness))
-        self._encode_target(summary.witness)  # target checks; sets classes_ of the logistic model
+        self._encode_target(summary.witness)  # target checks; sets classes_ of a binary model
         data = data.encoded(partial(encode_labels, self.family_, getattr(self, "classes_", None)))
         if self.family_.unresolved:  # parameters estimated from data: on the first chunk
             self._resolve_family(*data.first_chunk())
@@ -411,9 +412,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """Estimate the parameters of ``family_`` set to "auto" (e.g. the negative binomial
         overdispersion) from the rows given."""
         params = self._likelihood_params()
-        self.family_ = self.family_.resolve(X, y_encoded, sample_weight,
-                                            prior_prec=self._prior_precision(X.shape[1]),
-                                            fit_intercept=params.fit_intercept)
+        self.family_ = resolve_family(self.family_, X, y_encoded, sample_weight,
+                                      prior_prec=self._prior_precision(X.shape[1]),
+                                      fit_intercept=params.fit_intercept)
 
     def _prior_precision(self, n_features):
         params = self._likelihood_params()
@@ -622,14 +623,15 @@ class LikelihoodCoreset(BaseCoreset):
 
 
 _MODEL_DOC = """
-    model : {"auto", "logistic", "poisson", "gaussian", "negative_binomial"} or Family, \
-default="auto"
+    model : {"auto", "logistic", "probit", "poisson", "gaussian", "negative_binomial"} \
+or Family, default="auto"
         Likelihood of the data. ``"auto"`` infers it from ``y`` with
         :func:`sklearn.utils.multiclass.type_of_target`: binary -> logistic, non-negative
-        integers -> poisson, continuous -> gaussian. A ``UserWarning`` flags the readings
-        that could be wrong (at most 10 distinct integers, which may be class labels;
-        non-negative non-integer values, which may be rates or rounded counts): set the
-        model explicitly to silence it. ``"poisson"`` accepts non-negative real targets,
+        integers -> poisson, continuous -> gaussian (``"probit"``: binary labels under the
+        probit link, :class:`~skcoreset.families.ProbitFamily`). A ``UserWarning`` flags the
+        readings that could be wrong (at most 10 distinct integers, which may be class
+        labels; non-negative non-integer values, which may be rates or rounded counts): set
+        the model explicitly to silence it. ``"poisson"`` accepts non-negative real targets,
         such as rates ``counts / exposure`` fitted with ``sample_weight=exposure``.
         ``"negative_binomial"`` (overdispersed counts) estimates its overdispersion from the
         data (see
@@ -685,8 +687,8 @@ COMMON_ATTRS_DOC = """
         negative binomial overdispersion ``family_.alpha``).
 
     classes_ : ndarray of shape (2,)
-        The labels of the logistic model (``classes_[1]`` is the positive class). Only
-        set for the logistic model.
+        The labels of a binary model, logistic or probit (``classes_[1]`` is the positive
+        class). Only set for the binary models.
 
     n_features_in_ : int
         Number of features seen during fit.

@@ -243,7 +243,7 @@ class CoresetMCMC(LikelihoodCoreset):
             found = draw_candidates(
                 InMemoryRows(X, y, sample_weight), family, prior_prec, self.fit_intercept,
                 min(self.M, n_candidates), rng,
-                stratify=self.stratify and self.model_ == "logistic",
+                stratify=self.stratify and family.binary,
                 uniform=self.candidates == "uniform")
             part = found.rows.draw(min(self.M, n_candidates))
             weights = self._train(X, y, sample_weight, family, prior_prec, found, part, rng)

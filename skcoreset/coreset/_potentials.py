@@ -8,93 +8,9 @@ processed in row blocks so the scratch memory stays bounded whatever N.
 import numpy as np
 
 from .._backend import row_chunks
-from ..families import GaussianFamily, LogisticFamily, PoissonFamily
 
 # Rows x draws per block of the potential kernel: bounds the scratch memory for large N.
 _BLOCK_ELEMENTS = 65536
-_SOFTPLUS_LOG_CUTOFF = -35.0
-
-
-def _logistic_potential(y, eta, scratch):
-    """In place: ``eta <- log sigmoid(y eta) = min(z, 0) - log1p(exp(-|z|))``, ``z = y eta``.
-
-    Built from SIMD numpy ufuncs (``scipy.special.log_expit`` is a scalar loop, ~10x slower).
-    """
-    tmp = scratch[0]
-    np.multiply(eta, y[:, None], out=eta)
-    np.abs(eta, out=tmp)
-    np.negative(tmp, out=tmp)
-    np.exp(tmp, out=tmp)
-    np.log1p(tmp, out=tmp)
-    np.minimum(eta, 0.0, out=eta)
-    np.subtract(eta, tmp, out=eta)
-
-
-def _poisson_softplus_potential(y, eta, scratch):
-    """In place: ``eta <- y log(softplus(eta)) - softplus(eta)`` (``-log y!`` dropped)."""
-    rate, log_rate = scratch
-    np.abs(eta, out=rate)
-    np.negative(rate, out=rate)
-    np.exp(rate, out=rate)
-    np.log1p(rate, out=rate)
-    np.maximum(eta, 0.0, out=log_rate)
-    rate += log_rate
-    with np.errstate(divide="ignore"):
-        np.log(rate, out=log_rate)
-    far_left = eta < _SOFTPLUS_LOG_CUTOFF
-    if far_left.any():  # softplus(eta) = exp(eta) to double precision, even past underflow
-        np.copyto(log_rate, eta, where=far_left)
-    np.multiply(log_rate, y[:, None], out=eta)
-    np.subtract(eta, rate, out=eta)
-
-
-def _poisson_log_potential(y, eta, scratch):
-    """In place: ``eta <- y eta - exp(eta)`` (``-log y!`` dropped)."""
-    rate = scratch[0]
-    np.minimum(eta, 500.0, out=rate)
-    np.exp(rate, out=rate)
-    np.multiply(eta, y[:, None], out=eta)
-    np.subtract(eta, rate, out=eta)
-
-
-def _gaussian_potential(precision):
-    def potential(y, eta, scratch):
-        """In place: ``eta <- -precision (y - eta)^2 / 2`` (normaliser dropped)."""
-        np.subtract(eta, y[:, None], out=eta)
-        np.square(eta, out=eta)
-        np.multiply(eta, -0.5 * precision, out=eta)
-    return potential
-
-
-def _generic_potential(family):
-    def potential(y, eta, scratch):
-        eta[...] = family.loglik(y, eta)
-    return potential
-
-
-def potential_kernel(family):
-    """Elementwise potential ``f(y, eta)``, in place on an ``(n, S)`` block of predictors.
-
-    Exact up to a per-row constant: only centred potentials enter Algorithm 1 (eq. 20), so
-    ``log y!`` and Gaussian normalisers are dropped. Known families get a kernel built from
-    vectorised ufuncs working in two scratch buffers; any other family falls back to
-    ``family.loglik``.
-
-    Returns
-    -------
-    kernel : callable
-        ``kernel(y, eta, scratch)`` overwrites ``eta`` of shape (n, S) with the potentials of
-        targets ``y`` of shape (n,); ``scratch`` is a pair of arrays shaped like ``eta``.
-    """
-    if isinstance(family, LogisticFamily):
-        return _logistic_potential
-    if isinstance(family, PoissonFamily):
-        if family.link_name == "softplus":
-            return _poisson_softplus_potential
-        return _poisson_log_potential
-    if isinstance(family, GaussianFamily):
-        return _gaussian_potential(1.0 / family.noise_scale**2)
-    return _generic_potential(family)
 
 
 class PotentialEvaluator:
@@ -115,7 +31,9 @@ class PotentialEvaluator:
     """
 
     def __init__(self, family, fit_intercept, n_draws, block_elements=_BLOCK_ELEMENTS):
-        self.kernel = potential_kernel(family)
+        # exact up to a per-row constant (only centred potentials enter the constructions):
+        # the family's kernel of vectorised ufuncs in two scratch buffers, or its loglik
+        self.kernel = family.loglik_in_place
         self.fit_intercept = fit_intercept
         self.block = max(1, block_elements // n_draws)
         self._out = np.empty((0, n_draws))

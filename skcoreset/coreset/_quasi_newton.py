@@ -603,7 +603,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         with threadpool_limits(limits=1, user_api="blas"):
             found = draw_candidates(
                 InMemoryRows(X, y, sample_weight), family, prior_prec, self.fit_intercept,
-                budget, rng, stratify=self.stratify and self.model_ == "logistic",
+                budget, rng, stratify=self.stratify and family.binary,
                 uniform=self.candidates == "uniform", subsample=n_subsample)
             laplace_kl = LaplaceKL(found.laplace, family, prior_prec, self.fit_intercept)
             part, calibrated = self._exact_step(found, family, laplace_kl, first, budget,
@@ -622,7 +622,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         self.n_iter_ = len(result.history)
         self.stop_reason_ = result.stop_reason
         weights = result.weights
-        if self.model_ == "logistic" and len(np.unique(part.y[weights > 0])) < 2:
+        if family.binary and len(np.unique(part.y[weights > 0])) < 2:
             weights = calibrated  # the iterations dropped a class: keep the exact step's
         self.kl_estimate_ = laplace_kl(part.X, part.y, weights)
         if not auto and self.kl_estimate_ > _WARN_KL:
@@ -667,7 +667,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         keep both classes count (the starting weights do)."""
         fit = SecondOrderFit(part.X, part.y, family, self.fit_intercept, full.mean,
                              full.precision, full.grad_sum, full.neg_hessian_sum)
-        classes = np.unique(part.y) if self.model_ == "logistic" else None
+        classes = np.unique(part.y) if family.binary else None
         best = (part.weights, laplace_kl(part.X, part.y, part.weights))
         for penalty in _PENALTIES:
             weights = fit.solve(part.weights, penalty=penalty)

@@ -9,6 +9,7 @@ from sklearn.metrics import pairwise_distances_argmin_min
 from sklearn.metrics.pairwise import euclidean_distances
 
 from .._backend import InMemoryRows, row_chunks
+from ..families import LogitLink
 from .._sklearn_compat import Interval
 from ._projection import relative_weights
 from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
@@ -168,12 +169,15 @@ class SensitivityCoreset(BaseCoreset):
         self.radius = radius
         self.stratify = stratify
 
-    def _check_model(self):
-        if self.model_ != "logistic":
+    def _check_model(self, family):
+        if not (family.binary and isinstance(family.link, LogitLink)):
             raise ValueError(
-                "SensitivityCoreset supports only the logistic model (the sensitivity bounds "
-                "of Huggins, Campbell & Broderick 2016 are specific to it), got model "
-                f"{self.model_!r}.")
+                "SensitivityCoreset supports only the logistic model: the sensitivity bounds "
+                "of Huggins, Campbell & Broderick (2016, Lemma 3.1) rest on the logistic "
+                "loss log(1 + e^-s) changing by at most a factor e^|s - s'| between margins "
+                "s and s', which other likelihoods do not satisfy (the probit loss "
+                f"-log Phi(s) decays like e^(-s^2 / 2)); got model {family.name!r}. Use "
+                "UniformCoreset or QuasiNewtonCoreset, which support every model.")
 
     def _kmeans_sample_size(self, n):
         """``min(1000 k, 0.025 N)`` rows, at least k."""
@@ -219,7 +223,7 @@ class SensitivityCoreset(BaseCoreset):
                 f"M={self.M} already give them their own weights: use M <= {_MAX_DRAWS}.")
 
     def _fit_rows(self, data, family, prior_prec, rng):
-        self._check_model()
+        self._check_model(family)
         self._check_draws(data.n)
         self._check_scale(data.max_abs())
         fit_intercept = self.fit_intercept

@@ -64,9 +64,8 @@ class UniformCoreset(BaseCoreset):
         self.stratify = stratify
 
     def _fit_rows(self, data, family, prior_prec, rng):
-        logistic = self.model_ == "logistic"
-        part = data.uniform_sample(self.M, rng, stream=0, stratify=logistic and self.stratify)
-        if logistic:
+        part = data.uniform_sample(self.M, rng, stream=0, stratify=family.binary and self.stratify)
+        if family.binary:
             check_both_classes(data, part, "use M >= 2 and keep stratify=True.")
         return part
 

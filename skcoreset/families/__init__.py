@@ -1,38 +1,48 @@
 """Likelihood families of generalized linear models, written in the linear predictor.
 
-Every family gives, for targets ``y`` and linear predictors ``eta = x . theta``:
+A family is the contract the estimators, the inference methods and the coreset constructors
+rely on (:class:`Family`, with numpydoc for every method). For targets ``y`` and linear
+predictors ``eta = x . theta`` it gives:
 
 * ``loglik(y, eta)``: the log-likelihood ``log p(y | eta)`` of each point (normalising
   constants included, so sums of it are log marginal likelihood terms);
 * ``d1(y, eta)``, ``d2(y, eta)``: its first and second derivatives in ``eta``;
+* ``link``: a :class:`Link` object (identity, log, softplus, logit, probit) with its inverse
+  and derivatives; ``mean(eta)``, the conditional mean ``E[y | eta]``, is its inverse;
 * ``expected_loglik(y, m, v)``: ``E[log p(y | eta)]`` over ``eta ~ N(m, v)`` with its
-  gradients in ``m`` and ``v`` (closed form where it exists, Gauss-Hermite otherwise);
-* ``mean(eta)``: the conditional mean ``E[y | eta]`` (inverse link), ``link`` its inverse;
+  gradients in ``m`` and ``v`` (closed form where it exists, quadrature otherwise), and
+  ``expected_mean(m, v)``, the mean and variance of ``E[y | eta]``;
 * ``predictive_variance(mean, var)`` and ``sample(eta)``: the spread and draws of new targets;
 * ``fit_target(y)`` and ``encode_target(y, classes)``: validation of the targets (its valid
   range, with a ``ValueError`` naming the problem) and their encoding (``{-1, +1}`` labels
-  for the logistic family, float64 otherwise);
-* ``resolve(X, y, sample_weight, ...)``: the family with parameters set to ``"auto"``
-  estimated from the data.
+  for the binary families, float64 otherwise);
+* declared capabilities read instead of names: ``binary``, ``float32_loglik``,
+  ``pass_glm_mapping``; and ``unresolved`` for parameters set to ``"auto"``, which the
+  estimators and constructors estimate from the data (a family never fits anything).
 
 ``y`` has shape ``(n,)`` and ``eta`` shape ``(n,)`` or ``(n, S)`` (one column per parameter
 draw); the result has the shape of ``eta``. All functions stay finite for ``|eta|`` up to 1e4.
 
 :data:`FAMILIES` maps the names accepted by ``model=`` to the family classes;
-:func:`make_family` builds one from a name (or passes an instance through).
+:func:`make_family` builds one from a name (or passes an instance through). A new binary
+model is a symmetric :class:`Link` and a few-line subclass of :class:`BinaryFamily`.
 """
 
 import inspect
 from types import MappingProxyType
 
 from ._base import Family, gauss_hermite, gauss_laguerre
+from ._links import (LINKS, IdentityLink, Link, LogitLink, LogLink, ProbitLink, SoftplusLink,
+                     make_link)
+from .binary import BinaryFamily
 from .gaussian import GaussianFamily
 from .logistic import LogisticFamily
-from .negative_binomial import NegativeBinomialFamily, estimate_alpha
+from .negative_binomial import NegativeBinomialFamily
 from .poisson import PoissonFamily
+from .probit import ProbitFamily
 
 FAMILIES = MappingProxyType({family.name: family for family in (
-    LogisticFamily, PoissonFamily, GaussianFamily, NegativeBinomialFamily)})
+    LogisticFamily, ProbitFamily, PoissonFamily, GaussianFamily, NegativeBinomialFamily)})
 
 
 def make_family(model, **params):
@@ -41,8 +51,8 @@ def make_family(model, **params):
     Parameters
     ----------
     model : str or Family
-        A key of :data:`FAMILIES` ("logistic", "poisson", "gaussian", "negative_binomial")
-        or a family instance.
+        A key of :data:`FAMILIES` ("logistic", "probit", "poisson", "gaussian",
+        "negative_binomial") or a family instance.
     **params
         Family parameters (``link``, ``noise_scale``, ``alpha``, ...). Those the named
         family does not take are ignored, so callers can pass every parameter they have;
@@ -55,10 +65,10 @@ def make_family(model, **params):
     if isinstance(model, Family):
         if model.name is None:
             raise TypeError(
-                f"model={model!r} is the abstract base of the likelihoods; use a family such "
-                "as LogisticFamily(), PoissonFamily(link=...), GaussianFamily(noise_scale=...) "
-                "or NegativeBinomialFamily(alpha=...), or a subclass that sets name and "
-                "implements the likelihood.")
+                f"model={model!r} is an abstract base of the likelihoods; use a family such "
+                "as LogisticFamily(), ProbitFamily(), PoissonFamily(link=...), "
+                "GaussianFamily(noise_scale=...) or NegativeBinomialFamily(alpha=...), or a "
+                "subclass that sets name and implements the likelihood.")
         return model
     try:
         family = FAMILIES[model]
@@ -69,5 +79,7 @@ def make_family(model, **params):
     return family(**{key: value for key, value in params.items() if key in accepted})
 
 
-__all__ = ["FAMILIES", "Family", "GaussianFamily", "LogisticFamily", "NegativeBinomialFamily",
-           "PoissonFamily", "estimate_alpha", "gauss_hermite", "gauss_laguerre", "make_family"]
+__all__ = ["FAMILIES", "LINKS", "BinaryFamily", "Family", "GaussianFamily", "IdentityLink",
+           "Link", "LogLink", "LogisticFamily", "LogitLink", "NegativeBinomialFamily",
+           "PoissonFamily", "ProbitFamily", "ProbitLink", "SoftplusLink", "gauss_hermite",
+           "gauss_laguerre", "make_family", "make_link"]

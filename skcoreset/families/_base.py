@@ -1,17 +1,17 @@
-"""The :class:`Family` base class, the quadrature rules behind its expectations, and the
-target checks shared by several families."""
+"""The :class:`Family` base class (the contract every likelihood fulfils), the quadrature
+rules behind its expectations, and the target checks shared by several families."""
 
+from abc import ABC, abstractmethod
 from functools import partial
 
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 from numpy.polynomial.laguerre import laggauss
+from numpy.polynomial.legendre import leggauss
 from sklearn.utils import column_or_1d
 
-# exp() overflows past ~709; log links evaluate exp(min(eta, LOG_RATE_MAX)) so that
-# log-likelihoods and derivatives of absurd predictors stay finite (and hugely negative).
-LOG_RATE_MAX = 500.0
-LOG_VAR_MAX = 700.0  # same idea for the log of a variance
+from ._links import LOG_RATE_MAX, LOG_VAR_MAX, Link, lognormal_moments  # noqa: F401
+
 # Gaussians wider than this are integrated by splitting (see LogisticFamily): Hermite nodes
 # spaced on the scale of the standard deviation miss curvature concentrated near 0.
 _WIDE_VARIANCE = 1.0
@@ -48,6 +48,48 @@ def half_lines(mean, var):
     x, weights = gauss_laguerre(_N_LAGUERRE)
     sd = np.sqrt(var)[:, None]
     return x, weights, normal_pdf(x, mean[:, None], sd), normal_pdf(-x, mean[:, None], sd)
+
+
+# Gauss-Legendre panels of wide_gaussian_nodes: their ends in standard units of the Gaussian
+# (nine sds hold all but 2e-19 of its mass) and at the predictors where a likelihood's
+# curvature changes (0, the edges +-8 of a distribution function's transition, and +-64, past
+# which a log-likelihood is close to its asymptotic form).
+_PANEL_Z = np.array([-9.0, -4.5, 0.0, 4.5, 9.0])
+_PANEL_ETA = np.array([-64.0, -8.0, 0.0, 8.0, 64.0])
+_PANEL_NODES = 16
+
+
+def wide_gaussian_nodes(mean, var):
+    """Nodes and weights of a quadrature rule for ``E[f(s)]``, ``s ~ N(mean, var)``, that
+    stays accurate for wide Gaussians.
+
+    Gauss-Hermite nodes are spaced on the scale of the standard deviation and miss where a
+    log-likelihood's curvature changes over a few units of ``s``; here each row's real line
+    is cut into panels at fixed multiples of its sd and at fixed predictors (``0``, ``+-8``,
+    ``+-64``), each integrated by 16-point Gauss-Legendre against the Gaussian density. For
+    ``log Phi`` and its derivatives this errs by at most 1e-9 (relative to the scale of
+    the values) for variances up to 1e4, 1e-7 up to 1e8.
+
+    Parameters
+    ----------
+    mean, var : ndarray of shape (n,)
+
+    Returns
+    -------
+    nodes, weights : ndarray of shape (n, K)
+        ``(f(nodes) * weights).sum(axis=1)`` approximates each row's expectation.
+    """
+    mean = np.asarray(mean, dtype=float)
+    sd = np.sqrt(np.asarray(var, dtype=float))[:, None]
+    z_of_eta = np.clip((_PANEL_ETA - mean[:, None]) / sd, _PANEL_Z[0], _PANEL_Z[-1])
+    breaks = np.sort(np.concatenate(
+        [np.broadcast_to(_PANEL_Z, (len(mean), len(_PANEL_Z))), z_of_eta], axis=1), axis=1)
+    half = 0.5 * (breaks[:, 1:] - breaks[:, :-1])[..., None]
+    x, w = leggauss(_PANEL_NODES)
+    z = 0.5 * (breaks[:, 1:] + breaks[:, :-1])[..., None] + half * x
+    weights = half * w * normal_pdf(z, 0.0, 1.0)  # empty panels (equal breaks) weigh 0
+    nodes = mean[:, None, None] + sd[..., None] * z
+    return nodes.reshape(len(mean), -1), weights.reshape(len(mean), -1)
 
 
 def exp_log1p_exp_neg(x):
@@ -89,17 +131,6 @@ def as_column(y, eta):
     return y[:, None] if np.ndim(eta) == 2 and y.ndim == 1 else y
 
 
-def lognormal_moments(m, v):
-    """Mean and variance of ``exp(eta)`` for ``eta ~ N(m, v)``, finite for any m, v >= 0."""
-    m = np.asarray(m, dtype=float)
-    v = np.asarray(v, dtype=float)
-    mean = np.exp(np.minimum(m + 0.5 * v, LOG_RATE_MAX))
-    # the variance exp(2m + v) (e^v - 1), formed in log space
-    with np.errstate(divide="ignore"):  # v = 0 gives log(0) = -inf, i.e. variance 0
-        log_var = 2.0 * m + 2.0 * v + np.log(-np.expm1(-v))
-    return mean, np.exp(np.minimum(log_var, LOG_VAR_MAX))
-
-
 def check_real_targets(y):
     """Targets as float64 of shape (n,); NaN and infinity are refused."""
     y = column_or_1d(y, warn=True).astype(np.float64, copy=False)
@@ -132,29 +163,69 @@ def check_counts(y, model):
     return y
 
 
-class Family:
-    """A likelihood written in the linear predictor ``eta = x @ theta``.
+class Family(ABC):
+    """A likelihood written in the linear predictor ``eta = x @ theta``: the contract every
+    family fulfils for the estimators, the inference methods and the coreset constructors.
 
-    Subclasses set :attr:`name` (the key of the registry, :data:`skcoreset.families.FAMILIES`)
-    and implement ``loglik``, ``d1``, ``d2`` (the log-likelihood of each point and its first
-    two derivatives in ``eta``), ``mean`` (the inverse link), ``link``,
-    ``predictive_variance`` and ``sample``; this class gives Gauss-Hermite expectations on
-    top of them, validation of real-valued targets and the hooks the estimators and coreset
-    constructors call. A subclass whose ``loglik`` evaluates float32 predictors in float32
-    without overflow sets :attr:`float32_loglik` to True: the Hilbert coresets' projection,
-    stored in float32, is then computed in float32 too (``False`` by default: float64).
+    **What a family must provide** (abstract here): :meth:`loglik`, :meth:`d1`, :meth:`d2`
+    (the log-likelihood of each point and its first two derivatives in ``eta``),
+    :meth:`predictive_variance` and :meth:`sample` (the noise of new targets), and a
+    :class:`~skcoreset.families.Link` passed to ``__init__``, stored as :attr:`link`.
+
+    **What it may override** (defaults here): :meth:`mean` (the inverse link),
+    :meth:`initial_predictor` (Newton's starting intercept), :meth:`fit_target` and
+    :meth:`encode_target` (real-valued targets), :meth:`loglik_constant`,
+    :meth:`loglik_and_derivatives` and :meth:`loglik_in_place` (faster evaluations of the
+    same log-likelihood), :meth:`expected_loglik` and :meth:`expected_mean` (Gauss-Hermite
+    quadrature), and, for parameters estimated from data (``"auto"``), :attr:`unresolved`,
+    :meth:`pilot_family` and :meth:`resolve`.
+
+    **What it declares** (class attributes the estimators and constructors read instead of
+    its name): :attr:`name`, :attr:`binary`, :attr:`float32_loglik`,
+    :attr:`pass_glm_mapping`.
+
+    ``y`` has shape ``(n,)`` and ``eta`` shape ``(n,)`` or ``(n, S)`` (one column per
+    parameter draw); results have the shape of ``eta``. Every function stays finite for
+    ``|eta|`` up to 1e4.
 
     Parameters
     ----------
+    link : Link
+        The link between the mean of y and the linear predictor.
     n_quadrature : int, default=32
         Number of Gauss-Hermite points used by :meth:`expected_loglik` and
         :meth:`expected_mean` when no closed form exists.
+
+    Attributes
+    ----------
+    name : str
+        The key of the registry :data:`skcoreset.families.FAMILIES` (``model=`` of the
+        coreset constructors); ``None`` on abstract bases.
+    binary : bool, default=False
+        Targets are two class labels, encoded ``{-1, +1}`` (``classes_[1]`` is +1) and
+        :meth:`mean` is the probability of the positive class: estimators set ``classes_``,
+        constructors stratify their samples by class and keep both classes.
+    float32_loglik : bool, default=False
+        :meth:`loglik` evaluates float32 predictors in float32 without overflow, so the
+        Hilbert coresets' projection, stored in float32, is computed in float32 too.
+    pass_glm_mapping : {"logistic", "poisson", "probit"} or None, default=None
+        The mapping function ``method="pass_glm"`` replaces by a polynomial (Huggins, Adams
+        and Broderick, 2017): ``"logistic"`` (``y s - log(1 + e^s)`` with 0/1 labels),
+        ``"poisson"`` (``y s - e^s``), ``"probit"`` (``log Phi(y s)`` with ±1 labels);
+        ``None``: PASS-GLM does not support the family.
+    link : Link
+        The link passed to ``__init__``.
     """
 
     name = None
+    binary = False
     float32_loglik = False
+    pass_glm_mapping = None
 
-    def __init__(self, n_quadrature=32):
+    def __init__(self, link, n_quadrature=32):
+        if not isinstance(link, Link):
+            raise TypeError(f"link must be a skcoreset.families.Link, got {link!r}.")
+        self.link = link
         self.n_quadrature = n_quadrature
 
     def __repr__(self):
@@ -164,6 +235,121 @@ class Family:
     def _params(self):
         """Constructor arguments that differ from their defaults (for ``repr``)."""
         return {} if self.n_quadrature == 32 else {"n_quadrature": self.n_quadrature}
+
+    # --- the likelihood (abstract) -------------------------------------------------------
+    @abstractmethod
+    def loglik(self, y, eta):
+        """The log-likelihood ``log p(y | eta)`` of each point, normalising constants
+        included (so sums of it are log marginal likelihood terms).
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Encoded targets (see :meth:`fit_target`).
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors, one column per parameter draw.
+
+        Returns
+        -------
+        loglik : ndarray of the shape of ``eta``
+        """
+
+    @abstractmethod
+    def d1(self, y, eta):
+        """First derivative of :meth:`loglik` in ``eta``.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Encoded targets.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        d1 : ndarray of the shape of ``eta``
+        """
+
+    @abstractmethod
+    def d2(self, y, eta):
+        """Second derivative of :meth:`loglik` in ``eta`` (non-positive for the
+        log-concave likelihoods here).
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Encoded targets.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        d2 : ndarray of the shape of ``eta``
+        """
+
+    @abstractmethod
+    def predictive_variance(self, mean, var):
+        """Variance of a new target given the posterior moments of its mean.
+
+        Parameters
+        ----------
+        mean, var : ndarray of shape (n,)
+            Posterior mean and variance of ``E[y | x]`` (:meth:`expected_mean`).
+
+        Returns
+        -------
+        variance : ndarray of shape (n,)
+            ``Var[y_new | x, data]``: the noise of y plus the posterior uncertainty of its
+            mean.
+        """
+
+    @abstractmethod
+    def sample(self, eta, random_state=None):
+        """Draws of targets, in the encoding of :meth:`fit_target`, given linear predictors.
+
+        Parameters
+        ----------
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws.
+
+        Returns
+        -------
+        y : ndarray of the shape of ``eta``
+        """
+
+    # --- the mean ------------------------------------------------------------------------
+    def mean(self, eta):
+        """The conditional mean ``E[y | eta]``, the inverse link (for a binary family the
+        probability of the positive class).
+
+        Parameters
+        ----------
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        mean : ndarray of the shape of ``eta``
+        """
+        return self.link.inverse(eta)
+
+    def initial_predictor(self, mean_target):
+        """The constant linear predictor that fits the weighted mean of the encoded targets:
+        where Newton's method starts the intercept.
+
+        Parameters
+        ----------
+        mean_target : float
+            Weighted mean of the encoded targets.
+
+        Returns
+        -------
+        eta : float
+            The link of that mean, kept finite.
+        """
+        return self.link(mean_target)
 
     # --- targets ---------------------------------------------------------------------------
     def fit_target(self, y, classes=None):
@@ -190,37 +376,121 @@ class Family:
         """Validate and encode targets with the ``classes`` returned by :meth:`fit_target`
         (a later block of a stream, or the targets of a fitted model).
 
+        Real-valued targets here: finite float64 of shape (n,).
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,)
+            Targets as the user gives them.
+        classes : ndarray, default=None
+            What :meth:`fit_target` returned (ignored by the families without classes).
+
         Returns
         -------
         y_encoded : ndarray of shape (n_samples,)
         """
         return check_real_targets(y)
 
+    # --- parameters estimated from data ----------------------------------------------------
     @property
     def unresolved(self):
-        """Whether parameters set to ``"auto"`` wait to be estimated by :meth:`resolve`."""
+        """Whether parameters set to ``"auto"`` wait to be estimated from data
+        (:meth:`resolve`); the likelihood cannot be evaluated until then."""
         return False
 
-    def resolve(self, X, y, sample_weight, *, prior_prec, fit_intercept):
-        """The family with every parameter estimated from data (``"auto"``) set from the
-        given rows (encoded targets); ``self`` when there is none."""
+    def pilot_family(self):
+        """The family whose fit gives the means :meth:`resolve` needs (an unresolved
+        family only; e.g. the Poisson model for the negative binomial overdispersion).
+
+        Returns
+        -------
+        family : Family
+        """
+        raise TypeError(f"{self!r} has no parameters to estimate from data.")
+
+    def resolve(self, y, mean, sample_weight):
+        """The family with every parameter set to ``"auto"`` estimated from targets and
+        the fitted means of a pilot fit of :meth:`pilot_family`.
+
+        The fit itself is the inference code's (``skcoreset._inference.resolve_family``):
+        a family never fits anything.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Encoded targets of the pilot rows.
+        mean : ndarray of shape (n,)
+            Their means under the pilot fit.
+        sample_weight : ndarray of shape (n,)
+            Their weights.
+
+        Returns
+        -------
+        family : Family
+            ``self`` when nothing is unresolved (this default).
+        """
         return self
 
     # --- one pass over many rows ---------------------------------------------------------
     def loglik_constant(self, y):
-        """The terms of :meth:`loglik` that do not depend on ``eta`` (e.g. ``-log y!``), per
-        target: an array of y's shape (zeros here). A sum of log-likelihoods evaluated
-        many times at the same targets (Newton's passes over the data) adds them once; see
-        :meth:`loglik_and_derivatives`."""
+        """The terms of :meth:`loglik` that do not depend on ``eta`` (e.g. ``-log y!``).
+
+        A sum of log-likelihoods evaluated many times at the same targets (Newton's passes
+        over the data) adds them once; see :meth:`loglik_and_derivatives`.
+
+        Parameters
+        ----------
+        y : ndarray
+            Encoded targets.
+
+        Returns
+        -------
+        constant : ndarray of the shape of ``y``
+            Zeros here.
+        """
         return np.zeros(np.shape(y))
 
     def loglik_and_derivatives(self, y, eta, second=False):
-        """``(loglik - loglik_constant, d1)`` per point, or ``(..., d1, d2)`` with
-        ``second=True``: one evaluation, which a subclass overrides to share the work of the
-        terms (e.g. one exponential) and to skip the ``eta``-free ones."""
+        """:meth:`loglik` without :meth:`loglik_constant`, and its derivatives, from one
+        evaluation, which a subclass overrides to share the work of the terms (e.g. one
+        exponential).
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Encoded targets.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        second : bool, default=False
+            Also return the second derivative.
+
+        Returns
+        -------
+        terms : tuple of ndarray of the shape of ``eta``
+            ``(loglik - loglik_constant, d1)``, or ``(..., d1, d2)`` with ``second=True``.
+        """
         y = as_column(y, eta)
         terms = (self.loglik(y, eta) - self.loglik_constant(y), self.d1(y, eta))
         return terms + (self.d2(y, eta),) if second else terms
+
+    def loglik_in_place(self, y, eta, scratch):
+        """Overwrite ``eta`` with :meth:`loglik` up to a per-row constant: the potentials of
+        the Monte Carlo coreset constructions (only their differences across draws enter),
+        an ``(n, S)`` block at a time.
+
+        Families with a faster kernel of vectorised ufuncs working in the scratch buffers
+        override this default, which calls :meth:`loglik`.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Encoded targets.
+        eta : ndarray of shape (n, S)
+            Linear predictors; overwritten.
+        scratch : ndarray of shape (2, n, S)
+            Two buffers the kernel may use.
+        """
+        eta[...] = self.loglik(y, eta)
 
     # --- expectations over a Gaussian linear predictor -------------------------------------
     def _nodes(self, m, v, n_points=None):
@@ -268,12 +538,18 @@ class Family:
                           for k in counts], y, m, v)
 
     def expected_mean(self, m, v):
-        """Mean and variance of ``E[y | eta]`` over ``eta ~ N(m, v)``.
+        """Mean and variance of ``E[y | eta]`` over ``eta ~ N(m, v)``, by Gauss-Hermite
+        quadrature with ``n_quadrature`` nodes (families override it with closed forms).
+
+        Parameters
+        ----------
+        m, v : ndarray of shape (n,)
+            Means and variances of the Gaussian linear predictors.
 
         Returns
         -------
         mean, var : ndarray of shape (n,)
-            ``E[mu(eta)]`` and ``Var[mu(eta)]`` where ``mu`` is the inverse link.
+            ``E[mu(eta)]`` and ``Var[mu(eta)]`` where ``mu`` is :meth:`mean`.
         """
         eta, weights = self._nodes(m, v)
         mu = self.mean(eta)

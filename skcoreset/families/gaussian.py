@@ -5,6 +5,7 @@ from sklearn.utils import check_random_state
 
 from .._numbers import check_positive_number
 from ._base import Family, as_column
+from ._links import IdentityLink
 
 
 class GaussianFamily(Family):
@@ -24,7 +25,7 @@ class GaussianFamily(Family):
     name = "gaussian"
 
     def __init__(self, noise_scale=1.0, n_quadrature=32):
-        super().__init__(n_quadrature=n_quadrature)
+        super().__init__(IdentityLink(), n_quadrature=n_quadrature)
         self.noise_scale = check_positive_number("noise_scale", noise_scale)
 
     def _params(self):
@@ -38,32 +39,115 @@ class GaussianFamily(Family):
         return -0.5 * np.log(2.0 * np.pi * self.noise_scale**2)
 
     def loglik(self, y, eta):
+        """``-(y - eta)^2 / (2 noise^2) - log(2 pi noise^2) / 2``.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Real targets.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors (the means).
+
+        Returns
+        -------
+        loglik : ndarray of the shape of ``eta``
+        """
         resid = as_column(y, eta) - eta
         return -0.5 * self._precision * resid**2 + self._log_norm()
 
     def d1(self, y, eta):
+        """``(y - eta) / noise^2``.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Real targets.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        d1 : ndarray of the shape of ``eta``
+        """
         return self._precision * (as_column(y, eta) - eta)
 
     def d2(self, y, eta):
+        """``-1 / noise^2`` everywhere.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Real targets (unused).
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        d2 : ndarray of the shape of ``eta``
+        """
         return np.full(np.shape(eta), -self._precision)
 
-    def mean(self, eta):
-        return np.asarray(eta, dtype=float)
+    def loglik_in_place(self, y, eta, scratch):
+        """In place: ``eta <- -(y - eta)^2 / (2 noise^2)`` (the normaliser dropped).
 
-    def link(self, mean_y):
-        return mean_y
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Real targets.
+        eta : ndarray of shape (n, S)
+            Linear predictors; overwritten.
+        scratch : ndarray of shape (2, n, S)
+            Unused.
+        """
+        np.subtract(eta, y[:, None], out=eta)
+        np.square(eta, out=eta)
+        np.multiply(eta, -0.5 * self._precision, out=eta)
 
     def predictive_variance(self, mean, var):
-        """``noise_scale^2 + Var[eta]``."""
+        """``noise_scale^2 + Var[eta]``.
+
+        Parameters
+        ----------
+        mean, var : ndarray of shape (n,)
+            Posterior mean and variance of the mean of y.
+
+        Returns
+        -------
+        variance : ndarray of shape (n,)
+        """
         return self.noise_scale**2 + var
 
     def sample(self, eta, random_state=None):
-        """Gaussian draws of targets given linear predictors."""
+        """Gaussian draws of targets given linear predictors.
+
+        Parameters
+        ----------
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws.
+
+        Returns
+        -------
+        y : ndarray of the shape of ``eta``
+        """
         rng = check_random_state(random_state)
         return np.asarray(eta, dtype=float) + self.noise_scale * rng.standard_normal(
             np.shape(eta))
 
     def expected_loglik(self, y, m, v):
+        """``E[log p(y | eta)]`` over ``eta ~ N(m, v)`` in closed form,
+        ``-((y - m)^2 + v) / (2 noise^2) - log(2 pi noise^2) / 2``, and its gradients.
+
+        Parameters
+        ----------
+        y, m, v : ndarray of shape (n,)
+            Targets, means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        value, grad_m, grad_v : ndarray of shape (n,)
+        """
         y = np.asarray(y, dtype=float)
         m = np.asarray(m, dtype=float)
         v = np.asarray(v, dtype=float)
@@ -71,4 +155,15 @@ class GaussianFamily(Family):
         return value, self._precision * (y - m), np.full(m.shape, -0.5 * self._precision)
 
     def expected_mean(self, m, v):
+        """``(m, v)``: the mean is the linear predictor itself.
+
+        Parameters
+        ----------
+        m, v : ndarray of shape (n,)
+            Means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        mean, var : ndarray of shape (n,)
+        """
         return np.asarray(m, dtype=float), np.asarray(v, dtype=float)

@@ -5,50 +5,12 @@ from scipy.special import expit, gammaln, log_expit
 from sklearn.utils import check_random_state
 
 from .._numbers import check_positive_number
-from ._base import LOG_RATE_MAX, LOG_VAR_MAX, Family, as_column, check_counts, lognormal_moments
+from ._base import Family, as_column, check_counts
+from ._links import LOG_VAR_MAX, LogLink
+from .poisson import PoissonFamily
 
-# Pilot rows of the method-of-moments estimate of alpha (evenly spaced through the data).
-_PILOT_ROWS = 10_000
 # alpha -> 0 is the Poisson limit; underdispersed data get this (the Poisson model, in effect).
 _MIN_ALPHA = 1e-8
-
-
-def estimate_alpha(X, y, sample_weight, *, prior_prec, fit_intercept):
-    """Method-of-moments estimate of the NB2 overdispersion from a Poisson fit.
-
-    Under NB2, ``E[(y - mu)^2] = mu + alpha mu^2``, so with the means ``mu_n`` of a pilot
-    Poisson fit (the Laplace mode on at most 10,000 rows of positive weight, evenly spaced)
-    ``alpha = sum_n w_n ((y_n - mu_n)^2 - mu_n) / sum_n w_n mu_n^2`` (Cameron and Trivedi,
-    2013, chapter 3), at least ``1e-8`` (data that are not overdispersed get the Poisson
-    limit).
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    y : ndarray of shape (n_samples,)
-        Counts.
-    sample_weight : ndarray of shape (n_samples,)
-    prior_prec : ndarray of shape (n_params,)
-        Diagonal prior precision of the pilot fit.
-    fit_intercept : bool
-
-    Returns
-    -------
-    alpha : float
-    """
-    from .._inference.laplace import laplace  # the inference code imports the families
-    from .poisson import PoissonFamily
-
-    rows = np.flatnonzero(sample_weight > 0)
-    rows = rows[::max(1, -(-len(rows) // _PILOT_ROWS))]
-    X, y, w = np.asarray(X[rows], dtype=float), y[rows], sample_weight[rows]
-    family = PoissonFamily(link="log")
-    theta = laplace(X, y, family, sample_weight=w, prior_prec=prior_prec,
-                    fit_intercept=fit_intercept).posterior.mean
-    eta = X @ (theta[:-1] if fit_intercept else theta) + (theta[-1] if fit_intercept else 0.0)
-    mu = family.mean(eta)
-    alpha = np.sum(w * ((y - mu) ** 2 - mu)) / np.sum(w * mu**2)
-    return float(max(alpha, _MIN_ALPHA)) if np.isfinite(alpha) else _MIN_ALPHA
 
 
 class NegativeBinomialFamily(Family):
@@ -68,9 +30,9 @@ class NegativeBinomialFamily(Family):
     ----------
     alpha : float or "auto", default="auto"
         Overdispersion. ``"auto"``: estimated from the data by the estimators and coreset
-        constructors when they fit (:meth:`resolve`, the method-of-moments estimate of
-        :func:`estimate_alpha` from a pilot Poisson fit); the likelihood can be evaluated
-        only once it is a number.
+        constructors when they fit (the method-of-moments estimate of :meth:`resolve` from
+        the means of a pilot Poisson fit, :meth:`pilot_family`); the likelihood can be
+        evaluated only once it is a number.
     n_quadrature : int, default=32
         Gauss-Hermite points of :meth:`expected_loglik`.
 
@@ -83,7 +45,7 @@ class NegativeBinomialFamily(Family):
     name = "negative_binomial"
 
     def __init__(self, alpha="auto", n_quadrature=32):
-        super().__init__(n_quadrature=n_quadrature)
+        super().__init__(LogLink(), n_quadrature=n_quadrature)
         if isinstance(alpha, str) and alpha != "auto":
             raise ValueError(f"alpha must be a positive number or 'auto', got {alpha!r}.")
         if alpha != "auto":
@@ -104,23 +66,82 @@ class NegativeBinomialFamily(Family):
         return 1.0 / self.alpha
 
     def encode_target(self, y, classes=None):
-        """Counts as float64; NaN, negative and non-integer values raise ``ValueError``."""
+        """Counts as float64; NaN, negative and non-integer values raise ``ValueError``.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,)
+            Counts.
+        classes : None
+            Ignored.
+
+        Returns
+        -------
+        y_encoded : ndarray of shape (n_samples,)
+        """
         return check_counts(y, "Negative binomial")
 
     @property
     def unresolved(self):
+        """Whether ``alpha`` is ``"auto"``, still to be estimated (:meth:`resolve`)."""
         return isinstance(self.alpha, str)
 
-    def resolve(self, X, y, sample_weight, *, prior_prec, fit_intercept):
-        """This family with ``alpha="auto"`` replaced by :func:`estimate_alpha` on the rows."""
+    def pilot_family(self):
+        """The Poisson model with log link: its fit has the means of the negative binomial
+        model (the same mean function), from which :meth:`resolve` estimates ``alpha``.
+
+        Returns
+        -------
+        family : PoissonFamily
+        """
+        return PoissonFamily(link="log")
+
+    def resolve(self, y, mean, sample_weight):
+        """This family with ``alpha="auto"`` set to its method-of-moments estimate.
+
+        Under NB2, ``E[(y - mu)^2] = mu + alpha mu^2``, so with the means ``mu_n`` of a
+        pilot fit (:meth:`pilot_family`) ``alpha = sum_n w_n ((y_n - mu_n)^2 - mu_n) /
+        sum_n w_n mu_n^2`` (Cameron and Trivedi, 2013, chapter 3), at least ``1e-8`` (data
+        that are not overdispersed get the Poisson limit).
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Counts of the pilot rows.
+        mean : ndarray of shape (n,)
+            Their means under the pilot fit.
+        sample_weight : ndarray of shape (n,)
+            Their weights.
+
+        Returns
+        -------
+        family : NegativeBinomialFamily
+            ``self`` when ``alpha`` is a number already.
+        """
         if not self.unresolved:
             return self
-        alpha = estimate_alpha(X, y, sample_weight, prior_prec=prior_prec,
-                               fit_intercept=fit_intercept)
+        w = sample_weight
+        alpha = np.sum(w * ((y - mean) ** 2 - mean)) / np.sum(w * mean**2)
+        alpha = float(max(alpha, _MIN_ALPHA)) if np.isfinite(alpha) else _MIN_ALPHA
         return NegativeBinomialFamily(alpha=alpha, n_quadrature=self.n_quadrature)
+
+    initial_predictor = PoissonFamily.initial_predictor  # the same mean function
 
     # --- the likelihood: u = eta - log r, mu / (r + mu) = sigmoid(u) ---------------------
     def loglik(self, y, eta):
+        """The NB2 log-likelihood of the class docstring, with ``mu = exp(eta)``.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Counts.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        loglik : ndarray of the shape of ``eta``
+        """
         y = as_column(y, eta)
         return self._loglik_kernel(y, eta - np.log(self._r)) + self.loglik_constant(y)
 
@@ -130,11 +151,40 @@ class NegativeBinomialFamily(Family):
         return y * log_expit(u) - self._r * np.logaddexp(0.0, u)
 
     def loglik_constant(self, y):
+        """``log Gamma(y + r) - log Gamma(r) - log y!``, the terms without ``eta``.
+
+        Parameters
+        ----------
+        y : ndarray
+            Counts.
+
+        Returns
+        -------
+        constant : ndarray of the shape of ``y``
+        """
         r = self._r
         y = np.asarray(y, dtype=float)
         return gammaln(y + r) - gammaln(r) - gammaln(y + 1.0)
 
     def loglik_and_derivatives(self, y, eta, second=False):
+        """``y log sigmoid(u) - r log(1 + e^u)`` (``u = eta - log r``) and its derivatives
+        ``y sigmoid(-u) - r sigmoid(u)`` and ``-(y + r) sigmoid(u) sigmoid(-u)``, from one
+        evaluation.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Counts.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        second : bool, default=False
+            Also return the second derivative.
+
+        Returns
+        -------
+        terms : tuple of ndarray of the shape of ``eta``
+            ``(loglik - loglik_constant, d1)``, or ``(..., d1, d2)`` with ``second=True``.
+        """
         r = self._r
         y = as_column(y, eta)
         u = eta - np.log(r)
@@ -143,35 +193,89 @@ class NegativeBinomialFamily(Family):
         return terms + (-(y + r) * p * q,) if second else terms
 
     def d1(self, y, eta):
+        """``y sigmoid(-u) - r sigmoid(u) = r (y - mu) / (r + mu)``, ``u = eta - log r``.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Counts.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        d1 : ndarray of the shape of ``eta``
+        """
         r = self._r
         u = eta - np.log(r)
         return as_column(y, eta) * expit(-u) - r * expit(u)  # r (y - mu) / (r + mu)
 
     def d2(self, y, eta):
+        """``-(y + r) sigmoid(u) sigmoid(-u)``, ``u = eta - log r``.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Counts.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        d2 : ndarray of the shape of ``eta``
+        """
         r = self._r
         u = eta - np.log(r)
         return -(as_column(y, eta) + r) * expit(u) * expit(-u)
 
-    def mean(self, eta):
-        """``E[y | eta] = exp(eta)``."""
-        return np.exp(np.minimum(eta, LOG_RATE_MAX))
-
-    def link(self, mean_y):
-        """Predictor with the given mean (means clipped away from zero)."""
-        return np.log(np.maximum(mean_y, 1e-3))
-
     def expected_mean(self, m, v):
-        return lognormal_moments(m, v)
+        """The log-normal moments of ``mu = exp(eta)`` over ``eta ~ N(m, v)``
+        (:meth:`LogLink.gaussian_moments`).
+
+        Parameters
+        ----------
+        m, v : ndarray of shape (n,)
+            Means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        mean, var : ndarray of shape (n,)
+        """
+        return self.link.gaussian_moments(m, v)
 
     def predictive_variance(self, mean, var):
         """``E[mu + alpha mu^2] + Var[mu] = E[mu] + Var[mu] + alpha (Var[mu] + E[mu]^2)``,
-        capped at ``exp(700)`` like the variance of the mean (:func:`lognormal_moments`)."""
+        capped at ``exp(700)`` like the variance of the mean
+        (:meth:`LogLink.gaussian_moments`).
+
+        Parameters
+        ----------
+        mean, var : ndarray of shape (n,)
+            Posterior mean and variance of ``mu``.
+
+        Returns
+        -------
+        variance : ndarray of shape (n,)
+        """
         with np.errstate(over="ignore"):  # E[mu]^2 beyond float64 at absurd predictors
             total = mean + var + (var + mean**2) / self._r
         return np.minimum(total, np.exp(LOG_VAR_MAX))
 
     def sample(self, eta, random_state=None):
-        """Negative binomial draws of counts given linear predictors."""
+        """Negative binomial draws of counts given linear predictors.
+
+        Parameters
+        ----------
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws.
+
+        Returns
+        -------
+        y : ndarray of the shape of ``eta``
+            Counts as floats.
+        """
         r = self._r
         mu = self.mean(eta)
         return check_random_state(random_state).negative_binomial(r, r / (r + mu)).astype(

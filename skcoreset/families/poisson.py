@@ -1,14 +1,12 @@
 """Poisson likelihood for counts (and non-negative rates), with log or softplus link."""
 
 import numpy as np
-from scipy.special import expit, gammaln, log_expit, ndtr
+from scipy.special import gammaln, ndtr
 from sklearn.utils import check_random_state
 
-from ._base import (LOG_RATE_MAX, Family, as_column, by_width, check_non_negative_targets,
-                    exp_log1p_exp_neg, half_lines, lognormal_moments, normal_pdf)
-
-# Below this, softplus(eta) = exp(eta) to double precision; log(softplus) is computed as eta.
-_SOFTPLUS_LOG_CUTOFF = -35.0
+from ._base import (Family, as_column, by_width, check_non_negative_targets,
+                    exp_log1p_exp_neg, half_lines, normal_pdf)
+from ._links import LOG_RATE_MAX, SOFTPLUS_LOG_CUTOFF, LogLink, make_link
 
 
 class PoissonFamily(Family):
@@ -23,8 +21,9 @@ class PoissonFamily(Family):
 
     Parameters
     ----------
-    link : {"log", "softplus"}, default="log"
-        Inverse link from the linear predictor to the Poisson rate.
+    link : {"log", "softplus"} or Link, default="log"
+        Inverse link from the linear predictor to the Poisson rate (a name, or a
+        :class:`LogLink` or :class:`SoftplusLink`); stored as the link object.
     n_quadrature : int, default=32
         Gauss-Hermite points for the softplus link's expectations.
     """
@@ -32,17 +31,40 @@ class PoissonFamily(Family):
     name = "poisson"
 
     def __init__(self, link="log", n_quadrature=32):
-        super().__init__(n_quadrature=n_quadrature)
-        if link not in ("log", "softplus"):
-            raise ValueError(f"link must be 'log' or 'softplus', got {link!r}.")
-        self.link_name = link
+        super().__init__(make_link(link, allowed=("log", "softplus")),
+                         n_quadrature=n_quadrature)
+        # the canonical link has closed forms and one-exponential derivatives and kernel
+        self._log_link = isinstance(self.link, LogLink)
 
     def _params(self):
         return {"link": self.link_name, **super()._params()}
 
+    @property
+    def link_name(self):
+        """The name of :attr:`link`, ``"log"`` or ``"softplus"``."""
+        return self.link.name
+
+    @property
+    def pass_glm_mapping(self):
+        """``"poisson"`` with the log link (``y s - e^s``, the canonical form PASS-GLM
+        approximates), else None."""
+        return "poisson" if self._log_link else None
+
     def encode_target(self, y, classes=None):
         """Non-negative targets (counts or rates) as float64; NaN, infinite and negative
-        values raise ``ValueError``."""
+        values raise ``ValueError``.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,)
+            Counts or rates.
+        classes : None
+            Ignored.
+
+        Returns
+        -------
+        y_encoded : ndarray of shape (n_samples,)
+        """
         return check_non_negative_targets(y, "Poisson")
 
     @staticmethod
@@ -80,78 +102,208 @@ class PoissonFamily(Family):
                     + exposure * gammaln(rates + 1.0))
         return rates, sample_weight * exposure, float(sample_weight @ constant)
 
-    # --- softplus helpers: rate, log rate and sigma/rate, all stable -------------------
-    @staticmethod
-    def _softplus(eta):
-        return np.logaddexp(0.0, eta)
+    def initial_predictor(self, mean_target):
+        """The link of the mean count, clipped below at 1e-3 (a finite start for all-zero
+        counts).
 
-    @classmethod
-    def _log_softplus(cls, eta):
-        small = eta < _SOFTPLUS_LOG_CUTOFF
-        rate = cls._softplus(np.where(small, 0.0, eta))
-        return np.where(small, eta, np.log(rate))
+        Parameters
+        ----------
+        mean_target : float
+            Weighted mean of the counts.
 
-    def mean(self, eta):
-        """Poisson rate ``E[y | eta]``."""
-        if self.link_name == "log":
-            return np.exp(np.minimum(eta, LOG_RATE_MAX))
-        return self._softplus(eta)
+        Returns
+        -------
+        eta : float
+        """
+        return self.link(np.maximum(mean_target, 1e-3))
 
-    def link(self, rate):
-        """Predictor with the given Poisson rate (rates clipped away from zero)."""
-        rate = np.maximum(rate, 1e-3)
-        if self.link_name == "log":
-            return np.log(rate)
-        return rate + np.log(-np.expm1(-rate))  # log(expm1(rate)), stable
-
+    # --- the likelihood: y log(rate) - rate - log(y!) ------------------------------------
     def loglik(self, y, eta):
+        """``y log(rate) - rate - log Gamma(y + 1)`` with ``rate = link.inverse(eta)``.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Non-negative targets.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        loglik : ndarray of the shape of ``eta``
+        """
         y = as_column(y, eta)
         return self._loglik_kernel(y, eta, self.mean(eta)) + self.loglik_constant(y)
 
     def _loglik_kernel(self, y, eta, rate):
         """``y log(rate) - rate``: the log-likelihood without ``-log y!``."""
-        log_rate = eta if self.link_name == "log" else self._log_softplus(eta)
         # y * log_rate with the convention 0 * log 0 = 0
-        return np.where(y > 0, y * log_rate, 0.0) - rate
+        return np.where(y > 0, y * self.link.log_inverse(eta), 0.0) - rate
 
     def loglik_constant(self, y):
+        """``-log Gamma(y + 1)``, the terms without ``eta``.
+
+        Parameters
+        ----------
+        y : ndarray
+            Non-negative targets.
+
+        Returns
+        -------
+        constant : ndarray of the shape of ``y``
+        """
         return -gammaln(np.asarray(y, dtype=float) + 1.0)
 
     def loglik_and_derivatives(self, y, eta, second=False):
+        """``y log(rate) - rate`` and its derivatives ``y (log rate)' - rate'`` and
+        ``y (log rate)'' - rate''``, from one evaluation of the rate (one exponential for
+        the log link, whose derivatives are the rate itself).
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Non-negative targets.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        second : bool, default=False
+            Also return the second derivative.
+
+        Returns
+        -------
+        terms : tuple of ndarray of the shape of ``eta``
+            ``(loglik - loglik_constant, d1)``, or ``(..., d1, d2)`` with ``second=True``.
+        """
         y = as_column(y, eta)
         rate = self.mean(eta)
         loglik = self._loglik_kernel(y, eta, rate)
-        if self.link_name == "log":  # d1 = y - rate, d2 = -rate: one exponential
-            terms = (loglik, y - rate)
-            return terms + (-rate,) if second else terms
-        terms = (loglik, self.d1(y, eta))
-        return terms + (self.d2(y, eta),) if second else terms
+        if self._log_link:  # the canonical link: d1 = y - rate, d2 = -rate
+            return (loglik, y - rate, -rate) if second else (loglik, y - rate)
+        rate_d1, rate_d2 = self.link.inverse_derivatives(eta, rate)
+        log_d1, log_d2 = self.link.log_inverse_derivatives(eta)
+        terms = (loglik, y * log_d1 - rate_d1)
+        return terms + (y * log_d2 - rate_d2,) if second else terms
 
     def d1(self, y, eta):
+        """``y (log rate)' - rate'``: ``y - rate`` for the log link.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Non-negative targets.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        d1 : ndarray of the shape of ``eta``
+        """
         y = as_column(y, eta)
-        if self.link_name == "log":
+        if self._log_link:
             return y - self.mean(eta)
-        ratio = np.exp(log_expit(eta) - self._log_softplus(eta))  # sigmoid / rate
-        return y * ratio - expit(eta)
+        rate_d1 = self.link.inverse_derivatives(eta)[0]
+        return y * self.link.log_inverse_derivatives(eta)[0] - rate_d1
 
     def d2(self, y, eta):
-        if self.link_name == "log":
+        """``y (log rate)'' - rate''``: ``-rate`` for the log link.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Non-negative targets.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        d2 : ndarray of the shape of ``eta``
+        """
+        if self._log_link:
             return -self.mean(eta)
         y = as_column(y, eta)
-        sig = expit(eta)
-        ratio = np.exp(log_expit(eta) - self._log_softplus(eta))
-        return (y * ratio - sig) * (1.0 - sig) - y * ratio**2
+        rate_d2 = self.link.inverse_derivatives(eta)[1]
+        return y * self.link.log_inverse_derivatives(eta)[1] - rate_d2
+
+    def loglik_in_place(self, y, eta, scratch):
+        """In place: ``eta <- y log(rate) - rate`` (``-log y!`` dropped), from vectorised
+        ufuncs in the two scratch buffers.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Non-negative targets.
+        eta : ndarray of shape (n, S)
+            Linear predictors; overwritten.
+        scratch : ndarray of shape (2, n, S)
+            Work buffers.
+        """
+        if self._log_link:  # y eta - exp(eta)
+            rate = scratch[0]
+            np.minimum(eta, LOG_RATE_MAX, out=rate)
+            np.exp(rate, out=rate)
+            np.multiply(eta, y[:, None], out=eta)
+            np.subtract(eta, rate, out=eta)
+            return
+        rate, log_rate = scratch  # softplus(eta) = max(eta, 0) + log1p(exp(-|eta|))
+        np.abs(eta, out=rate)
+        np.negative(rate, out=rate)
+        np.exp(rate, out=rate)
+        np.log1p(rate, out=rate)
+        np.maximum(eta, 0.0, out=log_rate)
+        rate += log_rate
+        with np.errstate(divide="ignore"):
+            np.log(rate, out=log_rate)
+        far_left = eta < SOFTPLUS_LOG_CUTOFF
+        if far_left.any():  # softplus(eta) = exp(eta) to double precision, even past underflow
+            np.copyto(log_rate, eta, where=far_left)
+        np.multiply(log_rate, y[:, None], out=eta)
+        np.subtract(eta, rate, out=eta)
 
     def predictive_variance(self, mean, var):
-        """``E[rate] + Var[rate]``: Poisson noise plus the posterior uncertainty of the rate."""
+        """``E[rate] + Var[rate]``: Poisson noise plus the posterior uncertainty of the rate.
+
+        Parameters
+        ----------
+        mean, var : ndarray of shape (n,)
+            Posterior mean and variance of the rate.
+
+        Returns
+        -------
+        variance : ndarray of shape (n,)
+        """
         return mean + var
 
     def sample(self, eta, random_state=None):
-        """Poisson draws of counts given linear predictors."""
+        """Poisson draws of counts given linear predictors.
+
+        Parameters
+        ----------
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws.
+
+        Returns
+        -------
+        y : ndarray of the shape of ``eta``
+            Counts as floats.
+        """
         return check_random_state(random_state).poisson(self.mean(eta)).astype(float)
 
     def expected_loglik(self, y, m, v):
-        if self.link_name == "softplus":
+        """``E[log p(y | eta)]`` for ``eta ~ N(m, v)`` and its gradients: in closed form for
+        the log link (``y m - exp(m + v / 2) - log y!``), by quadrature otherwise
+        (:meth:`Family.expected_loglik`).
+
+        Parameters
+        ----------
+        y, m, v : ndarray of shape (n,)
+            Targets, means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        value, grad_m, grad_v : ndarray of shape (n,)
+        """
+        if not self._log_link:
             return super().expected_loglik(y, m, v)
         y = np.asarray(y, dtype=float)
         m = np.asarray(m, dtype=float)
@@ -178,6 +330,19 @@ class PoissonFamily(Family):
         return mean, np.maximum(e_max_sq + 2.0 * e_max_r + e_r_sq - mean**2, 0.0)
 
     def expected_mean(self, m, v):
-        if self.link_name == "softplus":
-            return by_width(v, super().expected_mean, self._softplus_wide_moments, m, v)
-        return lognormal_moments(m, v)
+        """Mean and variance of the rate over ``eta ~ N(m, v)``: log-normal moments for the
+        log link (:meth:`LogLink.gaussian_moments`); for the softplus link Gauss-Hermite
+        quadrature for ``v <= 1`` and a splitting of the softplus beyond.
+
+        Parameters
+        ----------
+        m, v : ndarray of shape (n,)
+            Means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        mean, var : ndarray of shape (n,)
+        """
+        if self._log_link:
+            return self.link.gaussian_moments(m, v)
+        return by_width(v, super().expected_mean, self._softplus_wide_moments, m, v)

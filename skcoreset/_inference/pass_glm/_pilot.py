@@ -17,10 +17,9 @@ from ..._backend import row_keys
 from ..._design import linear_predictor
 from .._common import LogPosterior
 from ..laplace import initial_theta, newton_map
-from ._chebyshev import _mapping_function
 from ._statistics import MAX_MONOMIALS, PassGLMStatistics
-from ._surrogate import (PassGLMAccuracyWarning, _check_bounded, _derivative, _model_name,
-                         check_pass_degree)
+from ._surrogate import (PassGLMAccuracyWarning, _check_bounded, _model_name,
+                         check_pass_degree, mapping, surrogate_of_polynomial)
 
 # Rows of the pilot subsample for radius="auto", and of the held-out rows of the accuracy
 # diagnostic: enough for a stable least-squares fit and an error estimate whose noise is well
@@ -82,9 +81,9 @@ class Pilot(WeightedRows):
 
 
 def _strata(model, y):
-    """Row masks of the strata: the classes (positive first) for the logistic model, which
+    """Row masks of the strata: the classes (positive first) for a binary model, which
     gives a rare class its own share of the pilot; one stratum for counts."""
-    return [y > 0, y <= 0] if model == "logistic" else [np.ones(len(y), dtype=bool)]
+    return [y > 0, y <= 0] if mapping(model).binary else [np.ones(len(y), dtype=bool)]
 
 
 def _allocation(counts, max_rows):
@@ -260,7 +259,8 @@ def fitted_coefficients(model, degree, pilot):
     """Surrogate coefficients ``beta`` from the weighted least-squares fit of ``f'`` on the pilot.
 
     ``f_M'`` is the degree ``M - 1`` polynomial closest to ``f'`` in the pilot's weighted
-    mean square at its linear predictors ``s_n = a_n . theta_pilot``; ``b_0`` makes ``f_M``
+    mean square at its linear predictors ``s_n = a_n . theta_pilot`` (for a mapping
+    approximated at the margins, ``phi'`` at ``t_n = y_n s_n``); ``b_0`` makes ``f_M``
     match ``f`` on weighted average (it enters only the evidence). Where the ``s_n`` barely
     vary, the Taylor polynomial of degree 2 at their mean is used instead.
 
@@ -268,20 +268,21 @@ def fitted_coefficients(model, degree, pilot):
     -------
     coef : ndarray of shape (degree + 1,)
     center, half_width : float
-        Weighted mean of the ``s_n`` and their largest distance from it.
+        Weighted mean of the ``s_n`` (or ``t_n``) and their largest distance from it.
     """
+    m = mapping(model)
     s = pilot.eta(pilot.theta)
+    if m.margin:
+        s = pilot.y * s
     w = pilot.sample_weight
     center = float(np.average(s, weights=w))
     half_width = float(np.max(np.abs(s - center))) if len(s) else 0.0
-    fprime = _derivative(model)
-    f = _mapping_function("softplus" if model == "logistic" else "exp")
+    fprime, f = m.derivative, m.function
     scale = float(np.sqrt(np.average((s - center) ** 2, weights=w)))
     b = np.zeros(degree + 1)
     if scale <= 1e-8 * max(1.0, abs(center)) or not _more_distinct_than(s, degree):
-        # Taylor at the centre: f'' = f' (1 - f') for the sigmoid, exp for exp
-        curvature = fprime(center) * (1 - fprime(center)) if model == "logistic" \
-            else np.exp(center)
+        # Taylor at the centre
+        curvature = m.curvature(center)
         b[1:3] = (fprime(center) - curvature * center, curvature / 2)
     else:
         # in z = (s - center) / scale the least-squares system is well conditioned
@@ -294,17 +295,17 @@ def fitted_coefficients(model, degree, pilot):
         b = poly_z(np.polynomial.Polynomial([-center / scale, 1.0 / scale])).coef
         b = np.pad(b, (0, degree + 1 - len(b)))
     b[0] += np.average(f(s) - np.polynomial.polynomial.polyval(s, b), weights=w)
-    return _check_bounded(-b), center, half_width
+    return _check_bounded(surrogate_of_polynomial(model, b)), center, half_width
 
 
 def surrogate_options(family, degree, pilot):
     """Keyword arguments of :meth:`PassGLMStatistics.with_polynomial` for
     ``pass_radius="auto"``: the least-squares fit on the pilot
-    (:func:`fitted_coefficients`); when a logistic pilot has a single class it cannot locate
+    (:func:`fitted_coefficients`); when a binary pilot has a single class it cannot locate
     the linear predictors, so the paper's ``[-4, 4]`` is used with a warning.
     """
     model = _model_name(family)
-    if model == "logistic" and len(np.unique(pilot.y)) < 2:
+    if mapping(model).binary and len(np.unique(pilot.y)) < 2:
         warnings.warn(
             "The PASS-GLM pilot rows contain one class only, so pass_radius='auto' falls "
             "back to the fixed interval [-4, 4] of Huggins et al. (2017). Fit rows of both "

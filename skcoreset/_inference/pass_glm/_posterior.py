@@ -10,7 +10,8 @@ from ..._newton import (NewtonObjective, newton_maximise, shift_to_definite,
                         warn_not_converged)
 from ..._posterior import GaussianPosterior
 from .._common import InferenceResult, LogPosterior, prior_log_normaliser
-from ._surrogate import PassGLMAccuracyWarning, _derivative, _family_of, _surrogate_coefficients
+from ._surrogate import (PassGLMAccuracyWarning, _family_of, _surrogate_coefficients,
+                         gradient_residual, linear_scale)
 
 # Warn when the posterior mean is estimated to be this many posterior sds off.
 MEAN_ERROR_WARN_SD = 1.0
@@ -24,13 +25,13 @@ def _quadratic_posterior(stats, prior_prec, coef):
     """Closed-form Gaussian posterior of a degree-2 surrogate with coefficients ``coef``.
 
     ``L(theta) + log prior = c0 + h . theta - theta^T Lambda theta / 2`` with
-    ``h = linear + beta_1 T_1`` and ``Lambda = P - 2 beta_2 T_2``; hence mean
+    ``h = kappa linear + beta_1 T_1`` and ``Lambda = P - 2 beta_2 T_2``; hence mean
     ``Lambda^-1 h``, covariance ``Lambda^-1`` and the exact evidence of the surrogate model
     ``c0 + h . mean / 2 + (log det P - log det Lambda) / 2``.
     """
     precision = -2.0 * coef[2] * stats.gram
     precision[np.diag_indices_from(precision)] += prior_prec
-    h = stats.linear + coef[1] * stats.moment1
+    h = linear_scale(stats.model, coef) * stats.linear + coef[1] * stats.moment1
     try:
         chol = linalg.cholesky(precision, lower=True)
     except linalg.LinAlgError:
@@ -94,7 +95,8 @@ def mean_error_estimate(stats, theta, prior_prec, rows, *, return_se=False):
     """Estimated error of the PASS-GLM posterior mean, per parameter, in posterior sds.
 
     The exact log posterior's gradient at the surrogate's mode ``theta`` is the gradient of
-    what the polynomial left out, ``g = sum_n w_n (f_M' - f')(a_n . theta) a_n``; one Newton
+    what the polynomial left out, ``g = sum_n w_n (f_M' - f')(a_n . theta) a_n`` (at the
+    margins ``y_n a_n . theta`` for probit, :func:`gradient_residual`); one Newton
     step ``H^-1 g`` with the exact negative Hessian ``H`` moves ``theta`` to (about) the exact
     mode. Both sums are estimated on ``rows`` (the held-out rows of
     :meth:`PilotSample.split`, not the pilot rows the polynomial was fitted on, where the
@@ -119,8 +121,7 @@ def mean_error_estimate(stats, theta, prior_prec, rows, *, return_se=False):
     p = len(theta)
     w = rows.sample_weight * (stats.sum_weight / rows.sample_weight.sum())
     s = rows.eta(theta)
-    slope = np.polynomial.polynomial.polyder(-stats.coef)  # f_M' from beta = -b
-    residual = np.polynomial.polynomial.polyval(s, slope) - _derivative(stats.model)(s)
+    residual = gradient_residual(stats.model, stats.coef, rows.y, s)
     with np.errstate(over="ignore", invalid="ignore"):
         g = rmatvec(rows.X, w * residual, rows.fit_intercept)
     log_post = LogPosterior(rows.X, rows.y, _family_of(stats.model), w, prior_prec,

@@ -7,7 +7,8 @@ from scipy.special import gammaln
 
 from ..._design import n_params, weighted_gram
 from ._monomials import _merge_table, _monomial_chain, _monomials, n_monomials
-from ._surrogate import _check_bounded, _model_name, _surrogate_coefficients, check_pass_degree
+from ._surrogate import (_check_bounded, _model_name, _surrogate_coefficients,
+                         check_pass_degree, linear_scale, mapping)
 
 # Default cap on the number of distinct monomials C(p + M, M) for degrees above 2. Statistics,
 # per-row work and each Newton step grow with it (and the Hessian tables with it times p^2).
@@ -21,13 +22,15 @@ class PassGLMStatistics:
 
     With design rows ``a_n = [x_n, 1]`` (or ``x_n``), the surrogate log-likelihood is
 
-    ``L(theta) = constant + linear . theta + sum_{m=0}^{M} beta_m <T_m, theta^(x m)>``
+    ``L(theta) = constant + kappa linear . theta + sum_{m=0}^{M} beta_m <T_m, theta^(x m)>``
 
     with the moment tensors ``T_m = sum_n w_n a_n^(x m)``: ``T_0 = sum_weight``,
     ``T_1 = moment1``, ``T_2 = gram`` (dense) and, for ``m >= 3``, ``higher[m]`` holding one
     entry ``sum_n w_n c_n^k`` per monomial ``|k| = m`` (sorted index tuples, lexicographic).
     Only the degrees with ``beta_m != 0`` are kept (odd ``m >= 3`` vanish for the Chebyshev
-    approximation of the softplus on ``[-R, R]``).
+    approximation of the softplus on ``[-R, R]``). ``kappa`` is :attr:`linear_scale`: 1,
+    except for a mapping approximated at the margins (probit), see
+    :func:`~skcoreset._inference.pass_glm._surrogate.linear_scale`.
 
     Statistics of disjoint chunks add up (:meth:`merge`), so a stream is summarised chunk by
     chunk (:meth:`add`) and a distributed data set by a map-reduce over its chunks.
@@ -42,7 +45,8 @@ class PassGLMStatistics:
 
     Attributes
     ----------
-    model : {"logistic", "poisson"}
+    model : {"logistic", "poisson", "probit"}
+        The family's ``pass_glm_mapping``.
     n_features : int
     degree : int
     radius : float or None
@@ -51,7 +55,8 @@ class PassGLMStatistics:
     fit_intercept : bool
     coef : ndarray of shape (degree + 1,) or None
         Surrogate coefficients ``beta_m = -b_m`` of the polynomial ``f_M`` standing in for
-        the softplus (logistic) or ``e^s`` (Poisson); None until chosen.
+        the softplus (logistic) or ``e^s`` (Poisson), ``(c_0, -c_1, c_2)`` of the polynomial
+        standing in for ``log Phi`` at the margins (probit); None until chosen.
     n_samples : int
         Rows accumulated.
     sum_weight : float
@@ -63,9 +68,9 @@ class PassGLMStatistics:
     higher : dict of int to ndarray
         Monomial moments of degree ``m >= 3``.
     linear : ndarray of shape (p,)
-        Exact linear term ``sum_n w_n y_n a_n`` (labels as 0/1 for logistic).
+        Exact linear term ``sum_n w_n y_n a_n`` (labels as 0/1 for the binary models).
     constant : float
-        Exact constant: ``-sum_n w_n log(y_n!)`` for Poisson, 0 for logistic.
+        Exact constant: ``-sum_n w_n log(y_n!)`` for Poisson, 0 for the binary models.
     """
 
     model: str
@@ -89,8 +94,9 @@ class PassGLMStatistics:
 
         Parameters
         ----------
-        family : Family or {"logistic", "poisson"}
-            Logistic, or Poisson with log link.
+        family : Family or {"logistic", "poisson", "probit"}
+            A family with a ``pass_glm_mapping`` (logistic, probit, Poisson with log link),
+            or the mapping's name.
         n_features : int
         degree : int, default=2
             Polynomial degree ``M``; see :func:`check_pass_degree`.
@@ -144,6 +150,11 @@ class PassGLMStatistics:
         return replace(self, radius=radius, coef=coef)
 
     @property
+    def linear_scale(self):
+        """The factor ``kappa`` of the exact linear term in the surrogate."""
+        return linear_scale(self.model, self.coef)
+
+    @property
     def n_params(self):
         """Length ``p`` of theta."""
         return n_params(self.n_features, self.fit_intercept)
@@ -156,7 +167,7 @@ class PassGLMStatistics:
         ----------
         X : ndarray of shape (n, n_features)
         y : ndarray of shape (n,)
-            Labels in ``{-1, +1}`` (logistic) or counts (Poisson).
+            Labels in ``{-1, +1}`` (logistic, probit) or counts (Poisson).
         sample_weight : ndarray of shape (n,), default=None
             Non-negative multipliers of each point's log-likelihood; ones by default.
         """
@@ -165,7 +176,7 @@ class PassGLMStatistics:
         # One pass over X: the w-weighted Gram of [A, r] (and of a ones column without an
         # intercept) holds gram, linear = A.T @ (w r) (labels r as 0/1 for logistic) and
         # moment1 = A.T @ w (the intercept column of gram).
-        r = (y > 0).astype(np.float64) if self.model == "logistic" else y
+        r = (y > 0).astype(np.float64) if mapping(self.model).binary else y
         extra = (r,) if self.fit_intercept else (r, np.ones(n))
         # a non-finite entry of X makes its column's diagonal entry non-finite (inf or NaN,
         # also where w = 0); checked before anything is added
@@ -196,7 +207,8 @@ class PassGLMStatistics:
             raise ValueError(f"y has {y.shape[0]} entries but X has {X.shape[0]} rows.")
         # checked here so that dask chunks are checked on their workers, in the same pass (X's
         # entries from the statistics, in add); valid ±1 labels in one pass over y
-        valid = self.model == "logistic" and np.all(np.abs(y) == 1.0)  # false for NaN, inf
+        binary = mapping(self.model).binary
+        valid = binary and np.all(np.abs(y) == 1.0)  # false for NaN, inf
         if not valid and not np.all(np.isfinite(y)):
             raise ValueError("Input y contains NaN or infinity.")
         w = None  # unit weights
@@ -208,8 +220,9 @@ class PassGLMStatistics:
                 raise ValueError(f"sample_weight has shape {w.shape}, expected {y.shape}.")
             if not np.all(np.isfinite(w) & (w >= 0)):
                 raise ValueError("sample_weight must be finite and non-negative.")
-        if self.model == "logistic" and not valid:
-            raise ValueError("Logistic PASS-GLM statistics need labels encoded as -1/+1.")
+        if binary and not valid:
+            raise ValueError(f"{self.model.capitalize()} PASS-GLM statistics need labels "
+                             "encoded as -1/+1.")
         if self.model == "poisson" and np.any(y < 0):
             raise ValueError("Poisson PASS-GLM statistics need non-negative counts.")
         return X, y, w
@@ -267,9 +280,10 @@ class PassGLMStatistics:
                              "with_polynomial first.")
         b = self.coef
         G_theta = self.gram @ theta
-        value = (self.constant + b[0] * self.sum_weight
-                 + (self.linear + b[1] * self.moment1) @ theta + b[2] * theta @ G_theta)
-        grad = self.linear + b[1] * self.moment1 + 2.0 * b[2] * G_theta
+        linear = self.linear_scale * self.linear + b[1] * self.moment1
+        value = (self.constant + b[0] * self.sum_weight + linear @ theta
+                 + b[2] * theta @ G_theta)
+        grad = linear + 2.0 * b[2] * G_theta
         hessian = 2.0 * b[2] * self.gram
         if self.higher:
             p = self.n_params
@@ -306,8 +320,8 @@ def pass_glm_statistics(X, y, family, *, sample_weight=None, degree=2, radius=4.
     ----------
     X : ndarray of shape (n, d)
     y : ndarray of shape (n,)
-        Labels in ``{-1, +1}`` (logistic) or counts (Poisson).
-    family : Family or {"logistic", "poisson"}
+        Labels in ``{-1, +1}`` (logistic, probit) or counts (Poisson).
+    family : Family or {"logistic", "poisson", "probit"}
     sample_weight : ndarray of shape (n,), default=None
     degree, radius, fit_intercept, max_monomials, coef
         See :meth:`PassGLMStatistics.empty`.

@@ -1,0 +1,49 @@
+"""Family parameters estimated from the data (``"auto"``), before a fit.
+
+A family never fits anything (it sits below the inference code): one with parameters set to
+``"auto"`` names the family whose fit gives the means it needs (``pilot_family``) and turns
+those means into its parameters (``resolve``, e.g. the negative binomial overdispersion by
+the method of moments). The pilot fit is here, called by the estimators and the coreset
+constructors.
+"""
+
+import numpy as np
+
+from .._design import linear_predictor
+from .laplace import laplace
+
+# Rows of the pilot fit (evenly spaced through the rows of positive weight).
+PILOT_ROWS = 10_000
+
+
+def resolve_family(family, X, y, sample_weight, *, prior_prec, fit_intercept):
+    """``family`` with every parameter set to ``"auto"`` estimated from the given rows.
+
+    The Laplace mode of ``family.pilot_family()`` on at most 10,000 rows of positive weight,
+    evenly spaced, gives the means that ``family.resolve`` turns into its parameters; a
+    family with nothing to estimate is returned as it is.
+
+    Parameters
+    ----------
+    family : Family
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+        Targets encoded for ``family``.
+    sample_weight : ndarray of shape (n_samples,)
+    prior_prec : ndarray of shape (n_params,)
+        Diagonal prior precision of the pilot fit.
+    fit_intercept : bool
+
+    Returns
+    -------
+    family : Family
+    """
+    if not family.unresolved:
+        return family
+    rows = np.flatnonzero(sample_weight > 0)
+    rows = rows[::max(1, -(-len(rows) // PILOT_ROWS))]
+    X, y, w = np.asarray(X[rows], dtype=float), y[rows], sample_weight[rows]
+    pilot = family.pilot_family()
+    theta = laplace(X, y, pilot, sample_weight=w, prior_prec=prior_prec,
+                    fit_intercept=fit_intercept).posterior.mean
+    return family.resolve(y, pilot.mean(linear_predictor(X, theta, fit_intercept)), w)

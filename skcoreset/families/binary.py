@@ -1,0 +1,358 @@
+"""Bernoulli likelihoods of two classes, encoded ``y in {-1, +1}``, with a symmetric link."""
+
+import numpy as np
+from sklearn.utils import check_random_state, column_or_1d
+from sklearn.utils.multiclass import check_classification_targets
+
+from ._base import Family, as_column, by_width, wide_gaussian_nodes
+
+
+def _plus_minus(positive):
+    """+1.0 where ``positive``, else -1.0 (several times faster than ``np.where`` with scalars)."""
+    encoded = positive.astype(np.float64)
+    encoded *= 2.0
+    encoded -= 1.0
+    return encoded
+
+
+def _two_numeric_labels(y):
+    """``(y_encoded, classes)`` when the 1-D numeric y holds exactly two distinct integral
+    values, from a few O(n) passes (min, max, two comparisons) instead of the sorts or hash
+    tables of ``np.unique`` and scikit-learn's ``type_of_target``; None otherwise, and the
+    caller's full checks decide (and word any error). For such y those checks find the
+    classes ``[min, max]`` of y's dtype and the target type "binary", as here."""
+    if y.dtype.kind not in "biuf" or len(y) == 0:
+        return None
+    low, high = y.min(), y.max()
+    if y.dtype.kind == "f" and not all(
+            np.isfinite(value) and abs(value) < 2.0**53 and float(value).is_integer()
+            for value in (low, high)):
+        return None  # NaN, infinity or non-integral values: "continuous" or an error
+    if not low < high:
+        return None  # one class
+    positive = y == high
+    if np.count_nonzero(positive) + np.count_nonzero(y == low) != len(y):
+        return None  # a third value
+    return _plus_minus(positive), np.array([low, high], dtype=y.dtype)
+
+
+class BinaryFamily(Family):
+    """Bernoulli likelihood of two classes with a symmetric link; labels encoded ±1.
+
+    ``P(y = +1 | eta) = F(eta)`` for the inverse link ``F``, a distribution function
+    symmetric about 0 (``F(-s) = 1 - F(s)``), so that ``log p(y | eta) = log F(y eta)``
+    for ``y in {-1, +1}``: the likelihood and its derivatives are the link's
+    :meth:`~skcoreset.families.Link.log_inverse` and its derivatives at the margin
+    ``y eta``. Targets are any two class labels: sorted, the larger one (``classes[1]``) is
+    the positive class, encoded +1.
+
+    A new binary model is a symmetric :class:`~skcoreset.families.Link` and a subclass that
+    sets its :attr:`name` (the ``model=`` of the coreset constructors) and passes the link:
+    this class gives it the targets, the likelihood, predictions (closed-form Gaussian
+    moments when the link has them, quadrature otherwise) and expectations over wide
+    Gaussians. :class:`LogisticFamily` and :class:`ProbitFamily` are the registered ones.
+
+    Parameters
+    ----------
+    link : Link
+        A symmetric link (``link.symmetric``), e.g. ``LogitLink()`` or ``ProbitLink()``.
+    n_quadrature : int, default=32
+        Gauss-Hermite points of the expectations over narrow Gaussians (variance at most 1);
+        wider ones use Gauss-Legendre panels (see :func:`wide_gaussian_nodes`).
+    """
+
+    binary = True
+
+    def __init__(self, link, n_quadrature=32):
+        super().__init__(link, n_quadrature=n_quadrature)
+        if not link.symmetric:
+            raise ValueError(
+                f"A binary family needs a link whose inverse is a distribution function "
+                f"symmetric about 0 (F(-s) = 1 - F(s)), such as LogitLink() or ProbitLink(); "
+                f"got {link!r}.")
+
+    def _params(self):
+        # the registered subclasses fix their link; a BinaryFamily shows it
+        own = {} if type(self).name is not None else {"link": self.link}
+        return {**own, **super()._params()}
+
+    # --- targets ---------------------------------------------------------------------------
+    @classmethod
+    def check_classes(cls, labels, *, source="y", hint="", one_class_ok=False):
+        """The two class labels, sorted, from labels (or declared classes).
+
+        Parameters
+        ----------
+        labels : array-like
+            Class labels (repeats allowed).
+        source : str, default="y"
+            What the labels are, for the messages.
+        hint : str, default=""
+            Appended to the message for more than two classes (how to fit multi-class data).
+        one_class_ok : bool, default=False
+            Accept a single class when its label says its side: 1 or True is the positive
+            class, 0, -1 or False the negative one (used to evaluate a likelihood on a
+            subset; fitting needs both classes).
+
+        Returns
+        -------
+        classes : ndarray of shape (2,), or (1,) for an accepted single class
+        """
+        model = cls.name or "binary"
+        labels = column_or_1d(labels, warn=True)
+        check_classification_targets(labels)
+        classes = np.unique(labels)
+        if len(classes) > 2:
+            raise ValueError(
+                f"Only binary classification is supported: the {model} model needs exactly "
+                f"two classes, and {source} has {len(classes)} classes.{hint}")
+        if len(classes) == 2:
+            return classes
+        if one_class_ok and len(classes) == 1:
+            # a single class: only its name tells which side it is on (see encode_target)
+            if classes[0] in (1, True, 0, -1, False):
+                return classes
+            raise ValueError(
+                f"y contains the single class {classes[0]!r}; with one class the positive "
+                "label is ambiguous unless it is 1 (or 0 / -1 for negative).")
+        raise ValueError(
+            "{} contains only one class ({}); the {} model needs samples of two "
+            "classes.".format(source, classes[0] if len(classes) else "none", model))
+
+    def fit_target(self, y, classes=None, *, hint=""):
+        """Validate the labels; ``classes`` (sorted) from ``classes`` when given, else from y.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,)
+            Class labels.
+        classes : array-like of shape (2,), default=None
+            Both labels, declared up front (the first block of a stream may hold one).
+        hint : str, default=""
+            Appended to the message for more than two classes.
+
+        Returns
+        -------
+        y_encoded : ndarray of shape (n_samples,)
+            +1 for ``classes[1]``, -1 for ``classes[0]``.
+        classes : ndarray of shape (2,)
+        """
+        if classes is None:
+            y = column_or_1d(y, warn=True)
+            two = _two_numeric_labels(y)
+            if two is not None:
+                return two
+            classes = self.check_classes(y, hint=hint)
+            # the classes are y's own labels: none unseen, no second np.unique of y
+            return self.encode_target(y, classes, all_seen=True), classes
+        classes = self.check_classes(classes, source="classes", hint=hint)
+        return self.encode_target(y, classes), classes
+
+    @staticmethod
+    def encode_target(y, classes=None, *, hint="", all_seen=False):
+        """±1 labels against known ``classes``; unseen labels raise a ``ValueError``.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,)
+            Class labels.
+        classes : ndarray of shape (2,) or (1,)
+            The labels :meth:`fit_target` returned: ``classes[1]`` is +1; a single class is
+            +1 when it is 1 or True, else -1.
+        hint : str, default=""
+            Appended to the message for unseen labels.
+        all_seen : bool, default=False
+            Skip the check for unseen labels (``classes`` are known to hold every label).
+
+        Returns
+        -------
+        y_encoded : ndarray of shape (n_samples,)
+        """
+        y = column_or_1d(y, warn=True)
+        if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or infinity.")
+        unseen = [] if all_seen else np.setdiff1d(np.unique(y), classes)
+        if len(unseen):
+            raise ValueError(f"y contains labels {unseen[:5].tolist()} not in classes_ "
+                             f"{np.asarray(classes).tolist()}.{hint}")
+        if len(classes) == 1:
+            return np.full(len(y), 1.0 if classes[0] in (1, True) else -1.0)
+        return _plus_minus(y == classes[1])
+
+    # --- the likelihood: log F at the margin y eta -------------------------------------------
+    def loglik(self, y, eta):
+        """``log F(y eta)``.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Labels encoded ±1.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        loglik : ndarray of the shape of ``eta``
+        """
+        return self.link.log_inverse(as_column(y, eta) * eta)
+
+    def d1(self, y, eta):
+        """``y (log F)'(y eta)``.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Labels encoded ±1.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        d1 : ndarray of the shape of ``eta``
+        """
+        y = as_column(y, eta)
+        return y * self.link.log_inverse_derivatives(y * eta)[0]
+
+    def d2(self, y, eta):
+        """``(log F)''(y eta)`` (``y^2 = 1``).
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Labels encoded ±1.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+
+        Returns
+        -------
+        d2 : ndarray of the shape of ``eta``
+        """
+        return self.link.log_inverse_derivatives(as_column(y, eta) * eta)[1]
+
+    def loglik_and_derivatives(self, y, eta, second=False):
+        """The log-likelihood and its derivatives from one evaluation at the margins.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Labels encoded ±1.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        second : bool, default=False
+            Also return the second derivative.
+
+        Returns
+        -------
+        terms : tuple of ndarray of the shape of ``eta``
+            ``(loglik, d1)``, or ``(loglik, d1, d2)`` with ``second=True`` (the
+            log-likelihood of two classes has no ``eta``-free terms).
+        """
+        y = as_column(y, eta)
+        margin = y * eta
+        d1, d2 = self.link.log_inverse_derivatives(margin)
+        terms = (self.link.log_inverse(margin), y * d1)
+        return terms + (d2,) if second else terms
+
+    def initial_predictor(self, mean_target):
+        """The link of ``P(y = +1) = (1 + mean) / 2`` for the mean of ±1 labels, clipped
+        to ``[1e-6, 1 - 1e-6]`` so that one class only gives a finite start.
+
+        Parameters
+        ----------
+        mean_target : float
+            Weighted mean of the ±1 labels.
+
+        Returns
+        -------
+        eta : float
+        """
+        return self.link(np.clip(0.5 * (1.0 + mean_target), 1e-6, 1 - 1e-6))
+
+    def predictive_variance(self, mean, var):
+        """Variance of the positive-class indicator, ``E[p] (1 - E[p])`` (the posterior
+        variance ``var`` of p is part of it: ``E[p (1 - p)] + Var[p]``).
+
+        Parameters
+        ----------
+        mean, var : ndarray of shape (n,)
+            Posterior mean and variance of ``P(y = +1 | x)``.
+
+        Returns
+        -------
+        variance : ndarray of shape (n,)
+        """
+        return mean * (1.0 - mean)
+
+    def sample(self, eta, random_state=None):
+        """Draws of ±1 labels given linear predictors.
+
+        Parameters
+        ----------
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws.
+
+        Returns
+        -------
+        y : ndarray of the shape of ``eta``
+            +1.0 with probability ``F(eta)``, else -1.0.
+        """
+        rng = check_random_state(random_state)
+        return np.where(rng.random_sample(np.shape(eta)) < self.mean(eta), 1.0, -1.0)
+
+    # --- expectations over a Gaussian linear predictor -------------------------------------
+    def expected_loglik(self, y, m, v):
+        """``E[log F(y eta)]`` for ``eta ~ N(m, v)`` and its gradients in ``m`` and ``v``.
+
+        Gauss-Hermite quadrature for ``v <= 1`` (:meth:`Family.expected_loglik`); for wider
+        Gaussians, where the change of curvature of ``log F`` near 0 is narrow on the scale
+        of the Hermite nodes, Gauss-Legendre panels (:func:`wide_gaussian_nodes`), or a
+        family's own rule.
+
+        Parameters
+        ----------
+        y, m, v : ndarray of shape (n,)
+            Labels encoded ±1, means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        value, grad_m, grad_v : ndarray of shape (n,)
+            ``grad_m = y E[(log F)'(y eta)]``, ``grad_v = E[(log F)''(y eta)] / 2`` (Bonnet's
+            and Price's theorems).
+        """
+        return by_width(v, super().expected_loglik, self._wide_expected_loglik, y, m, v)
+
+    def expected_mean(self, m, v):
+        """Mean and variance of ``P(y = +1 | eta) = F(eta)`` over ``eta ~ N(m, v)``.
+
+        The link's closed form where it has one (:meth:`Link.gaussian_moments`, e.g. the
+        probit link's); otherwise quadrature as in :meth:`expected_loglik`.
+
+        Parameters
+        ----------
+        m, v : ndarray of shape (n,)
+            Means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        mean, var : ndarray of shape (n,)
+        """
+        moments = self.link.gaussian_moments(m, v)
+        if moments is not None:
+            return moments
+        return by_width(v, super().expected_mean, self._wide_expected_mean, m, v)
+
+    def _wide_expected_loglik(self, y, m, v):
+        """:meth:`expected_loglik` of wide Gaussians (``v > 1``), by Gauss-Legendre panels."""
+        margin, weights = wide_gaussian_nodes(y * m, v)
+        d1, d2 = self.link.log_inverse_derivatives(margin)
+        return ((self.link.log_inverse(margin) * weights).sum(axis=1),
+                y * (d1 * weights).sum(axis=1), 0.5 * (d2 * weights).sum(axis=1))
+
+    def _wide_expected_mean(self, m, v):
+        """:meth:`expected_mean` of wide Gaussians (``v > 1``), by Gauss-Legendre panels."""
+        eta, weights = wide_gaussian_nodes(m, v)
+        p = self.mean(eta)
+        mean = (p * weights).sum(axis=1)
+        return mean, np.maximum((p**2 * weights).sum(axis=1) - mean**2, 0.0)
