@@ -35,7 +35,9 @@ the full-data posterior. The all-rows NUTS runs (25 minutes for the package's ke
 N = 1e6, d = 30) are cached: their draws and seconds go to
 ``benchmarks/results/mcmc_all_rows_<run>_<N>_<d>.npz`` and are read back by later runs
 (the row says "cached"), so a changed coreset is measured against the same all-rows run;
-``--fresh`` reruns them. The data and the reference are deterministic (fixed seeds).
+``--fresh`` reruns them. The data and the reference are deterministic (fixed seeds). The
+notes give each run's CPU time besides its wall time, and the speed-ups in both: on a
+shared machine the CPU time of a one-thread run is what other jobs do not inflate.
 ``--no-all-rows`` skips the all-rows kernels (NUTS and emcee) altogether.
 
 **Reference posteriors**: self-normalized importance sampling from a Student-t (10 degrees
@@ -59,6 +61,7 @@ os.environ.setdefault("XLA_FLAGS",
                       "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
 import argparse  # noqa: E402
+import time  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -128,14 +131,22 @@ def quality(posterior, ref):
     return posterior_kl(posterior, ref), mean_error_sd(posterior, ref)
 
 
+def clocked(fn):
+    """``(wall seconds, CPU seconds of this process, fn())``: on a shared machine the CPU
+    time of a one-thread run is the part of its wall time that other jobs do not inflate."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - wall, time.process_time() - cpu, out
+
+
 def fit_mcmc(X, y, w, **params):
-    """Timed fit; (seconds, estimator, the MCMC warnings it raised)."""
+    """Timed fit; (seconds, CPU seconds, estimator, the MCMC warnings it raised)."""
     est = BayesianLogisticRegression(method="mcmc", random_state=0, **PRIOR, **params)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        seconds, _ = timed(lambda: est.fit(X, y, sample_weight=w))
-    return seconds, est, [str(c.message) for c in caught
-                          if issubclass(c.category, MCMCDiagnosticWarning)]
+        seconds, cpu, _ = clocked(lambda: est.fit(X, y, sample_weight=w))
+    return seconds, cpu, est, [str(c.message) for c in caught
+                               if issubclass(c.category, MCMCDiagnosticWarning)]
 
 
 def chains_of(est):
@@ -186,11 +197,12 @@ def row(label, seconds, est_or_draws, ref, extra=""):
 
 
 def coreset_of(X, y, size=M, target_kl=0.1):
-    """(seconds, rows, targets, weights, kl_estimate_) of a QuasiNewtonCoreset."""
+    """(seconds, CPU seconds, rows, targets, weights, kl_estimate_) of a
+    QuasiNewtonCoreset."""
     coreset = QuasiNewtonCoreset(M=size, target_kl=target_kl, model="logistic",
                                  random_state=0, **PRIOR)
-    seconds, (Xc, yc, wc) = timed(lambda: coreset.fit_coreset(X, y))
-    return seconds, Xc, yc, wc, coreset.kl_estimate_
+    seconds, cpu, (Xc, yc, wc) = clocked(lambda: coreset.fit_coreset(X, y))
+    return seconds, cpu, Xc, yc, wc, coreset.kl_estimate_
 
 
 def coreset_table(dims, n, reference_draws):
@@ -200,12 +212,12 @@ def coreset_table(dims, n, reference_draws):
     print("|---|---|---|---|---|---|---|---|---|---|")
     for d in dims:
         X, y = make_data(n, d, seed=d)
-        build, Xc, yc, wc, _ = coreset_of(X, y)
+        build, _, Xc, yc, wc, _ = coreset_of(X, y)
         ref, kish = reference(Xc, yc, wc, reference_draws)
         ensemble = fit_mcmc(Xc, yc, wc, sampler="ensemble")
         nuts = fit_mcmc(Xc, yc, wc)
         rates = {}
-        for name, (seconds, est, warned) in (("emcee", ensemble), ("NUTS", nuts)):
+        for name, (seconds, _, est, warned) in (("emcee", ensemble), ("NUTS", nuts)):
             note = (f" reports ESS {est.effective_sample_size_.min():.0f}"
                     + (f"; {len(warned)} warning(s): {warned[0][:60]}..." if warned else ""))
             rates[name] = row(f"{d} | {name}", seconds, est, ref, extra=note)[:2]
@@ -234,7 +246,8 @@ def emcee_seconds(X, y, n_timed=2):
 
 
 def numpyro_nuts(X, y, n_warmup=500, n_samples=1000, n_chains=4):
-    """NumPyro NUTS on all rows: (seconds, (n_samples, n_chains, p) draws, divergences)."""
+    """NumPyro NUTS on all rows: (seconds, CPU seconds, (n_samples, n_chains, p) draws,
+    divergences)."""
     import jax
     import jax.numpy as jnp
     from numpyro.infer import MCMC, NUTS
@@ -255,27 +268,29 @@ def numpyro_nuts(X, y, n_warmup=500, n_samples=1000, n_chains=4):
                  extra_fields=("diverging",))
         return mcmc
 
-    seconds, mcmc = timed(run)
+    seconds, cpu, mcmc = clocked(run)
     draws = np.asarray(mcmc.get_samples(group_by_chain=True)).transpose(1, 0, 2)
-    return seconds, draws, int(np.sum(mcmc.get_extra_fields()["diverging"]))
+    return seconds, cpu, draws, int(np.sum(mcmc.get_extra_fields()["diverging"]))
 
 
 def all_rows_run(run, X, y, fresh=False):
-    """(seconds, (n_steps, n_chains, p) draws, note) of an all-rows NUTS run: ``"ours"``
-    (the package's, what ``method="mcmc"`` runs) or ``"numpyro"``; read from / written to
-    ``benchmarks/results/mcmc_all_rows_<run>_<N>_<d>.npz`` unless ``fresh``."""
+    """(seconds, CPU seconds, (n_steps, n_chains, p) draws, note) of an all-rows NUTS run:
+    ``"ours"`` (the package's, what ``method="mcmc"`` runs) or ``"numpyro"``; read from /
+    written to ``benchmarks/results/mcmc_all_rows_<run>_<N>_<d>.npz`` unless ``fresh``."""
     path = results_dir() / f"mcmc_all_rows_{run}_{len(y):.0e}_{X.shape[1]}.npz"
     if path.exists() and not fresh:
         cached = np.load(path)
-        return float(cached["seconds"]), cached["draws"], f" cached: {cached['note']}"
+        return (float(cached["seconds"]), float(cached["cpu"]), cached["draws"],
+                f" cached: {cached['note']}")
     if run == "ours":
-        seconds, est, warned = fit_mcmc(X, y, np.ones(len(y)))
+        seconds, cpu, est, warned = fit_mcmc(X, y, np.ones(len(y)))
         draws, note = chains_of(est), f" {len(warned)} warning(s)" if warned else ""
     else:
-        seconds, draws, divergent = numpyro_nuts(X, y)
+        seconds, cpu, draws, divergent = numpyro_nuts(X, y)
         note = f" {divergent} divergences"
-    np.savez(path, seconds=seconds, draws=draws, note=note.strip() or "no warnings")
-    return seconds, draws, note
+    note = f" CPU {cpu:.0f} s;{note or ' no warnings'}"
+    np.savez(path, seconds=seconds, cpu=cpu, draws=draws, note=note.strip())
+    return seconds, cpu, draws, note
 
 
 def full_table(settings, reference_draws, with_numpyro, route_sizes=((M, 0.1),),
@@ -294,25 +309,26 @@ def full_table(settings, reference_draws, with_numpyro, route_sizes=((M, 0.1),),
             runs.reverse()  # alternate the order between settings
         results = {}
         for run in runs:
-            seconds, draws, note = all_rows_run(run, X, y, fresh)
+            seconds, cpu, draws, note = all_rows_run(run, X, y, fresh)
             kl = row(f"{label} | {names[run]}", seconds, draws, ref, extra=note)[2]
-            results[run] = (seconds, kl)
+            results[run] = (seconds, cpu, kl)
         if all_rows:
             emcee, steps, walkers = emcee_seconds(X, y)
             print(f"| {label} | emcee on all rows, default run ({walkers} walkers x {steps} "
                   f"steps), extrapolated | {emcee:.0f} | | | | | | | |", flush=True)
         for size, target_kl in route_sizes:
-            build, Xc, yc, wc, estimate = coreset_of(X, y, size, target_kl)
-            seconds, est, warned = fit_mcmc(Xc, yc, wc)
-            total = build + seconds
-            note = f" {len(warned)} warning(s)" if warned else ""
+            build, build_cpu, Xc, yc, wc, estimate = coreset_of(X, y, size, target_kl)
+            seconds, cpu, est, warned = fit_mcmc(Xc, yc, wc)
+            total, total_cpu = build + seconds, build_cpu + cpu
+            note = f" CPU {total_cpu:.1f} s" + (f"; {len(warned)} warning(s)" if warned else "")
             setting = f"M={size!r}" + (f", target_kl={target_kl:g}" if size == "auto" else "")
             kl = row(f"{label} | QuasiNewtonCoreset({setting}) + NUTS ({len(wc)} rows, "
                      f"kl_estimate_ {estimate:.3g}, build {build:.1f} s)", total, est, ref,
                      extra=note)[2]
             summary = ", ".join(
-                f"**{seconds_all / total:.0f}x** faster than {run}, KL {kl - kl_all:+.3f} "
-                f"nats" for run, (seconds_all, kl_all) in results.items())
+                f"**{seconds_all / total:.0f}x** faster than {run} ({cpu_all / total_cpu:.0f}x "
+                f"in CPU time), KL {kl - kl_all:+.3f} nats"
+                for run, (seconds_all, cpu_all, kl_all) in results.items())
             print(f"|   | coreset route: {summary or 'no all-rows run'} | | | | | | | | | "
                   f"(reference Kish ESS {kish:.0f})", flush=True)
 
