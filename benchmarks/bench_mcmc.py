@@ -31,8 +31,10 @@ dense mass matrix, 500 warm-up and 1,000 draws each, JIT compilation included, s
 all rows (hours). Then the coreset route: ``QuasiNewtonCoreset(M=M)`` for each ``--route-M``
 (default 1000; ``auto`` is the constructor's default, sized by ``target_kl=0.1``, and
 ``auto:0.01`` sets ``target_kl``) plus NUTS on its rows, timed end to end. Quality against
-the full-data posterior. The all-rows NUTS runs (25 minutes for the package's kernel at
-N = 1e6, d = 30) are cached: their draws and seconds go to
+the full-data posterior; the note of each coreset row also gives the coreset's own error
+without the draws' Monte Carlo error, KL(coreset Laplace || full Laplace) and its largest
+mean error (``skcoreset.metrics.coreset_quality``). The all-rows NUTS runs (about 700
+CPU seconds for the package's kernel at N = 1e6, d = 30) are cached: their draws and seconds go to
 ``benchmarks/results/mcmc_all_rows_<run>_<N>_<d>.npz`` and are read back by later runs
 (the row says "cached"), so a changed coreset is measured against the same all-rows run;
 ``--fresh`` reruns them. The data and the reference are deterministic (fixed seeds). The
@@ -77,7 +79,7 @@ from skcoreset._inference.diagnostics import (bulk_effective_sample_size,  # noq
 from skcoreset._inference.mcmc import (MCMCDiagnosticWarning, _chain_plan,  # noqa: E402
                                        log_probability)
 from skcoreset.families import LogisticFamily  # noqa: E402
-from skcoreset.metrics import mean_error_sd, posterior_kl  # noqa: E402
+from skcoreset.metrics import coreset_quality, mean_error_sd, posterior_kl  # noqa: E402
 
 RHO = 0.6
 M = 1000
@@ -197,12 +199,11 @@ def row(label, seconds, est_or_draws, ref, extra=""):
 
 
 def coreset_of(X, y, size=M, target_kl=0.1):
-    """(seconds, CPU seconds, rows, targets, weights, kl_estimate_) of a
-    QuasiNewtonCoreset."""
+    """(seconds, CPU seconds, rows, targets, weights, fitted QuasiNewtonCoreset)."""
     coreset = QuasiNewtonCoreset(M=size, target_kl=target_kl, model="logistic",
                                  random_state=0, **PRIOR)
     seconds, cpu, (Xc, yc, wc) = clocked(lambda: coreset.fit_coreset(X, y))
-    return seconds, cpu, Xc, yc, wc, coreset.kl_estimate_
+    return seconds, cpu, Xc, yc, wc, coreset
 
 
 def coreset_table(dims, n, reference_draws):
@@ -303,6 +304,7 @@ def full_table(settings, reference_draws, with_numpyro, route_sizes=((M, 0.1),),
     for k, (n, d) in enumerate(settings):
         X, y = make_data(n, d, seed=100 + d)
         ref, kish = reference(X, y, np.ones(n), reference_draws)
+        full_laplace = BayesianLogisticRegression(**PRIOR).fit(X, y).posterior_
         label = f"{n:.0e}, {d}"
         runs = (["ours", "numpyro"] if with_numpyro else ["ours"]) if all_rows else []
         if k % 2:
@@ -317,14 +319,18 @@ def full_table(settings, reference_draws, with_numpyro, route_sizes=((M, 0.1),),
             print(f"| {label} | emcee on all rows, default run ({walkers} walkers x {steps} "
                   f"steps), extrapolated | {emcee:.0f} | | | | | | | |", flush=True)
         for size, target_kl in route_sizes:
-            build, build_cpu, Xc, yc, wc, estimate = coreset_of(X, y, size, target_kl)
+            build, build_cpu, Xc, yc, wc, coreset = coreset_of(X, y, size, target_kl)
             seconds, cpu, est, warned = fit_mcmc(Xc, yc, wc)
             total, total_cpu = build + seconds, build_cpu + cpu
-            note = f" CPU {total_cpu:.1f} s" + (f"; {len(warned)} warning(s)" if warned else "")
+            # the coreset's own error, free of the draws' Monte Carlo error
+            own = coreset_quality(coreset, X, y, full_posterior=full_laplace)
+            note = (f" CPU {total_cpu:.1f} s; Laplace KL {own.kl:.3g} nats, "
+                    f"{own.max_mean_error_sd:.3f} sd")
+            note += f"; {len(warned)} warning(s)" if warned else ""
             setting = f"M={size!r}" + (f", target_kl={target_kl:g}" if size == "auto" else "")
             kl = row(f"{label} | QuasiNewtonCoreset({setting}) + NUTS ({len(wc)} rows, "
-                     f"kl_estimate_ {estimate:.3g}, build {build:.1f} s)", total, est, ref,
-                     extra=note)[2]
+                     f"kl_estimate_ {coreset.kl_estimate_:.3g}, build {build:.1f} s)", total,
+                     est, ref, extra=note)[2]
             summary = ", ".join(
                 f"**{seconds_all / total:.0f}x** faster than {run} ({cpu_all / total_cpu:.0f}x "
                 f"in CPU time), KL {kl - kl_all:+.3f} nats"
