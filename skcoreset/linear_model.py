@@ -9,7 +9,9 @@ point's log-likelihood, unnormalised: a weight of 2 is the same as the row appea
 the weighted subsets returned by the coreset constructors stand in for the full data.
 """
 
-import copy
+import inspect
+import re
+import textwrap
 import warnings
 from functools import partial
 from numbers import Integral, Real
@@ -27,25 +29,35 @@ from ._summary import MCMC_DIAGNOSTICS, inference_data, summary_table
 from ._docstrings import fill_doc
 from .families import (FAMILIES, LogisticFamily, NegativeBinomialFamily, PoissonFamily,
                        ProbitFamily)
-from ._inference import kl_proximal, laplace, mcmc, resolve_family
-from ._inference._common import prior_precision
-from ._inference.mcmc import SAMPLERS, sample_predictive_moments
+from ._inference import (SAMPLERS, PassGLMStream, check_pass_degree, kl_proximal, laplace,
+                         mcmc, pass_glm, prior_precision, resolve_family,
+                         sample_predictive_moments)
 from ._backend import DaskRows, is_dask_collection
 from ._dask_predict import (accuracy, exposure_as_weight_lazily, predict_lazily, r2,
                             sample_y_lazily)
-from ._inference.pass_glm import (PilotSample, check_pass_degree, pass_glm,
-                                  posterior_from_sample, start_statistics)
 from ._atomic import fit_context
 from ._sklearn_compat import Interval, StrOptions, available_if
 from ._validation import check_exposure, check_sample_weight
-from .coreset._subset import _carries_weights, reject_weighted_subset, unpack_weighted_subset
+from .coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
+
+
+class _Param(NamedTuple):
+    """An estimator parameter, declared once: its default, its scikit-learn constraints and
+    its numpydoc entry (``type`` and ``doc`` under ``name : type, default=...``)."""
+
+    default: object
+    constraints: list
+    type: str
+    doc: str
+    keyword: str = None  # a method's option: the keyword of its ``fit`` (None: the name)
 
 
 class _Method(NamedTuple):
-    """How the estimators fit with one method."""
+    """A fitting method, declared once in :data:`_METHODS`."""
 
     fit: object  # the inference function, (X, y, family, **common, **options) -> result
-    options: dict  # estimator parameter -> keyword argument of ``fit``
+    doc: str  # its item in the description of the ``method`` parameter
+    options: dict  # estimator parameter -> _Param, passed to ``fit`` as its keyword
     supports: object = None  # family -> whether the method fits it (None: every family)
     streams: bool = False  # one pass over the data: partial_fit
     chunked: bool = False  # passes over rows in chunks: dask arrays
@@ -61,21 +73,154 @@ def _has_pass_glm_mapping(family):
     return family.pass_glm_mapping is not None
 
 
-_MCMC_OPTIONS = ("sampler", "n_draws", "n_burnin", "thin", "n_walkers", "n_chains", "n_jobs",
-                 "random_state")
-
-# The fitting methods: fit dispatch, option passing and validation all read this table.
+# The fitting methods. Each entry is all the estimators know of a method: the function that
+# fits, its options (the estimators' parameters that reach it, with their defaults,
+# constraints and docs), the families it supports and what it can do (streams, dask
+# arrays). The estimators' ``__init__``, ``_parameter_constraints`` and the parameter
+# sections of their docstrings are generated from it (``_glm_estimator``), in the order of
+# the table: a new method is its inference function and one entry here.
 _METHODS = {
-    "laplace": _Method(laplace, {}, chunked=True),
-    "kl_proximal": _Method(kl_proximal, {"kl_beta": "beta"}, chunked=True),
+    "laplace": _Method(
+        laplace, doc="""
+- ``"laplace"``: Gaussian centred at the posterior mode (found by Newton's method with a
+  line search) with covariance the inverse negative Hessian of the log posterior there.""",
+        options={}, chunked=True),
+    "kl_proximal": _Method(
+        kl_proximal, doc="""
+- ``"kl_proximal"``: full-covariance Gaussian variational inference by KL proximal-gradient
+  steps (Khan et al., 2015, eqs. 16-19), started at the Laplace approximation; maximises the
+  evidence lower bound (``elbo_``). Uses the dual updates, which form no ``d x d`` matrix
+  until the end, when there are more parameters than rows.""",
+        options={"kl_beta": _Param(None, [Interval(Real, 0, None, closed="neither"), None],
+                                   "float", """
+Proximal step size ``beta`` of ``method="kl_proximal"`` (each step mixes the current ``q``
+and the linearised target with ``r = 1 / (1 + beta)``). ``None``: 1, the fastest step near
+the optimum, where the Laplace approximation starts the iteration (the paper's 0.25 for the
+logistic model suits its start from the prior); from 50,000 rows on, ``None`` takes
+fixed-point steps to the same optimum instead, which need fewer iterations there.""",
+                                   keyword="beta")},
+        chunked=True),
     # PASS-GLM needs a polynomial approximation of each family's mapping function
-    "pass_glm": _Method(pass_glm, {"pass_degree": "degree", "pass_radius": "radius"},
-                        supports=_has_pass_glm_mapping, streams=True, chunked=True,
-                        check=_check_pass_degree, finds_non_finite=True),
-    "mcmc": _Method(mcmc, {name: name for name in _MCMC_OPTIONS}),
+    "pass_glm": _Method(
+        pass_glm, doc="""
+- ``"pass_glm"``: PASS-GLM (Huggins et al., 2017): the GLM mapping function is replaced by a
+  degree-``pass_degree`` polynomial (see ``pass_radius``), so the log-likelihood depends on
+  the data only through polynomial sufficient statistics computed in one pass
+  (``partial_fit`` for streams, dask arrays chunk by chunk). Degree 2 gives a Gaussian
+  posterior in closed form; higher degrees use Newton and Laplace on the polynomial
+  surrogate. Supports the logistic and probit models (probit at degree 2) and Poisson with
+  ``link="log"``.""",
+        options={
+            "pass_degree": _Param(2, [Interval(Integral, 2, None, closed="left")], "int", """
+Degree of PASS-GLM's polynomial approximation (``method="pass_glm"`` only). Logistic: 2, 6,
+10, ... (the paper's 2 + 4k rule keeps the surrogate concave); Poisson: even; probit: 2.
+Degrees above 2 store ``C(p + degree, degree)`` monomial sums and are meant for few
+features; they are more accurate where degree 2 warns.""", keyword="degree"),
+            "pass_radius": _Param(
+                "auto", [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+                'float or "auto"', """
+Which polynomial PASS-GLM uses (``method="pass_glm"`` only). ``"auto"``: a Laplace fit on
+pilot rows (at most 10,000 rows drawn uniformly from all rows, per class for a binary model,
+the rarer class up to half; the same rows in memory, on a dask array and in a
+``partial_fit`` stream) gives representative linear predictors ``s = x . theta``, and the
+derivative of the polynomial is the least-squares fit of the exact one (sigmoid, ``exp``, or
+``phi / Phi`` at the margins ``y s`` for probit) at them, so the approximation is accurate
+where the data are, including far from 0 (rare positives, large counts). The statistics do
+not depend on the polynomial, so a stream's is chosen again after every ``partial_fit`` from
+all its rows so far. A number ``R``: the Chebyshev approximation on ``[-R, R]`` of Huggins et
+al. (2017) (their PASS-LR2 uses ``R = 4``), accurate only when most ``s`` lie in that
+interval. Either way held-out rows (drawn with the pilot rows) measure the resulting error of
+the posterior mean, and a :class:`~skcoreset.exceptions.PassGLMAccuracyWarning` (a
+``UserWarning``) is issued when it exceeds one posterior standard deviation or the
+estimate's standard error cannot rule that out: the approximation error does not shrink with
+the number of rows, while the posterior does.""", keyword="radius"),
+        },
+        supports=_has_pass_glm_mapping, streams=True, chunked=True, check=_check_pass_degree,
+        finds_non_finite=True),
+    "mcmc": _Method(
+        mcmc, doc="""
+- ``"mcmc"``: draws from the exact posterior, by default with the No-U-Turn sampler
+  (``sampler="nuts"``: mici's dynamic multinomial HMC with the Laplace Hessian as a dense
+  metric, ``n_chains`` chains run until the bulk effective sample size reaches ``n_draws``),
+  or with emcee's affine-invariant ensemble (``sampler="ensemble"``); chains start from the
+  Laplace approximation. ``posterior_samples_`` holds the draws and predictions average over
+  them. Every gradient is one pass over the rows: on a coreset of 1,000 rows a run takes
+  seconds at 100 parameters; on all rows the cost grows with N.""",
+        options={
+            "sampler": _Param("nuts", [StrOptions(set(SAMPLERS))],
+                              "{" + ", ".join(f'"{name}"' for name in SAMPLERS) + "}", """
+The MCMC kernel (``method="mcmc"``). ``"nuts"``: the No-U-Turn sampler (dynamic HMC with
+multinomial sampling, Hoffman and Gelman, 2014; Betancourt, 2017, as implemented by mici) in
+the coordinates that whiten the Laplace approximation, with dual-averaging step-size
+adaptation; it uses the gradient of the log posterior and mixes in a few leapfrog steps per
+draw at 10 or 100 parameters alike. ``"ensemble"``: emcee's stretch-move ensemble (Goodman
+and Weare, 2010), which needs no gradient but whose autocorrelation time grows like
+``10 + 15 p`` steps, so that beyond about 20 parameters its default run is cut short with a
+warning. On a 1,000-row coreset NUTS gives many times more effective draws per second from
+30 parameters on (``benchmarks/bench_mcmc.py``)."""),
+            "n_draws": _Param(4000, [Interval(Integral, 2, None, closed="left")], "int", """
+Size of the MCMC sample (``method="mcmc"``), in effective draws. NUTS runs until the smallest
+bulk effective sample size of the parameters (Vehtari et al., 2021) reaches ``n_draws`` and
+every rank-normalized R-hat is at most 1.01, or until a budget of 10 times ``n_draws``
+draws, which warns (:class:`~skcoreset.exceptions.MCMCDiagnosticWarning`) with the numbers;
+it keeps all its draws (about ``n_draws`` of them on a near-Gaussian posterior). The
+ensemble keeps ``n_draws`` draws over all walkers, thinned to be nearly independent."""),
+            "n_burnin": _Param(None, [Interval(Integral, 0, None, closed="left"), None], "int",
+                               """
+Warm-up iterations per chain, discarded (``method="mcmc"``). NUTS: step-size adaptation, 150
+by default (the chains start near stationarity, at Laplace draws). Ensemble: ``None`` scales
+it with the number of parameters p, ``100 + 150 p`` steps, about ten autocorrelation times
+of the stretch move on a Gaussian target."""),
+            "thin": _Param(None, [Interval(Integral, 1, None, closed="left"), None], "int", """
+Keep every ``thin``-th iteration (``method="mcmc"``). NUTS: 1 by default; its budget counts
+kept draws, so a larger value lets a slowly mixing run go on longer. Ensemble: ``None``
+chooses the smallest value that runs the chain for about 50 autocorrelation times
+(``500 + 750 p`` steps); the defaulted parts of the run are capped together at 1,000,000
+walker steps (``n_walkers`` times steps per walker), which binds from about ``p = 17``; the
+shortened run then warns (:class:`~skcoreset.exceptions.MCMCDiagnosticWarning`) with the
+``n_burnin`` and ``thin`` that give the full run. Explicit values are not capped."""),
+            "n_walkers": _Param(None, [Interval(Integral, 2, None, closed="left"), None],
+                                "int", """
+Number of emcee walkers (``sampler="ensemble"``), at least ``2 p``; ``None`` means
+``max(16, 4 p)``."""),
+            "n_chains": _Param(4, [Interval(Integral, 1, None, closed="left")], "int", """
+Number of independent NUTS chains (``sampler="nuts"``), each with its own warm-up and step
+size, started at independent Laplace draws; R-hat compares them."""),
+            "n_jobs": _Param(None, [Integral, None], "int", """
+Number of NUTS chains run in parallel (joblib). ``None`` means 1 unless in a
+:obj:`joblib.parallel_backend` context, ``-1`` all processors. The draws do not depend on
+it."""),
+            "random_state": _Param(None, ["random_state"],
+                                   "int, RandomState instance or None", """
+Seed of the MCMC chains' starting points and moves (``method="mcmc"``), for reproducible
+draws. The other methods are deterministic."""),
+        }),
 }
 _STREAMING = " or ".join(repr(name) for name, spec in _METHODS.items() if spec.streams)
 _CHUNKED = ", ".join(repr(name) for name, spec in _METHODS.items() if spec.chunked)
+
+# The parameters every estimator has besides ``method`` and the methods' options (which
+# come between ``max_iter`` and ``verbose``).
+_COMMON_PARAMS = {
+    "prior_scale": _Param(1.0, [Interval(Real, 0, None, closed="neither")], "float", """
+Standard deviation of the isotropic Gaussian prior ``N(0, prior_scale^2 I)`` on the
+coefficients. Must be positive."""),
+    "intercept_prior_scale": _Param(10.0, [Interval(Real, 0, None, closed="neither")],
+                                    "float", """
+Standard deviation of the Gaussian prior on the intercept (a wide prior by default). Ignored
+when ``fit_intercept=False``."""),
+    "fit_intercept": _Param(True, ["boolean"], "bool", """
+Whether to fit an intercept, with its own prior."""),
+    "tol": _Param(1e-10, [Interval(Real, 0, None, closed="neither")], "float", """
+Convergence tolerance, in nats: Newton's method (Laplace, PASS-GLM above degree 2) stops when
+half the Newton decrement (the predicted increase of the log posterior from another step) is
+below ``tol``; KL-proximal VI when half the squared natural-gradient norm of the ELBO is."""),
+    "max_iter": _Param(500, [Interval(Integral, 1, None, closed="left")], "int", """
+Maximum number of Newton or proximal iterations; a ``ConvergenceWarning`` is issued when
+reached."""),
+}
+_VERBOSE = _Param(0, ["verbose"], "int", """
+Print progress of the fit when positive.""")
 # Rows drawn from all chunks of a dask array to estimate a family's "auto" parameters (the
 # estimators in memory use at most as many).
 _RESOLVE_ROWS = 10_000
@@ -96,7 +241,7 @@ def _uses_pass_glm(estimator):
 def _check_exposure_input(X):
     """``exposure`` has one entry per row of the data: refuse a coreset's weighted subset
     (its rows are not the rows the exposure was given for)."""
-    if _carries_weights(X):
+    if carries_weights(X):
         raise ValueError(
             "exposure cannot be combined with a coreset's weighted subset: the coreset was "
             "built on the likelihood of y without the exposure. Fit the pipeline on rates "
@@ -106,50 +251,6 @@ def _check_exposure_input(X):
 
 class _BaseBayesianGLM(BaseEstimator):
     """Shared fit and posterior-predictive machinery; subclasses fix the family."""
-
-    _parameter_constraints = {
-        "method": [StrOptions(set(_METHODS))],
-        "prior_scale": [Interval(Real, 0, None, closed="neither")],
-        "intercept_prior_scale": [Interval(Real, 0, None, closed="neither")],
-        "fit_intercept": ["boolean"],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "kl_beta": [Interval(Real, 0, None, closed="neither"), None],
-        "pass_degree": [Interval(Integral, 2, None, closed="left")],
-        "pass_radius": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "sampler": [StrOptions(set(SAMPLERS))],
-        "n_draws": [Interval(Integral, 2, None, closed="left")],
-        "n_burnin": [Interval(Integral, 0, None, closed="left"), None],
-        "thin": [Interval(Integral, 1, None, closed="left"), None],
-        "n_walkers": [Interval(Integral, 2, None, closed="left"), None],
-        "n_chains": [Interval(Integral, 1, None, closed="left")],
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
-    }
-
-    def __init__(self, *, method="laplace", prior_scale=1.0, intercept_prior_scale=10.0,
-                 fit_intercept=True, tol=1e-10, max_iter=500, kl_beta=None, pass_degree=2,
-                 pass_radius="auto", sampler="nuts", n_draws=4000, n_burnin=None, thin=None,
-                 n_walkers=None, n_chains=4, n_jobs=None, random_state=None, verbose=0):
-        self.method = method
-        self.prior_scale = prior_scale
-        self.intercept_prior_scale = intercept_prior_scale
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.max_iter = max_iter
-        self.kl_beta = kl_beta
-        self.pass_degree = pass_degree
-        self.pass_radius = pass_radius
-        self.sampler = sampler
-        self.n_draws = n_draws
-        self.n_burnin = n_burnin
-        self.thin = thin
-        self.n_walkers = n_walkers
-        self.n_chains = n_chains
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
 
     def _prior(self, n_features):
         return prior_precision(n_features, prior_scale=self.prior_scale,
@@ -175,7 +276,8 @@ class _BaseBayesianGLM(BaseEstimator):
 
     def _method_options(self, spec):
         """Keyword arguments of the inference function specific to the method."""
-        return {keyword: getattr(self, param) for param, keyword in spec.options.items()}
+        return {option.keyword or name: getattr(self, name)
+                for name, option in spec.options.items()}
 
     def _encode_target(self, y, classes=None):
         """Validate y for the family and encode it (classification: set ``classes_``)."""
@@ -250,18 +352,15 @@ class _BaseBayesianGLM(BaseEstimator):
         for name in ("log_evidence", "elbo"):  # of the counts, not of the weighted rates
             if getattr(result, name) is not None:
                 setattr(result, name, getattr(result, name) + log_constant)
-        self._start_stream(result.extra)
+        self._start_stream(result)
         self._fitted_on_exposure = exposure is not None
         return self._store(result)
 
-    def _start_stream(self, extra):
-        """Keep PASS-GLM's statistics, pilot sample and pilot fit (in a result's ``extra``),
-        from which ``partial_fit`` continues."""
-        self._pass_statistics = extra.get("statistics")
-        self._pass_sample = extra.get("pilot_sample")
-        self._pass_pilot = extra.get("pilot")
-        self._pass_settings = (None if self._pass_statistics is None
-                               else self._stream_settings())
+    def _start_stream(self, result):
+        """Keep PASS-GLM's stream (statistics, pilot sample and pilot fit), from which
+        ``partial_fit`` continues; None after the other methods."""
+        self._pass_stream = (PassGLMStream.of_result(result, self._stream_settings())
+                             if _METHODS[self.method].streams else None)
 
     def _stream_settings(self):
         return (self.pass_degree, self.pass_radius, self.fit_intercept)
@@ -319,7 +418,7 @@ class _BaseBayesianGLM(BaseEstimator):
         for name in ("log_evidence", "elbo"):  # of the counts, not of the weighted rates
             if getattr(result, name) is not None:
                 setattr(result, name, getattr(result, name) + log_constant)
-        self._start_stream(result.extra)
+        self._start_stream(result)
         self._fitted_on_exposure = exposure is not None
         return self._store(result)
 
@@ -332,7 +431,8 @@ class _BaseBayesianGLM(BaseEstimator):
         previous one): the stream ends with the polynomial of all its rows, without
         another pass.
         """
-        first_call = getattr(self, "_pass_statistics", None) is None
+        stream = getattr(self, "_pass_stream", None)
+        first_call = stream is None
         if first_call and hasattr(self, "posterior_"):
             raise ValueError(
                 f"partial_fit cannot continue a fit made with method="
@@ -341,9 +441,9 @@ class _BaseBayesianGLM(BaseEstimator):
                 "it), or partial_fit on an unfitted clone (sklearn.base.clone) to start a new "
                 "stream.")
         settings = self._stream_settings()
-        if not first_call and settings != self._pass_settings:
+        if not first_call and settings != stream.settings:
             raise ValueError(
-                f"(pass_degree, pass_radius, fit_intercept) changed from {self._pass_settings} "
+                f"(pass_degree, pass_radius, fit_intercept) changed from {stream.settings} "
                 f"to {settings} since the stream started; the statistics accumulated so far "
                 "use the old values. Restore them, or call fit (or partial_fit on an unfitted "
                 "clone) to start again.")
@@ -355,22 +455,12 @@ class _BaseBayesianGLM(BaseEstimator):
         if first_call:
             options = self._method_options(self._method())
             self.family_ = self._family()
-            stats = start_statistics(self.family_, X.shape[1], degree=options["degree"],
-                                     radius=options["radius"],
-                                     fit_intercept=self.fit_intercept)
-            sample, pilot = PilotSample.empty(stats.model, X.shape[1]), None
-        else:
-            # added to a copy: a chunk is added completely or not at all
-            stats = copy.deepcopy(self._pass_statistics)
-            sample, pilot = self._pass_sample, self._pass_pilot
-        offset = stats.n_samples  # the number of the chunk's first row
-        stats.add(X, y_encoded, sample_weight)
-        sample = sample.add(X, y_encoded, sample_weight, offset=offset)  # a new object
-        result = posterior_from_sample(
-            stats, sample, self.family_, radius=self.pass_radius,
-            prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
-            pilot_theta=None if pilot is None else pilot.theta)
-        self._start_stream(result.extra)
+            stream = PassGLMStream.start(self.family_, X.shape[1], degree=options["degree"],
+                                         radius=options["radius"],
+                                         fit_intercept=self.fit_intercept, settings=settings)
+        result, self._pass_stream = stream.add(
+            X, y_encoded, sample_weight, self.family_, radius=self.pass_radius,
+            prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose)
         return self._store(result)
 
     def _check_predict_input(self, X):
@@ -459,7 +549,7 @@ class _BaseBayesianGLM(BaseEstimator):
         return summary_table(self, level)
 
     def sample_y(self, X, n_draws=1000, random_state=None):
-        """Draws from the posterior predictive distribution of y at each row of X.
+        """Draw targets from the posterior predictive distribution at each row of X.
 
         Each draw takes parameters ``theta`` from ``posterior_`` (Gaussian draws, or for
         ``method="mcmc"`` draws resampled from the chain) and then a target at every row from
@@ -470,6 +560,7 @@ class _BaseBayesianGLM(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The rows to draw targets for.
         n_draws : int, default=1000
             Number of draws.
         random_state : int, RandomState instance or None, default=None
@@ -536,168 +627,90 @@ class _BaseBayesianGLM(BaseEstimator):
         return inference_data(self, n_draws, random_state)
 
 
-_METHOD_DOC = """
-    method : {{{methods}}}, default="laplace"
-        How the posterior is fitted.
-
-        - ``"laplace"``: Gaussian centred at the posterior mode (found by Newton's method with
-          a line search) with covariance the inverse negative Hessian of the log posterior
-          there.
-        - ``"kl_proximal"``: full-covariance Gaussian variational inference by KL
-          proximal-gradient steps (Khan et al., 2015, eqs. 16-19), started at the Laplace
-          approximation; maximises the evidence lower bound (``elbo_``). Uses the dual
-          updates, which form no ``d x d`` matrix until the end, when there are more
-          parameters than rows.
-        - ``"mcmc"``: draws from the exact posterior, by default with the No-U-Turn sampler
-          (``sampler="nuts"``: mici's dynamic multinomial HMC with the Laplace Hessian as a
-          dense metric, ``n_chains`` chains run until the bulk effective sample size reaches
-          ``n_draws``), or with emcee's affine-invariant ensemble (``sampler="ensemble"``);
-          chains start from the Laplace approximation. ``posterior_samples_`` holds the draws
-          and predictions average over them. Every gradient is one pass over the rows: on a
-          coreset of 1,000 rows a run takes seconds at 100 parameters; on all rows the cost
-          grows with N.{pass_glm}
-
-        Every method but ``"mcmc"`` also fits dask arrays where their chunks live: each
-        Newton or proximal step (PASS-GLM: its one pass) is a map-reduce over the chunks,
-        and the posterior is that of the same rows in memory.
-"""
-
-_PASS_GLM_METHOD_DOC = """
-        - ``"pass_glm"``: PASS-GLM (Huggins et al., 2017): the GLM mapping function is
-          replaced by a degree-``pass_degree`` polynomial (see ``pass_radius``), so the
-          log-likelihood depends on the data only through polynomial sufficient statistics
-          computed in one pass (``partial_fit`` for streams, dask arrays chunk by chunk).
-          Degree 2 gives a Gaussian posterior in closed form; higher degrees use Newton and
-          Laplace on the polynomial surrogate. Supports the logistic and probit models
-          (probit at degree 2) and Poisson with ``link="log"``."""
-
-_SHARED_PARAMS_DOC = """
-    prior_scale : float, default=1.0
-        Standard deviation of the isotropic Gaussian prior ``N(0, prior_scale^2 I)`` on the
-        coefficients. Must be positive.
-
-    intercept_prior_scale : float, default=10.0
-        Standard deviation of the Gaussian prior on the intercept (a wide prior by default).
-        Ignored when ``fit_intercept=False``.
-
-    fit_intercept : bool, default=True
-        Whether to fit an intercept, with its own prior.
-
-    tol : float, default=1e-10
-        Convergence tolerance, in nats: Newton's method (Laplace, PASS-GLM above degree 2)
-        stops when half the Newton decrement (the predicted increase of the log posterior from
-        another step) is below ``tol``; KL-proximal VI when half the squared natural-gradient
-        norm of the ELBO is.
-
-    max_iter : int, default=500
-        Maximum number of Newton or proximal iterations; a ``ConvergenceWarning`` is issued
-        when reached.
-
-    kl_beta : float, default=None
-        Proximal step size ``beta`` of ``method="kl_proximal"`` (each step mixes the current
-        ``q`` and the linearised target with ``r = 1 / (1 + beta)``). ``None``: 1, the fastest
-        step near the optimum, where the Laplace approximation starts the iteration (the
-        paper's 0.25 for the logistic model suits its start from the prior); from 50,000
-        rows on, ``None`` takes fixed-point steps to the same optimum instead, which need
-        fewer iterations there.
-
-    sampler : {"nuts", "ensemble"}, default="nuts"
-        The MCMC kernel (``method="mcmc"``). ``"nuts"``: the No-U-Turn sampler (dynamic
-        HMC with multinomial sampling, Hoffman and Gelman, 2014; Betancourt, 2017, as
-        implemented by mici) in the coordinates that whiten the Laplace approximation, with
-        dual-averaging step-size adaptation; it uses the gradient of the log posterior and
-        mixes in a few leapfrog steps per draw at 10 or 100 parameters alike.
-        ``"ensemble"``: emcee's stretch-move ensemble (Goodman and Weare, 2010), which needs
-        no gradient but whose autocorrelation time grows like ``10 + 15 p`` steps, so that
-        beyond about 20 parameters its default run is cut short with a warning. On a
-        1,000-row coreset NUTS gives many times more effective draws per second from 30
-        parameters on (``benchmarks/bench_mcmc.py``).
-
-    n_draws : int, default=4000
-        Size of the MCMC sample (``method="mcmc"``), in effective draws. NUTS runs until the
-        smallest bulk effective sample size of the parameters (Vehtari et al., 2021) reaches
-        ``n_draws`` and every rank-normalized R-hat is at most 1.01, or until a budget of 10
-        times ``n_draws`` draws, which warns (``MCMCDiagnosticWarning``) with the numbers;
-        it keeps all its draws (about ``n_draws`` of them on a near-Gaussian posterior).
-        The ensemble keeps ``n_draws`` draws over all walkers, thinned to be nearly
-        independent.
-
-    n_burnin : int, default=None
-        Warm-up iterations per chain, discarded (``method="mcmc"``). NUTS: step-size
-        adaptation, 150 by default (the chains start near stationarity, at Laplace draws).
-        Ensemble: ``None`` scales it with the number of parameters p, ``100 + 150 p``
-        steps, about ten autocorrelation times of the stretch move on a Gaussian target.
-
-    thin : int, default=None
-        Keep every ``thin``-th iteration (``method="mcmc"``). NUTS: 1 by default; its budget
-        counts kept draws, so a larger value lets a slowly mixing run go on longer. Ensemble:
-        ``None`` chooses the smallest value that runs the chain for about 50 autocorrelation
-        times (``500 + 750 p`` steps); the defaulted parts of the run are capped together at
-        1,000,000 walker steps (``n_walkers`` times steps per walker), which binds from about
-        ``p = 17``; the shortened run then warns (``MCMCDiagnosticWarning``) with the
-        ``n_burnin`` and ``thin`` that give the full run. Explicit values are not capped.
-
-    n_walkers : int, default=None
-        Number of emcee walkers (``sampler="ensemble"``), at least ``2 p``; ``None`` means
-        ``max(16, 4 p)``.
-
-    n_chains : int, default=4
-        Number of independent NUTS chains (``sampler="nuts"``), each with its own warm-up
-        and step size, started at independent Laplace draws; R-hat compares them.
-
-    n_jobs : int, default=None
-        Number of NUTS chains run in parallel (joblib). ``None`` means 1 unless in a
-        :obj:`joblib.parallel_backend` context, ``-1`` all processors. The draws do not
-        depend on it.
-
-    random_state : int, RandomState instance or None, default=None
-        Seed of the MCMC chains' starting points and moves (``method="mcmc"``), for
-        reproducible draws. The other methods are deterministic.
-"""
-
-_PASS_GLM_PARAMS_DOC = """
-    pass_degree : int, default=2
-        Degree of PASS-GLM's polynomial approximation (``method="pass_glm"`` only). Logistic:
-        2, 6, 10, ... (the paper's 2 + 4k rule keeps the surrogate concave); Poisson: even;
-        probit: 2.
-        Degrees above 2 store ``C(p + degree, degree)`` monomial sums and are meant for few
-        features; they are more accurate where degree 2 warns.
-
-    pass_radius : float or "auto", default="auto"
-        Which polynomial PASS-GLM uses (``method="pass_glm"`` only). ``"auto"``: a Laplace
-        fit on pilot rows (at most 10,000 rows drawn uniformly from all rows, per class for
-        a binary model, the rarer class up to half; the same rows in memory, on a dask
-        array and in a ``partial_fit`` stream) gives representative linear predictors
-        ``s = x . theta``, and the derivative of the polynomial is the least-squares fit of
-        the exact one (sigmoid, ``exp``, or ``phi / Phi`` at the margins ``y s`` for
-        probit) at them, so the approximation is accurate where the data are, including
-        far from 0 (rare positives, large counts). The statistics do not depend on the
-        polynomial, so a stream's is chosen again after every ``partial_fit`` from all its
-        rows so far. A number ``R``: the Chebyshev approximation
-        on ``[-R, R]`` of Huggins et al. (2017) (their PASS-LR2 uses ``R = 4``), accurate
-        only when most ``s`` lie in that interval. Either way held-out rows (drawn with the
-        pilot rows) measure the resulting error of the posterior mean, and a
-        ``PassGLMAccuracyWarning`` (a ``UserWarning``) is issued when it exceeds one
-        posterior standard deviation or the estimate's standard error cannot rule that out:
-        the approximation error does not shrink with the number of rows, while the
-        posterior does.
-"""
-
-_VERBOSE_DOC = """
-    verbose : int, default=0
-        Print progress of the fit when positive.
-"""
+def _and(names):
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def _params_doc(family):
-    """The parameters section shared by the estimators of a family (an instance): the
-    methods that support it (PASS-GLM and its parameters only where it does)."""
-    methods = [name for name, spec in _METHODS.items()
-               if spec.supports is None or spec.supports(family)]
-    pass_glm = "pass_glm" in methods
-    return (_METHOD_DOC.format(methods=", ".join(f'"{name}"' for name in methods),
-                               pass_glm=_PASS_GLM_METHOD_DOC if pass_glm else "")
-            + _SHARED_PARAMS_DOC + (_PASS_GLM_PARAMS_DOC if pass_glm else "") + _VERBOSE_DOC)
+def _method_param(methods):
+    """The ``method`` parameter of the estimators fitted by ``methods`` (name -> _Method):
+    its docs list those, its constraint every method (another method raises a ValueError
+    naming the supported ones, ``_BaseBayesianGLM._method``)."""
+    items = "\n".join(spec.doc.strip("\n") for spec in methods.values())
+    local = [f'``"{name}"``' for name, spec in methods.items() if not spec.chunked]
+    dask = (f"Every method{' but ' + _and(local) if local else ''} also fits dask arrays "
+            "where their chunks live: each Newton or proximal step (PASS-GLM: its one pass) "
+            "is a map-reduce over the chunks, and the posterior is that of the same rows in "
+            "memory.")
+    return _Param("laplace", [StrOptions(set(_METHODS))],
+                  "{" + ", ".join(f'"{name}"' for name in methods) + "}",
+                  f"How the posterior is fitted.\n\n{items}\n\n{dask}")
+
+
+def _glm_params(family):
+    """The parameters of the estimators of ``family`` (an instance), in signature order:
+    ``method``, the common ones, the options of the methods that support the family in the
+    order of :data:`_METHODS`, ``verbose``."""
+    methods = {name: spec for name, spec in _METHODS.items()
+               if spec.supports is None or spec.supports(family)}
+    options = {name: param for spec in methods.values() for name, param in spec.options.items()}
+    return {"method": _method_param(methods), **_COMMON_PARAMS, **options, "verbose": _VERBOSE}
+
+
+def _fill(text, indent, width=92):
+    """Paragraphs and ``- `` list items of ``text`` refilled at ``indent``."""
+    blocks = []
+    for block in text.strip("\n").split("\n\n"):
+        items = re.split(r"\n(?=- )", block)
+        blocks.append("\n".join(
+            textwrap.fill(" ".join(item.split()), width=width, initial_indent=indent,
+                          subsequent_indent=indent + ("  " if item.startswith("- ") else ""),
+                          break_long_words=False, break_on_hyphens=False)
+            for item in items))
+    return "\n\n".join(blocks)
+
+
+def _param_doc(name, param):
+    """The numpydoc entry of a parameter, indented for a class docstring."""
+    default = f'"{param.default}"' if isinstance(param.default, str) else repr(param.default)
+    return f"    {name} : {param.type}, default={default}\n{_fill(param.doc, ' ' * 8)}\n"
+
+
+def _init_storing(defaults):
+    """An ``__init__`` taking the parameters ``defaults`` (name -> default) as keyword-only
+    arguments and storing each unchanged, as scikit-learn requires. Its ``__signature__``
+    lists them, which is what ``get_params``, ``clone``, ``repr`` and ``help`` read."""
+    signature = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+           for name, default in defaults.items()])
+
+    def __init__(self, **params):
+        unknown = [name for name in params if name not in defaults]
+        if unknown:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument {unknown[0]!r}")
+        for name, default in defaults.items():
+            setattr(self, name, params.get(name, default))
+
+    __init__.__signature__ = signature
+    return __init__
+
+
+def _glm_estimator(family, attrs_doc, **family_params):
+    """Class decorator of an estimator of ``family`` (an instance): its ``__init__``,
+    ``_parameter_constraints`` and the ``{common_params}`` of its docstring from the method
+    table, after ``family_params`` (name -> _Param, documented in the class docstring);
+    ``{common_attrs}`` from ``attrs_doc``."""
+    def decorate(cls):
+        params = {**family_params, **_glm_params(family)}
+        cls.__init__ = _init_storing({name: param.default for name, param in params.items()})
+        cls.__init__.__qualname__ = f"{cls.__name__}.__init__"
+        cls._parameter_constraints = {name: param.constraints
+                                      for name, param in params.items()}
+        documented = {name: param for name, param in params.items() if name not in family_params}
+        common = "\n".join(_param_doc(name, param) for name, param in documented.items())
+        return fill_doc(common_params=common, common_attrs=attrs_doc)(cls)
+    return decorate
 
 
 _COMMON_ATTRS_DOC = """
@@ -769,9 +782,6 @@ _COMMON_ATTRS_DOC = """
         autocorrelation functions averaged and summed up to Sokal's automatic window.
 """
 
-
-_fill_glm_doc = fill_doc(common_params=_params_doc(LogisticFamily()),
-                         common_attrs=_COMMON_ATTRS_DOC)
 
 _CLASSIFIER_ATTRS_DOC = """
     classes_ : ndarray of shape (2,)
@@ -868,6 +878,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
 
         Returns
         -------
@@ -891,6 +902,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         return_std : bool, default=False
             Also return the posterior standard deviation of ``P(y = classes_[1] | x)``.
 
@@ -917,7 +929,18 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         return proba
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`, shape (n_samples, 2)."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, 2)
+            Log-probabilities of the classes in the order of ``classes_``.
+        """
         if is_dask_collection(X):
             return predict_lazily(self, "predict_log_proba", X, columns=2)
         with np.errstate(divide="ignore"):
@@ -929,6 +952,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
 
         Returns
         -------
@@ -950,8 +974,11 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like or dask array of shape (n_samples, n_features)
+            Test data.
         y : array-like or dask array of shape (n_samples,)
+            True labels.
         sample_weight : array-like or dask array of shape (n_samples,), default=None
+            Weights of the rows in the accuracy.
 
         Returns
         -------
@@ -963,7 +990,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         return super().score(X, y, sample_weight=sample_weight)
 
 
-@fill_doc(common_params=_params_doc(LogisticFamily()), common_attrs=_CLASSIFIER_ATTRS_DOC)
+@_glm_estimator(LogisticFamily(), _CLASSIFIER_ATTRS_DOC)
 class BayesianLogisticRegression(_BaseBinaryClassifier):
     """Bayesian binary logistic regression with posterior uncertainty.
 
@@ -1006,7 +1033,7 @@ class BayesianLogisticRegression(_BaseBinaryClassifier):
         return LogisticFamily()
 
 
-@fill_doc(common_params=_params_doc(ProbitFamily()), common_attrs=_CLASSIFIER_ATTRS_DOC)
+@_glm_estimator(ProbitFamily(), _CLASSIFIER_ATTRS_DOC)
 class BayesianProbitRegression(_BaseBinaryClassifier):
     """Bayesian binary probit regression with posterior uncertainty.
 
@@ -1097,6 +1124,7 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         return_std : bool, default=False
             Also return the standard deviation of the posterior predictive distribution of
             the count: the count noise plus the posterior uncertainty of the mean ``mu``,
@@ -1118,7 +1146,9 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like or dask array of shape (n_samples, n_features)
+            Test data.
         y : array-like or dask array of shape (n_samples,)
+            True targets.
         sample_weight : array-like or dask array of shape (n_samples,), default=None
             Weights of the rows in R^2.
 
@@ -1152,7 +1182,8 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         return mean
 
 
-@_fill_glm_doc
+@_glm_estimator(PoissonFamily(), _COMMON_ATTRS_DOC,
+                link=_Param("log", [StrOptions({"log", "softplus"})], "", ""))
 class BayesianPoissonRegression(_BaseCountRegression):
     """Bayesian Poisson regression for counts with posterior predictive uncertainty.
 
@@ -1194,25 +1225,6 @@ class BayesianPoissonRegression(_BaseCountRegression):
     >>> mean.shape, std.shape
     ((3,), (3,))
     """
-
-    _parameter_constraints = {
-        **_BaseBayesianGLM._parameter_constraints,
-        "link": [StrOptions({"log", "softplus"})],
-    }
-
-    def __init__(self, *, link="log", method="laplace", prior_scale=1.0,
-                 intercept_prior_scale=10.0, fit_intercept=True, tol=1e-10, max_iter=500,
-                 kl_beta=None, pass_degree=2, pass_radius="auto", sampler="nuts",
-                 n_draws=4000, n_burnin=None, thin=None, n_walkers=None, n_chains=4,
-                 n_jobs=None, random_state=None, verbose=0):
-        super().__init__(method=method, prior_scale=prior_scale,
-                         intercept_prior_scale=intercept_prior_scale,
-                         fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
-                         kl_beta=kl_beta, pass_degree=pass_degree, pass_radius=pass_radius,
-                         sampler=sampler, n_draws=n_draws, n_burnin=n_burnin, thin=thin,
-                         n_walkers=n_walkers, n_chains=n_chains, n_jobs=n_jobs,
-                         random_state=random_state, verbose=verbose)
-        self.link = link
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1265,6 +1277,7 @@ class BayesianPoissonRegression(_BaseCountRegression):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         return_std : bool, default=False
             Also return the standard deviation of the posterior predictive distribution of
             the count: the Poisson noise plus the posterior uncertainty of its mean ``mu``,
@@ -1289,6 +1302,7 @@ class BayesianPoissonRegression(_BaseCountRegression):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Test data.
         y : array-like of shape (n_samples,)
             Observed targets: counts over ``exposure``, or rates when ``exposure`` is None.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -1336,8 +1350,9 @@ class BayesianPoissonRegression(_BaseCountRegression):
         return self._partial_fit(X, y, sample_weight)
 
 
-@fill_doc(common_params=_params_doc(NegativeBinomialFamily()),
-          common_attrs=_COMMON_ATTRS_DOC)
+@_glm_estimator(NegativeBinomialFamily(), _COMMON_ATTRS_DOC,
+                alpha=_Param("auto", [Interval(Real, 0, None, closed="neither"),
+                                      StrOptions({"auto"})], "", ""))
 class BayesianNegativeBinomialRegression(_BaseCountRegression):
     """Bayesian negative binomial regression for overdispersed counts.
 
@@ -1386,34 +1401,6 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
     >>> mean.shape, std.shape
     ((3,), (3,))
     """
-
-    _parameter_constraints = {
-        **{key: value for key, value in _BaseBayesianGLM._parameter_constraints.items()
-           if key not in _METHODS["pass_glm"].options},
-        "alpha": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-    }
-
-    def __init__(self, *, alpha="auto", method="laplace", prior_scale=1.0,
-                 intercept_prior_scale=10.0, fit_intercept=True, tol=1e-10, max_iter=500,
-                 kl_beta=None, sampler="nuts", n_draws=4000, n_burnin=None, thin=None,
-                 n_walkers=None, n_chains=4, n_jobs=None, random_state=None, verbose=0):
-        self.alpha = alpha
-        self.method = method
-        self.prior_scale = prior_scale
-        self.intercept_prior_scale = intercept_prior_scale
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.max_iter = max_iter
-        self.kl_beta = kl_beta
-        self.sampler = sampler
-        self.n_draws = n_draws
-        self.n_burnin = n_burnin
-        self.thin = thin
-        self.n_walkers = n_walkers
-        self.n_chains = n_chains
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
 
     def _family(self):
         return NegativeBinomialFamily(alpha=self.alpha)

@@ -161,6 +161,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         return_std : bool, default=False
             Also return the posterior standard deviation of each class probability.
 
@@ -205,6 +206,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
 
         Returns
         -------

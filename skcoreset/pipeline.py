@@ -59,18 +59,22 @@ class Pipeline(sk_pipeline.Pipeline):
     ----------
     steps : list of (str, estimator) tuples
         The steps, the last one the final estimator; ``"passthrough"`` or ``None`` skip a step.
+    transform_input : None, default=None
+        Must be ``None`` (transforming metadata along the steps is not supported).
     memory : None, default=None
         Must be ``None``: caching fitted transformers is not supported, because a coreset step
         changes the rows every later step sees.
     verbose : bool, default=False
         Print the time each step takes to fit.
-    transform_input : None, default=None
-        Must be ``None`` (transforming metadata along the steps is not supported).
 
     Attributes
     ----------
     named_steps : :class:`~sklearn.utils.Bunch`
         Steps by name (as in scikit-learn's Pipeline).
+
+    See Also
+    --------
+    make_pipeline : Build a Pipeline with generated step names.
 
     Notes
     -----
@@ -82,10 +86,6 @@ class Pipeline(sk_pipeline.Pipeline):
     Parameters spelled ``stepname__parameter`` go to their step in both modes, and
     ``coreset__sample_weight`` (for each coreset step) passes through routers such as
     :class:`~sklearn.model_selection.GridSearchCV`.
-
-    See Also
-    --------
-    make_pipeline : Build a Pipeline with generated step names.
 
     Examples
     --------
@@ -273,7 +273,9 @@ class Pipeline(sk_pipeline.Pipeline):
         Parameters
         ----------
         X : iterable
+            Training data, the input of the first step.
         y : iterable, default=None
+            Training targets.
         **params : dict of str -> object
             Step parameters as in :meth:`fit`.
 
@@ -289,7 +291,9 @@ class Pipeline(sk_pipeline.Pipeline):
         Parameters
         ----------
         X : iterable
+            Training data, the input of the first step.
         y : iterable, default=None
+            Training targets.
         **params : dict of str -> object
             Step parameters as in :meth:`fit`.
 
@@ -316,6 +320,7 @@ def make_pipeline(*steps, verbose=False):
     Parameters
     ----------
     *steps : list of estimators
+        The steps, in order: coreset constructors, transformers and the final estimator.
     verbose : bool, default=False
         Print the time each step takes to fit.
 

@@ -9,6 +9,7 @@ import numpy as np
 from .._backend import DaskRows, InMemoryRows
 from .._design import (add_scaled_gram, block_rows, linear_predictor, n_params, rmatvec,
                        split_theta, weighted_gram)
+from .._linalg import cholesky_logdet
 
 
 def prior_precision(n_features, *, prior_scale, intercept_prior_scale, fit_intercept):
@@ -375,7 +376,7 @@ def laplace_log_evidence(log_post, theta, eta, posterior, value=None):
     """
     if value is None:
         value = log_post.value(theta, eta)
-    logdet_cov = 2.0 * np.sum(np.log(np.diag(posterior.cov_cholesky)))
+    logdet_cov = cholesky_logdet(posterior.cov_cholesky)
     p = len(theta)
     return (value + log_post.log_prior_normaliser()
             + 0.5 * p * np.log(2 * np.pi) + 0.5 * logdet_cov)

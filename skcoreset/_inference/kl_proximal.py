@@ -82,8 +82,9 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._backend import DaskRows, InMemoryRows
 from .._design import latent_variances, rmatvec, weighted_gram
-from .._newton import NewtonObjective, newton_maximise, rounding_slack
-from .._posterior import GaussianPosterior, _stable_cholesky
+from .._linalg import cholesky_logdet, stable_cholesky
+from .._posterior import GaussianPosterior
+from ._newton import NewtonObjective, newton_maximise, rounding_slack
 from ._common import InferenceResult, log_posterior_of
 from .laplace import LARGE_N, find_mode
 
@@ -160,13 +161,13 @@ class _PrimalPath:
     def evaluate(self, mean, precision):
         """ELBO and linearisation at ``N(mean, precision^-1)``."""
         p = len(mean)
-        chol = _stable_cholesky(precision)
+        chol = stable_cholesky(precision)
         # V = L^-T L^-1, so L^-T is a square-root factor of V and v~_n = ||L^-1 a_n||^2
         chol_inv = linalg.solve_triangular(chol, np.eye(p), lower=True)
         value, error, alpha_sum, gram = self.rows.sum(
             _elbo_sums, self.family, mean, chol_inv, self.fit_intercept, self.variance_dtype)
         cov_diag = np.sum(chol_inv**2, axis=0)
-        logdet_prec = 2.0 * np.sum(np.log(np.diag(chol)))
+        logdet_prec = cholesky_logdet(chol)
         kl = 0.5 * (self.prior_prec @ cov_diag + self.prior_prec @ mean**2 - p
                     - np.sum(np.log(self.prior_prec)) + logdet_prec)
         params = dict(mean=mean, precision=precision, chol_inv=chol_inv, gram=gram,
@@ -203,7 +204,7 @@ class _PrimalPath:
         params = state.params
         precision = params["gram"] + np.diag(self.prior_prec)
         mean = params["mean"] + linalg.cho_solve(
-            (_stable_cholesky(precision), True), params["grad_m"])
+            (stable_cholesky(precision), True), params["grad_m"])
         return self.evaluate(mean, precision)
 
     def posterior(self, state):
@@ -252,7 +253,7 @@ class _DualPath:
         # KL(q || prior) = (tr K^-1 - n + a^T Sigma~ a + log det K) / 2, all n x n
         chol_inv = linalg.solve_triangular(chol, np.eye(self.n), lower=True)
         kl = 0.5 * (np.sum(chol_inv**2) - self.n - a @ m_lat
-                    + 2.0 * np.sum(np.log(np.diag(chol))))
+                    + cholesky_logdet(chol))
         return _State(value - kl, dict(a=a, gamma_t=gamma_t, chol=chol, s=s, R=R,
                                        alpha=alpha, gamma=gamma))
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._backend import DaskRows, InMemoryRows
-from .._newton import NewtonObjective, newton_maximise, warn_not_converged
+from ._newton import NewtonObjective, newton_maximise, warn_not_converged
 from .._posterior import GaussianPosterior
 from ._common import InferenceResult, laplace_log_evidence, log_posterior_of
 
@@ -14,7 +14,7 @@ _STALE_HESSIAN_SCALE = 0.005
 
 
 class LogPosteriorObjective(NewtonObjective):
-    """A log posterior as a :class:`~skcoreset._newton.NewtonObjective`; the state is the
+    """A log posterior as a :class:`~skcoreset._inference._newton.NewtonObjective`; the state is the
     linear predictors.
 
     ``log_post`` is a :class:`LogPosterior`, a :class:`ChunkedLogPosterior` (rows on a
@@ -67,7 +67,7 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
 
     Stops when half the Newton decrement ``g^T H^-1 g / 2`` (the predicted gain of the next
     step, in units of log density) falls below ``tol``, or when the line search cannot
-    improve the objective beyond rounding error (:func:`~skcoreset._newton.newton_maximise`).
+    improve the objective beyond rounding error (:func:`._newton.newton_maximise`).
 
     Once the decrement is small compared with the total weight, the linear predictors move
     by much less than 1 per step and the Hessian hardly changes: the following steps reuse
@@ -85,10 +85,10 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
     new point (the exact one when the chord steps' rate predicts convergence there), it is
     computed in the same pass over X as the value and gradient. ``confirm=False`` (a warm
     start for a larger problem) skips the confirmation and returns the approximate Hessian
-    that steered the last step (:func:`~skcoreset._newton.newton_maximise`).
+    that steered the last step (:func:`._newton.newton_maximise`).
 
-    ``full_output=True`` returns the :class:`~skcoreset._newton.NewtonResult` instead (with
-    the log posterior at the mode). ``total_weight`` (the scale of the Hessian reuse) is by
+    ``full_output=True`` returns the :class:`._newton.NewtonResult` instead (with the log
+    posterior at the mode). ``total_weight`` (the scale of the Hessian reuse) is by
     default ``log_post.sample_weight.sum()``.
 
     Returns

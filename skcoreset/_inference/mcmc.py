@@ -20,11 +20,12 @@ from .._design import linear_predictor
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
 from ._common import InferenceResult, LogPosterior
-from .diagnostics import MCMCDiagnosticWarning, chain_diagnostics
+from ..exceptions import MCMCDiagnosticWarning
 from ._start import mcmc_start
+from .diagnostics import chain_diagnostics
 from .nuts import DEFAULT_N_CHAINS, nuts
 
-# With the stretch scale of _stretch_scale the integrated autocorrelation time on a
+# With the stretch scale of stretch_scale the integrated autocorrelation time on a
 # p-dimensional Gaussian target is below 10 + 15 p steps (measured: 17, 27, 35, 64, 128 steps
 # for p = 1, 2, 3, 5, 10). Default runs last 50 such times, burn-in 10.
 _TAU_GUESS = (10, 15)
@@ -63,7 +64,7 @@ def _expected_autocorr_time(n_params):
     return _TAU_GUESS[0] + _TAU_GUESS[1] * n_params
 
 
-def _stretch_scale(n_params):
+def stretch_scale(n_params):
     """Scale ``a`` of the stretch move: ``2 + 1 / p``.
 
     emcee's default ``a = 2`` accepts ~81% of the proposals in one dimension (above the
@@ -292,7 +293,7 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
     -----
     The move is emcee's stretch move (Goodman and Weare, 2010), affine invariant, so the
     sampler is insensitive to the scaling and correlation of the parameters; its scale is
-    ``2 + 1 / p`` rather than emcee's 2 (see ``_stretch_scale``). Each log-posterior call
+    ``2 + 1 / p`` rather than emcee's 2 (see ``stretch_scale``). Each log-posterior call
     evaluates the family on an ``(n, n_walkers / 2)`` block, so the memory of a step is a
     few times that of ``X`` when ``n_walkers ~ 4 p``. The stretch move mixes more slowly as
     ``p`` grows (acceptance ~0.3 and ~300 steps per autocorrelation time at ``p = 20``);
@@ -312,7 +313,7 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
     log_prob = log_probability(X, y, family, sample_weight=sample_weight,
                                prior_prec=prior_prec, fit_intercept=fit_intercept)
     sampler = emcee.EnsembleSampler(n_walkers, n_params, log_prob, vectorize=True,
-                                    moves=emcee.moves.StretchMove(a=_stretch_scale(n_params)))
+                                    moves=emcee.moves.StretchMove(a=stretch_scale(n_params)))
     # emcee otherwise copies numpy's global state; seed its generator from ours instead
     sampler.random_state = np.random.RandomState(
         rng.randint(np.iinfo(np.int32).max)).get_state()

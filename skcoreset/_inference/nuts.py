@@ -33,9 +33,10 @@ from sklearn.utils import check_random_state
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
 from ._common import InferenceResult, LogPosterior
-from .diagnostics import (MCMCDiagnosticWarning, bulk_effective_sample_size,
-                          folded_effective_sample_size, rank_r_hat)
+from ..exceptions import MCMCDiagnosticWarning
 from ._start import mcmc_start
+from .diagnostics import (bulk_effective_sample_size, folded_effective_sample_size,
+                          rank_r_hat)
 
 DEFAULT_N_CHAINS = 4
 # Warm-up iterations per chain: dual averaging of the step size from mici's initial search.

@@ -1,7 +1,6 @@
 """The contract shared by every coreset constructor: validation, the likelihood, the row
 storage it runs against, and the fitted coreset's ``transform``."""
 
-import inspect
 import warnings
 from abc import ABCMeta, abstractmethod
 from functools import partial
@@ -15,8 +14,7 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 
 from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows, uniform_subset
 from ..families import FAMILIES, Family, make_family
-from .._inference import resolve_family
-from .._inference._common import prior_precision
+from .._inference import prior_precision, resolve_family
 from .._docstrings import fill_doc
 from .._atomic import fit_context
 from .._sklearn_compat import Interval, StrOptions, _get_output_config, _num_samples
@@ -117,47 +115,17 @@ def resolve_model(model, y, *, first_block=False):
         "continuous values (gaussian). Set model explicitly.")
 
 
-def _check_plain_pipeline(coreset, max_depth=10):
-    """Refuse, with the fix, a coreset step of a plain sklearn Pipeline whose next step
-    cannot read the weighted subset (anything but a skcoreset estimator as final step).
+def is_training_data(coreset, X):
+    """Whether ``X`` is the data the fitted ``coreset`` was built from.
 
-    scikit-learn's Pipeline gives a step no handle on its neighbours, so the calling
-    Pipeline is found among the few frames above ``fit_transform``; when it is not found
-    (other callers, memory caching clones the step) nothing is checked, and the subset's
-    row count still makes a foreign estimator fail (see ``BaseCoreset._output_rows``).
+    A cheap recognition, for the metrics that compare a coreset with its data: the same
+    number of rows, and the coreset's rows in place at ``sample_indices_``.
     """
-    from sklearn.pipeline import Pipeline as SklearnPipeline
-
-    from ..linear_model import _BaseBayesianGLM
-    from ..pipeline import Pipeline as CoresetPipeline
-
-    frame = inspect.currentframe()
-    try:
-        for _ in range(max_depth):
-            frame = frame.f_back
-            owner = None if frame is None else frame.f_locals.get("self")
-            if frame is None or isinstance(owner, SklearnPipeline):
-                break
-    finally:
-        del frame
-    if not isinstance(owner, SklearnPipeline) or isinstance(owner, CoresetPipeline):
-        return
-    steps = [step for _, step in owner.steps if step is not None and not (
-        isinstance(step, str) and step == "passthrough")]
-    position = next((i for i, step in enumerate(steps) if step is coreset), None)
-    if position is None or position == len(steps) - 1:
-        return
-    following = steps[position + 1]
-    if position + 1 == len(steps) - 1 and isinstance(following, _BaseBayesianGLM):
-        return
-    raise ValueError(
-        f"{type(coreset).__name__} is a step of a plain "
-        f"{type(owner).__module__.split('.')[0]} {type(owner).__name__} followed by "
-        f"{type(following).__name__}, which cannot read the coreset's weights: it would get "
-        "the coreset rows with every target ('inconsistent numbers of samples') or fit "
-        "them unweighted. Use skcoreset.pipeline.Pipeline, which hands the coreset rows and "
-        "their weights to every later step. (A plain Pipeline works only when the coreset "
-        "step is followed directly by a skcoreset estimator as the final step.)")
+    if _num_samples(X) != coreset._n_samples_fit:
+        return False
+    rows = np.asarray(take_rows(X, coreset.sample_indices_), dtype=float)
+    return rows.shape == coreset._coreset_rows.shape and np.array_equal(rows,
+                                                                        coreset._coreset_rows)
 
 
 def check_both_classes(data, part, fix):
@@ -227,6 +195,15 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     (:func:`~skcoreset.coreset._merge_reduce.merge_reduce_chunks`); constructors with an
     algorithm for chunked rows (uniform and sensitivity sampling, streaming) override it.
 
+    Parameters
+    ----------
+    M : int, default=100
+        The budget: the largest number of rows of the coreset (a constructor may select
+        fewer).
+    {common_params}
+    Attributes
+    ----------
+    {common_attrs}
     Examples
     --------
     A constructor that keeps every other row with weight 2:
@@ -445,8 +422,11 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training data.
         y : array-like of shape (n_samples,)
+            Targets.
         sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows: a row of weight w stands for w rows.
 
         Returns
         -------
@@ -462,13 +442,6 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         X_core = self._coreset_rows.copy() if is_dask_collection(X) else take_rows(X, idx)
         return X_core, take_rows(y, idx), self.sample_weight_.copy()
 
-    def _is_training_data(self, X):
-        """Cheap recognition: same row count and the stored coreset rows in place."""
-        if _num_samples(X) != self._n_samples_fit:
-            return False
-        rows = np.asarray(take_rows(X, self.sample_indices_), dtype=float)
-        return rows.shape == self._coreset_rows.shape and np.array_equal(rows, self._coreset_rows)
-
     def transform(self, X):
         """Return X unchanged (after checking its features): a coreset acts at fit time only.
 
@@ -480,6 +453,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         Parameters
         ----------
         X : array-like or dask array of shape (n_samples, n_features)
+            Data with the features the constructor was fitted on.
 
         Returns
         -------
@@ -539,11 +513,13 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
 
         This is how the coreset reaches the next step of a Pipeline, whose ``fit`` calls
         ``fit_transform``; :meth:`transform`, which a fitted Pipeline calls to predict and
-        score, returns the data unchanged. In a plain :class:`sklearn.pipeline.Pipeline` a
-        coreset step must be followed directly by a skcoreset estimator as the final step:
-        any other next step cannot read the weights, so this raises a ``ValueError`` naming
-        the fix (:class:`skcoreset.pipeline.Pipeline`) instead of failing later on sample
-        counts.
+        score, returns the data unchanged. The weights travel with the rows
+        (:class:`WeightedSubset`), and only the skcoreset estimators read them: in a plain
+        :class:`sklearn.pipeline.Pipeline` a coreset step must be followed directly by a
+        skcoreset estimator as the final step. Any other estimator fails on the sample
+        count (the subset never has as many rows as ``y``) instead of being fitted
+        unweighted; :class:`skcoreset.pipeline.Pipeline` hands the rows and their weights
+        to every later step.
 
         Parameters
         ----------
@@ -563,7 +539,6 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             every row, one row is split into two halves of its weight (N + 1 rows), so that
             an estimator that cannot read the weights fails on the sample count.
         """
-        _check_plain_pipeline(self)
         self.fit(X, y, **fit_params)
         return self._weighted_subset(X)
 
@@ -700,3 +675,4 @@ COMMON_ATTRS_DOC = """
 
 fill_coreset_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
 fill_sampling_doc = fill_doc(common_params=SAMPLING_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
+fill_sampling_doc(BaseCoreset)
