@@ -21,7 +21,7 @@ LAYERS = [
     # dense factorisations, the linear predictor, where rows are stored
     {"_linalg", "_design", "_backend"},
     # posterior objects and what the estimators compute from them or from dask rows
-    {"_posterior", "_summary", "_dask_predict"},
+    {"_posterior", "_summary", "_arviz", "_dask_predict"},
     # likelihoods in the linear predictor; sparse vector-sum solvers
     {"families", "solvers"},
     {"datasets"},

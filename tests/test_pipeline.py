@@ -268,7 +268,7 @@ def test_exposure_cannot_follow_a_coreset_step():
                            ("reg", BayesianPoissonRegression())]),
                  SkPipeline([("coreset", UniformCoreset(M=50, model="poisson")),
                              ("reg", BayesianPoissonRegression())])):
-        with pytest.raises(ValueError, match="exposure.*sample_weight=exposure"):
+        with pytest.raises(ValueError, match="exposure.*to the coreset step"):
             pipe.fit(X, y, reg__exposure=e)
         # the rates with the exposure as weights: what the message proposes
         pipe.fit(X, y / e, coreset__sample_weight=e)
@@ -279,7 +279,8 @@ def test_exposure_cannot_follow_a_coreset_step():
         reg = BayesianPoissonRegression().set_fit_request(exposure=True).set_score_request(
             exposure=True)
         with pytest.raises(ValueError, match="exposure cannot reach"):
-            Pipeline([("coreset", UniformCoreset(M=50, model="poisson")),
+            Pipeline([("coreset", UniformCoreset(M=50, model="poisson")
+                       .set_fit_request(exposure=False)),
                       ("reg", reg)]).fit(X, y, exposure=e)
         search = GridSearchCV(Pipeline([("scale", StandardScaler()), ("reg", reg)]),
                               {"reg__prior_scale": [0.5, 2.0]}, cv=3).fit(X, y, exposure=e)

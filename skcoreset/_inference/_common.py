@@ -69,15 +69,19 @@ class LogPosterior:
     prior_prec : ndarray of shape (p,)
         Diagonal prior precision.
     fit_intercept : bool
+    offset : ndarray of shape (n,), default=None
+        A known term added to each row's linear predictor, ``eta_n = a_n . theta + o_n``
+        (the log exposure of counts).
     """
 
-    def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept):
+    def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept, offset=None):
         self.X = X
         self.y = y
         self.family = family
         self.sample_weight = sample_weight
         self.prior_prec = prior_prec
         self.fit_intercept = fit_intercept
+        self.offset = offset
 
     @property
     def n_rows(self):
@@ -102,10 +106,14 @@ class LogPosterior:
             return None
         return LogPosterior(np.ascontiguousarray(self.X[rows]), self.y[rows], self.family,
                             weight * (self.total_weight / total), self.prior_prec,
-                            self.fit_intercept)
+                            self.fit_intercept,
+                            None if self.offset is None else self.offset[rows])
 
     def eta(self, theta):
-        return linear_predictor(self.X, theta, self.fit_intercept)
+        eta = linear_predictor(self.X, theta, self.fit_intercept)
+        if self.offset is None:
+            return eta
+        return eta + (self.offset if eta.ndim == 1 else self.offset[:, None])
 
     def loglik(self, theta, eta=None):
         """Weighted log-likelihood; theta (p,) -> float, theta (S, p) -> (S,)."""
@@ -154,6 +162,8 @@ class LogPosterior:
             eta_b = eta[rows]
             np.dot(X, coef, out=eta_b)
             eta_b += intercept
+            if self.offset is not None:
+                eta_b += self.offset[rows]
             y, w = self.y[rows], self.sample_weight[rows]
             terms = self.family.loglik_and_derivatives(y, eta_b,
                                                        second=neg_hessian is not None)
@@ -358,7 +368,8 @@ def log_posterior_of(rows, family, prior_prec, fit_intercept):
     rows on a cluster (:class:`~skcoreset._backend.DaskRows`)."""
     if isinstance(rows, DaskRows):
         return ChunkedLogPosterior(rows, family, prior_prec, fit_intercept)
-    return LogPosterior(rows.X, rows.y, family, rows.sample_weight, prior_prec, fit_intercept)
+    return LogPosterior(rows.X, rows.y, family, rows.sample_weight, prior_prec, fit_intercept,
+                        rows.offset)
 
 
 def prior_log_normaliser(prior_prec):

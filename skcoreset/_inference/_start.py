@@ -21,7 +21,7 @@ MAX_ROUNDING_NATS = 1.0
 
 
 def mcmc_start(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol, max_iter,
-               verbose):
+               offset=None, verbose=0):
     """The Laplace fit the samplers start from (:func:`~.laplace.laplace`, same
     parameters); ValueError when float64 cannot resolve the posterior there.
 
@@ -32,7 +32,7 @@ def mcmc_start(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol, m
         nats (``eps |log posterior|``), naming it, the posterior sd and what to do.
     """
     start = laplace(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
-                    fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                    fit_intercept=fit_intercept, tol=tol, max_iter=max_iter, offset=offset,
                     verbose=verbose)
     log_post = start.extra["log_posterior"]
     rounding = np.finfo(float).eps * abs(log_post)

@@ -129,8 +129,12 @@ def _initial_theta_of(log_post):
     n_params = len(log_post.prior_prec)
     if not log_post.fit_intercept:
         return np.zeros(n_params)
-    return initial_theta(np.array([log_post.mean_target()]), log_post.family, np.ones(1),
-                         n_params, True)
+    theta = initial_theta(np.array([log_post.mean_target()]), log_post.family, np.ones(1),
+                          n_params, True)
+    offset = getattr(log_post, "offset", None)
+    if offset is not None:  # the intercept that, with the offsets, fits the mean target
+        theta[-1] -= np.average(offset, weights=log_post.sample_weight)
+    return theta
 
 
 # From this many rows on, the large-N paths: a thinned start and single-precision Hessians
@@ -199,7 +203,7 @@ def find_mode(log_post, theta0=None, *, tol, max_iter, verbose=0):
 
 
 def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10,
-            max_iter=100, theta0=None, verbose=0):
+            max_iter=100, theta0=None, offset=None, verbose=0):
     """Laplace approximation of a weighted GLM posterior.
 
     Finds the mode ``theta*`` of ``sum_n w_n log p(y_n | a_n . theta) + log N(theta; 0, P^-1)``
@@ -230,6 +234,8 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     theta0 : ndarray of shape (p,), default=None
         Starting point (warm start); by default zero coefficients and the intercept at the
         link of the weighted mean target, refined for large N by :func:`thinned_start`.
+    offset : ndarray of shape (n,), default=None
+        A known term of each row's linear predictor (rows in memory only).
     verbose : int
         Print one line per Newton step when positive.
 
@@ -239,7 +245,7 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
         With a :class:`GaussianPosterior` and the Laplace log evidence; ``extra`` holds
         ``log_posterior``, the unnormalised log posterior at the mode.
     """
-    rows = X if isinstance(X, DaskRows) else InMemoryRows(X, y, sample_weight)
+    rows = X if isinstance(X, DaskRows) else InMemoryRows(X, y, sample_weight, offset)
     log_post = log_posterior_of(rows, family, prior_prec, fit_intercept)
     result = find_mode(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
     if not result.converged:

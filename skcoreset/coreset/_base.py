@@ -13,12 +13,13 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows, uniform_subset
+from .._numbers import is_number
 from ..families import FAMILIES, Family, make_family
 from .._inference import prior_precision, resolve_family
 from .._docstrings import fill_doc
 from .._atomic import fit_context
 from .._sklearn_compat import Interval, StrOptions, _get_output_config, _num_samples
-from .._validation import check_sample_weight
+from .._validation import check_sample_weight, combined_exposure
 from ._merge_reduce import merge_reduce_chunks
 from ._subset import WeightedSubset, _attrs_array
 
@@ -164,6 +165,28 @@ def warn_if_weight_lost(coreset, kept, total):
         "model='negative_binomial') and from sample weights so small that the data hardly "
         "inform the parameters. Check the result with skcoreset.metrics.coreset_quality.",
         UserWarning, stacklevel=3)
+
+
+def warn_if_all_rows(coreset, data):
+    """Warn when the budget ``M`` is at least the number of rows available (rows of positive
+    weight), or the coreset holds all of them: it then saves nothing over the data."""
+    n_available = (data.n if data.chunked
+                   else int(np.count_nonzero(data.sample_weight > 0)))
+    budget = coreset._budget()
+    size = len(coreset.sample_indices_)
+    if n_available <= 1 or (size < n_available
+                            and (budget is None or budget < n_available)):
+        return
+    if budget is not None and budget >= n_available:
+        what = (f"M={budget} is at least the {n_available} rows of positive weight in the "
+                f"data, so the budget does not limit the coreset (it has {size} rows) and "
+                "a coreset of M rows would save nothing over fitting on all rows")
+    else:
+        what = (f"the coreset keeps all {n_available} rows of positive weight in the data, "
+                "so it saves nothing over fitting on all rows")
+    warnings.warn(
+        f"{type(coreset).__name__}: {what}. Choose M below {n_available}, or fit the "
+        "estimator on the data directly.", UserWarning, stacklevel=3)
 
 
 def uniform_fallback(coreset, why, sample_weight, rng):
@@ -316,7 +339,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         return self.family_.encode_target(y, getattr(self, "classes_", None))
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, exposure=None, offset=None):
         """Build the coreset.
 
         Parameters
@@ -330,17 +353,34 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         sample_weight : array-like or dask array of shape (n_samples,), default=None
             Non-negative weights: a row with weight w stands for w rows, so a coreset of a
             coreset (or of merged coresets) approximates the original data.
+        exposure : float or array-like of shape (n_samples,), default=None
+            Positive exposure of each count y (Poisson model, rows in memory): the coreset
+            is built for the rates ``y / exposure`` weighted by ``sample_weight * exposure``,
+            whose Poisson likelihood is that of the counts over their exposure for every
+            link (:meth:`PoissonFamily.exposure_as_weight
+            <skcoreset.families.PoissonFamily.exposure_as_weight>`), and :meth:`fit_coreset`
+            returns those rates and weights, from which a Poisson estimator fits the
+            posterior of the counts. Routed with metadata routing
+            (``set_fit_request(exposure=True)``). The negative binomial likelihood of counts
+            over an exposure is not one of weighted rates: ``ValueError``.
+        offset : float or array-like of shape (n_samples,), default=None
+            A known term of each row's linear predictor (log link): the exposure
+            ``exp(offset)``; with ``exposure`` too, they add up as ``offset +
+            log(exposure)``.
 
         Returns
         -------
         self : object
             Fitted constructor.
         """
-        data = self._validated_rows(X, y, sample_weight)
+        data = self._validated_rows(X, y, sample_weight, exposure, offset)
         family, prior_prec = self._family_and_prior(data.n_features)
         rng = check_random_state(self.random_state)
         part = self._fit_rows(data, family, prior_prec, rng)
         self._set_coreset(part.indices, part.weights, part.X, data.n)
+        exposure = getattr(data, "exposure", None)  # rows in memory only
+        self._coreset_exposure = None if exposure is None else exposure[self.sample_indices_]
+        warn_if_all_rows(self, data)
         warn_if_weight_lost(self, float(np.sum(self.sample_weight_)), data.total_weight())
         if self.verbose and data.chunked:
             error = "" if part.error is None else f", error {part.error:.3e}"
@@ -348,7 +388,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                   f"coreset size {len(self.sample_indices_)}{error}")
         return self
 
-    def _validated_rows(self, X, y, sample_weight):
+    def _validated_rows(self, X, y, sample_weight, exposure=None, offset=None):
         """Validate the input; set ``model_``, ``family_``, ``classes_``, ``n_features_in_``;
         return the rows as a storage with encoded targets.
 
@@ -364,8 +404,19 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             sample_weight = _row_weights(sample_weight, X.shape[0])
             self._set_family(resolve_model(self._likelihood_params().model, y))
             y_encoded = self._encode_target(y)
+            exposure = self._rates_over_exposure(exposure, offset, X.shape[0])
+            if exposure is not None:
+                y_encoded, sample_weight, _ = self.family_.exposure_as_weight(
+                    y_encoded, sample_weight, exposure)
             self._resolve_family(X, y_encoded, sample_weight)
-            return InMemoryRows(X, y_encoded, sample_weight)
+            rows = InMemoryRows(X, y_encoded, sample_weight)
+            rows.exposure = exposure
+            return rows
+        if exposure is not None or offset is not None:
+            raise ValueError(
+                f"exposure and offset of {type(self).__name__} are supported for rows in "
+                "memory; for dask arrays pass the rates y / exposure with sample_weight="
+                "exposure (times any weights), the same Poisson likelihood.")
         data = DaskRows.from_arrays(X, y, sample_weight)
         self.n_features_in_ = data.n_features
         if hasattr(self, "feature_names_in_"):
@@ -379,6 +430,22 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         if self.family_.unresolved:  # parameters estimated from data: on the first chunk
             self._resolve_family(*data.first_chunk())
         return data
+
+    def _rates_over_exposure(self, exposure, offset, n_samples):
+        """The exposure of the counts (from ``exposure`` and ``offset``), or None; only for
+        a family that fits counts over an exposure as weighted rates."""
+        exposure = combined_exposure(exposure, offset, n_samples, self.family_.link.name)
+        if exposure is not None and not hasattr(self.family_, "exposure_as_weight"):
+            raise ValueError(
+                f"exposure and offset are supported by the Poisson model, whose likelihood "
+                f"of counts over an exposure is that of the rates y / exposure weighted by "
+                f"the exposure; model {self.model_!r} has no such form. Build the coreset "
+                "without them, or use model='poisson'.")
+        return exposure
+
+    def _budget(self):
+        """``M`` as a number of rows, or None (``"auto"``)."""
+        return self.M if is_number(self.M, Integral) else None
 
     def _likelihood_params(self):
         """The estimator whose ``model``, family parameters, prior scales and
@@ -416,7 +483,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self._n_samples_fit = n_samples
         self._coreset_rows = np.asarray(rows, dtype=float)[keep][order]
 
-    def fit_coreset(self, X, y, sample_weight=None):
+    def fit_coreset(self, X, y, sample_weight=None, exposure=None, offset=None):
         """Build the coreset and return it as arrays.
 
         Parameters
@@ -427,20 +494,25 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             Targets.
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the rows: a row of weight w stands for w rows.
+        exposure, offset : float or array-like of shape (n_samples,), default=None
+            Of count targets, as in :meth:`fit`.
 
         Returns
         -------
         X_core : ndarray or DataFrame of shape (n_coreset, n_features)
             The selected rows (a DataFrame keeps its row labels).
         y_core : ndarray or Series of shape (n_coreset,)
-            Their targets.
+            Their targets: with ``exposure`` or ``offset``, the rates ``y / exposure``.
         sample_weight_core : ndarray of shape (n_coreset,)
             Their positive weights.
         """
-        self.fit(X, y, sample_weight=sample_weight)
+        self.fit(X, y, sample_weight=sample_weight, exposure=exposure, offset=offset)
         idx = self.sample_indices_
         X_core = self._coreset_rows.copy() if is_dask_collection(X) else take_rows(X, idx)
-        return X_core, take_rows(y, idx), self.sample_weight_.copy()
+        y_core = take_rows(y, idx)
+        if self._coreset_exposure is not None:  # the rates the weights were built for
+            y_core = y_core / self._coreset_exposure
+        return X_core, y_core, self.sample_weight_.copy()
 
     def transform(self, X):
         """Return X unchanged (after checking its features): a coreset acts at fit time only.
@@ -539,6 +611,12 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             every row, one row is split into two halves of its weight (N + 1 rows), so that
             an estimator that cannot read the weights fails on the sample count.
         """
+        if fit_params.get("exposure") is not None or fit_params.get("offset") is not None:
+            raise ValueError(
+                "exposure and offset of a coreset step need skcoreset.pipeline.Pipeline, "
+                "which hands the next step the coreset's rates y / exposure: the weighted "
+                "subset of fit_transform carries the rows and weights only, and the next step "
+                "would read the counts.")
         self.fit(X, y, **fit_params)
         return self._weighted_subset(X)
 

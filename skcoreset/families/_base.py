@@ -172,18 +172,6 @@ def check_non_negative_targets(y, model="Poisson", what="non-negative"):
     return y
 
 
-def check_counts(y, model):
-    """Count targets: finite, non-negative integers. Returns float64 of shape (n,).
-
-    ``model`` names the family in the messages (e.g. "Negative binomial targets are counts:
-    ...").
-    """
-    y = check_non_negative_targets(y, model, "counts")
-    if np.any(y != np.round(y)):
-        raise ValueError(f"{model} targets are counts: y contains non-integer values.")
-    return y
-
-
 class Family(ABC):
     """A likelihood written in the linear predictor ``eta = x @ theta``: the contract every
     family fulfils for the estimators, the inference methods and the coreset constructors.
