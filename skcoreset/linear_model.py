@@ -512,20 +512,24 @@ class _BaseBayesianGLM(BaseEstimator):
         reject_weighted_subset(X)
         return validate_data(self, X, dtype=np.float64, reset=False)
 
-    def _predictive_moments(self, X):
-        """Posterior mean and variance of ``E[y | x]`` at each row of X.
+    def _predictive_moments(self, X, exposure=None):
+        """Posterior mean and variance of ``exposure * E[y | x]`` at each row of X (the
+        exposure of counts; None for 1).
 
         Averages over the draws for a sample posterior (MCMC); otherwise integrates over the
         Gaussian posterior of the linear predictor (Gauss-Hermite or closed form).
         """
         X = self._check_predict_input(X)
+        if exposure is not None:
+            exposure = check_exposure(exposure, X.shape[0])
         family = self.family_
         if isinstance(self.posterior_, SamplePosterior):
             return sample_predictive_moments(X, self.posterior_.samples, family,
-                                             self.fit_intercept)
+                                             self.fit_intercept, scale=exposure)
         m, v = latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
                               self.fit_intercept)
-        return family.expected_mean(m, v)
+        mean, var = family.expected_mean(m, v)
+        return (mean, var) if exposure is None else (exposure * mean, exposure**2 * var)
 
     def _linear_predictor(self, X):
         X = self._check_predict_input(X)
@@ -1413,10 +1417,7 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
             out = predict_lazily(self, "predict", X, rows=rows, return_std=return_std,
                                  columns=2 if return_std else None)
             return (out[:, 0], out[:, 1]) if return_std else out
-        mean, mean_var = self._predictive_moments(X)
-        if exposure is not None:
-            exposure = check_exposure(exposure, len(mean))
-            mean, mean_var = exposure * mean, exposure**2 * mean_var
+        mean, mean_var = self._predictive_moments(X, exposure)
         if return_std:
             return mean, np.sqrt(self.family_.predictive_variance(mean, mean_var))
         return mean

@@ -243,7 +243,8 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     Returns
     -------
     InferenceResult
-        With a :class:`GaussianPosterior` and the Laplace log evidence.
+        With a :class:`GaussianPosterior` and the Laplace log evidence; ``extra`` holds
+        ``log_posterior``, the unnormalised log posterior at the mode.
     """
     rows = (X if isinstance(X, (DaskRows, InMemoryRows))
             else InMemoryRows(X, y, sample_weight, offset))
@@ -255,4 +256,5 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     return InferenceResult(
         posterior=posterior, n_iter=result.n_iter, converged=result.converged,
         log_evidence=laplace_log_evidence(log_post, result.x, result.state, posterior,
-                                          value=result.value))
+                                          value=result.value),
+        extra={"log_posterior": float(result.value)})
