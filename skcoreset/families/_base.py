@@ -226,10 +226,10 @@ class Family(ABC):
         The link passed to ``__init__``.
     """
 
-    name = None
+    name: str | None = None
     binary = False
     float32_loglik = False
-    pass_glm_mapping = None
+    pass_glm_mapping: str | None = None
 
     def __init__(self, link, n_quadrature=32):
         if not isinstance(link, Link):

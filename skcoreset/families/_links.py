@@ -60,7 +60,7 @@ class Link(ABC):
         ``y in {-1, +1}`` (:class:`~skcoreset.families.BinaryFamily`).
     """
 
-    name = None
+    name: str | None = None
     symmetric = False
 
     def __repr__(self):
