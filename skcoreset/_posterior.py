@@ -1,11 +1,15 @@
 """Posterior objects returned by the inference functions and stored as ``posterior_``."""
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import linalg, stats
 from sklearn.utils import check_random_state
 
 from ._linalg import cholesky_logdet, gaussian_kl_cholesky, stable_cholesky
 from ._numbers import is_number
+from ._typing import FloatArray, RandomStateLike
 
 
 class _Moments:
@@ -13,18 +17,18 @@ class _Moments:
     from ``mean`` and the Cholesky factor of ``cov``."""
 
     @property
-    def precision(self):
+    def precision(self) -> FloatArray:
         """Inverse covariance ``(p, p)``."""
         if self._precision is None:
             self._precision = linalg.cho_solve((self.cov_cholesky, True), np.eye(len(self.mean)))
         return self._precision
 
     @property
-    def std(self):
+    def std(self) -> FloatArray:
         """Marginal posterior standard deviations ``(p,)``."""
         return np.sqrt(np.diag(self.cov))
 
-    def kl(self, other):
+    def kl(self, other: Any) -> float:
         """Return ``KL(self || other)`` between (moment-matched) Gaussians.
 
         Parameters
@@ -92,7 +96,8 @@ class GaussianPosterior(_Moments):
     0.0
     """
 
-    def __init__(self, mean, cov=None, *, precision=None):
+    def __init__(self, mean: ArrayLike, cov: ArrayLike | None = None, *,
+                 precision: ArrayLike | None = None) -> None:
         if (cov is None) == (precision is None):
             raise ValueError("Give exactly one of cov and precision.")
         self.mean = np.asarray(mean, dtype=float)
@@ -108,7 +113,8 @@ class GaussianPosterior(_Moments):
         self.cov = 0.5 * (cov + cov.T)
         self.cov_cholesky = stable_cholesky(self.cov)
 
-    def sample(self, n_samples=1, random_state=None):
+    def sample(self, n_samples: int = 1,
+               random_state: RandomStateLike = None) -> FloatArray:
         """Draw ``n_samples`` parameter vectors from the Gaussian.
 
         Parameters
@@ -127,7 +133,7 @@ class GaussianPosterior(_Moments):
         z = rng.standard_normal((n_samples, len(self.mean)))
         return self.mean + z @ self.cov_cholesky.T
 
-    def credible_interval(self, level=0.95):
+    def credible_interval(self, level: float = 0.95) -> tuple[FloatArray, FloatArray]:
         """Equal-tailed marginal credible intervals: ``mean -/+ z std``.
 
         ``z`` is the standard normal quantile at ``(1 + level) / 2`` (1.96 for 0.95).
@@ -144,7 +150,7 @@ class GaussianPosterior(_Moments):
         z = stats.norm.ppf(0.5 + 0.5 * check_level(level))
         return self.mean - z * self.std, self.mean + z * self.std
 
-    def logpdf(self, theta):
+    def logpdf(self, theta: ArrayLike) -> FloatArray:
         """Log density at ``theta``.
 
         Parameters
@@ -207,7 +213,7 @@ class SamplePosterior(_Moments):
     (5, 2)
     """
 
-    def __init__(self, samples):
+    def __init__(self, samples: ArrayLike) -> None:
         samples = np.asarray(samples, dtype=float)
         if samples.ndim != 2 or samples.shape[0] < 2:
             raise ValueError("samples must be a 2-D array of shape (n_samples, p) with at "
@@ -222,11 +228,11 @@ class SamplePosterior(_Moments):
         self._precision = None
 
     @property
-    def n_samples(self):
+    def n_samples(self) -> int:
         """Number of stored draws."""
         return self.samples.shape[0]
 
-    def gaussian(self):
+    def gaussian(self) -> GaussianPosterior:
         """Return the moment-matched Gaussian ``N(mean, cov)``.
 
         Returns
@@ -235,7 +241,8 @@ class SamplePosterior(_Moments):
         """
         return GaussianPosterior(self.mean, self.cov)
 
-    def sample(self, n_samples=1, random_state=None):
+    def sample(self, n_samples: int = 1,
+               random_state: RandomStateLike = None) -> FloatArray:
         """Resample ``n_samples`` of the stored draws uniformly with replacement.
 
         Resampling, rather than drawing from the moment-matched Gaussian, keeps the shape of
@@ -257,7 +264,7 @@ class SamplePosterior(_Moments):
         rng = _as_generator(random_state)
         return self.samples[rng.choice(self.n_samples, size=n_samples)]
 
-    def credible_interval(self, level=0.95):
+    def credible_interval(self, level: float = 0.95) -> tuple[FloatArray, FloatArray]:
         """Equal-tailed marginal credible intervals: empirical quantiles of the draws.
 
         The ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of each parameter's draws
@@ -276,7 +283,7 @@ class SamplePosterior(_Moments):
         lower, upper = np.quantile(self.samples, [tail, 1.0 - tail], axis=0)
         return lower, upper
 
-    def logpdf(self, theta):
+    def logpdf(self, theta: ArrayLike) -> FloatArray:
         """Log density of the moment-matched Gaussian at ``theta``.
 
         Draws define no density; this is the Gaussian with the draws' mean and covariance.

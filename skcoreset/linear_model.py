@@ -15,7 +15,8 @@ import textwrap
 import warnings
 from functools import partial
 from numbers import Integral, Real
-from typing import Any, Literal, NamedTuple, Self
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple, Self, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -1250,7 +1251,10 @@ _EXPOSURE_DOC = """exposure : float or array-like of shape (n_samples,), default
             ``offset + log(exposure)``, as in statsmodels' GLM."""
 
 
-def _exposure_doc(method):
+_Documented = TypeVar("_Documented", bound=Callable[..., Any])
+
+
+def _exposure_doc(method: _Documented) -> _Documented:
     method.__doc__ = method.__doc__.replace("{exposure}", _EXPOSURE_DOC)
     return method
 

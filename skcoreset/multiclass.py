@@ -5,6 +5,7 @@
 lost. :class:`BayesianOneVsRestClassifier` keeps it.
 """
 
+from typing import Any, Self
 from numbers import Integral
 
 import numpy as np
@@ -21,6 +22,7 @@ from ._sklearn_compat import HasMethods, Interval
 from ._validation import check_sample_weight
 from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
 from .linear_model import BayesianLogisticRegression, BayesianProbitRegression
+from ._typing import MatrixLike, Prediction, RandomStateLike, VectorLike
 
 __all__ = ["BayesianOneVsRestClassifier"]
 
@@ -96,7 +98,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, *, n_draws=1000, random_state=None):
+    def __init__(self, estimator: Any = None, *, n_draws: int = 1000,
+                 random_state: RandomStateLike = None) -> None:
         self.estimator = estimator
         self.n_draws = n_draws
         self.random_state = random_state
@@ -119,7 +122,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         return self.estimator
 
     @fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: VectorLike,
+            sample_weight: VectorLike | None = None) -> Self:
         """Fit one binary posterior per class (one in all with two classes).
 
         Parameters
@@ -156,7 +160,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         self._draw_seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         return self
 
-    def predict_proba(self, X, return_std=False):
+    def predict_proba(self, X: MatrixLike, return_std: bool = False) -> Prediction:
         """Class probabilities and, optionally, their posterior standard deviations.
 
         Parameters
@@ -213,7 +217,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             return [(self.classes_[1], self.estimators_[0])]
         return list(zip(self.classes_, self.estimators_))
 
-    def summary(self, level=0.95):
+    def summary(self, level: float = 0.95) -> Any:
         """The posterior table of each binary model (:meth:`BayesianLogisticRegression.summary
         <skcoreset.BayesianLogisticRegression.summary>`), one block of rows per class.
 
@@ -240,7 +244,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         table.attrs = {"level": level}
         return table
 
-    def sample_y(self, X, n_draws=1000, random_state=None):
+    def sample_y(self, X: MatrixLike, n_draws: int = 1000,
+                 random_state: RandomStateLike = None) -> Prediction:
         """Class labels drawn from the posterior predictive distribution at each row of X.
 
         Each draw takes parameters from every binary posterior, normalises the one-vs-rest
@@ -279,7 +284,9 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             out[:, rows] = self.classes_[index].T
         return out
 
-    def to_arviz(self, X=None, y=None, *, n_draws=1000, n_chains=4, random_state=None):
+    def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
+                 n_draws: int = 1000, n_chains: int = 4,
+                 random_state: RandomStateLike = None) -> Any:
         """ArviZ data of each binary model
         (:meth:`BayesianLogisticRegression.to_arviz
         <skcoreset.BayesianLogisticRegression.to_arviz>`), by class.
@@ -313,7 +320,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             n_draws=n_draws, n_chains=n_chains, random_state=random_state)
             for label, est in self._per_class()}
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> Prediction:
         """The class of highest :meth:`predict_proba`.
 
         Parameters

@@ -7,6 +7,7 @@ subset while the pipeline is fitted, and every later step whose ``fit`` accepts
 coreset steps are skipped, so predictions are made for every row.
 """
 
+from typing import Any, Self
 import inspect
 import time
 from collections import defaultdict
@@ -17,6 +18,7 @@ from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, Met
                                             get_routing_for_object, process_routing)
 
 from ._atomic import atomic
+from ._typing import MatrixLike, Prediction, VectorLike
 
 __all__ = ["Pipeline", "make_pipeline"]
 
@@ -164,7 +166,7 @@ class Pipeline(sk_pipeline.Pipeline):
         return step.fit(X, y, **params).transform(X), y, weights
 
     @atomic
-    def fit(self, X, y=None, **params):
+    def fit(self, X: MatrixLike, y: VectorLike | None = None, **params: Any) -> Self:
         """Fit the steps in order; coreset steps replace the data by their weighted subset.
 
         When a step's fit raises (or is interrupted), every step is left as it was.
@@ -219,7 +221,7 @@ class Pipeline(sk_pipeline.Pipeline):
             by_step[name].update(routed[name][method])
         return by_step
 
-    def get_metadata_routing(self):
+    def get_metadata_routing(self) -> Any:
         """Routing of metadata to the steps (used when metadata routing is enabled).
 
         As scikit-learn's Pipeline, except that coreset steps are routed the metadata of
@@ -271,7 +273,8 @@ class Pipeline(sk_pipeline.Pipeline):
             router.add(method_mapping=mapping, **{name: routing})
         return router
 
-    def score(self, X, y=None, sample_weight=None, **params):
+    def score(self, X: MatrixLike, y: VectorLike | None = None,
+              sample_weight: VectorLike | None = None, **params: Any) -> float:
         """Transform X by the steps (coreset steps skipped) and score the final estimator.
 
         As :meth:`sklearn.pipeline.Pipeline.score`, except that without metadata routing
@@ -319,7 +322,8 @@ class Pipeline(sk_pipeline.Pipeline):
             params = {**params, "sample_weight": sample_weight}
         return final.score(Xt, y, **params)
 
-    def fit_transform(self, X, y=None, **params):
+    def fit_transform(self, X: MatrixLike, y: VectorLike | None = None,
+                      **params: Any) -> Any:
         """Fit, then transform all of X (coreset steps skipped).
 
         Parameters
@@ -337,7 +341,8 @@ class Pipeline(sk_pipeline.Pipeline):
         """
         return self.fit(X, y, **params).transform(X)
 
-    def fit_predict(self, X, y=None, **params):
+    def fit_predict(self, X: MatrixLike, y: VectorLike | None = None,
+                    **params: Any) -> Prediction:
         """Fit, then predict for every row of X (coreset steps skipped).
 
         Parameters
@@ -366,7 +371,7 @@ class Pipeline(sk_pipeline.Pipeline):
             yield index, name, step
 
 
-def make_pipeline(*steps, verbose=False):
+def make_pipeline(*steps: Any, verbose: int = False) -> Pipeline:
     """Build a :class:`Pipeline` from steps, naming them after their lowercased class names.
 
     Parameters

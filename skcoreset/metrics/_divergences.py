@@ -1,6 +1,9 @@
 """KL divergences and mean errors between Gaussian (or moment-matched) posteriors."""
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
@@ -19,7 +22,8 @@ def _check_mean_cov(mean, cov, name):
     return mean, cov
 
 
-def gaussian_kl(mean0, cov0, mean1, cov1):
+def gaussian_kl(mean0: ArrayLike, cov0: ArrayLike, mean1: ArrayLike,
+                cov1: ArrayLike) -> float:
     """Kullback-Leibler divergence ``KL(N(mean0, cov0) || N(mean1, cov1))``.
 
     Computed from Cholesky factors (triangular solves, no explicit inverse), with the
@@ -87,7 +91,7 @@ def as_gaussian(obj, name):
     return GaussianPosterior(mean, cov)
 
 
-def posterior_kl(estimator_a, estimator_b):
+def posterior_kl(estimator_a: Any, estimator_b: Any) -> float:
     """``KL(posterior of estimator_a || posterior of estimator_b)``.
 
     The typical use is ``posterior_kl(fitted_on_coreset, fitted_on_full_data)`` or the
@@ -149,7 +153,7 @@ def _check_same_length(post_a, post_b, name_a, name_b):
             "features, or fit_intercept differs).")
 
 
-def mean_error_sd(estimator_a, estimator_b):
+def mean_error_sd(estimator_a: Any, estimator_b: Any) -> float:
     """Largest difference between two posterior means, in standard deviations of the second.
 
     ``max_j |mean_a[j] - mean_b[j]| / sd_b[j]`` over the parameters ``[coef..., intercept]``,
