@@ -3,18 +3,22 @@
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy import linalg, stats
 from sklearn.utils import check_random_state
 
 from ._linalg import cholesky_logdet, gaussian_kl_cholesky, stable_cholesky
 from ._numbers import is_number
-from ._typing import FloatArray, RandomStateLike
+from ._typing import ArrayInput, FloatArray, RandomStateLike
 
 
 class _Moments:
     """What both posterior kinds share: precision, marginal std and the Gaussian KL, all
     from ``mean`` and the Cholesky factor of ``cov``."""
+
+    mean: FloatArray
+    cov: FloatArray
+    cov_cholesky: FloatArray
+    _precision: FloatArray | None
 
     @property
     def precision(self) -> FloatArray:
@@ -96,8 +100,8 @@ class GaussianPosterior(_Moments):
     0.0
     """
 
-    def __init__(self, mean: ArrayLike, cov: ArrayLike | None = None, *,
-                 precision: ArrayLike | None = None) -> None:
+    def __init__(self, mean: ArrayInput, cov: ArrayInput | None = None, *,
+                 precision: ArrayInput | None = None) -> None:
         if (cov is None) == (precision is None):
             raise ValueError("Give exactly one of cov and precision.")
         self.mean = np.asarray(mean, dtype=float)
@@ -150,7 +154,7 @@ class GaussianPosterior(_Moments):
         z = stats.norm.ppf(0.5 + 0.5 * check_level(level))
         return self.mean - z * self.std, self.mean + z * self.std
 
-    def logpdf(self, theta: ArrayLike) -> FloatArray:
+    def logpdf(self, theta: ArrayInput) -> FloatArray:
         """Log density at ``theta``.
 
         Parameters
@@ -213,7 +217,7 @@ class SamplePosterior(_Moments):
     (5, 2)
     """
 
-    def __init__(self, samples: ArrayLike) -> None:
+    def __init__(self, samples: ArrayInput) -> None:
         samples = np.asarray(samples, dtype=float)
         if samples.ndim != 2 or samples.shape[0] < 2:
             raise ValueError("samples must be a 2-D array of shape (n_samples, p) with at "
@@ -283,7 +287,7 @@ class SamplePosterior(_Moments):
         lower, upper = np.quantile(self.samples, [tail, 1.0 - tail], axis=0)
         return lower, upper
 
-    def logpdf(self, theta: ArrayLike) -> FloatArray:
+    def logpdf(self, theta: ArrayInput) -> FloatArray:
         """Log density of the moment-matched Gaussian at ``theta``.
 
         Draws define no density; this is the Gaussian with the draws' mean and covariance.

@@ -19,10 +19,16 @@ MatrixLike: TypeAlias = ArrayLike | Any
 VectorLike: TypeAlias = ArrayLike | Any
 # Seed of a random draw, as scikit-learn's check_random_state takes it.
 RandomStateLike: TypeAlias = int | np.random.RandomState | None
+# An array-like (a list, an ndarray, a pandas object) that the function validates at run time
+# (``np.asarray``, scikit-learn's ``check_array``): Any to the type checker, which cannot
+# follow those checks.
+ArrayInput: TypeAlias = Any
 # What a prediction returns: an ndarray, or a lazy dask array for dask input (with
 # return_std=True, a tuple of them).
 Prediction: TypeAlias = Any
 FloatArray: TypeAlias = NDArray[np.float64]
+# (mean, variance) of a quantity at each row
+Moments: TypeAlias = tuple[FloatArray, FloatArray]
 
 FitMethod: TypeAlias = Literal["laplace", "kl_proximal", "pass_glm", "mcmc"]
 Sampler: TypeAlias = Literal["nuts", "ensemble"]

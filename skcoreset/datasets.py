@@ -8,15 +8,16 @@ they work with any scikit-learn classifier; counts are int64.
 """
 
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy.special import expit
 from sklearn.utils import check_random_state, check_scalar
 
 from ._docstrings import fill_doc
 from .families import make_link
-from ._typing import FloatArray, RandomStateLike
+from .families._links import Link
+from ._typing import ArrayInput, FloatArray, RandomStateLike
 
 # Huggins, Campbell & Broderick 2016, Section 4, "Synthetic Data": feature d is Bernoulli(p_d),
 # labels are logistic in theta with no separate intercept (p_1 = 1 makes the first feature a
@@ -76,7 +77,7 @@ def _output(X, y, coef, return_coef):
 
 
 def make_logistic_regression(n_samples: int = 100, n_features: int | None = None, *,
-                             coef: ArrayLike | None = None, intercept: float = 0.0,
+                             coef: ArrayInput | None = None, intercept: float = 0.0,
                              return_coef: bool = False,
                              random_state: RandomStateLike = None) -> tuple[FloatArray, ...]:
     """Generate binary labels from a logistic regression with Gaussian features.
@@ -134,8 +135,9 @@ def make_logistic_regression(n_samples: int = 100, n_features: int | None = None
 
 
 def make_poisson_regression(n_samples: int = 100, n_features: int | None = None, *,
-                            coef: ArrayLike | None = None, intercept: float = 0.0,
-                            link: str = "log", return_coef: bool = False,
+                            coef: ArrayInput | None = None, intercept: float = 0.0,
+                            link: Literal["log", "softplus"] | Link = "log",
+                            return_coef: bool = False,
                             random_state: RandomStateLike = None) -> tuple[FloatArray, ...]:
     """Generate counts from a Poisson regression with Gaussian features.
 

@@ -1255,7 +1255,7 @@ _Documented = TypeVar("_Documented", bound=Callable[..., Any])
 
 
 def _exposure_doc(method: _Documented) -> _Documented:
-    method.__doc__ = method.__doc__.replace("{exposure}", _EXPOSURE_DOC)
+    method.__doc__ = (method.__doc__ or "").replace("{exposure}", _EXPOSURE_DOC)
     return method
 
 

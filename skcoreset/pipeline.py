@@ -7,10 +7,11 @@ subset while the pipeline is fitted, and every later step whose ``fit`` accepts
 coreset steps are skipped, so predictions are made for every row.
 """
 
-from typing import Any, Self
 import inspect
 import time
 from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any, Self
 
 from sklearn import get_config
 from sklearn import pipeline as sk_pipeline
@@ -101,6 +102,8 @@ class Pipeline(sk_pipeline.Pipeline):
     >>> pipe.predict_proba(scale(X)).shape
     (569, 2)
     """
+
+    steps: list[tuple[str, Any]]
 
     def _split_params(self, params):
         """``{"step__param": v}`` -> ``{step: {param: v}}``."""
@@ -305,7 +308,8 @@ class Pipeline(sk_pipeline.Pipeline):
             return super().score(X, y, sample_weight=sample_weight, **params)
         final = self.steps[-1][1]
         try:
-            accepted = inspect.signature(final.score).parameters
+            accepted: Mapping[str, inspect.Parameter] = inspect.signature(
+                final.score).parameters
         except (TypeError, ValueError):
             accepted = {}
         takes_any = any(p.kind == p.VAR_KEYWORD for p in accepted.values())
@@ -395,7 +399,7 @@ def make_pipeline(*steps: Any, verbose: int = False) -> Pipeline:
     """
     names = [type(step).__name__.lower() for step in steps]
     counts = {name: names.count(name) for name in names}
-    seen = defaultdict(int)
+    seen: defaultdict[str, int] = defaultdict(int)
     unique = []
     for name in names:  # duplicates become name-1, name-2, ... as in scikit-learn
         if counts[name] > 1:

@@ -25,10 +25,10 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from ._numbers import is_number
 from ._progress import Progress, format_seconds
+from ._typing import ArrayInput
 
 __all__ = ["SolverResult", "giga", "frank_wolfe"]
 
@@ -315,7 +315,7 @@ def _float64_product(vectors, column):
     return out
 
 
-def giga(vectors: Any, target: ArrayLike | None = None, n_iter: int = 100, *,
+def giga(vectors: Any, target: ArrayInput | None = None, n_iter: int = 100, *,
          tol: float = 0.0, verbose: int = 0) -> SolverResult:
     """Greedy Iterative Geodesic Ascent (Campbell & Broderick 2018, Algorithm 1).
 
@@ -614,7 +614,7 @@ def _finish(progress, vectors, weights, target, history, stop_reason):
     return SolverResult(weights, error, history, len(history), stop_reason)
 
 
-def frank_wolfe(vectors: Any, target: ArrayLike | None = None, n_iter: int = 100, *,
+def frank_wolfe(vectors: Any, target: ArrayInput | None = None, n_iter: int = 100, *,
                 tol: float = 0.0, verbose: int = 0) -> SolverResult:
     """Frank–Wolfe on the simplex-constrained problem of Campbell & Broderick 2018, Eq. (5).
 

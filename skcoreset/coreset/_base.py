@@ -1,14 +1,14 @@
 """The contract shared by every coreset constructor: validation, the likelihood, the row
 storage it runs against, and the fitted coreset's ``transform``."""
 
-from typing import Any, Self
+from typing import Any, Literal, Self
 import warnings
 from abc import ABCMeta, abstractmethod
 from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
@@ -24,7 +24,7 @@ from .._sklearn_compat import Interval, StrOptions, _get_output_config, _num_sam
 from .._validation import check_sample_weight, combined_exposure
 from ._merge_reduce import merge_reduce_chunks
 from ._subset import WeightedSubset, _attrs_array
-from .._typing import MatrixLike, RandomStateLike, VectorLike
+from .._typing import ArrayInput, FloatArray, MatrixLike, RandomStateLike, VectorLike
 
 
 def _float_dtypes(X):
@@ -255,8 +255,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, M: int = 100, *, model: str = "auto", prior_scale: float = 1.0,
-                 intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
+    def __init__(self, M: int | Literal["auto"] = 100, *, model: str = "auto",
+                 prior_scale: float = 1.0, intercept_prior_scale: float = 10.0,
+                 fit_intercept: bool = True,
                  random_state: RandomStateLike = None, verbose: int = 0) -> None:
         self.M = M
         self.model = model
@@ -491,7 +492,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     def fit_coreset(self, X: MatrixLike, y: VectorLike,
                     sample_weight: VectorLike | None = None,
                     exposure: VectorLike | None = None,
-                    offset: VectorLike | None = None) -> WeightedSubset:
+                    offset: VectorLike | None = None) -> tuple[Any, Any, FloatArray]:
         """Build the coreset and return it as arrays.
 
         Parameters
@@ -630,7 +631,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         return self._weighted_subset(X)
 
     def get_feature_names_out(self,
-                              input_features: ArrayLike | None = None) -> NDArray[np.object_]:
+                              input_features: ArrayInput | None = None) -> NDArray[np.object_]:
         """Feature names pass through unchanged (a coreset selects rows, not columns).
 
         Parameters
@@ -672,7 +673,7 @@ class LikelihoodCoreset(BaseCoreset):
         "noise_scale": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, M: int = 100, *, model: str = "auto", link: str = "log",
+    def __init__(self, M: int | Literal["auto"] = 100, *, model: str = "auto", link: str = "log",
                  noise_scale: float = 1.0, prior_scale: float = 1.0,
                  intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
                  random_state: RandomStateLike = None, verbose: int = 0) -> None:

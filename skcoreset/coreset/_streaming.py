@@ -217,8 +217,9 @@ class StreamingCoreset(BaseCoreset):
     def _likelihood_params(self):
         return self._base()
 
+    # the base constructor's, read-only (the coreset constructors store their own M)
     @property
-    def M(self) -> int:
+    def M(self) -> int:  # type: ignore[override]
         """The budget of the base constructor (the size bound of the coreset)."""
         return self._base().M
 

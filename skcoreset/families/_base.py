@@ -491,7 +491,7 @@ class Family(ABC):
         return terms + (self.d2(y, eta),) if second else terms
 
     def loglik_in_place(self, y: FloatArray, eta: FloatArray,
-                        scratch: FloatArray) -> FloatArray:
+                        scratch: FloatArray) -> None:
         """Overwrite ``eta`` with :meth:`loglik` up to a per-row constant: the potentials of
         the Monte Carlo coreset constructions (only their differences across draws enter),
         an ``(n, S)`` block at a time.
@@ -525,7 +525,8 @@ class Family(ABC):
         grad_v = 0.5 * (self.d2(y, eta) @ weights)
         return value, grad_m, grad_v
 
-    def expected_loglik(self, y: FloatArray, m: FloatArray, v: FloatArray) -> FloatArray:
+    def expected_loglik(self, y: FloatArray, m: FloatArray,
+                        v: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``E[log p(y | eta)]`` for ``eta ~ N(m, v)`` and its gradients.
 
         Gauss-Hermite quadrature with ``n_quadrature`` nodes, fewer where the variance is

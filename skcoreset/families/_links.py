@@ -11,6 +11,7 @@ Gaussian posterior of ``eta``). Every function stays finite for ``|eta|`` up to 
 """
 
 from collections.abc import Iterable
+from typing import Any
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -106,7 +107,7 @@ class Link(ABC):
 
     @abstractmethod
     def inverse_derivatives(self, eta: FloatArray,
-                            mean: FloatArray | None = None) -> tuple[FloatArray, ...]:
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """First and second derivatives of the inverse link in ``eta``.
 
         Parameters
@@ -141,7 +142,7 @@ class Link(ABC):
         """
         return np.log(self.inverse(eta))
 
-    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[FloatArray, ...]:
+    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[Any, ...]:
         """First and second derivatives of :meth:`log_inverse` in ``eta``.
 
         This default forms ``mu' / mu`` and ``mu'' / mu - (mu' / mu)^2`` from
@@ -163,7 +164,7 @@ class Link(ABC):
         return ratio, d2 / mean - ratio**2
 
     def gaussian_moments(self, m: FloatArray,
-                         v: FloatArray) -> tuple[FloatArray, FloatArray]:
+                         v: FloatArray) -> tuple[FloatArray, FloatArray] | None:
         """Mean and variance of ``g^-1(eta)`` over ``eta ~ N(m, v)`` in closed form.
 
         Parameters
@@ -194,7 +195,7 @@ class IdentityLink(Link):
         return np.asarray(eta, dtype=float)
 
     def inverse_derivatives(self, eta: FloatArray,
-                            mean: FloatArray | None = None) -> tuple[FloatArray, ...]:
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """``(1, 0)``."""
         return 1.0, 0.0
 
@@ -218,7 +219,7 @@ class LogLink(Link):
         return np.exp(np.minimum(eta, LOG_RATE_MAX))
 
     def inverse_derivatives(self, eta: FloatArray,
-                            mean: FloatArray | None = None) -> tuple[FloatArray, ...]:
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """``(mu, mu)``: both derivatives of ``exp`` are the mean."""
         mean = self.inverse(eta) if mean is None else mean
         return mean, mean
@@ -227,7 +228,7 @@ class LogLink(Link):
         """``log mu = eta`` (uncapped)."""
         return np.asarray(eta, dtype=float)
 
-    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[FloatArray, ...]:
+    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[Any, ...]:
         """``(1, 0)``."""
         return 1.0, 0.0
 
@@ -255,7 +256,7 @@ class SoftplusLink(Link):
         return np.logaddexp(0.0, eta)
 
     def inverse_derivatives(self, eta: FloatArray,
-                            mean: FloatArray | None = None) -> tuple[FloatArray, ...]:
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """``(sigmoid(eta), sigmoid(eta) sigmoid(-eta))``."""
         sig = expit(eta)
         return sig, sig * expit(np.negative(eta))
@@ -267,7 +268,7 @@ class SoftplusLink(Link):
         small = eta < SOFTPLUS_LOG_CUTOFF
         return np.where(small, eta, np.log(self.inverse(np.where(small, 0.0, eta))))
 
-    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[FloatArray, ...]:
+    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[Any, ...]:
         """``r = sigmoid / softplus`` and ``r (1 - sigmoid) - r^2``."""
         ratio = np.exp(log_expit(eta) - self.log_inverse(eta))
         return ratio, ratio * (1.0 - expit(eta)) - ratio**2
@@ -291,7 +292,7 @@ class LogitLink(Link):
         return expit(eta)
 
     def inverse_derivatives(self, eta: FloatArray,
-                            mean: FloatArray | None = None) -> tuple[FloatArray, ...]:
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """``p q`` and ``p q (q - p)`` with ``p = sigmoid(eta)``, ``q = sigmoid(-eta)``
         (``q`` evaluated, not ``1 - p``, which cancels to 0 for large ``eta``)."""
         p, q = expit(eta), expit(np.negative(eta))
@@ -301,7 +302,7 @@ class LogitLink(Link):
         """``log sigmoid(eta)``, stable."""
         return log_expit(eta)
 
-    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[FloatArray, ...]:
+    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[Any, ...]:
         """``sigmoid(-eta)`` and ``-sigmoid(eta) sigmoid(-eta)``."""
         q = expit(np.negative(eta))
         return q, -expit(eta) * q
@@ -331,7 +332,7 @@ class ProbitLink(Link):
         return ndtr(eta)
 
     def inverse_derivatives(self, eta: FloatArray,
-                            mean: FloatArray | None = None) -> tuple[FloatArray, ...]:
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """``phi(eta)`` and ``-eta phi(eta)``."""
         eta = np.asarray(eta, dtype=float)
         pdf = np.exp(-0.5 * eta**2) / np.sqrt(2.0 * np.pi)
@@ -341,7 +342,7 @@ class ProbitLink(Link):
         """``log Phi(eta)``, stable in both tails."""
         return log_ndtr(eta)
 
-    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[FloatArray, ...]:
+    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[Any, ...]:
         """The inverse Mills ratio ``r = phi / Phi`` and ``-r (eta + r)``."""
         eta = np.asarray(eta, dtype=float)
         r = np.sqrt(2.0 / np.pi) / erfcx(-eta / np.sqrt(2.0))

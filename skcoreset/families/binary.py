@@ -3,13 +3,12 @@
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import Family, as_column, by_width, wide_gaussian_nodes
 from ._links import Link
-from .._typing import FloatArray, RandomStateLike
+from .._typing import ArrayInput, FloatArray, RandomStateLike
 
 
 def _plus_minus(positive):
@@ -68,7 +67,7 @@ class BinaryFamily(Family):
 
     binary = True
 
-    def __init__(self, link: Link | str, n_quadrature: int = 32) -> None:
+    def __init__(self, link: Link, n_quadrature: int = 32) -> None:
         super().__init__(link, n_quadrature=n_quadrature)
         if not link.symmetric:
             raise ValueError(
@@ -83,7 +82,7 @@ class BinaryFamily(Family):
 
     # --- targets ---------------------------------------------------------------------------
     @classmethod
-    def check_classes(cls, labels: ArrayLike, *, source: str = "y", hint: str = "",
+    def check_classes(cls, labels: ArrayInput, *, source: str = "y", hint: str = "",
                       one_class_ok: bool = False) -> Any:
         """The two class labels, sorted, from labels (or declared classes).
 
@@ -125,7 +124,7 @@ class BinaryFamily(Family):
             "{} contains only one class ({}); the {} model needs samples of two "
             "classes.".format(source, classes[0] if len(classes) else "none", model))
 
-    def fit_target(self, y: ArrayLike, classes: ArrayLike | None = None, *,
+    def fit_target(self, y: ArrayInput, classes: ArrayInput | None = None, *,
                    hint: str = "") -> tuple[FloatArray, Any]:
         """Validate the labels; ``classes`` (sorted) from ``classes`` when given, else from y.
 
@@ -156,7 +155,7 @@ class BinaryFamily(Family):
         return self.encode_target(y, classes), classes
 
     @staticmethod
-    def encode_target(y: ArrayLike, classes: ArrayLike | None = None, *, hint: str = "",
+    def encode_target(y: ArrayInput, classes: ArrayInput = None, *, hint: str = "",
                       all_seen: bool = False) -> FloatArray:
         """±1 labels against known ``classes``; unseen labels raise a ``ValueError``.
 
@@ -179,7 +178,7 @@ class BinaryFamily(Family):
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
             raise ValueError("Input y contains NaN or infinity.")
-        unseen = [] if all_seen else np.setdiff1d(np.unique(y), classes)
+        unseen: Any = [] if all_seen else np.setdiff1d(np.unique(y), classes)
         if len(unseen):
             raise ValueError(f"y contains labels {unseen[:5].tolist()} not in classes_ "
                              f"{np.asarray(classes).tolist()}.{hint}")
@@ -311,7 +310,8 @@ class BinaryFamily(Family):
         return np.where(rng.random_sample(np.shape(eta)) < self.mean(eta), 1.0, -1.0)
 
     # --- expectations over a Gaussian linear predictor -------------------------------------
-    def expected_loglik(self, y: FloatArray, m: FloatArray, v: FloatArray) -> FloatArray:
+    def expected_loglik(self, y: FloatArray, m: FloatArray,
+                        v: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``E[log F(y eta)]`` for ``eta ~ N(m, v)`` and its gradients in ``m`` and ``v``.
 
         Gauss-Hermite quadrature for ``v <= 1`` (:meth:`Family.expected_loglik`); for wider

@@ -89,7 +89,7 @@ class GaussianFamily(Family):
         return np.full(np.shape(eta), -self._precision)
 
     def loglik_in_place(self, y: FloatArray, eta: FloatArray,
-                        scratch: FloatArray) -> FloatArray:
+                        scratch: FloatArray) -> None:
         """In place: ``eta <- -(y - eta)^2 / (2 noise^2)`` (the normaliser dropped).
 
         Parameters
@@ -137,7 +137,8 @@ class GaussianFamily(Family):
         return np.asarray(eta, dtype=float) + self.noise_scale * rng.standard_normal(
             np.shape(eta))
 
-    def expected_loglik(self, y: FloatArray, m: FloatArray, v: FloatArray) -> FloatArray:
+    def expected_loglik(self, y: FloatArray, m: FloatArray,
+                        v: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``E[log p(y | eta)]`` over ``eta ~ N(m, v)`` in closed form,
         ``-((y - m)^2 + v) / (2 noise^2) - log(2 pi noise^2) / 2``, and its gradients.
 

@@ -136,7 +136,7 @@ class LogisticFamily(BinaryFamily):
         return loglik, d1, -e / (one_plus_e * one_plus_e)
 
     def loglik_in_place(self, y: FloatArray, eta: FloatArray,
-                        scratch: FloatArray) -> FloatArray:
+                        scratch: FloatArray) -> None:
         """In place: ``eta <- log sigmoid(y eta) = min(z, 0) - log1p(exp(-|z|))``,
         ``z = y eta``, from SIMD numpy ufuncs (:func:`scipy.special.log_expit` is a scalar
         loop, ~10x slower).

@@ -1,5 +1,7 @@
 """Negative binomial likelihood (NB2) for overdispersed counts, with log link."""
 
+from typing import cast
+
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import digamma, expit, gammaln, log_expit, polygamma
@@ -9,7 +11,7 @@ from .._numbers import check_positive_number
 from ._base import Family, as_column, check_non_negative_targets
 from ._links import LOG_VAR_MAX, LogLink
 from .poisson import PoissonFamily
-from .._typing import FloatArray, RandomStateLike
+from .._typing import FloatArray, Moments, RandomStateLike
 
 # alpha -> 0 is the Poisson limit; underdispersed data get this (the Poisson model, in effect).
 _MIN_ALPHA = 1e-8
@@ -127,7 +129,7 @@ class NegativeBinomialFamily(Family):
         if not self.unresolved:
             return self
         w = sample_weight
-        alpha = np.sum(w * ((y - mean) ** 2 - mean)) / np.sum(w * mean**2)
+        alpha: float = np.sum(w * ((y - mean) ** 2 - mean)) / np.sum(w * mean**2)
         alpha = float(max(alpha, _MIN_ALPHA)) if np.isfinite(alpha) else _MIN_ALPHA
         return NegativeBinomialFamily(alpha=alpha, n_quadrature=self.n_quadrature)
 
@@ -303,7 +305,8 @@ class NegativeBinomialFamily(Family):
         -------
         mean, var : ndarray of shape (n,)
         """
-        return self.link.gaussian_moments(m, v)
+        # LogLink's closed form
+        return cast(Moments, self.link.gaussian_moments(m, v))
 
     def predictive_variance(self, mean: FloatArray, var: FloatArray) -> FloatArray:
         """``E[mu + alpha mu^2] + Var[mu] = E[mu] + Var[mu] + alpha (Var[mu] + E[mu]^2)``,

@@ -1,5 +1,7 @@
 """Poisson likelihood for counts (and non-negative rates), with log or softplus link."""
 
+from typing import cast
+
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln, ndtr
@@ -8,7 +10,7 @@ from sklearn.utils import check_random_state
 from ._base import (Family, as_column, by_width, check_non_negative_targets,
                     exp_log1p_exp_neg, half_lines, normal_pdf)
 from ._links import LOG_RATE_MAX, SOFTPLUS_LOG_CUTOFF, Link, LogLink, make_link
-from .._typing import FloatArray, RandomStateLike
+from .._typing import FloatArray, Moments, RandomStateLike
 
 
 class PoissonFamily(Family):
@@ -42,12 +44,13 @@ class PoissonFamily(Family):
         return {"link": self.link_name, **super()._params()}
 
     @property
-    def link_name(self) -> str:
+    def link_name(self) -> str | None:
         """The name of :attr:`link`, ``"log"`` or ``"softplus"``."""
         return self.link.name
 
+    # a read-only property where other families have a class constant
     @property
-    def pass_glm_mapping(self) -> str | None:
+    def pass_glm_mapping(self) -> str | None:  # type: ignore[override]
         """``"poisson"`` with the log link (``y s - e^s``, the canonical form PASS-GLM
         approximates), else None."""
         return "poisson" if self._log_link else None
@@ -228,7 +231,7 @@ class PoissonFamily(Family):
         return y * self.link.log_inverse_derivatives(eta)[1] - rate_d2
 
     def loglik_in_place(self, y: FloatArray, eta: FloatArray,
-                        scratch: FloatArray) -> FloatArray:
+                        scratch: FloatArray) -> None:
         """In place: ``eta <- y log(rate) - rate`` (``-log y!`` dropped), from vectorised
         ufuncs in the two scratch buffers.
 
@@ -324,7 +327,8 @@ class PoissonFamily(Family):
         return (np.where(y > 0, y * log_mean, 0.0) - exposure * self.mean(eta)
                 + self.loglik_constant(y))
 
-    def expected_loglik(self, y: FloatArray, m: FloatArray, v: FloatArray) -> FloatArray:
+    def expected_loglik(self, y: FloatArray, m: FloatArray,
+                        v: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``E[log p(y | eta)]`` for ``eta ~ N(m, v)`` and its gradients: in closed form for
         the log link (``y m - exp(m + v / 2) - log y!``), by quadrature otherwise
         (:meth:`Family.expected_loglik`).
@@ -379,5 +383,6 @@ class PoissonFamily(Family):
         mean, var : ndarray of shape (n,)
         """
         if self._log_link:
-            return self.link.gaussian_moments(m, v)
+            # LogLink's closed form
+            return cast(Moments, self.link.gaussian_moments(m, v))
         return by_width(v, super().expected_mean, self._softplus_wide_moments, m, v)

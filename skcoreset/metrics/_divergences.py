@@ -3,12 +3,12 @@
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
 from .._linalg import gaussian_kl_cholesky, stable_cholesky
 from .._posterior import GaussianPosterior
+from .._typing import ArrayInput
 
 
 def _check_mean_cov(mean, cov, name):
@@ -22,8 +22,8 @@ def _check_mean_cov(mean, cov, name):
     return mean, cov
 
 
-def gaussian_kl(mean0: ArrayLike, cov0: ArrayLike, mean1: ArrayLike,
-                cov1: ArrayLike) -> float:
+def gaussian_kl(mean0: ArrayInput, cov0: ArrayInput, mean1: ArrayInput,
+                cov1: ArrayInput) -> float:
     """Kullback-Leibler divergence ``KL(N(mean0, cov0) || N(mean1, cov1))``.
 
     Computed from Cholesky factors (triangular solves, no explicit inverse), with the

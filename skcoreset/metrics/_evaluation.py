@@ -4,7 +4,6 @@ log-likelihood at given parameters."""
 from typing import Any, NamedTuple
 
 import numpy as np
-from numpy.typing import ArrayLike
 from sklearn.utils import check_array, column_or_1d
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
@@ -17,7 +16,7 @@ from .._validation import check_sample_weight
 from ..coreset import UniformCoreset
 from ..coreset._base import is_training_data
 from ._divergences import as_gaussian, mean_error_sd
-from .._typing import MatrixLike, VectorLike
+from .._typing import ArrayInput, FloatArray, MatrixLike, VectorLike
 
 # Elements per temporary block (32 MB of float64): bounds the memory of N x S log-likelihood blocks.
 _BLOCK_ELEMENTS = 2**22
@@ -49,11 +48,11 @@ def _check_coreset(coreset_indices, coreset_weights, n_samples):
     return indices, weights
 
 
-def loglik_relative_error(X: MatrixLike, y: VectorLike, coreset_indices: ArrayLike,
-                          coreset_weights: ArrayLike, theta: ArrayLike, *,
+def loglik_relative_error(X: MatrixLike, y: VectorLike, coreset_indices: ArrayInput,
+                          coreset_weights: ArrayInput, theta: ArrayInput, *,
                           model: str = "logistic", link: str = "log",
                           noise_scale: float = 1.0, fit_intercept: bool = True,
-                          sample_weight: VectorLike | None = None) -> float:
+                          sample_weight: VectorLike | None = None) -> float | FloatArray:
     """Relative error of a coreset's weighted log-likelihood at given parameter values.
 
     For each parameter vector ``theta_s``,

@@ -4,10 +4,10 @@ from math import comb
 from numbers import Integral, Real
 
 import numpy as np
-from numpy.typing import ArrayLike
 from sklearn.utils import check_array, check_scalar
 
 from .._backend import row_chunks
+from .._typing import ArrayInput
 
 # Elements per temporary block (32 MB of float64): bounds the memory of Gram-matrix blocks and
 # polynomial feature blocks.
@@ -74,7 +74,7 @@ def _use_features(n_total, n_features, degree):
             and n_features**degree <= _BLOCK_ELEMENTS)
 
 
-def polynomial_mmd(samples_a: ArrayLike, samples_b: ArrayLike, *, degree: int = 3,
+def polynomial_mmd(samples_a: ArrayInput, samples_b: ArrayInput, *, degree: int = 3,
                    coef0: float = 0.2, unbiased: bool = False,
                    squared: bool = True) -> float:
     """Maximum mean discrepancy between two sample sets with a polynomial kernel.
