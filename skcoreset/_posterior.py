@@ -49,7 +49,7 @@ class _Moments:
                                     other.cov_cholesky)
 
 
-def check_level(level):
+def check_level(level: float) -> float:
     """The credibility ``level`` as a float in (0, 1); ValueError otherwise."""
     if not is_number(level) or not 0.0 < level < 1.0:
         raise ValueError(f"level must be a number strictly between 0 and 1 (e.g. 0.95 for "
@@ -57,7 +57,9 @@ def check_level(level):
     return float(level)
 
 
-def _as_generator(random_state):
+def _as_generator(
+        random_state: RandomStateLike | np.random.Generator,
+) -> np.random.RandomState | np.random.Generator:
     """A :class:`numpy.random.Generator` as is, else :func:`check_random_state`'s result."""
     if isinstance(random_state, np.random.Generator):
         return random_state
@@ -118,7 +120,7 @@ class GaussianPosterior(_Moments):
         self.cov_cholesky = stable_cholesky(self.cov)
 
     def sample(self, n_samples: int = 1,
-               random_state: RandomStateLike = None) -> FloatArray:
+               random_state: RandomStateLike | np.random.Generator = None) -> FloatArray:
         """Draw ``n_samples`` parameter vectors from the Gaussian.
 
         Parameters
@@ -174,7 +176,7 @@ class GaussianPosterior(_Moments):
         out = -0.5 * (np.sum(z**2, axis=0) + logdet + p * np.log(2.0 * np.pi))
         return out[0] if single else out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"GaussianPosterior(dim={len(self.mean)})"
 
 
@@ -246,7 +248,7 @@ class SamplePosterior(_Moments):
         return GaussianPosterior(self.mean, self.cov)
 
     def sample(self, n_samples: int = 1,
-               random_state: RandomStateLike = None) -> FloatArray:
+               random_state: RandomStateLike | np.random.Generator = None) -> FloatArray:
         """Resample ``n_samples`` of the stored draws uniformly with replacement.
 
         Resampling, rather than drawing from the moment-matched Gaussian, keeps the shape of
@@ -303,5 +305,5 @@ class SamplePosterior(_Moments):
         """
         return self.gaussian().logpdf(theta)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"SamplePosterior(n_samples={self.n_samples}, dim={len(self.mean)})"

@@ -5,8 +5,9 @@
 lost. :class:`BayesianOneVsRestClassifier` keeps it.
 """
 
-from typing import Any, Self
+from collections.abc import Iterator
 from numbers import Integral
+from typing import Any, Self
 
 import numpy as np
 from scipy.special import softmax
@@ -22,7 +23,7 @@ from ._sklearn_compat import HasMethods, Interval
 from ._validation import check_sample_weight
 from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
 from .linear_model import BayesianLogisticRegression, BayesianProbitRegression
-from ._typing import MatrixLike, Prediction, RandomStateLike, VectorLike
+from ._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 
 __all__ = ["BayesianOneVsRestClassifier"]
 
@@ -104,13 +105,13 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         self.n_draws = n_draws
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
         tags.input_tags.sparse = False
         return tags
 
-    def _base_estimator(self):
+    def _base_estimator(self) -> BayesianLogisticRegression | BayesianProbitRegression:
         if self.estimator is None:
             return BayesianLogisticRegression()
         if not isinstance(self.estimator, (BayesianLogisticRegression, BayesianProbitRegression)):
@@ -195,7 +196,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             std[rows] = q.std(axis=1)
         return (proba, std) if return_std else proba
 
-    def _normalised_draws(self, X, n_draws, rng):
+    def _normalised_draws(self, X: FloatArray, n_draws: int,
+                          rng: np.random.RandomState) -> Iterator[tuple[slice, FloatArray]]:
         """``(rows, q)`` by blocks of rows: the per-draw normalised one-vs-rest
         probabilities ``q`` of shape (rows, n_draws, n_classes), for ``n_draws`` draws from
         each binary posterior."""
@@ -210,7 +212,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
                 axis=-1)
             yield rows, softmax(log_p, axis=-1)
 
-    def _per_class(self):
+    def _per_class(self) -> list[tuple[Any, Any]]:
         """``(label, binary model)`` pairs: each class against the rest, or with two classes
         the one model, for its positive class ``classes_[1]``."""
         if len(self.estimators_) == 1:

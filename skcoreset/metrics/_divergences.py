@@ -11,7 +11,7 @@ from .._posterior import GaussianPosterior
 from .._typing import ArrayInput
 
 
-def _check_mean_cov(mean, cov, name):
+def _check_mean_cov(mean: ArrayInput, cov: ArrayInput, name: str) -> tuple[Any, Any]:
     mean = check_array(mean, ensure_2d=False, dtype=np.float64, input_name=f"mean{name}")
     cov = check_array(cov, ensure_2d=False, dtype=np.float64, input_name=f"cov{name}")
     if mean.ndim != 1:
@@ -72,7 +72,7 @@ def gaussian_kl(mean0: ArrayInput, cov0: ArrayInput, mean1: ArrayInput,
     return float(kl)
 
 
-def as_gaussian(obj, name):
+def as_gaussian(obj: Any, name: str) -> GaussianPosterior:
     """The (moment-matched) Gaussian posterior of a fitted estimator, pipeline or posterior."""
     if hasattr(obj, "steps"):  # a Pipeline: the posterior lives in its final estimator
         obj = obj.steps[-1][1]
@@ -145,7 +145,8 @@ def posterior_kl(estimator_a: Any, estimator_b: Any) -> float:
     return float(post_a.kl(post_b))
 
 
-def _check_same_length(post_a, post_b, name_a, name_b):
+def _check_same_length(post_a: GaussianPosterior, post_b: GaussianPosterior, name_a: str,
+                       name_b: str) -> None:
     if post_a.mean.shape != post_b.mean.shape:
         raise ValueError(
             f"The posteriors are over parameters of different lengths: {name_a} has "
