@@ -15,8 +15,7 @@ from scipy.special import expit
 from sklearn.utils import check_random_state, check_scalar
 
 from ._docstrings import fill_doc
-from .families import make_link
-from .families._links import Link
+from .families import Link, make_link
 from ._typing import ArrayInput, FloatArray, RandomStateLike
 
 # Huggins, Campbell & Broderick 2016, Section 4, "Synthetic Data": feature d is Bernoulli(p_d),

@@ -272,16 +272,15 @@ def _check_exposure_input(X):
 class _BaseBayesianGLM(BaseEstimator):
     """Shared fit and posterior-predictive machinery; subclasses fix the family."""
 
-    # the parameters of the models every method fits, in the order of the method table
-    # (checked by ``_glm_estimator``)
+    # the parameters of every model, in the order of the method table (checked by
+    # ``_glm_estimator``); the models PASS-GLM fits add its options after kl_beta
     def __init__(self, *, method: FitMethod = "laplace", prior_scale: float = 1.0,
                  intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
                  tol: float = 1e-10, max_iter: int = 500, kl_beta: float | None = None,
-                 pass_degree: int = 2, pass_radius: float | Literal["auto"] = "auto",
                  sampler: Sampler = "nuts", n_draws: int = 4000, n_burnin: int | None = None,
-                 thin: int | None = None,
-                 n_walkers: int | None = None, n_chains: int = 4, n_jobs: int | None = None,
-                 random_state: RandomStateLike = None, verbose: int = 0) -> None:
+                 thin: int | None = None, n_walkers: int | None = None, n_chains: int = 4,
+                 n_jobs: int | None = None, random_state: RandomStateLike = None,
+                 verbose: int = 0) -> None:
         self.method = method
         self.prior_scale = prior_scale
         self.intercept_prior_scale = intercept_prior_scale
@@ -289,8 +288,6 @@ class _BaseBayesianGLM(BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.kl_beta = kl_beta
-        self.pass_degree = pass_degree
-        self.pass_radius = pass_radius
         self.sampler = sampler
         self.n_draws = n_draws
         self.n_burnin = n_burnin
@@ -950,6 +947,24 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
     """The binary classifiers: two class labels, probabilities integrated over the
     posterior; subclasses fix the family (its link)."""
 
+    def __init__(self, *, method: FitMethod = "laplace", prior_scale: float = 1.0,
+                 intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
+                 tol: float = 1e-10, max_iter: int = 500, kl_beta: float | None = None,
+                 pass_degree: int = 2, pass_radius: float | Literal["auto"] = "auto",
+                 sampler: Sampler = "nuts", n_draws: int = 4000, n_burnin: int | None = None,
+                 thin: int | None = None, n_walkers: int | None = None, n_chains: int = 4,
+                 n_jobs: int | None = None, random_state: RandomStateLike = None,
+                 verbose: int = 0) -> None:
+        self.pass_degree = pass_degree
+        self.pass_radius = pass_radius
+        super().__init__(method=method, prior_scale=prior_scale,
+                         intercept_prior_scale=intercept_prior_scale,
+                         fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                         kl_beta=kl_beta, sampler=sampler, n_draws=n_draws,
+                         n_burnin=n_burnin, thin=thin, n_walkers=n_walkers,
+                         n_chains=n_chains, n_jobs=n_jobs, random_state=random_state,
+                         verbose=verbose)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
@@ -1542,17 +1557,19 @@ class BayesianPoissonRegression(_BaseCountRegression):
                  tol: float = 1e-10, max_iter: int = 500, kl_beta: float | None = None,
                  pass_degree: int = 2, pass_radius: float | Literal["auto"] = "auto",
                  sampler: Sampler = "nuts", n_draws: int = 4000, n_burnin: int | None = None,
-                 thin: int | None = None,
-                 n_walkers: int | None = None, n_chains: int = 4, n_jobs: int | None = None,
-                 random_state: RandomStateLike = None, verbose: int = 0) -> None:
+                 thin: int | None = None, n_walkers: int | None = None, n_chains: int = 4,
+                 n_jobs: int | None = None, random_state: RandomStateLike = None,
+                 verbose: int = 0) -> None:
         self.link = link
+        self.pass_degree = pass_degree
+        self.pass_radius = pass_radius
         super().__init__(method=method, prior_scale=prior_scale,
                          intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
-                         kl_beta=kl_beta, pass_degree=pass_degree, pass_radius=pass_radius,
-                         sampler=sampler, n_draws=n_draws, n_burnin=n_burnin, thin=thin,
-                         n_walkers=n_walkers, n_chains=n_chains, n_jobs=n_jobs,
-                         random_state=random_state, verbose=verbose)
+                         kl_beta=kl_beta, sampler=sampler, n_draws=n_draws,
+                         n_burnin=n_burnin, thin=thin, n_walkers=n_walkers,
+                         n_chains=n_chains, n_jobs=n_jobs, random_state=random_state,
+                         verbose=verbose)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1674,26 +1691,17 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
                  intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
                  tol: float = 1e-10, max_iter: int = 500, kl_beta: float | None = None,
                  sampler: Sampler = "nuts", n_draws: int = 4000, n_burnin: int | None = None,
-                 thin: int | None = None,
-                 n_walkers: int | None = None, n_chains: int = 4, n_jobs: int | None = None,
-                 random_state: RandomStateLike = None, verbose: int = 0) -> None:
+                 thin: int | None = None, n_walkers: int | None = None, n_chains: int = 4,
+                 n_jobs: int | None = None, random_state: RandomStateLike = None,
+                 verbose: int = 0) -> None:
         self.alpha = alpha
-        self.method = method
-        self.prior_scale = prior_scale
-        self.intercept_prior_scale = intercept_prior_scale
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.max_iter = max_iter
-        self.kl_beta = kl_beta
-        self.sampler = sampler
-        self.n_draws = n_draws
-        self.n_burnin = n_burnin
-        self.thin = thin
-        self.n_walkers = n_walkers
-        self.n_chains = n_chains
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
+        super().__init__(method=method, prior_scale=prior_scale,
+                         intercept_prior_scale=intercept_prior_scale,
+                         fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                         kl_beta=kl_beta, sampler=sampler, n_draws=n_draws,
+                         n_burnin=n_burnin, thin=thin, n_walkers=n_walkers,
+                         n_chains=n_chains, n_jobs=n_jobs, random_state=random_state,
+                         verbose=verbose)
 
     def _family(self):
         return NegativeBinomialFamily(alpha=self.alpha)
