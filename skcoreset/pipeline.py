@@ -375,7 +375,7 @@ class Pipeline(sk_pipeline.Pipeline):
             yield index, name, step
 
 
-def make_pipeline(*steps: Any, verbose: int = False) -> Pipeline:
+def make_pipeline(*steps: Any, verbose: bool = False) -> Pipeline:
     """Build a :class:`Pipeline` from steps, naming them after their lowercased class names.
 
     Parameters

@@ -20,9 +20,9 @@ and target are rescaled internally by powers of two, so norms of 1e-200 or 1e200
 underflow nor overflow.
 """
 
-from typing import Any
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 

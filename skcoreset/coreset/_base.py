@@ -1,11 +1,11 @@
 """The contract shared by every coreset constructor: validation, the likelihood, the row
 storage it runs against, and the fitted coreset's ``transform``."""
 
-from typing import Any, Literal, Self
 import warnings
 from abc import ABCMeta, abstractmethod
 from functools import partial
 from numbers import Integral, Real
+from typing import Any, Literal, Self
 
 import numpy as np
 from numpy.typing import NDArray

@@ -1,9 +1,9 @@
 """Hilbert coresets (Campbell & Broderick 2018): random projections of the log-likelihoods,
 then a sparse non-negative vector-sum solver (GIGA or Frank-Wolfe)."""
 
-from typing import Literal
 import warnings
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 

@@ -19,10 +19,10 @@ The first step is taken with exact moments under the full data's Laplace approxi
 meets a target.
 """
 
-from typing import Literal
 import time
 import warnings
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 from scipy import linalg

@@ -19,9 +19,9 @@ This module holds the greedy loop and the estimator; the moment estimators are i
 :mod:`._sparsevi_moments`, the weight-update step rules in :mod:`._sparsevi_steps`.
 """
 
-from typing import Literal
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 from threadpoolctl import threadpool_limits

@@ -1,9 +1,9 @@
 """Merge-reduce coresets for streams and parallel construction (Huggins, Campbell & Broderick
 2016, §3.4): the estimator over the tree of :mod:`._merge_reduce`."""
 
-from typing import Any, Self
 from dataclasses import dataclass
 from numbers import Integral
+from typing import Any, Self
 
 import numpy as np
 from numpy.typing import ArrayLike

@@ -1,9 +1,9 @@
 """The :class:`Family` base class (the contract every likelihood fulfils), the quadrature
 rules behind its expectations, and the target checks shared by several families."""
 
-from typing import Any
 from abc import ABC, abstractmethod
 from functools import partial
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike

@@ -10,12 +10,13 @@ Gaussian moments of the inverse where they have a closed form (predictions integ
 Gaussian posterior of ``eta``). Every function stays finite for ``|eta|`` up to 1e4.
 """
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any
-from abc import ABC, abstractmethod
 
 import numpy as np
 from scipy.special import erfcx, expit, log_expit, log_ndtr, logit, ndtr, ndtri, owens_t
+
 from .._typing import FloatArray
 
 # exp() overflows past ~709; log links evaluate exp(min(eta, LOG_RATE_MAX)) so that
