@@ -37,7 +37,7 @@ from ._inference.pass_glm import (PilotSample, check_pass_degree, pass_glm,
                                   posterior_from_sample, start_statistics)
 from ._atomic import fit_context
 from ._sklearn_compat import Interval, StrOptions, available_if
-from ._validation import check_exposure, check_sample_weight
+from ._validation import ACCEPT_SPARSE, check_exposure, check_sample_weight
 from .coreset._subset import _carries_weights, reject_weighted_subset, unpack_weighted_subset
 
 
@@ -233,7 +233,8 @@ class _BaseBayesianGLM(BaseEstimator):
         # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
         finds_non_finite = _METHODS[self.method].finds_non_finite
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
-                             ensure_all_finite=not finds_non_finite)
+                             ensure_all_finite=not finds_non_finite,
+                             accept_sparse=ACCEPT_SPARSE)
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         log_constant = 0.0
@@ -347,7 +348,8 @@ class _BaseBayesianGLM(BaseEstimator):
                 f"to {settings} since the stream started; the statistics accumulated so far "
                 "use the old values. Restore them, or call fit (or partial_fit on an unfitted "
                 "clone) to start again.")
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, reset=first_call)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, reset=first_call,
+                             accept_sparse=ACCEPT_SPARSE)
         y_encoded = (self._encode_target(y, classes=classes) if first_call
                      else self._encode_more(y))
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -376,7 +378,8 @@ class _BaseBayesianGLM(BaseEstimator):
     def _check_predict_input(self, X):
         check_is_fitted(self)
         reject_weighted_subset(X)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        return validate_data(self, X, dtype=np.float64, reset=False,
+                             accept_sparse=ACCEPT_SPARSE)
 
     def _predictive_moments(self, X):
         """Posterior mean and variance of ``E[y | x]`` at each row of X.

@@ -5,8 +5,9 @@ from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
+from scipy.sparse import issparse
 
-from .._backend import DaskRows, InMemoryRows
+from .._backend import DaskRows, InMemoryRows, float_rows
 from .._design import (add_scaled_gram, block_rows, linear_predictor, n_params, rmatvec,
                        split_theta, weighted_gram)
 
@@ -99,7 +100,8 @@ class LogPosterior:
         total = weight.sum()
         if total <= 0:
             return None
-        return LogPosterior(np.ascontiguousarray(self.X[rows]), self.y[rows], self.family,
+        X = float_rows(self.X[rows]) if issparse(self.X) else np.ascontiguousarray(self.X[rows])
+        return LogPosterior(X, self.y[rows], self.family,
                             weight * (self.total_weight / total), self.prior_prec,
                             self.fit_intercept)
 
@@ -128,7 +130,8 @@ class LogPosterior:
         memory traffic of :meth:`eta` followed by :meth:`grad`). The family's terms come
         from one evaluation per block (``family.loglik_and_derivatives``) and its
         ``eta``-free terms are summed once per data set. ``rows_per_block`` defaults to
-        :func:`~skcoreset._design.block_rows` of the design's width.
+        :func:`~skcoreset._design.block_rows` of the design's width (of its nonzeros for
+        a sparse X, whose blocks' products are sparse).
 
         With ``neg_hessian=np.float64``, ``(value, eta, grad, neg_hessian)``: the exact
         :meth:`neg_hessian` at ``theta`` from the same pass (its Gram's block products while
@@ -138,7 +141,7 @@ class LogPosterior:
         coef, intercept = split_theta(theta, self.fit_intercept)
         n, d = self.X.shape
         if rows_per_block is None:
-            rows_per_block = block_rows(len(self.prior_prec))
+            rows_per_block = block_rows(len(self.prior_prec), self.X)
         eta = np.empty(n)
         loglik = 0.0
         grad_x = np.zeros(d)
@@ -146,19 +149,23 @@ class LogPosterior:
         if neg_hessian is not None:
             p = len(self.prior_prec)
             gram = np.zeros((p, p))
-            buffer = np.empty((min(rows_per_block, n), p), dtype=neg_hessian)
+            buffer = (None if issparse(self.X)
+                      else np.empty((min(rows_per_block, n), p), dtype=neg_hessian))
         for start in range(0, n, rows_per_block):
             rows = slice(start, start + rows_per_block)
             X = self.X[rows]
             eta_b = eta[rows]
-            np.dot(X, coef, out=eta_b)
+            if issparse(X):
+                eta_b[:] = X @ coef
+            else:
+                np.dot(X, coef, out=eta_b)
             eta_b += intercept
             y, w = self.y[rows], self.sample_weight[rows]
             terms = self.family.loglik_and_derivatives(y, eta_b,
                                                        second=neg_hessian is not None)
             loglik += w @ terms[0]
             r = w * terms[1]
-            grad_x += r @ X
+            grad_x += X.T @ r
             grad_1 += r.sum()
             if neg_hessian is not None:
                 c = -w * terms[2]

@@ -9,6 +9,7 @@ constructors.
 
 import numpy as np
 
+from .._backend import float_rows
 from .._design import linear_predictor
 from .laplace import laplace
 
@@ -42,7 +43,7 @@ def resolve_family(family, X, y, sample_weight, *, prior_prec, fit_intercept):
         return family
     rows = np.flatnonzero(sample_weight > 0)
     rows = rows[::max(1, -(-len(rows) // PILOT_ROWS))]
-    X, y, w = np.asarray(X[rows], dtype=float), y[rows], sample_weight[rows]
+    X, y, w = float_rows(X[rows]), y[rows], sample_weight[rows]
     pilot = family.pilot_family()
     theta = laplace(X, y, pilot, sample_weight=w, prior_prec=prior_prec,
                     fit_intercept=fit_intercept).posterior.mean

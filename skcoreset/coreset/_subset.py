@@ -2,6 +2,7 @@
 a DataFrame's attrs, and how estimators read it back."""
 
 import numpy as np
+from scipy import sparse
 
 from .._sklearn_compat import _num_samples
 
@@ -14,7 +15,8 @@ class WeightedSubset(np.ndarray):
     :mod:`skcoreset.linear_model` read ``sample_weight`` and ``sample_indices`` from it, so
     they can follow a coreset step in a plain
     :class:`sklearn.pipeline.Pipeline`. Slicing or computing with it gives plain arrays
-    semantics: derived arrays do not carry the weights.
+    semantics: derived arrays do not carry the weights. Rows of sparse data are handed on as
+    a :class:`SparseWeightedSubset`, a CSR matrix with the same three attributes.
 
     It never has as many rows as the data it was drawn from: when a coreset keeps every row,
     ``fit_transform`` splits one row into two copies with half its weight each (the weighted
@@ -57,6 +59,48 @@ class WeightedSubset(np.ndarray):
     def __reduce__(self):
         return (WeightedSubset, (np.asarray(self), self.sample_weight, self.sample_indices,
                                  self.n_samples_fit))
+
+
+class SparseWeightedSubset(sparse.csr_matrix):
+    """:class:`WeightedSubset` of sparse data: the coreset rows as a CSR matrix carrying
+    ``sample_weight``, ``sample_indices`` and ``n_samples_fit``.
+
+    Returned by a coreset constructor's ``fit_transform`` on scipy.sparse input, so the rows
+    stay sparse on their way to the next step. As with :class:`WeightedSubset`, matrices
+    derived from it (slices, products, format conversions) are plain: they do not carry the
+    weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> from skcoreset import UniformCoreset
+    >>> X = sparse.random(10, 3, density=0.5, format="csr", random_state=0)
+    >>> y = np.array([0, 1] * 5)
+    >>> subset = UniformCoreset(M=4, random_state=0).fit_transform(X, y)
+    >>> subset.shape, subset.sample_weight
+    ((4, 3), array([2.5, 2.5, 2.5, 2.5]))
+    """
+
+    def __init__(self, arg1, shape=None, dtype=None, copy=False, *, sample_weight=None,
+                 sample_indices=None, n_samples_fit=None):
+        # scipy builds derived matrices of the same class from (data, indices, indptr):
+        # those get no weights
+        super().__init__(arg1, shape=shape, dtype=dtype, copy=copy)
+        self.sample_weight = (None if sample_weight is None
+                              else np.asarray(sample_weight, dtype=float))
+        self.sample_indices = None if sample_indices is None else np.asarray(sample_indices)
+        self.n_samples_fit = None if n_samples_fit is None else int(n_samples_fit)
+
+
+def weighted_subset(rows, sample_weight, sample_indices, n_samples_fit=None):
+    """The coreset rows as handed on: a :class:`SparseWeightedSubset` of sparse rows, else a
+    :class:`WeightedSubset`."""
+    if sparse.issparse(rows):
+        return SparseWeightedSubset(rows.tocsr(), sample_weight=sample_weight,
+                                    sample_indices=sample_indices,
+                                    n_samples_fit=n_samples_fit)
+    return WeightedSubset(rows, sample_weight, sample_indices, n_samples_fit)
 
 
 class _AttrsArray(np.ndarray):
@@ -124,7 +168,7 @@ def _frame_weights(frame, attrs):
 def _subset_weights(X):
     """``(sample_weight, sample_indices, n_samples_fit)`` carried by a coreset's output, or
     ``None``; for a DataFrame they follow its current rows (see :func:`_frame_weights`)."""
-    if isinstance(X, WeightedSubset) and X.sample_weight is not None:
+    if isinstance(X, (WeightedSubset, SparseWeightedSubset)) and X.sample_weight is not None:
         return X.sample_weight, X.sample_indices, X.n_samples_fit
     attrs = getattr(X, "attrs", None)  # pandas output keeps them in DataFrame.attrs
     if isinstance(attrs, dict) and "coreset_sample_weight" in attrs:
@@ -166,7 +210,10 @@ def unpack_weighted_subset(X, y, sample_weight):
         raise ValueError(
             "X is a coreset's weighted subset, which already carries its sample weights; "
             "pass sample_weight to the coreset step instead of the estimator.")
-    X = X.copy() if hasattr(X, "iloc") else np.asarray(X)
+    if hasattr(X, "iloc"):
+        X = X.copy()
+    else:  # a plain matrix or array of the same rows, without the weights
+        X = sparse.csr_matrix(X) if sparse.issparse(X) else np.asarray(X)
     if y is not None:
         y = _coreset_targets(y, indices, _num_samples(X), n_samples_fit)
     return X, y, weights
@@ -174,7 +221,7 @@ def unpack_weighted_subset(X, y, sample_weight):
 
 def _carries_weights(X):
     """Whether X is a coreset's output with its weights (without reading them)."""
-    if isinstance(X, WeightedSubset):
+    if isinstance(X, (WeightedSubset, SparseWeightedSubset)):
         return X.sample_weight is not None
     attrs = getattr(X, "attrs", None)
     return isinstance(attrs, dict) and "coreset_sample_weight" in attrs
