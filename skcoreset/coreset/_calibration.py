@@ -29,6 +29,7 @@ needed, so that their weighted totals of the auxiliary variables ``d1_n b_n`` an
 import numpy as np
 from scipy import linalg
 
+from .._backend import dense_rows
 from .._design import split_theta
 from .._posterior import GaussianPosterior, gaussian_kl_cholesky
 from ._samplers import LaplaceSampler
@@ -77,6 +78,7 @@ class SecondOrderFit:
         chol = linalg.cholesky(precision, lower=True)  # precision = C C^T, Sigma = C^-T C^-1
         coef, intercept = split_theta(theta, fit_intercept)
         eta = X @ coef + intercept
+        X = dense_rows(X)  # the whitened rows B are dense whatever X
         design = np.hstack([X, np.ones((len(X), 1))]) if fit_intercept else X
         # b_m = L^T a_m with L = C^-T: solve C b = a for all rows at once
         self.B = linalg.solve_triangular(chol, design.T, lower=True).T

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from .._backend import row_chunks
+from .._backend import float_rows, row_chunks, row_width
 from .._design import latent_variances, linear_predictor, rmatvec, weighted_gram
 from .._inference.laplace import laplace, newton_map
 from .._posterior import _stable_cholesky
@@ -91,8 +91,8 @@ def _loglik_value_grad(family, theta, fit_intercept, X, y, w):
     rows, in row chunks."""
     value, grad = 0.0, np.zeros(len(theta))
     with np.errstate(over="ignore", invalid="ignore"):  # a trial step too far: not finite
-        for rows in row_chunks(X.shape[0], X.shape[1] + 1):
-            chunk = np.asarray(X[rows], dtype=float)
+        for rows in row_chunks(X.shape[0], row_width(X) + 1):
+            chunk = float_rows(X[rows])
             eta = linear_predictor(chunk, theta, fit_intercept)
             loglik, d1 = family.loglik_and_derivatives(y[rows], eta)
             value += w[rows] @ loglik
@@ -103,8 +103,8 @@ def _loglik_value_grad(family, theta, fit_intercept, X, y, w):
 def _loglik_derivatives(family, theta, fit_intercept, dtype, X, y, w):
     """The weighted log-likelihood gradient and minus its Hessian (Grams in ``dtype``)."""
     grad, neg_hessian = np.zeros(len(theta)), np.zeros((len(theta),) * 2)
-    for rows in row_chunks(X.shape[0], X.shape[1] + 1):
-        chunk = np.asarray(X[rows], dtype=float)
+    for rows in row_chunks(X.shape[0], row_width(X) + 1):
+        chunk = float_rows(X[rows])
         eta = linear_predictor(chunk, theta, fit_intercept)
         grad += rmatvec(chunk, w[rows] * family.d1(y[rows], eta), fit_intercept)
         c = np.maximum(-w[rows] * family.d2(y[rows], eta), 0.0)
@@ -118,7 +118,7 @@ def _total_weight(X, y, w):
 
 def row_scores(theta, factor, fit_intercept, family, X, y):
     """``(score, leverage)`` of every row under ``N(theta, F^T F)`` (``factor`` is ``F``)."""
-    eta, v = latent_variances(np.asarray(X), factor, fit_intercept, dtype=np.float32,
+    eta, v = latent_variances(float_rows(X), factor, fit_intercept, dtype=np.float32,
                               mean=theta)
     score = np.abs(family.d1(y, eta)) * np.sqrt(v)
     leverage = np.maximum(-family.d2(y, eta), 0.0) * v

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import clone
 
-from .._backend import Part, block_rng, row_chunks
+from .._backend import Part, block_rng, float_rows, row_chunks, row_width
 from .._inference._common import LogPosterior
 from .._inference.laplace import initial_theta, newton_map
 from .._newton import warn_not_converged
@@ -97,7 +97,7 @@ class BlockContext:
 
     def leaf(self, X, y, sample_weight, offset, block):
         """Coreset of one block of rows ``offset, offset + 1, ...``."""
-        X, w = np.asarray(X, dtype=float), np.asarray(sample_weight, dtype=float)
+        X, w = float_rows(X), np.asarray(sample_weight, dtype=float)
         target = None
         if self.thetas is not None:
             target = projected_sum(X, y, w, self.family, self.thetas,
@@ -177,9 +177,9 @@ def loglik_sums(X, y, sample_weight, family, theta, fit_intercept, *, weight_exp
     """
     zero_prior = np.zeros(len(theta))
     total = None
-    for rows in row_chunks(X.shape[0], X.shape[1] + 1, **_CHUNKS):
+    for rows in row_chunks(X.shape[0], row_width(X) + 1, **_CHUNKS):
         weights = np.ldexp(sample_weight[rows], weight_exponent) * weight_scale
-        log_post = LogPosterior(np.asarray(X[rows], dtype=float), y[rows], family, weights,
+        log_post = LogPosterior(float_rows(X[rows]), y[rows], family, weights,
                                 zero_prior, fit_intercept)
         eta = log_post.eta(theta)
         sums = (log_post.loglik(theta, eta), log_post.grad(theta, eta),

@@ -27,7 +27,7 @@ import numpy as np
 from scipy import linalg
 from threadpoolctl import threadpool_limits
 
-from .._backend import InMemoryRows, row_chunks
+from .._backend import InMemoryRows, float_rows, row_chunks, row_width
 from .._design import linear_predictor, rmatvec, weighted_gram
 from .._docstrings import fill_doc
 from .._progress import Progress
@@ -142,8 +142,9 @@ class SubsampledPotentialSums:
         if grad is None:
             p = len(theta)
             grad, neg_hessian = np.zeros(p), np.zeros((p, p))
-            for rows in row_chunks(self.X.shape[0], 2 * p, max_elements=_CHUNK_ELEMENTS):
-                X = np.asarray(self.X[rows], dtype=np.float64)
+            for rows in row_chunks(self.X.shape[0], row_width(self.X) + p,
+                                   max_elements=_CHUNK_ELEMENTS):
+                X = float_rows(self.X[rows])
                 eta = linear_predictor(X, theta, self.fit_intercept)
                 s, y = self.s[rows], self.y[rows]
                 grad += rmatvec(X, s * self.family.d1(y, eta), self.fit_intercept)
@@ -157,7 +158,7 @@ class SubsampledPotentialSums:
                                                      delta)
         if self.rows is None:
             rows = self.candidates[rng.randint(len(self.candidates), size=self.n_subsample)]
-            X, y = np.asarray(self.X[rows], dtype=np.float64), self.y[rows]
+            X, y = float_rows(self.X[rows]), self.y[rows]
             s = self.s[rows] * (len(self.candidates) / self.n_subsample)
         else:
             X, y, s = self.rows.X, self.rows.y, self.rows.weights
@@ -272,7 +273,7 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
     else:
         draws = laplace_sampler
     coreset_potentials = PotentialEvaluator(family, fit_intercept, n_draws)
-    X_core = np.asarray(X[indices], dtype=np.float64)
+    X_core = float_rows(X[indices])
     y_core = y[indices]
     # the control variates' reference follows the coreset posterior: refreshed at
     # iterations 1, 2, 4, 8, ... so the passes over the data stay logarithmic in max_iter;
