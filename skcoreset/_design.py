@@ -47,8 +47,8 @@ _BLOCK_BYTES = 2**21
 # about 12 MB), and their number, not their size, sets that overhead.
 _SPARSE_BLOCK_NNZ = 2**20
 # Pairs of nonzeros (in the same row) per block of the sparse latent variances: a few
-# arrays of this length (about 40 MB in all).
-_SPARSE_BLOCK_PAIRS = 2**20
+# arrays of this length (about 15 MB in all).
+_SPARSE_BLOCK_PAIRS = 2**18
 
 
 def block_rows(width, X=None):
@@ -296,18 +296,30 @@ def _sparse_latent_variances(X, factor, fit_intercept, mean, lower):
     X = X.tocsr()
     factor = np.asarray(factor, dtype=np.float64)
     upper = linalg.blas.dsyrk(1.0, factor, trans=1)  # F^T F in the upper triangle
-    sigma = np.triu(upper) + np.triu(upper, 1).T
-    out = quadratic_forms(X, sigma[:d, :d])
-    if fit_intercept:
-        out += 2.0 * np.asarray(X @ sigma[:d, d]) + sigma[d, d]
+    out = row_quadratic_forms(X, np.triu(upper) + np.triu(upper, 1).T, fit_intercept)
     if mean is None:
         return out
     return linear_predictor(X, mean, fit_intercept), out
 
 
-def quadratic_forms(X, sigma):
+def row_quadratic_forms(X, matrix, fit_intercept):
+    """``a_n^T matrix a_n`` for every design row ``a_n = [x_n, 1]`` (or ``x_n``) and a
+    symmetric ``matrix`` of shape (p, p); for a sparse (CSR) X over the pairs of each row's
+    nonzeros (:func:`_sparse_quadratic_forms`)."""
+    d = X.shape[1]
+    if not sparse.issparse(X):
+        product = linear_predictor(X, matrix, fit_intercept)  # row n: (matrix a_n)^T
+        out = np.einsum("ij,ij->i", product[:, :d], X)
+        return out + product[:, d] if fit_intercept else out
+    out = _sparse_quadratic_forms(X.tocsr(), matrix[:d, :d])
+    if fit_intercept:
+        out += 2.0 * np.asarray(X @ matrix[:d, d]) + matrix[d, d]
+    return out
+
+
+def _sparse_quadratic_forms(X, sigma):
     """``x_n^T sigma x_n`` for every row of a CSR matrix X, over the pairs of each row's
-    nonzeros, in blocks of at most about ``2**20`` pairs."""
+    nonzeros, in blocks of at most about ``2**18`` pairs."""
     n = X.shape[0]
     counts = np.diff(X.indptr)
     pairs = np.cumsum(counts.astype(np.int64) ** 2)

@@ -151,6 +151,11 @@ class _BaseBayesianGLM(BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, as CSR (ACCEPT_SPARSE)
+        return tags
+
     def _prior(self, n_features):
         return prior_precision(n_features, prior_scale=self.prior_scale,
                                intercept_prior_scale=self.intercept_prior_scale,

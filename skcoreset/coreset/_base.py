@@ -601,6 +601,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.sparse = True  # scipy.sparse X, as CSR (ACCEPT_SPARSE)
         return tags
 
 
