@@ -1,7 +1,8 @@
 """The one place that knows how rows are stored.
 
-Constructors run against a row storage: :class:`InMemoryRows` for an ndarray or a
-``np.memmap`` (read in row chunks, never materialised) and :class:`DaskRows` for dask arrays
+Constructors run against a row storage: :class:`InMemoryRows` for an ndarray, a
+``np.memmap`` (read in row chunks, never materialised) or a scipy.sparse CSR matrix (whose
+chunks and drawn rows stay sparse: :func:`float_rows`, :func:`take_rows`) and :class:`DaskRows` for dask arrays
 (every pass a tree of tasks where the chunks live). Both offer sums over rows, per-row
 values, and uniform and importance draws of rows (:mod:`._sampling`); chunk loops anywhere
 in the package run over :func:`row_chunks`, and per-row results on dask arrays stay lazy
