@@ -87,6 +87,18 @@ _MCMC = {"n_draws": 200, "n_chains": 2, "random_state": 0}
 _METHODS = [("laplace", {}), ("kl_proximal", {}), ("pass_glm", {}), ("mcmc", _MCMC)]
 
 
+def _fit_both(estimator, method, options, X, y):
+    """The estimator fitted on sparse X and on the same rows dense, and the tolerance of
+    their agreement."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PASS-GLM's accuracy warning, the same both ways
+        a = estimator(method=method, **options).fit(X, y)
+        b = estimator(method=method, **options).fit(X.toarray(), y)
+    rtol = 1e-2 if method == "mcmc" else 1e-9  # MCMC: see _assert_same_fit
+    _assert_same_fit(a, b, rtol)
+    return a, b, rtol
+
+
 def _assert_same_fit(sparse_est, dense_est, rtol):
     if sparse_est.method == "mcmc":
         # the gradients agree to rounding, but NUTS trajectories amplify any difference:
@@ -132,12 +144,7 @@ _FORMATS = [(fmt, method, options) for fmt in ("csr", "csc") for method, options
 def test_classifiers_on_sparse_equal_dense(estimator, fmt, method, options):
     X = X_SPARSE.asformat(fmt)
     dense = X.toarray()
-    rtol = 1e-2 if method == "mcmc" else 1e-9  # MCMC: see _assert_same_fit
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # PASS-GLM's accuracy warning, the same both ways
-        a = estimator(method=method, **options).fit(X, Y_BINARY)
-        b = estimator(method=method, **options).fit(dense, Y_BINARY)
-    _assert_same_fit(a, b, rtol)
+    a, b, rtol = _fit_both(estimator, method, options, X, Y_BINARY)
     proba_a, std_a = a.predict_proba(X, return_std=True)
     proba_b, std_b = b.predict_proba(dense, return_std=True)
     np.testing.assert_allclose(proba_a, proba_b, rtol=rtol, atol=rtol)
@@ -160,12 +167,7 @@ _COUNT_FITS = [(estimator, method, options) for estimator in (
 @pytest.mark.parametrize("estimator, method, options", _COUNT_FITS)
 def test_count_models_on_sparse_equal_dense(estimator, method, options):
     X, dense = X_COUNTS, X_COUNTS.toarray()
-    rtol = 1e-2 if method == "mcmc" else 1e-9  # MCMC: see _assert_same_fit
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # PASS-GLM's accuracy warning, the same both ways
-        a = estimator(method=method, **options).fit(X, Y_COUNTS)
-        b = estimator(method=method, **options).fit(dense, Y_COUNTS)
-    _assert_same_fit(a, b, rtol)
+    a, b, rtol = _fit_both(estimator, method, options, X, Y_COUNTS)
     mean_a, std_a = a.predict(X, return_std=True)
     mean_b, std_b = b.predict(dense, return_std=True)
     np.testing.assert_allclose(mean_a, mean_b, rtol=rtol)
