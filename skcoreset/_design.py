@@ -51,15 +51,18 @@ _SPARSE_BLOCK_NNZ = 2**20
 _SPARSE_BLOCK_PAIRS = 2**18
 
 
-def block_rows(width, X=None):
+def block_rows(width):
     """Rows per block of a blocked pass over a design of ``width`` float64 columns: about
     2 MB, so that a block stays in cache for the several products made with it, and at least
     4096 rows (at small widths, fewer and larger blocks save per-block Python overhead: 10-20%
-    of a pass at d = 10). For a sparse ``X``, blocks of about ``2**20`` nonzeros."""
-    if X is not None and sparse.issparse(X):
-        per_row = max(1.0, X.nnz / max(X.shape[0], 1))
-        return max(_MIN_BLOCK_ROWS, int(_SPARSE_BLOCK_NNZ / per_row))
+    of a pass at d = 10)."""
     return max(_MIN_BLOCK_ROWS, _BLOCK_BYTES // (8 * max(width, 1)))
+
+
+def sparse_block_rows(X):
+    """Rows per block of a blocked pass over a sparse X: about ``2**20`` nonzeros."""
+    per_row = max(1.0, X.nnz / max(X.shape[0], 1))
+    return max(_MIN_BLOCK_ROWS, int(_SPARSE_BLOCK_NNZ / per_row))
 
 
 def _fill_block(buffer, X, root, fit_intercept, extra=()):
@@ -110,7 +113,7 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     n, d = X.shape
     if sparse.issparse(X):
         out = np.zeros((d + int(fit_intercept) + len(extra),) * 2)
-        size = block_rows(d, X)
+        size = sparse_block_rows(X)
         for start in range(0, n, size):
             rows = slice(start, min(start + size, n))
             add_sparse_gram(out, X[rows], None if c is None else c[rows], fit_intercept,
@@ -205,8 +208,9 @@ def add_sparse_gram(out, X, c, fit_intercept, extra=()):
     """Add ``B.T @ diag(c) @ B`` to ``out`` for the block of rows ``B = [A, e_1, ...]``,
     ``A = [X, 1]`` (or ``X``) of a sparse (CSR) X; ``c=None``: unit weights.
 
-    ``X_b.T @ (c * X_b)`` is one sparse product, added into the dense ``d x d`` corner; the intercept and ``extra`` columns are dense, so their products with X
-    are sparse matrix-vector products. Nothing of X is densified.
+    ``X_b.T @ (c * X_b)`` is one sparse product, added into the dense ``d x d`` corner; the
+    intercept and ``extra`` columns are dense, so their products with X are sparse
+    matrix-vector products. Nothing of X is densified.
     """
     n, d = X.shape
     X = X.tocsr()

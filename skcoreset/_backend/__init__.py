@@ -2,11 +2,12 @@
 
 Constructors run against a row storage: :class:`InMemoryRows` for an ndarray, a
 ``np.memmap`` (read in row chunks, never materialised) or a scipy.sparse CSR matrix (whose
-chunks and drawn rows stay sparse: :func:`float_rows`, :func:`take_rows`) and :class:`DaskRows` for dask arrays
-(every pass a tree of tasks where the chunks live). Both offer sums over rows, per-row
-values, and uniform and importance draws of rows (:mod:`._sampling`); chunk loops anywhere
-in the package run over :func:`row_chunks`, and per-row results on dask arrays stay lazy
-(:func:`map_row_blocks`). Dask is imported only when dask input arrives.
+chunks and drawn rows stay sparse: :func:`float_rows`, :func:`take_rows`) and
+:class:`DaskRows` for dask arrays (every pass a tree of tasks where the chunks live). Both
+offer sums over rows, per-row values, and uniform and importance draws of rows
+(:mod:`._sampling`); chunk loops anywhere in the package run over :func:`row_chunks`, and
+per-row results on dask arrays stay lazy (:func:`map_row_blocks`). Dask is imported only
+when dask input arrives.
 """
 
 from ._chunks import (Part, block_rng, dense_rows, float_rows, is_dask_collection, row_chunks,

@@ -9,7 +9,7 @@ from scipy.sparse import issparse
 
 from .._backend import DaskRows, InMemoryRows, float_rows
 from .._design import (add_scaled_gram, block_rows, linear_predictor, n_params, rmatvec,
-                       split_theta, weighted_gram)
+                       sparse_block_rows, split_theta, weighted_gram)
 
 
 def prior_precision(n_features, *, prior_scale, intercept_prior_scale, fit_intercept):
@@ -141,7 +141,8 @@ class LogPosterior:
         coef, intercept = split_theta(theta, self.fit_intercept)
         n, d = self.X.shape
         if rows_per_block is None:
-            rows_per_block = block_rows(len(self.prior_prec), self.X)
+            rows_per_block = (sparse_block_rows(self.X) if issparse(self.X)
+                              else block_rows(len(self.prior_prec)))
         eta = np.empty(n)
         loglik = 0.0
         grad_x = np.zeros(d)
