@@ -299,8 +299,11 @@ def _sparse_latent_variances(X, factor, fit_intercept, mean, lower):
     n, d = X.shape
     X = X.tocsr()
     factor = np.asarray(factor, dtype=np.float64)
-    upper = linalg.blas.dsyrk(1.0, factor, trans=1)  # F^T F in the upper triangle
-    out = row_quadratic_forms(X, np.triu(upper) + np.triu(upper, 1).T, fit_intercept)
+    upper = linalg.blas.dsyrk(1.0, factor, trans=1)  # F^T F in the upper triangle, 0 below
+    sigma = upper + upper.T  # one p x p temporary (p = 2000: 32 MB)
+    sigma[np.diag_indices_from(sigma)] *= 0.5
+    del upper
+    out = row_quadratic_forms(X, sigma, fit_intercept)
     if mean is None:
         return out
     return linear_predictor(X, mean, fit_intercept), out
