@@ -193,17 +193,20 @@ class LaplaceKL:
     """
 
     def __init__(self, full, family, prior_prec, fit_intercept):
-        self.full = GaussianPosterior(full.mean, precision=full.precision)
+        # only the mean and the covariance's factor enter the KL: the covariance itself
+        # (p x p) is not kept
+        posterior = GaussianPosterior(full.mean, precision=full.precision)
+        self.full_mean, self.full_cov_cholesky = posterior.mean, posterior.cov_cholesky
         self.family, self.prior_prec = family, prior_prec
         self.fit_intercept = fit_intercept
 
     def __call__(self, X, y, weights):
         sampler = LaplaceSampler(X, y, self.family, self.prior_prec, self.fit_intercept)
-        sampler.mean = self.full.mean.copy()  # the warm start
+        sampler.mean = self.full_mean.copy()  # the warm start
         sampler.update(np.arange(len(y)), weights)
         mean, chol = sampler.gaussian()
-        return float(gaussian_kl_cholesky(mean, chol, self.full.mean,
-                                          self.full.cov_cholesky))
+        return float(gaussian_kl_cholesky(mean, chol, self.full_mean,
+                                          self.full_cov_cholesky))
 
 
 def _kl(R_g, R_H):

@@ -162,7 +162,8 @@ def full_laplace(data, family, prior_prec, fit_intercept, theta0, neg_hessian0):
         if decrement > _SLOW_CHORD * previous and not refreshed:
             _, neg_hessian = data.sum(_loglik_derivatives, family, theta, fit_intercept,
                                       np.float32)
-            factor = linalg.cho_factor(neg_hessian + np.diag(prior_prec), lower=True)
+            neg_hessian[np.diag_indices_from(neg_hessian)] += prior_prec  # the precision
+            factor = linalg.cho_factor(neg_hessian, lower=True, overwrite_a=True)
             step = linalg.cho_solve(factor, grad)
             decrement, refreshed = 0.5 * grad @ step, True
         else:
@@ -178,7 +179,8 @@ def full_laplace(data, family, prior_prec, fit_intercept, theta0, neg_hessian0):
         theta, value, grad, previous = theta + step, new_value, new_grad, decrement
     grad, neg_hessian = data.sum(_loglik_derivatives, family, theta, fit_intercept,
                                  np.float64)
-    precision = neg_hessian + np.diag(prior_prec)
+    precision = neg_hessian.copy()
+    precision[np.diag_indices_from(precision)] += prior_prec
     return FullLaplace(theta, precision, grad, neg_hessian)
 
 
@@ -230,7 +232,12 @@ def draw_candidates(data, family, prior_prec, fit_intercept, capacity, rng, *, s
     pilot = _pilot(data, family, prior_prec, fit_intercept, rng, stratify)
     start = laplace(pilot.X, pilot.y, family, sample_weight=pilot.weights,
                     prior_prec=prior_prec, fit_intercept=fit_intercept).posterior
-    fit = full_laplace(data, family, prior_prec, fit_intercept, start.mean, start.precision)
+    theta0, precision0 = start.mean, start.precision
+    # the pilot's covariance and Cholesky factors (p x p each: 32 MB at p = 2000) are not
+    # kept through the passes over the data
+    del start
+    fit = full_laplace(data, family, prior_prec, fit_intercept, theta0, precision0)
+    del precision0
     # latent variances a^T Sigma a = ||F a||^2 with F = C^-1 for the precision's C C^T
     factor = lapack.dtrtri(_stable_cholesky(fit.precision), lower=1)[0]
     score, leverage = row_scores(fit.mean, factor, fit_intercept, family, pilot.X, pilot.y)
