@@ -31,6 +31,8 @@ from skcoreset.datasets import make_logistic_regression
 from skcoreset.metrics import coreset_quality
 from skcoreset.solvers import giga
 
+from _common import timed
+
 CONSTRUCTORS = {
     "uniform": lambda M: UniformCoreset(M, random_state=0),
     "sensitivity": lambda M: SensitivityCoreset(M, random_state=0),
@@ -71,9 +73,9 @@ def part2(sizes, n_proj=500, n_iter=50):
         vectors = project_loglik(X, np.where(y == 1, 1.0, -1.0), np.ones(n), LogisticFamily(),
                                  thetas, True)
         two = rng.standard_normal((n_proj, 2))
-        product = min(_timed(lambda: vectors @ two) for _ in range(3))
-        one = _timed(lambda: giga(vectors, n_iter=1))
-        many = _timed(lambda: giga(vectors, n_iter=n_iter))
+        product = min(timed(lambda: vectors @ two)[0] for _ in range(3))
+        one = timed(lambda: giga(vectors, n_iter=1))[0]
+        many = timed(lambda: giga(vectors, n_iter=n_iter))[0]
         per_iter = (many - one) / (n_iter - 1)
         print(f"{n:9d} {1e3 * product:12.1f} {1e3 * per_iter:14.1f} {per_iter / product:6.2f}",
               flush=True)
@@ -99,12 +101,6 @@ def large(n=1_000_000, budgets=(100, 1000)):
           f"{'J':>5} {'KL [nats]':>10} {'max sd':>8}", flush=True)
     for M in budgets:
         subprocess.run([sys.executable, __file__, "--one", str(n), str(M)], check=True)
-
-
-def _timed(fn):
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
 
 
 def main():

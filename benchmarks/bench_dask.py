@@ -209,8 +209,8 @@ def pass_glm_pilot(client, seeds=(0, 1, 2)):
                 warned = any("PASS-GLM posterior mean" in str(w.message) for w in caught)
                 actual = _sd(est, laplace, laplace.posterior_.std)
                 # what the warning reports: the largest estimate, and it plus two se
-                held_out = est._pass_sample.split(PILOT_ROWS, True)[1]
-                offset, se = mean_error_estimate(est._pass_statistics, est.posterior_.mean,
+                held_out = est._pass_stream.sample.split(PILOT_ROWS, True)[1]
+                offset, se = mean_error_estimate(est._pass_stream.statistics, est.posterior_.mean,
                                                  est._prior(10), held_out, return_se=True)
                 print(f"{n:8d} {seed:4d} {actual:12.2f} {np.max(np.abs(offset)):8.2f} "
                       f"{np.max(np.abs(offset) + 2 * se):6.2f} {str(warned):>5}", flush=True)

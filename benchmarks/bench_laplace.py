@@ -19,7 +19,6 @@ thinned start's data). The Newton trace of our fit (``verbose=1``) says which pa
 """
 
 import argparse
-import time
 
 import numpy as np
 from scipy.special import expit
@@ -27,16 +26,9 @@ from sklearn.linear_model import LogisticRegression, PoissonRegressor
 
 from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
 
+from _common import best_of
+
 TOLERANCES = (1e-4, 1e-6, 1e-8)
-
-
-def _time(fn, repeats):
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def _data(n, d, model, rng):
@@ -83,13 +75,13 @@ def _floor(n, d, repeats):
               ("float32 weighted Gram", lambda: gram(np.float32)),
               ("float64 weighted Gram", lambda: gram(np.float64)),
               ("copy of every 8th row", lambda: np.ascontiguousarray(X[::8]))]
-    t_sk, _ = _time(lambda: LogisticRegression(max_iter=1000).fit(X, y), repeats)
-    t_ours, _ = _time(lambda: BayesianLogisticRegression().fit(X, y), repeats)
+    t_sk, _ = best_of(lambda: LogisticRegression(max_iter=1000).fit(X, y), repeats)
+    t_ours, _ = best_of(lambda: BayesianLogisticRegression().fit(X, y), repeats)
     print(f"N = {n}, d = {d}, best of {repeats}")
     print(f"  {'scikit-learn LogisticRegression (default tol=1e-4)':52s} {t_sk:7.3f} s")
     print(f"  {'ours, BayesianLogisticRegression':52s} {t_ours:7.3f} s  {t_ours / t_sk:.2f}x")
     for name, fn in pieces:
-        t, _ = _time(fn, repeats)
+        t, _ = best_of(fn, repeats)
         print(f"  {name:52s} {t:7.3f} s  {t / t_sk:.2f}x scikit-learn")
     print("  our Newton trace:")
     BayesianLogisticRegression(verbose=1).fit(X, y)
@@ -132,12 +124,12 @@ def main():
                     ours = BayesianPoissonRegression(prior_scale=s)
                     refs = [PoissonRegressor(alpha=1 / (n * s**2), max_iter=1000, tol=tol)
                             for tol in TOLERANCES]
-                t_ours, fitted = _time(lambda: ours.fit(X, y), repeats)
+                t_ours, fitted = best_of(lambda: ours.fit(X, y), repeats)
                 mode = np.r_[np.ravel(fitted.coef_), np.ravel(fitted.intercept_)]
                 sd = np.sqrt(np.diag(fitted.posterior_.cov))
                 cells = []
                 for ref in refs:
-                    t_ref, _ = _time(lambda ref=ref: ref.fit(X, y), repeats)
+                    t_ref, _ = best_of(lambda ref=ref: ref.fit(X, y), repeats)
                     theta = np.r_[np.ravel(ref.coef_), np.ravel(ref.intercept_)]
                     error = np.max(np.abs(theta - mode) / sd)
                     cells.append(f"{t_ref:8.3f} {t_ours / t_ref:6.2f}x {error:9.1e} sd")

@@ -63,8 +63,8 @@ from skcoreset import (BayesianLogisticRegression, GaussianPosterior,  # noqa: E
 from skcoreset._inference import prior_precision  # noqa: E402
 from skcoreset._inference.diagnostics import (bulk_effective_sample_size,  # noqa: E402
                                               rank_r_hat)
-from skcoreset._inference.mcmc import (MCMCDiagnosticWarning, _chain_plan,  # noqa: E402
-                                       log_probability)
+from skcoreset._inference.mcmc import _chain_plan, log_probability  # noqa: E402
+from skcoreset.exceptions import MCMCDiagnosticWarning  # noqa: E402
 from skcoreset.families import LogisticFamily  # noqa: E402
 from skcoreset.metrics import mean_error_sd, posterior_kl  # noqa: E402
 

@@ -32,7 +32,7 @@ from sklearn.linear_model import LogisticRegression
 
 from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
 from skcoreset._inference.pass_glm import PILOT_ROWS, mean_error_estimate
-from _common import timed
+from _common import dask_pass_glm_fit, timed
 
 
 def _data(n, d, rng):
@@ -43,19 +43,6 @@ def _data(n, d, rng):
 
 def _error(mean, reference):
     return np.max(np.abs(mean - reference.mean) / reference.std)
-
-
-def _dask_fit(X, y, n_workers):
-    import dask.array as da
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                      host="127.0.0.1", dashboard_address=None) as cluster, Client(cluster):
-        chunks = (max(len(y) // (4 * n_workers), 1), X.shape[1])
-        X_lazy = da.from_array(X, chunks=chunks).persist()  # data live on the workers
-        y_lazy = da.from_array(y, chunks=chunks[0]).persist()
-        clf = BayesianLogisticRegression(method="pass_glm")
-        return timed(lambda: clf.fit(X_lazy, y_lazy))
 
 
 def _pass_glm_ratio(X, y, repeats=4):
@@ -82,7 +69,7 @@ def _kl_proximal_ratio(n, d, model, rng, repeats=2):
 
 
 def _pass_glm_quality(sizes):
-    from skcoreset._inference.pass_glm import PassGLMAccuracyWarning
+    from skcoreset.exceptions import PassGLMAccuracyWarning
     for data in ("logistic", "rare", "poisson"):
         cls = BayesianPoissonRegression if data == "poisson" else BayesianLogisticRegression
         for n in sizes:
@@ -98,9 +85,9 @@ def _pass_glm_quality(sizes):
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always", PassGLMAccuracyWarning)
                         pg = cls(method="pass_glm").fit(X, y)
-                    held_out = pg._pass_sample.split(PILOT_ROWS, True)[1]
+                    held_out = pg._pass_stream.sample.split(PILOT_ROWS, True)[1]
                     estimate = np.max(np.abs(mean_error_estimate(
-                        pg._pass_statistics, pg.posterior_.mean, pg._prior(d), held_out)))
+                        pg._pass_stream.statistics, pg.posterior_.mean, pg._prior(d), held_out)))
                     warned = any(isinstance(w.message, PassGLMAccuracyWarning) for w in caught)
                     post = pg.posterior_
                     kl = post.kl(ref)
@@ -156,7 +143,7 @@ def main():
             rows.append(("sklearn LogisticRegression", t,
                          _error(np.r_[sk.coef_.ravel(), sk.intercept_], reference)))
             for workers in (1, 2):
-                t, fitted = _dask_fit(X, y, workers)
+                t, fitted = dask_pass_glm_fit(X, y, workers)
                 rows.append((f"pass_glm dask {workers} worker", t,
                              _error(fitted.posterior_.mean, reference)))
             for name, t, err in rows:

@@ -8,8 +8,8 @@ intercept (the estimator defaults). Methods, all on the same prior:
 * MAP: the mode (``BayesianLogisticRegression(method="laplace").coef_``), plug-in
   probabilities;
 * mean-field VI and full-covariance ("Cholesky") VI: the direct L-BFGS maximisation of the
-  ELBO over the mean and a (diagonal / lower-triangular) Cholesky factor, reused from
-  ``tests/test_kl_proximal.py::_direct_vi`` (same quadrature as the library, no copy);
+  ELBO over the mean and a (diagonal / lower-triangular) Cholesky factor
+  (``skcoreset._testing.direct_vi``, with the library's quadrature);
 * KL-proximal: ``BayesianLogisticRegression(method="kl_proximal")`` (primal updates eqs.
   16-17 when N > d, dual eq. 19 when d > N).
 
@@ -26,7 +26,6 @@ log-loss 0.70 vs 0.78); fully Bayesian methods slightly beat MAP in log-loss.
 """
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -37,12 +36,11 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # for tests.test_kl_proximal._direct_vi
 
 from skcoreset import BayesianLogisticRegression  # noqa: E402
 from skcoreset.families import LogisticFamily  # noqa: E402
-from skcoreset._inference._common import prior_precision  # noqa: E402
-from tests.test_kl_proximal import _direct_vi  # noqa: E402
+from skcoreset._inference import prior_precision  # noqa: E402
+from skcoreset._testing import direct_vi  # noqa: E402
 from _common import timed  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
@@ -101,7 +99,7 @@ def run(X, y, Xt, yt):
                             fit_intercept=True)
     w = np.ones(len(y))
     for name, mf in (("mean-field VI", True), ("full VI (Cholesky)", False)):
-        t, (m, V, elbo) = timed(lambda: _direct_vi(X, ypm, family, w, prior, mean_field=mf))
+        t, (m, V, elbo) = timed(lambda: direct_vi(X, ypm, family, w, prior, mean_field=mf))
         rows.append((name, -elbo, log_loss(predictive(m, V, Xt), yt), t))
     t, kl = timed(lambda: BayesianLogisticRegression(method="kl_proximal").fit(X, y))
     rows.append(("KL-proximal", -kl.elbo_, log_loss(kl.predict_proba(Xt)[:, 1], yt), t))

@@ -44,8 +44,7 @@ from sklearn.linear_model import LogisticRegression, SGDClassifier
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_methods import _dask_fit  # noqa: E402
-from _common import timed  # noqa: E402
+from _common import dask_pass_glm_fit, timed  # noqa: E402
 
 import warnings  # noqa: E402
 
@@ -148,8 +147,8 @@ def pass_diagnostic(est):
 
     from skcoreset._inference.pass_glm import PILOT_ROWS
 
-    held_out = est._pass_sample.split(PILOT_ROWS, est.fit_intercept)[1]
-    return float(np.max(np.abs(mean_error_estimate(est._pass_statistics, est.posterior_.mean,
+    held_out = est._pass_stream.sample.split(PILOT_ROWS, est.fit_intercept)[1]
+    return float(np.max(np.abs(mean_error_estimate(est._pass_stream.statistics, est.posterior_.mean,
                                                    est._prior(est.n_features_in_),
                                                    held_out))))
 
@@ -204,7 +203,7 @@ def main():
         t_local, _ = timed(lambda: BayesianLogisticRegression(method="pass_glm").fit(X, y))
     t_dask = {}
     for k in (1, 2):
-        t_dask[k], _ = _dask_fit(X, y, k)
+        t_dask[k], _ = dask_pass_glm_fit(X, y, k)
         print(f"  {k} worker(s): {t_dask[k]:.3f} s", flush=True)
     print(f"  in-process numpy: {t_local:.3f} s; speed-up 2 vs 1 worker: "
           f"{t_dask[1] / t_dask[2]:.2f}x (paper: K cores -> about K/2, i.e. ~1x at K=2)")

@@ -23,10 +23,8 @@ import copy
 import itertools
 import re
 import signal
-import sys
 import time
 import warnings
-from pathlib import Path
 
 import joblib
 import numpy as np
@@ -39,11 +37,7 @@ from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegre
 from skcoreset.multiclass import BayesianOneVsRestClassifier
 from skcoreset.pipeline import Pipeline
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the interrupt tool and the message rule of the tests
-
-from tests.test_hostile_properties import INTERNAL  # noqa: E402
-from tests.test_interrupted_fits import _Interrupt  # noqa: E402
+from skcoreset._testing import INTERNAL_MESSAGE as INTERNAL, Interrupt
 
 _MCMC = dict(n_draws=40, n_burnin=10, thin=1, random_state=0)
 ESTIMATORS = {
@@ -219,7 +213,7 @@ def _points(obj, method, *args, n_points):
     """Call numbers spread over ``obj.method(*args)``, counted on a warm copy."""
     getattr(copy.deepcopy(obj), method)(*args)  # first calls fill caches
     run = getattr(copy.deepcopy(obj), method)
-    with _Interrupt() as counter:
+    with Interrupt() as counter:
         run(*args)
     return np.unique(np.linspace(1, counter.calls, n_points).astype(int)).tolist()
 
@@ -241,7 +235,7 @@ def interrupt_sweep(names, n_points):
                 for at in _points(fitted, "fit", X_new, y_new, n_points=n_points):
                     obj = copy.deepcopy(fitted)
                     try:
-                        with _Interrupt(at):
+                        with Interrupt(at):
                             obj.fit(X_new, y_new)
                         outcome = "not interrupted"
                     except KeyboardInterrupt:
@@ -260,7 +254,7 @@ def interrupt_sweep(names, n_points):
                               n_points=n_points):
                 stream = copy.deepcopy(started)
                 try:
-                    with _Interrupt(at):
+                    with Interrupt(at):
                         stream.partial_fit(X[30:60], y[30:60])
                 except KeyboardInterrupt:
                     pass

@@ -6,12 +6,14 @@ from .coreset import (FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, Sensit
                       WeightedSubset)
 from .linear_model import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
                            BayesianPoissonRegression, BayesianProbitRegression)
+from .multiclass import BayesianOneVsRestClassifier
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "BayesianLogisticRegression",
     "BayesianNegativeBinomialRegression",
+    "BayesianOneVsRestClassifier",
     "BayesianPoissonRegression",
     "BayesianProbitRegression",
     "FrankWolfeCoreset",

@@ -50,23 +50,26 @@ def predict_lazily(estimator, method, X, *, rows=(), columns=None, dtype=np.floa
                           shared=(estimator,), columns=columns, dtype=dtype)
 
 
-def _draw_targets(seed, estimator, theta, X, block):
+def _draw_targets(seed, names, estimator, theta, X, *rows, block):
     # (rows, draws): the rows stay the leading axis of the blocks
-    return estimator._draw_targets(X, theta, block_rng(seed, block)).T
+    return estimator._draw_targets(X, theta, block_rng(seed, block),
+                                   **dict(zip(names, rows))).T
 
 
-def sample_y_lazily(estimator, X, n_draws, rng):
+def sample_y_lazily(estimator, X, n_draws, rng, rows=()):
     """Posterior predictive draws of y at the rows of a dask X, shape ``(n_draws, n)``:
     the parameter draws are made here, once, and every row block draws its targets from a
     random stream fixed by ``rng`` and the block's number (reproducible whatever the
-    scheduler)."""
+    scheduler). ``rows``: per-row arguments of ``_draw_targets`` (the exposure), as in
+    :func:`predict_lazily`."""
     X = _check_X(estimator, X)
     theta = estimator.posterior_.sample(n_draws, random_state=rng)
     seed = rng.randint(np.iinfo(np.int32).max)
     dtype = estimator._draw_targets(np.zeros((1, X.shape[1])), theta[:1],
                                     np.random.RandomState(0)).dtype
-    return map_row_blocks(partial(_draw_targets, seed), X, shared=(estimator, theta),
-                          columns=n_draws, dtype=dtype).T
+    names = tuple(name for name, _ in rows)
+    return map_row_blocks(partial(_draw_targets, seed, names), X, *rows,
+                          shared=(estimator, theta), columns=n_draws, dtype=dtype).T
 
 
 def _accuracy_terms(estimator, X, y, sample_weight, block):

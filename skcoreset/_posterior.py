@@ -4,39 +4,8 @@ import numpy as np
 from scipy import linalg, stats
 from sklearn.utils import check_random_state
 
+from ._linalg import cholesky_logdet, gaussian_kl_cholesky, stable_cholesky
 from ._numbers import is_number
-
-
-def _stable_cholesky(matrix):
-    """Lower Cholesky factor of a symmetric positive (semi-)definite matrix.
-
-    Adds the smallest diagonal jitter that makes the factorisation succeed, so covariances
-    that are singular to rounding error (e.g. from a nearly flat direction) still factor.
-    """
-    matrix = 0.5 * (matrix + matrix.T)
-    if not np.all(np.isfinite(matrix)):
-        # a curvature or covariance built from data whose squares overflow float64
-        raise ValueError(
-            "The curvature of the log posterior is not finite in float64: the data's scale "
-            "overflows (values of |x| near 1e154 or beyond, whose squares exceed the largest "
-            "float). Standardise X, e.g. with sklearn.preprocessing.StandardScaler.")
-    scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
-    jitter = 0.0
-    for _ in range(10):
-        try:
-            return linalg.cholesky(matrix + jitter * np.eye(len(matrix)), lower=True)
-        except linalg.LinAlgError:
-            jitter = max(10.0 * jitter, 1e-12 * scale)
-    raise linalg.LinAlgError("Matrix is not positive definite, even with diagonal jitter.")
-
-
-def gaussian_kl_cholesky(mean0, chol0, mean1, chol1):
-    """KL(N(mean0, L0 L0^T) || N(mean1, L1 L1^T)) from lower Cholesky factors."""
-    p = len(mean0)
-    a = linalg.solve_triangular(chol1, chol0, lower=True)  # L1^-1 L0
-    b = linalg.solve_triangular(chol1, mean1 - mean0, lower=True)
-    logdet = 2.0 * (np.sum(np.log(np.diag(chol1))) - np.sum(np.log(np.diag(chol0))))
-    return 0.5 * (np.sum(a**2) + b @ b - p + logdet)
 
 
 class _Moments:
@@ -56,9 +25,17 @@ class _Moments:
         return np.sqrt(np.diag(self.cov))
 
     def kl(self, other):
-        """``KL(self || other)`` between (moment-matched) Gaussians.
+        """Return ``KL(self || other)`` between (moment-matched) Gaussians.
 
-        ``other`` is a :class:`GaussianPosterior` or a :class:`SamplePosterior`.
+        Parameters
+        ----------
+        other : GaussianPosterior or SamplePosterior
+            The posterior the divergence is measured to, over the same parameters.
+
+        Returns
+        -------
+        kl : float
+            The divergence, in nats.
         """
         return gaussian_kl_cholesky(self.mean, self.cov_cholesky, other.mean,
                                     other.cov_cholesky)
@@ -121,7 +98,7 @@ class GaussianPosterior(_Moments):
         self.mean = np.asarray(mean, dtype=float)
         if cov is None:
             precision = np.asarray(precision, dtype=float)
-            prec_chol = _stable_cholesky(precision)
+            prec_chol = stable_cholesky(precision)
             # solved in place of the identity, and the factor freed before the next one:
             # two p x p arrays fewer at the peak (64 MB at p = 2000)
             cov = linalg.cho_solve((prec_chol, True), np.eye(len(self.mean)), overwrite_b=True)
@@ -131,13 +108,22 @@ class GaussianPosterior(_Moments):
             cov = np.asarray(cov, dtype=float)
             self._precision = None
         self.cov = 0.5 * (cov + cov.T)
-        self.cov_cholesky = _stable_cholesky(self.cov)
+        self.cov_cholesky = stable_cholesky(self.cov)
 
     def sample(self, n_samples=1, random_state=None):
-        """Draw ``n_samples`` parameter vectors, shape ``(n_samples, p)``.
+        """Draw ``n_samples`` parameter vectors from the Gaussian.
 
-        ``random_state`` is anything :func:`sklearn.utils.check_random_state` accepts, or a
-        :class:`numpy.random.Generator`.
+        Parameters
+        ----------
+        n_samples : int, default=1
+            Number of draws.
+        random_state : int, RandomState instance, Generator or None, default=None
+            Anything :func:`sklearn.utils.check_random_state` accepts, or a
+            :class:`numpy.random.Generator`.
+
+        Returns
+        -------
+        draws : ndarray of shape (n_samples, p)
         """
         rng = _as_generator(random_state)
         z = rng.standard_normal((n_samples, len(self.mean)))
@@ -161,12 +147,22 @@ class GaussianPosterior(_Moments):
         return self.mean - z * self.std, self.mean + z * self.std
 
     def logpdf(self, theta):
-        """Log density at ``theta`` of shape (p,) or (S, p)."""
+        """Log density at ``theta``.
+
+        Parameters
+        ----------
+        theta : array-like of shape (p,) or (S, p)
+            One parameter vector, or ``S`` of them in rows.
+
+        Returns
+        -------
+        logpdf : float or ndarray of shape (S,)
+        """
         single = np.ndim(theta) == 1
         theta = np.atleast_2d(theta)
         z = linalg.solve_triangular(self.cov_cholesky, (theta - self.mean).T, lower=True)
         p = len(self.mean)
-        logdet = 2.0 * np.sum(np.log(np.diag(self.cov_cholesky)))
+        logdet = cholesky_logdet(self.cov_cholesky)
         out = -0.5 * (np.sum(z**2, axis=0) + logdet + p * np.log(2.0 * np.pi))
         return out[0] if single else out
 
@@ -224,7 +220,7 @@ class SamplePosterior(_Moments):
         self.mean = samples.mean(axis=0)
         centred = samples - self.mean
         self.cov = (centred.T @ centred) / (len(samples) - 1)
-        self.cov_cholesky = _stable_cholesky(self.cov)
+        self.cov_cholesky = stable_cholesky(self.cov)
         self._precision = None
 
     @property
@@ -233,7 +229,12 @@ class SamplePosterior(_Moments):
         return self.samples.shape[0]
 
     def gaussian(self):
-        """The moment-matched :class:`GaussianPosterior` ``N(mean, cov)``."""
+        """Return the moment-matched Gaussian ``N(mean, cov)``.
+
+        Returns
+        -------
+        posterior : GaussianPosterior
+        """
         return GaussianPosterior(self.mean, self.cov)
 
     def sample(self, n_samples=1, random_state=None):
@@ -246,6 +247,7 @@ class SamplePosterior(_Moments):
         Parameters
         ----------
         n_samples : int, default=1
+            Number of draws.
         random_state : int, RandomState instance, Generator or None, default=None
             Anything :func:`sklearn.utils.check_random_state` accepts, or a
             :class:`numpy.random.Generator`.
@@ -277,9 +279,18 @@ class SamplePosterior(_Moments):
         return lower, upper
 
     def logpdf(self, theta):
-        """Log density of the moment-matched Gaussian at ``theta`` of shape (p,) or (S, p).
+        """Log density of the moment-matched Gaussian at ``theta``.
 
         Draws define no density; this is the Gaussian with the draws' mean and covariance.
+
+        Parameters
+        ----------
+        theta : array-like of shape (p,) or (S, p)
+            One parameter vector, or ``S`` of them in rows.
+
+        Returns
+        -------
+        logpdf : float or ndarray of shape (S,)
         """
         return self.gaussian().logpdf(theta)
 

@@ -1,7 +1,5 @@
-"""Posterior summaries of the fitted GLM estimators: the table of ``summary()`` and the
-ArviZ export of ``to_arviz()``. pandas and arviz are optional and imported here, lazily."""
-
-import inspect
+"""The posterior table of the fitted GLM estimators' ``summary()``. pandas is optional and
+imported here, lazily."""
 
 import numpy as np
 
@@ -39,51 +37,97 @@ def summary_table(estimator, level):
             columns["divergences"] = np.full(p, estimator.n_divergences_)
             columns["tree_depth"] = np.full(p, np.mean(estimator.sample_stats_["tree_depth"]))
     names = parameter_names(estimator)
+    extra = getattr(estimator, "_summary_rows", lambda level: {})(level)
+    if extra:  # e.g. the negative binomial overdispersion, after the coefficients
+        names = np.append(names, list(extra))
+        columns = {key: np.append(value, [row.get(key, np.nan) for row in extra.values()])
+                   for key, value in columns.items()}
+    header = summary_header(estimator)
     try:
         import pandas as pd
     except ImportError:
         return {"parameter": names, **{key: np.asarray(value, dtype=float)
-                                       for key, value in columns.items()}}
-    table = pd.DataFrame(columns, index=pd.Index(names, name="parameter"))
+                                       for key, value in columns.items()}, "header": header}
+    table = _summary_frame_class()(columns, index=pd.Index(names, name="parameter"))
     table.attrs["level"] = level
+    table.attrs["header"] = header
     return table
 
 
-def _draws_by_chain(estimator, n_draws, random_state):
-    """Posterior draws of theta as ``(n_chains, n_draws, p)``: the MCMC draws by walker (the
-    latest ``n_draws // n_walkers`` steps of every walker; all draws in one chain when there
-    are fewer draws than walkers), else independent draws from ``posterior_`` in one chain."""
-    posterior = estimator.posterior_
-    if isinstance(posterior, SamplePosterior):
-        n_walkers = getattr(estimator, "_mcmc_n_chains", posterior.n_samples)
-        # draws are stored step by step (all walkers of a step together), latest last
-        steps = posterior.n_samples // n_walkers
-        if steps == 0:
-            return posterior.samples[None]
-        draws = posterior.samples[posterior.n_samples - steps * n_walkers:]
-        return draws.reshape(steps, n_walkers, -1).transpose(1, 0, 2)
-    return posterior.sample(n_draws, random_state=random_state)[None]
+def _family_description(family):
+    link = getattr(family.link, "name", None)
+    text = family.name.replace("_", " ")
+    return f"{text} ({link} link)" if link else text
 
 
-def inference_data(estimator, n_draws, random_state):
-    """``estimator.to_arviz``: the posterior group with ``coef`` (dimension ``feature``) and
-    ``intercept``; after NUTS also the sample_stats group (``sample_stats_``)."""
-    try:
-        import arviz as az
-    except ImportError as exc:
-        raise ImportError(
-            f"{type(estimator).__name__}.to_arviz needs ArviZ, which is not installed (it is "
-            "an optional dependency of skcoreset): pip install arviz") from exc
-    draws = _draws_by_chain(estimator, n_draws, random_state)
-    names = parameter_names(estimator)
-    n_coef = draws.shape[-1] - int(estimator.fit_intercept)
-    groups = {"posterior": {"coef": draws[..., :n_coef]}}
-    if estimator.fit_intercept:
-        groups["posterior"]["intercept"] = draws[..., -1]
-    if hasattr(estimator, "sample_stats_"):  # NUTS: (chain, draw) arrays, ArviZ's names
-        groups["sample_stats"] = dict(estimator.sample_stats_)
-    coords = {"feature": list(names[:n_coef])}
-    dims = {"coef": ["feature"]}
-    if "posterior" in inspect.signature(az.from_dict).parameters:  # ArviZ < 1: InferenceData
-        return az.from_dict(**groups, coords=coords, dims=dims)
-    return az.from_dict(groups, coords=coords, dims=dims)  # a DataTree
+def summary_header(estimator):
+    """The fit at a glance, as statsmodels' results summaries give it: ``{label: text}``.
+
+    Model and method, the rows fitted (their total weight when weighted), the number of
+    parameters, the method's measure of fit (log evidence, ELBO) or MCMC diagnostics, and
+    whether the fit converged."""
+    info = getattr(estimator, "_fit_info", {})
+    header = {"Estimator": type(estimator).__name__,
+              "Model": _family_description(estimator.family_),
+              "Method": estimator._fitted_method}
+    if estimator._fitted_method == "mcmc":
+        header["Method"] += f" ({estimator.sampler})"
+    if "rows" in info:
+        header["Rows"] = f"{info['rows']:,}"
+        if info.get("weighted"):
+            header["Total weight"] = f"{info['total_weight']:.6g}"
+    extra = getattr(estimator, "_summary_rows", lambda level: {})(0.95)
+    header["Parameters"] = str(len(estimator.posterior_.mean) + len(extra))
+    if hasattr(estimator, "log_evidence_"):
+        header["Log evidence"] = f"{estimator.log_evidence_:.6g}"
+    if hasattr(estimator, "elbo_"):
+        header["ELBO"] = f"{estimator.elbo_:.6g}"
+    if isinstance(estimator.posterior_, SamplePosterior):
+        header["Draws"] = f"{estimator.posterior_.n_samples:,}"
+        if hasattr(estimator, "r_hat_"):
+            header["Max R-hat"] = f"{np.max(estimator.r_hat_):.4f}"
+            header["Min ESS"] = f"{np.min(estimator.effective_sample_size_):.0f}"
+        if hasattr(estimator, "n_divergences_"):
+            header["Divergences"] = str(estimator.n_divergences_)
+    if "converged" in info:
+        header["Converged"] = (f"{'yes' if info['converged'] else 'no'} "
+                               f"({estimator.n_iter_} iterations)")
+    return header
+
+
+def format_header(header, width=78):
+    """The header as two columns of ``label: value`` lines under a rule."""
+    items = [f"{label + ':':<15}{value}" for label, value in header.items()]
+    half = (len(items) + 1) // 2
+    column = max(len(item) for item in items[:half]) + 4 if items else 0
+    lines = [(left.ljust(column) + right).rstrip()
+             for left, right in zip(items[:half], items[half:] + [""])]
+    rule = "=" * max(width, max((len(line) for line in lines), default=0))
+    return "\n".join([rule, *lines, rule])
+
+
+_SUMMARY_FRAME = None
+
+
+def _summary_frame_class():
+    """A DataFrame that prints the header above the table (created once pandas is imported;
+    derived frames, e.g. ``table[["mean"]]``, are plain DataFrames)."""
+    global _SUMMARY_FRAME
+    if _SUMMARY_FRAME is None:
+        import pandas as pd
+
+        class PosteriorSummary(pd.DataFrame):
+            @property
+            def _constructor(self):
+                return pd.DataFrame
+
+            def __repr__(self):
+                header = self.attrs.get("header")
+                table = super().__repr__()
+                return table if not header else format_header(header) + "\n" + table
+
+            def __reduce__(self):  # pickled as the plain table
+                return pd.DataFrame(self).__reduce__()
+
+        _SUMMARY_FRAME = PosteriorSummary
+    return _SUMMARY_FRAME

@@ -85,3 +85,42 @@ def check_exposure(exposure, n_samples):
                          "area the count was observed over) must be positive. Drop rows "
                          "with zero exposure: they carry no information.")
     return exposure
+
+
+def combined_exposure(exposure, offset, n_samples, link_name):
+    """The multiplier of the mean of count targets from ``exposure`` and ``offset``, or
+    None when neither is given.
+
+    An offset ``o`` adds to the linear predictor; with the log link that is the exposure
+    ``exp(o)``. Both given add up, ``offset + log(exposure)``, as in statsmodels' GLM. An
+    offset needs the log link (for another link it does not scale the mean): ``ValueError``
+    otherwise, as for invalid values (NaN, infinite or non-positive exposure, NaN or
+    infinite offset, or an ``exp(offset)`` beyond float64).
+    """
+    if exposure is None and offset is None:
+        return None
+    total = np.ones(n_samples) if exposure is None else check_exposure(exposure, n_samples)
+    if offset is None:
+        return total
+    _reject_boolean("offset", offset)
+    if link_name != "log":
+        raise ValueError(
+            f"offset adds to the linear predictor, which scales the mean only with the log "
+            f"link; this model has link={link_name!r}. Pass exposure (the multiplier of the "
+            "mean) instead, or use link='log'.")
+    if is_number(offset):
+        offset = np.full(n_samples, float(offset))
+    offset = check_array(offset, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
+                         input_name="offset")
+    if offset.ndim != 1 or offset.shape[0] != n_samples:
+        raise ValueError(f"offset must be 1-D with one entry per row of X ({n_samples}), "
+                         f"got an array of shape {offset.shape}.")
+    if not np.all(np.isfinite(offset)):
+        raise ValueError("offset contains NaN or infinity.")
+    with np.errstate(over="ignore", under="ignore"):
+        total = total * np.exp(offset)
+    if not np.all(np.isfinite(total) & (total > 0)):
+        raise ValueError("offset has values whose exponential (the exposure they stand for) "
+                         "is beyond float64, |offset| > 700: centre it, e.g. subtract its "
+                         "mean, which the intercept absorbs.")
+    return total

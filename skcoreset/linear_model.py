@@ -9,7 +9,9 @@ point's log-likelihood, unnormalised: a weight of 2 is the same as the row appea
 the weighted subsets returned by the coreset constructors stand in for the full data.
 """
 
-import copy
+import inspect
+import re
+import textwrap
 import warnings
 from functools import partial
 from numbers import Integral, Real
@@ -18,34 +20,47 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
+from scipy import stats
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from ._numbers import is_number
 from ._design import latent_moments, linear_predictor, split_theta
-from ._posterior import SamplePosterior
-from ._summary import MCMC_DIAGNOSTICS, inference_data, summary_table
+from ._posterior import SamplePosterior, check_level
+from ._arviz import draw_targets, inference_data
+from ._summary import MCMC_DIAGNOSTICS, summary_table
 from ._docstrings import fill_doc
 from .families import (FAMILIES, LogisticFamily, NegativeBinomialFamily, PoissonFamily,
                        ProbitFamily)
-from ._inference import kl_proximal, laplace, mcmc, resolve_family
-from ._inference._common import prior_precision
-from ._inference.mcmc import SAMPLERS, sample_predictive_moments
+from ._inference import (SAMPLERS, PassGLMStream, check_pass_degree, kl_proximal, laplace,
+                         mcmc, pass_glm, prior_precision, resolve_family,
+                         sample_predictive_moments)
 from ._backend import DaskRows, is_dask_collection
 from ._dask_predict import (accuracy, exposure_as_weight_lazily, predict_lazily, r2,
                             sample_y_lazily)
-from ._inference.pass_glm import (PilotSample, check_pass_degree, pass_glm,
-                                  posterior_from_sample, start_statistics)
 from ._atomic import fit_context
-from ._sklearn_compat import Interval, StrOptions, available_if
-from ._validation import ACCEPT_SPARSE, check_exposure, check_sample_weight
-from .coreset._subset import _carries_weights, reject_weighted_subset, unpack_weighted_subset
+from ._sklearn_compat import Interval, StrOptions, _num_samples, available_if
+from ._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
+                          combined_exposure)
+from .coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
+
+
+class _Param(NamedTuple):
+    """An estimator parameter, declared once: its default, its scikit-learn constraints and
+    its numpydoc entry (``type`` and ``doc`` under ``name : type, default=...``)."""
+
+    default: object
+    constraints: list
+    type: str
+    doc: str
+    keyword: str = None  # a method's option: the keyword of its ``fit`` (None: the name)
 
 
 class _Method(NamedTuple):
-    """How the estimators fit with one method."""
+    """A fitting method, declared once in :data:`_METHODS`."""
 
     fit: object  # the inference function, (X, y, family, **common, **options) -> result
-    options: dict  # estimator parameter -> keyword argument of ``fit``
+    doc: str  # its item in the description of the ``method`` parameter
+    options: dict  # estimator parameter -> _Param, passed to ``fit`` as its keyword
     supports: object = None  # family -> whether the method fits it (None: every family)
     streams: bool = False  # one pass over the data: partial_fit
     chunked: bool = False  # passes over rows in chunks: dask arrays
@@ -61,24 +76,168 @@ def _has_pass_glm_mapping(family):
     return family.pass_glm_mapping is not None
 
 
-_MCMC_OPTIONS = ("sampler", "n_draws", "n_burnin", "thin", "n_walkers", "n_chains", "n_jobs",
-                 "random_state")
-
-# The fitting methods: fit dispatch, option passing and validation all read this table.
+# The fitting methods. Each entry is all the estimators know of a method: the function that
+# fits, its options (the estimators' parameters that reach it, with their defaults,
+# constraints and docs), the families it supports and what it can do (streams, dask
+# arrays). The estimators' ``__init__``, ``_parameter_constraints`` and the parameter
+# sections of their docstrings are generated from it (``_glm_estimator``), in the order of
+# the table: a new method is its inference function and one entry here.
 _METHODS = {
-    "laplace": _Method(laplace, {}, chunked=True),
-    "kl_proximal": _Method(kl_proximal, {"kl_beta": "beta"}, chunked=True),
+    "laplace": _Method(
+        laplace, doc="""
+- ``"laplace"``: Gaussian centred at the posterior mode (found by Newton's method with a
+  line search) with covariance the inverse negative Hessian of the log posterior there.""",
+        options={}, chunked=True),
+    "kl_proximal": _Method(
+        kl_proximal, doc="""
+- ``"kl_proximal"``: full-covariance Gaussian variational inference by KL proximal-gradient
+  steps (Khan et al., 2015, eqs. 16-19), started at the Laplace approximation; maximises the
+  evidence lower bound (``elbo_``). Uses the dual updates, which form no ``d x d`` matrix
+  until the end, when there are more parameters than rows.""",
+        options={"kl_beta": _Param(None, [Interval(Real, 0, None, closed="neither"), None],
+                                   "float", """
+Proximal step size ``beta`` of ``method="kl_proximal"`` (each step mixes the current ``q``
+and the linearised target with ``r = 1 / (1 + beta)``). ``None``: 1, the fastest step near
+the optimum, where the Laplace approximation starts the iteration (the paper's 0.25 for the
+logistic model suits its start from the prior); from 50,000 rows on, ``None`` takes
+fixed-point steps to the same optimum instead, which need fewer iterations there.""",
+                                   keyword="beta")},
+        chunked=True),
     # PASS-GLM needs a polynomial approximation of each family's mapping function
-    "pass_glm": _Method(pass_glm, {"pass_degree": "degree", "pass_radius": "radius"},
-                        supports=_has_pass_glm_mapping, streams=True, chunked=True,
-                        check=_check_pass_degree, finds_non_finite=True),
-    "mcmc": _Method(mcmc, {name: name for name in _MCMC_OPTIONS}),
+    "pass_glm": _Method(
+        pass_glm, doc="""
+- ``"pass_glm"``: PASS-GLM (Huggins et al., 2017): the GLM mapping function is replaced by a
+  degree-``pass_degree`` polynomial (see ``pass_radius``), so the log-likelihood depends on
+  the data only through polynomial sufficient statistics computed in one pass
+  (``partial_fit`` for streams, dask arrays chunk by chunk). Degree 2 gives a Gaussian
+  posterior in closed form; higher degrees use Newton and Laplace on the polynomial
+  surrogate. Supports the logistic and probit models (probit at degree 2) and Poisson with
+  ``link="log"``.""",
+        options={
+            "pass_degree": _Param(2, [Interval(Integral, 2, None, closed="left")], "int", """
+Degree of PASS-GLM's polynomial approximation (``method="pass_glm"`` only). Logistic: 2, 6,
+10, ... (the paper's 2 + 4k rule keeps the surrogate concave); Poisson: even; probit: 2.
+Degrees above 2 store ``C(p + degree, degree)`` monomial sums and are meant for few
+features; they are more accurate where degree 2 warns.""", keyword="degree"),
+            "pass_radius": _Param(
+                "auto", [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+                'float or "auto"', """
+Which polynomial PASS-GLM uses (``method="pass_glm"`` only). ``"auto"``: a Laplace fit on
+pilot rows (at most 10,000 rows drawn uniformly from all rows, per class for a binary model,
+the rarer class up to half; the same rows in memory, on a dask array and in a
+``partial_fit`` stream) gives representative linear predictors ``s = x . theta``, and the
+derivative of the polynomial is the least-squares fit of the exact one (sigmoid, ``exp``, or
+``phi / Phi`` at the margins ``y s`` for probit) at them, so the approximation is accurate
+where the data are, including far from 0 (rare positives, large counts). The statistics do
+not depend on the polynomial, so a stream's is chosen again after every ``partial_fit`` from
+all its rows so far. A number ``R``: the Chebyshev approximation on ``[-R, R]`` of Huggins et
+al. (2017) (their PASS-LR2 uses ``R = 4``), accurate only when most ``s`` lie in that
+interval. Either way held-out rows (drawn with the pilot rows) measure the resulting error of
+the posterior mean, and a :class:`~skcoreset.exceptions.PassGLMAccuracyWarning` (a
+``UserWarning``) is issued when it exceeds one posterior standard deviation or the
+estimate's standard error cannot rule that out: the approximation error does not shrink with
+the number of rows, while the posterior does.""", keyword="radius"),
+        },
+        supports=_has_pass_glm_mapping, streams=True, chunked=True, check=_check_pass_degree,
+        finds_non_finite=True),
+    "mcmc": _Method(
+        mcmc, doc="""
+- ``"mcmc"``: draws from the exact posterior, by default with the No-U-Turn sampler
+  (``sampler="nuts"``: mici's dynamic multinomial HMC with the Laplace Hessian as a dense
+  metric, ``n_chains`` chains run until the bulk effective sample size reaches ``n_draws``),
+  or with emcee's affine-invariant ensemble (``sampler="ensemble"``); chains start from the
+  Laplace approximation. ``posterior_samples_`` holds the draws and predictions average over
+  them. Every gradient is one pass over the rows: on a coreset of 1,000 rows a run takes
+  seconds at 100 parameters; on all rows the cost grows with N.""",
+        options={
+            "sampler": _Param("nuts", [StrOptions(set(SAMPLERS))],
+                              "{" + ", ".join(f'"{name}"' for name in SAMPLERS) + "}", """
+The MCMC kernel (``method="mcmc"``). ``"nuts"``: the No-U-Turn sampler (dynamic HMC with
+multinomial sampling, Hoffman and Gelman, 2014; Betancourt, 2017, as implemented by mici) in
+the coordinates that whiten the Laplace approximation, with dual-averaging step-size
+adaptation; it uses the gradient of the log posterior and mixes in a few leapfrog steps per
+draw at 10 or 100 parameters alike. ``"ensemble"``: emcee's stretch-move ensemble (Goodman
+and Weare, 2010), which needs no gradient but whose autocorrelation time grows like
+``10 + 15 p`` steps, so that beyond about 20 parameters its default run is cut short with a
+warning. On a 1,000-row coreset NUTS gives many times more effective draws per second from
+30 parameters on (``benchmarks/bench_mcmc.py``)."""),
+            "n_draws": _Param(4000, [Interval(Integral, 2, None, closed="left")], "int", """
+Size of the MCMC sample (``method="mcmc"``), in effective draws. NUTS runs until the smallest
+bulk effective sample size of the parameters (Vehtari et al., 2021) reaches ``n_draws`` and
+every rank-normalized R-hat is at most 1.01, or until a budget of 10 times ``n_draws``
+draws, which warns (:class:`~skcoreset.exceptions.MCMCDiagnosticWarning`) with the numbers;
+it keeps all its draws (about ``n_draws`` of them on a near-Gaussian posterior). The
+ensemble keeps ``n_draws`` draws over all walkers, thinned to be nearly independent."""),
+            "n_burnin": _Param(None, [Interval(Integral, 0, None, closed="left"), None], "int",
+                               """
+Warm-up iterations per chain, discarded (``method="mcmc"``). NUTS: step-size adaptation, 150
+by default (the chains start near stationarity, at Laplace draws). Ensemble: ``None`` scales
+it with the number of parameters p, ``100 + 150 p`` steps, about ten autocorrelation times
+of the stretch move on a Gaussian target."""),
+            "thin": _Param(None, [Interval(Integral, 1, None, closed="left"), None], "int", """
+Keep every ``thin``-th iteration (``method="mcmc"``). NUTS: 1 by default; its budget counts
+kept draws, so a larger value lets a slowly mixing run go on longer. Ensemble: ``None``
+chooses the smallest value that runs the chain for about 50 autocorrelation times
+(``500 + 750 p`` steps); the defaulted parts of the run are capped together at 1,000,000
+walker steps (``n_walkers`` times steps per walker), which binds from about ``p = 17``; the
+shortened run then warns (:class:`~skcoreset.exceptions.MCMCDiagnosticWarning`) with the
+``n_burnin`` and ``thin`` that give the full run. Explicit values are not capped."""),
+            "n_walkers": _Param(None, [Interval(Integral, 2, None, closed="left"), None],
+                                "int", """
+Number of emcee walkers (``sampler="ensemble"``), at least ``2 p``; ``None`` means
+``max(16, 4 p)``."""),
+            "n_chains": _Param(4, [Interval(Integral, 1, None, closed="left")], "int", """
+Number of independent NUTS chains (``sampler="nuts"``), each with its own warm-up and step
+size, started at independent Laplace draws; R-hat compares them."""),
+            "n_jobs": _Param(None, [Integral, None], "int", """
+Number of NUTS chains run in parallel (joblib). ``None`` means 1 unless in a
+:obj:`joblib.parallel_backend` context, ``-1`` all processors. The draws do not depend on
+it."""),
+            "random_state": _Param(None, ["random_state"],
+                                   "int, RandomState instance or None", """
+Seed of the MCMC chains' starting points and moves (``method="mcmc"``), for reproducible
+draws. The other methods are deterministic."""),
+        }),
 }
 _STREAMING = " or ".join(repr(name) for name, spec in _METHODS.items() if spec.streams)
 _CHUNKED = ", ".join(repr(name) for name, spec in _METHODS.items() if spec.chunked)
+
+# The parameters every estimator has besides ``method`` and the methods' options (which
+# come between ``max_iter`` and ``verbose``).
+_COMMON_PARAMS = {
+    "prior_scale": _Param(1.0, [Interval(Real, 0, None, closed="neither")], "float", """
+Standard deviation of the isotropic Gaussian prior ``N(0, prior_scale^2 I)`` on the
+coefficients. Must be positive."""),
+    "intercept_prior_scale": _Param(10.0, [Interval(Real, 0, None, closed="neither")],
+                                    "float", """
+Standard deviation of the Gaussian prior on the intercept (a wide prior by default). Ignored
+when ``fit_intercept=False``."""),
+    "fit_intercept": _Param(True, ["boolean"], "bool", """
+Whether to fit an intercept, with its own prior."""),
+    "tol": _Param(1e-10, [Interval(Real, 0, None, closed="neither")], "float", """
+Convergence tolerance, in nats: Newton's method (Laplace, PASS-GLM above degree 2) stops when
+half the Newton decrement (the predicted increase of the log posterior from another step) is
+below ``tol``; KL-proximal VI when half the squared natural-gradient norm of the ELBO is."""),
+    "max_iter": _Param(500, [Interval(Integral, 1, None, closed="left")], "int", """
+Maximum number of Newton or proximal iterations; a ``ConvergenceWarning`` is issued when
+reached."""),
+}
+_VERBOSE = _Param(0, ["verbose"], "int", """
+Print progress of the fit when positive.""")
 # Rows drawn from all chunks of a dask array to estimate a family's "auto" parameters (the
 # estimators in memory use at most as many).
 _RESOLVE_ROWS = 10_000
+# The negative binomial log alpha is sampled by MCMC when its Laplace sd is at most this
+# (alpha known within a factor e^2 = 7.4); beyond, its posterior is the prior's on the side of
+# the Poisson limit, and a sampler would wander there.
+_MAX_SAMPLED_LOG_ALPHA_SD = 2.0
+# Unweighted training rows up to this many are kept for the data groups of to_arviz().
+_ARVIZ_TRAINING_ROWS = 5_000
+
+
+def _rows_info(n_rows, total_weight, weighted):
+    """What the header of ``summary()`` says of the rows of a fit."""
+    return {"rows": int(n_rows), "total_weight": float(total_weight), "weighted": weighted}
 
 
 def _uses_pass_glm(estimator):
@@ -96,60 +255,18 @@ def _uses_pass_glm(estimator):
 def _check_exposure_input(X):
     """``exposure`` has one entry per row of the data: refuse a coreset's weighted subset
     (its rows are not the rows the exposure was given for)."""
-    if _carries_weights(X):
+    if carries_weights(X):
         raise ValueError(
-            "exposure cannot be combined with a coreset's weighted subset: the coreset was "
-            "built on the likelihood of y without the exposure. Fit the pipeline on rates "
-            "instead, which gives the same posterior: fit(X, y / exposure, "
-            "<coreset step>__sample_weight=exposure).")
+            "exposure and offset cannot be combined with a coreset's weighted subset: its "
+            "rows are not the rows they were given for. Pass them to the coreset step "
+            "instead, in skcoreset.pipeline.Pipeline: <coreset step>__exposure=... (or "
+            "coreset.set_fit_request(exposure=True) with metadata routing); the coreset then "
+            "hands on the rates y / exposure weighted by the exposure, the same Poisson "
+            "posterior.")
 
 
 class _BaseBayesianGLM(BaseEstimator):
     """Shared fit and posterior-predictive machinery; subclasses fix the family."""
-
-    _parameter_constraints = {
-        "method": [StrOptions(set(_METHODS))],
-        "prior_scale": [Interval(Real, 0, None, closed="neither")],
-        "intercept_prior_scale": [Interval(Real, 0, None, closed="neither")],
-        "fit_intercept": ["boolean"],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "kl_beta": [Interval(Real, 0, None, closed="neither"), None],
-        "pass_degree": [Interval(Integral, 2, None, closed="left")],
-        "pass_radius": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "sampler": [StrOptions(set(SAMPLERS))],
-        "n_draws": [Interval(Integral, 2, None, closed="left")],
-        "n_burnin": [Interval(Integral, 0, None, closed="left"), None],
-        "thin": [Interval(Integral, 1, None, closed="left"), None],
-        "n_walkers": [Interval(Integral, 2, None, closed="left"), None],
-        "n_chains": [Interval(Integral, 1, None, closed="left")],
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
-    }
-
-    def __init__(self, *, method="laplace", prior_scale=1.0, intercept_prior_scale=10.0,
-                 fit_intercept=True, tol=1e-10, max_iter=500, kl_beta=None, pass_degree=2,
-                 pass_radius="auto", sampler="nuts", n_draws=4000, n_burnin=None, thin=None,
-                 n_walkers=None, n_chains=4, n_jobs=None, random_state=None, verbose=0):
-        self.method = method
-        self.prior_scale = prior_scale
-        self.intercept_prior_scale = intercept_prior_scale
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.max_iter = max_iter
-        self.kl_beta = kl_beta
-        self.pass_degree = pass_degree
-        self.pass_radius = pass_radius
-        self.sampler = sampler
-        self.n_draws = n_draws
-        self.n_burnin = n_burnin
-        self.thin = thin
-        self.n_walkers = n_walkers
-        self.n_chains = n_chains
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -180,7 +297,8 @@ class _BaseBayesianGLM(BaseEstimator):
 
     def _method_options(self, spec):
         """Keyword arguments of the inference function specific to the method."""
-        return {keyword: getattr(self, param) for param, keyword in spec.options.items()}
+        return {option.keyword or name: getattr(self, name)
+                for name, option in spec.options.items()}
 
     def _encode_target(self, y, classes=None):
         """Validate y for the family and encode it (classification: set ``classes_``)."""
@@ -190,15 +308,21 @@ class _BaseBayesianGLM(BaseEstimator):
         """Encode the targets of a later ``partial_fit`` chunk as the first were."""
         return self._family().encode_target(y)
 
-    def _fitted_family(self, X, y_encoded, sample_weight, prior):
+    def _fitted_family(self, X, y_encoded, sample_weight, prior, offset=None):
         """The family with its "auto" parameters estimated from the data; stored."""
         self.family_ = resolve_family(self._family(), X, y_encoded, sample_weight,
-                                      prior_prec=prior, fit_intercept=self.fit_intercept)
+                                      prior_prec=prior, fit_intercept=self.fit_intercept,
+                                      offset=offset)
         return self.family_
+
+    def _exposure_of(self, X, exposure, offset):
+        """The multiplier of the mean of each row of X (count models), or None."""
+        return None
 
     def _store(self, result):
         """Fitted attributes from an :class:`InferenceResult`."""
         self._fitted_method = self.method
+        self._fit_info = {**getattr(self, "_fit_info", {}), "converged": result.converged}
         self.posterior_ = result.posterior
         self.n_iter_ = result.n_iter
         if isinstance(result.posterior, SamplePosterior):
@@ -223,17 +347,20 @@ class _BaseBayesianGLM(BaseEstimator):
         self._set_coef(coef, float(intercept))
         return self
 
-    def _fit(self, X, y, sample_weight, exposure=None):
+    def _fit(self, X, y, sample_weight, exposure=None, offset=None):
         """Validate, fit the posterior and set the fitted attributes common to both models.
 
-        ``exposure`` (Poisson only) becomes rates weighted by the exposure
-        (:meth:`PoissonFamily.exposure_as_weight`), which every method fits exactly.
+        ``exposure`` and ``offset`` (count models) combine into the multiplier of the mean
+        (:func:`~skcoreset._validation.combined_exposure`). For a family that fits counts
+        over an exposure as rates weighted by it (:meth:`PoissonFamily.exposure_as_weight`,
+        exact for every method) they become those; otherwise (the negative binomial model)
+        an offset ``log(exposure)`` in the linear predictor.
         """
-        if exposure is not None:
+        if exposure is not None or offset is not None:
             _check_exposure_input(X)
         X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
         if is_dask_collection(X):
-            return self._fit_dask(X, y, sample_weight, exposure)
+            return self._fit_dask(X, y, sample_weight, self._exposure_of(X, exposure, offset))
         # PASS-GLM finds non-finite entries of X in its one pass over the data (from the
         # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
         finds_non_finite = _METHODS[self.method].finds_non_finite
@@ -242,32 +369,44 @@ class _BaseBayesianGLM(BaseEstimator):
                              accept_sparse=ACCEPT_SPARSE)
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        exposure = self._exposure_of(X, exposure, offset)
+        self._keep_training_rows(X, y_encoded, sample_weight, exposure)
+        self._fit_info = _rows_info(X.shape[0], sample_weight.sum(),
+                                    not np.all(sample_weight == 1.0))
         log_constant = 0.0
-        if exposure is not None:
+        options = {}
+        if exposure is not None and hasattr(self._family(), "exposure_as_weight"):
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
-                y_encoded, sample_weight, check_exposure(exposure, X.shape[0]))
+                y_encoded, sample_weight, exposure)
+        elif exposure is not None:
+            options["offset"] = np.log(exposure)
         spec = self._method()
         prior = self._prior(X.shape[1])
         result = spec.fit(
-            X, y_encoded, self._fitted_family(X, y_encoded, sample_weight, prior),
+            X, y_encoded,
+            self._fitted_family(X, y_encoded, sample_weight, prior, options.get("offset")),
             sample_weight=sample_weight, prior_prec=prior, fit_intercept=self.fit_intercept,
             tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
-            **self._method_options(spec))
+            **self._method_options(spec), **options)
         for name in ("log_evidence", "elbo"):  # of the counts, not of the weighted rates
             if getattr(result, name) is not None:
                 setattr(result, name, getattr(result, name) + log_constant)
-        self._start_stream(result.extra)
+        self._start_stream(result)
         self._fitted_on_exposure = exposure is not None
         return self._store(result)
 
-    def _start_stream(self, extra):
-        """Keep PASS-GLM's statistics, pilot sample and pilot fit (in a result's ``extra``),
-        from which ``partial_fit`` continues."""
-        self._pass_statistics = extra.get("statistics")
-        self._pass_sample = extra.get("pilot_sample")
-        self._pass_pilot = extra.get("pilot")
-        self._pass_settings = (None if self._pass_statistics is None
-                               else self._stream_settings())
+    def _keep_training_rows(self, X, y_encoded, sample_weight, exposure):
+        """Keep the training rows (references, no copies) for the data groups of
+        :meth:`to_arviz`: only an unweighted fit of at most ``_ARVIZ_TRAINING_ROWS`` rows,
+        whose rows are observations (a coreset's weighted rows are not)."""
+        keep = X.shape[0] <= _ARVIZ_TRAINING_ROWS and np.all(sample_weight == 1.0)
+        self._training_rows = (X, y_encoded, exposure) if keep else None
+
+    def _start_stream(self, result):
+        """Keep PASS-GLM's stream (statistics, pilot sample and pilot fit), from which
+        ``partial_fit`` continues; None after the other methods."""
+        self._pass_stream = (PassGLMStream.of_result(result, self._stream_settings())
+                             if _METHODS[self.method].streams else None)
 
     def _stream_settings(self):
         return (self.pass_degree, self.pass_radius, self.fit_intercept)
@@ -297,12 +436,20 @@ class _BaseBayesianGLM(BaseEstimator):
             raise ValueError(f"Found array with shape {X.shape}; at least one row and one "
                              "feature are required.")
         log_constant = 0.0
+        if exposure is not None and not hasattr(self._family(), "exposure_as_weight"):
+            raise ValueError(
+                f"exposure and offset of {type(self).__name__} are fitted on rows in memory; "
+                "with dask arrays they are supported by BayesianPoissonRegression, which "
+                "fits counts over an exposure as weighted rates. Compute the arrays first.")
         if exposure is not None:
             y, sample_weight, log_constant = exposure_as_weight_lazily(
                 self._family(), X, y, sample_weight, exposure)
+        self._training_rows = None
         rows = DaskRows.from_arrays(X, y, sample_weight)
         summary = rows.summary
         check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
+        self._fit_info = _rows_info(X.shape[0], summary.total_weight,
+                                    summary.min_weight != 1.0 or summary.max_weight != 1.0)
         if summary.witness.dtype.kind in "fc":
             assert_all_finite(summary.witness, input_name="y")
         self._encode_target(summary.witness)  # the target checks; sets classes_
@@ -325,7 +472,7 @@ class _BaseBayesianGLM(BaseEstimator):
         for name in ("log_evidence", "elbo"):  # of the counts, not of the weighted rates
             if getattr(result, name) is not None:
                 setattr(result, name, getattr(result, name) + log_constant)
-        self._start_stream(result.extra)
+        self._start_stream(result)
         self._fitted_on_exposure = exposure is not None
         return self._store(result)
 
@@ -338,7 +485,8 @@ class _BaseBayesianGLM(BaseEstimator):
         previous one): the stream ends with the polynomial of all its rows, without
         another pass.
         """
-        first_call = getattr(self, "_pass_statistics", None) is None
+        stream = getattr(self, "_pass_stream", None)
+        first_call = stream is None
         if first_call and hasattr(self, "posterior_"):
             raise ValueError(
                 f"partial_fit cannot continue a fit made with method="
@@ -347,9 +495,9 @@ class _BaseBayesianGLM(BaseEstimator):
                 "it), or partial_fit on an unfitted clone (sklearn.base.clone) to start a new "
                 "stream.")
         settings = self._stream_settings()
-        if not first_call and settings != self._pass_settings:
+        if not first_call and settings != stream.settings:
             raise ValueError(
-                f"(pass_degree, pass_radius, fit_intercept) changed from {self._pass_settings} "
+                f"(pass_degree, pass_radius, fit_intercept) changed from {stream.settings} "
                 f"to {settings} since the stream started; the statistics accumulated so far "
                 "use the old values. Restore them, or call fit (or partial_fit on an unfitted "
                 "clone) to start again.")
@@ -362,22 +510,18 @@ class _BaseBayesianGLM(BaseEstimator):
         if first_call:
             options = self._method_options(self._method())
             self.family_ = self._family()
-            stats = start_statistics(self.family_, X.shape[1], degree=options["degree"],
-                                     radius=options["radius"],
-                                     fit_intercept=self.fit_intercept)
-            sample, pilot = PilotSample.empty(stats.model, X.shape[1]), None
-        else:
-            # added to a copy: a chunk is added completely or not at all
-            stats = copy.deepcopy(self._pass_statistics)
-            sample, pilot = self._pass_sample, self._pass_pilot
-        offset = stats.n_samples  # the number of the chunk's first row
-        stats.add(X, y_encoded, sample_weight)
-        sample = sample.add(X, y_encoded, sample_weight, offset=offset)  # a new object
-        result = posterior_from_sample(
-            stats, sample, self.family_, radius=self.pass_radius,
-            prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
-            pilot_theta=None if pilot is None else pilot.theta)
-        self._start_stream(result.extra)
+            stream = PassGLMStream.start(self.family_, X.shape[1], degree=options["degree"],
+                                         radius=options["radius"],
+                                         fit_intercept=self.fit_intercept, settings=settings)
+        result, self._pass_stream = stream.add(
+            X, y_encoded, sample_weight, self.family_, radius=self.pass_radius,
+            prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose)
+        self._training_rows = None  # a stream's rows are not kept
+        before = {} if first_call else self._fit_info
+        self._fit_info = _rows_info(
+            before.get("rows", 0) + X.shape[0],
+            before.get("total_weight", 0.0) + sample_weight.sum(),
+            before.get("weighted", False) or not np.all(sample_weight == 1.0))
         return self._store(result)
 
     def _check_predict_input(self, X):
@@ -463,7 +607,7 @@ class _BaseBayesianGLM(BaseEstimator):
         return summary_table(self, level)
 
     def sample_y(self, X, n_draws=1000, random_state=None):
-        """Draws from the posterior predictive distribution of y at each row of X.
+        """Draw targets from the posterior predictive distribution at each row of X.
 
         Each draw takes parameters ``theta`` from ``posterior_`` (Gaussian draws, or for
         ``method="mcmc"`` draws resampled from the chain) and then a target at every row from
@@ -474,6 +618,7 @@ class _BaseBayesianGLM(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The rows to draw targets for.
         n_draws : int, default=1000
             Number of draws.
         random_state : int, RandomState instance or None, default=None
@@ -488,6 +633,11 @@ class _BaseBayesianGLM(BaseEstimator):
             For a dask X, a lazy dask array (chunked along the rows of X, each block drawn
             from its own random stream fixed by ``random_state``).
         """
+        return self._sample_y(X, n_draws, random_state)
+
+    def _sample_y(self, X, n_draws, random_state, exposure=None):
+        """:meth:`sample_y` of counts over ``exposure`` (one multiplier of the mean per
+        row of X, or None)."""
         dask_input = is_dask_collection(X)
         if not dask_input:
             X = self._check_predict_input(X)
@@ -495,36 +645,57 @@ class _BaseBayesianGLM(BaseEstimator):
             raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
         rng = check_random_state(random_state)
         if dask_input:
-            return sample_y_lazily(self, X, n_draws, rng)
-        return self._draw_targets(X, self.posterior_.sample(n_draws, random_state=rng), rng)
+            rows = () if exposure is None else (("exposure", exposure),)
+            return sample_y_lazily(self, X, n_draws, rng, rows)
+        if exposure is not None:
+            exposure = check_exposure(exposure, X.shape[0])
+        return self._draw_targets(X, self.posterior_.sample(n_draws, random_state=rng), rng,
+                                  exposure)
 
-    def _draw_targets(self, X, theta, rng):
-        """Targets drawn at the rows of X for each parameter draw (rows of ``theta``)."""
-        eta = linear_predictor(X, theta, self.fit_intercept).T
-        return self._decode_draws(self.family_.sample(eta, random_state=rng))
+    def _draw_targets(self, X, theta, rng, exposure=None):
+        """Targets drawn at the rows of X for each parameter draw (rows of ``theta``), over
+        ``exposure`` (count models), as an array of shape (draws, rows)."""
+        eta = linear_predictor(X, theta, self.fit_intercept)
+        draws = draw_targets(self.family_, eta, exposure, rng)
+        return self._decode_draws(draws.T)
 
-    def to_arviz(self, n_draws=4000, random_state=None):
-        """The posterior as ArviZ data, for ArviZ's plots and diagnostics.
+    def to_arviz(self, X=None, y=None, *, n_draws=1000, n_chains=4, random_state=None):
+        """The fit as ArviZ data, for ArviZ's diagnostics, model comparison and plots.
 
-        Needs ArviZ (``pip install arviz``), which skcoreset does not depend on. The
-        ``posterior`` group holds ``coef`` (dimension ``feature``, named as in
-        :meth:`summary`) and ``intercept`` (when fitted). For ``method="mcmc"`` with NUTS,
-        one chain per NUTS chain and the ``sample_stats`` group of ``sample_stats_``
-        (divergences, tree depth, acceptance, leapfrog steps, energy, log posterior, step
-        size), so ArviZ's diagnostics and plots (``plot_energy``, ``ess``, ``rhat``) apply;
-        with the ensemble each emcee walker is one chain holding its latest
-        ``len(posterior_samples_) // n_walkers`` draws (the walkers of an ensemble are not
-        independent chains, so ArviZ's R-hat across them is a check of mixing rather than a
-        formal test). For the Gaussian posteriors one chain of ``n_draws`` independent
-        draws.
+        Needs ArviZ (``pip install arviz``, or the ``arviz`` extra of skcoreset). Groups:
+
+        - ``posterior``: ``coef`` (dimension ``feature``, named as in :meth:`summary`) and
+          ``intercept`` (when fitted), by chain. A Gaussian posterior (``method="laplace"``,
+          ``"kl_proximal"``, ``"pass_glm"``) gives ``n_chains`` independent chains of
+          ``n_draws`` independent draws, so ArviZ's R-hat is defined (and about 1). With
+          ``method="mcmc"``, the run's own draws: one chain per NUTS chain, or per emcee
+          walker (its latest ``len(posterior_samples_) // n_walkers`` draws; the walkers of
+          an ensemble are not independent chains, so R-hat across them checks mixing rather
+          than convergence).
+        - ``sample_stats`` (``sampler="nuts"``): ``sample_stats_`` (divergences, tree depth,
+          acceptance, leapfrog steps, energy, log posterior, step size).
+        - ``log_likelihood``, ``posterior_predictive``, ``observed_data``: variable ``y``
+          (dimension ``obs_id``) for the rows ``X``, ``y`` (by default the training rows):
+          the log-likelihood of each row under each posterior draw (for ``az.loo`` and
+          ``az.waic``), one predictive draw of each row per posterior draw (for
+          ``az.plot_ppc``), and the targets. Binary targets are exported as 0/1 (1 for
+          ``classes_[1]``). The training rows are kept by an unweighted in-memory fit of at
+          most 5,000 rows; otherwise (a coreset's weighted rows, a dask array, a stream,
+          more rows) these groups need ``X`` and ``y``, and are left out with a warning.
 
         Parameters
         ----------
-        n_draws : int, default=4000
-            Number of draws of a Gaussian posterior; unused for ``method="mcmc"``, which
+        X : array-like of shape (n_samples, n_features), default=None
+            Rows of the data groups; with ``y``. ``None``: the training rows, when kept.
+        y : array-like of shape (n_samples,), default=None
+            Their targets.
+        n_draws : int, default=1000
+            Draws per chain of a Gaussian posterior; unused for ``method="mcmc"``, which
             exports its own draws.
+        n_chains : int, default=4
+            Chains of a Gaussian posterior; unused for ``method="mcmc"``.
         random_state : int, RandomState instance or None, default=None
-            Seed of the draws of a Gaussian posterior.
+            Seed of the draws of a Gaussian posterior and of the predictive draws.
 
         Returns
         -------
@@ -536,172 +707,127 @@ class _BaseBayesianGLM(BaseEstimator):
         ImportError
             When ArviZ is not installed.
         """
+        return self._to_arviz(X, y, None, n_draws, n_chains, random_state)
+
+    def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state):
         check_is_fitted(self)
-        return inference_data(self, n_draws, random_state)
+        for name, value in (("n_draws", n_draws), ("n_chains", n_chains)):
+            if not is_number(value, Integral) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+        return inference_data(self, self._arviz_rows(X, y, exposure), n_draws, n_chains,
+                              random_state)
+
+    def _arviz_rows(self, X, y, exposure):
+        """``(X, y_encoded, exposure)`` of the data groups of :meth:`to_arviz`, or None."""
+        if X is None and y is None:
+            rows = getattr(self, "_training_rows", None)
+            if rows is None:
+                warnings.warn(
+                    f"{type(self).__name__}.to_arviz() has no log_likelihood, "
+                    "posterior_predictive or observed_data group: the training rows are "
+                    f"kept only by an unweighted in-memory fit of at most "
+                    f"{_ARVIZ_TRAINING_ROWS:,} rows, and this fit was weighted (e.g. on a "
+                    "coreset), larger, streamed or on dask arrays. Pass the rows to "
+                    "evaluate, e.g. to_arviz(X_test, y_test).", UserWarning, stacklevel=3)
+            return rows
+        if X is None or y is None:
+            raise ValueError("to_arviz needs both X and y for the rows of its "
+                             "log_likelihood, posterior_predictive and observed_data groups.")
+        X = self._check_predict_input(X)
+        y = self._family().encode_target(y, getattr(self, "classes_", None))
+        if len(y) != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} entries.")
+        return X, y, None if exposure is None else check_exposure(exposure, X.shape[0])
+
+    def _observed(self, y):
+        """Encoded targets as ArviZ sees them (the binary models: 0/1)."""
+        return y
 
 
-_METHOD_DOC = """
-    method : {{{methods}}}, default="laplace"
-        How the posterior is fitted.
-
-        - ``"laplace"``: Gaussian centred at the posterior mode (found by Newton's method with
-          a line search) with covariance the inverse negative Hessian of the log posterior
-          there.
-        - ``"kl_proximal"``: full-covariance Gaussian variational inference by KL
-          proximal-gradient steps (Khan et al., 2015, eqs. 16-19), started at the Laplace
-          approximation; maximises the evidence lower bound (``elbo_``). Uses the dual
-          updates, which form no ``d x d`` matrix until the end, when there are more
-          parameters than rows.
-        - ``"mcmc"``: draws from the exact posterior, by default with the No-U-Turn sampler
-          (``sampler="nuts"``: mici's dynamic multinomial HMC with the Laplace Hessian as a
-          dense metric, ``n_chains`` chains run until the bulk effective sample size reaches
-          ``n_draws``), or with emcee's affine-invariant ensemble (``sampler="ensemble"``);
-          chains start from the Laplace approximation. ``posterior_samples_`` holds the draws
-          and predictions average over them. Every gradient is one pass over the rows: on a
-          coreset of 1,000 rows a run takes seconds at 100 parameters; on all rows the cost
-          grows with N.{pass_glm}
-
-        Every method but ``"mcmc"`` also fits dask arrays where their chunks live: each
-        Newton or proximal step (PASS-GLM: its one pass) is a map-reduce over the chunks,
-        and the posterior is that of the same rows in memory.
-"""
-
-_PASS_GLM_METHOD_DOC = """
-        - ``"pass_glm"``: PASS-GLM (Huggins et al., 2017): the GLM mapping function is
-          replaced by a degree-``pass_degree`` polynomial (see ``pass_radius``), so the
-          log-likelihood depends on the data only through polynomial sufficient statistics
-          computed in one pass (``partial_fit`` for streams, dask arrays chunk by chunk).
-          Degree 2 gives a Gaussian posterior in closed form; higher degrees use Newton and
-          Laplace on the polynomial surrogate. Supports the logistic and probit models
-          (probit at degree 2) and Poisson with ``link="log"``."""
-
-_SHARED_PARAMS_DOC = """
-    prior_scale : float, default=1.0
-        Standard deviation of the isotropic Gaussian prior ``N(0, prior_scale^2 I)`` on the
-        coefficients. Must be positive.
-
-    intercept_prior_scale : float, default=10.0
-        Standard deviation of the Gaussian prior on the intercept (a wide prior by default).
-        Ignored when ``fit_intercept=False``.
-
-    fit_intercept : bool, default=True
-        Whether to fit an intercept, with its own prior.
-
-    tol : float, default=1e-10
-        Convergence tolerance, in nats: Newton's method (Laplace, PASS-GLM above degree 2)
-        stops when half the Newton decrement (the predicted increase of the log posterior from
-        another step) is below ``tol``; KL-proximal VI when half the squared natural-gradient
-        norm of the ELBO is.
-
-    max_iter : int, default=500
-        Maximum number of Newton or proximal iterations; a ``ConvergenceWarning`` is issued
-        when reached.
-
-    kl_beta : float, default=None
-        Proximal step size ``beta`` of ``method="kl_proximal"`` (each step mixes the current
-        ``q`` and the linearised target with ``r = 1 / (1 + beta)``). ``None``: 1, the fastest
-        step near the optimum, where the Laplace approximation starts the iteration (the
-        paper's 0.25 for the logistic model suits its start from the prior); from 50,000
-        rows on, ``None`` takes fixed-point steps to the same optimum instead, which need
-        fewer iterations there.
-
-    sampler : {"nuts", "ensemble"}, default="nuts"
-        The MCMC kernel (``method="mcmc"``). ``"nuts"``: the No-U-Turn sampler (dynamic
-        HMC with multinomial sampling, Hoffman and Gelman, 2014; Betancourt, 2017, as
-        implemented by mici) in the coordinates that whiten the Laplace approximation, with
-        dual-averaging step-size adaptation; it uses the gradient of the log posterior and
-        mixes in a few leapfrog steps per draw at 10 or 100 parameters alike.
-        ``"ensemble"``: emcee's stretch-move ensemble (Goodman and Weare, 2010), which needs
-        no gradient but whose autocorrelation time grows like ``10 + 15 p`` steps, so that
-        beyond about 20 parameters its default run is cut short with a warning. On a
-        1,000-row coreset NUTS gives many times more effective draws per second from 30
-        parameters on (``benchmarks/bench_mcmc.py``).
-
-    n_draws : int, default=4000
-        Size of the MCMC sample (``method="mcmc"``), in effective draws. NUTS runs until the
-        smallest bulk effective sample size of the parameters (Vehtari et al., 2021) reaches
-        ``n_draws`` and every rank-normalized R-hat is at most 1.01, or until a budget of 10
-        times ``n_draws`` draws, which warns (``MCMCDiagnosticWarning``) with the numbers;
-        it keeps all its draws (about ``n_draws`` of them on a near-Gaussian posterior).
-        The ensemble keeps ``n_draws`` draws over all walkers, thinned to be nearly
-        independent.
-
-    n_burnin : int, default=None
-        Warm-up iterations per chain, discarded (``method="mcmc"``). NUTS: step-size
-        adaptation, 150 by default (the chains start near stationarity, at Laplace draws).
-        Ensemble: ``None`` scales it with the number of parameters p, ``100 + 150 p``
-        steps, about ten autocorrelation times of the stretch move on a Gaussian target.
-
-    thin : int, default=None
-        Keep every ``thin``-th iteration (``method="mcmc"``). NUTS: 1 by default; its budget
-        counts kept draws, so a larger value lets a slowly mixing run go on longer. Ensemble:
-        ``None`` chooses the smallest value that runs the chain for about 50 autocorrelation
-        times (``500 + 750 p`` steps); the defaulted parts of the run are capped together at
-        1,000,000 walker steps (``n_walkers`` times steps per walker), which binds from about
-        ``p = 17``; the shortened run then warns (``MCMCDiagnosticWarning``) with the
-        ``n_burnin`` and ``thin`` that give the full run. Explicit values are not capped.
-
-    n_walkers : int, default=None
-        Number of emcee walkers (``sampler="ensemble"``), at least ``2 p``; ``None`` means
-        ``max(16, 4 p)``.
-
-    n_chains : int, default=4
-        Number of independent NUTS chains (``sampler="nuts"``), each with its own warm-up
-        and step size, started at independent Laplace draws; R-hat compares them.
-
-    n_jobs : int, default=None
-        Number of NUTS chains run in parallel (joblib). ``None`` means 1 unless in a
-        :obj:`joblib.parallel_backend` context, ``-1`` all processors. The draws do not
-        depend on it.
-
-    random_state : int, RandomState instance or None, default=None
-        Seed of the MCMC chains' starting points and moves (``method="mcmc"``), for
-        reproducible draws. The other methods are deterministic.
-"""
-
-_PASS_GLM_PARAMS_DOC = """
-    pass_degree : int, default=2
-        Degree of PASS-GLM's polynomial approximation (``method="pass_glm"`` only). Logistic:
-        2, 6, 10, ... (the paper's 2 + 4k rule keeps the surrogate concave); Poisson: even;
-        probit: 2.
-        Degrees above 2 store ``C(p + degree, degree)`` monomial sums and are meant for few
-        features; they are more accurate where degree 2 warns.
-
-    pass_radius : float or "auto", default="auto"
-        Which polynomial PASS-GLM uses (``method="pass_glm"`` only). ``"auto"``: a Laplace
-        fit on pilot rows (at most 10,000 rows drawn uniformly from all rows, per class for
-        a binary model, the rarer class up to half; the same rows in memory, on a dask
-        array and in a ``partial_fit`` stream) gives representative linear predictors
-        ``s = x . theta``, and the derivative of the polynomial is the least-squares fit of
-        the exact one (sigmoid, ``exp``, or ``phi / Phi`` at the margins ``y s`` for
-        probit) at them, so the approximation is accurate where the data are, including
-        far from 0 (rare positives, large counts). The statistics do not depend on the
-        polynomial, so a stream's is chosen again after every ``partial_fit`` from all its
-        rows so far. A number ``R``: the Chebyshev approximation
-        on ``[-R, R]`` of Huggins et al. (2017) (their PASS-LR2 uses ``R = 4``), accurate
-        only when most ``s`` lie in that interval. Either way held-out rows (drawn with the
-        pilot rows) measure the resulting error of the posterior mean, and a
-        ``PassGLMAccuracyWarning`` (a ``UserWarning``) is issued when it exceeds one
-        posterior standard deviation or the estimate's standard error cannot rule that out:
-        the approximation error does not shrink with the number of rows, while the
-        posterior does.
-"""
-
-_VERBOSE_DOC = """
-    verbose : int, default=0
-        Print progress of the fit when positive.
-"""
+def _and(names):
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def _params_doc(family):
-    """The parameters section shared by the estimators of a family (an instance): the
-    methods that support it (PASS-GLM and its parameters only where it does)."""
-    methods = [name for name, spec in _METHODS.items()
-               if spec.supports is None or spec.supports(family)]
-    pass_glm = "pass_glm" in methods
-    return (_METHOD_DOC.format(methods=", ".join(f'"{name}"' for name in methods),
-                               pass_glm=_PASS_GLM_METHOD_DOC if pass_glm else "")
-            + _SHARED_PARAMS_DOC + (_PASS_GLM_PARAMS_DOC if pass_glm else "") + _VERBOSE_DOC)
+def _method_param(methods):
+    """The ``method`` parameter of the estimators fitted by ``methods`` (name -> _Method):
+    its docs list those, its constraint every method (another method raises a ValueError
+    naming the supported ones, ``_BaseBayesianGLM._method``)."""
+    items = "\n".join(spec.doc.strip("\n") for spec in methods.values())
+    local = [f'``"{name}"``' for name, spec in methods.items() if not spec.chunked]
+    dask = (f"Every method{' but ' + _and(local) if local else ''} also fits dask arrays "
+            "where their chunks live: each Newton or proximal step (PASS-GLM: its one pass) "
+            "is a map-reduce over the chunks, and the posterior is that of the same rows in "
+            "memory.")
+    return _Param("laplace", [StrOptions(set(_METHODS))],
+                  "{" + ", ".join(f'"{name}"' for name in methods) + "}",
+                  f"How the posterior is fitted.\n\n{items}\n\n{dask}")
+
+
+def _glm_params(family):
+    """The parameters of the estimators of ``family`` (an instance), in signature order:
+    ``method``, the common ones, the options of the methods that support the family in the
+    order of :data:`_METHODS`, ``verbose``."""
+    methods = {name: spec for name, spec in _METHODS.items()
+               if spec.supports is None or spec.supports(family)}
+    options = {name: param for spec in methods.values() for name, param in spec.options.items()}
+    return {"method": _method_param(methods), **_COMMON_PARAMS, **options, "verbose": _VERBOSE}
+
+
+def _fill(text, indent, width=92):
+    """Paragraphs and ``- `` list items of ``text`` refilled at ``indent``."""
+    blocks = []
+    for block in text.strip("\n").split("\n\n"):
+        items = re.split(r"\n(?=- )", block)
+        blocks.append("\n".join(
+            textwrap.fill(" ".join(item.split()), width=width, initial_indent=indent,
+                          subsequent_indent=indent + ("  " if item.startswith("- ") else ""),
+                          break_long_words=False, break_on_hyphens=False)
+            for item in items))
+    return "\n\n".join(blocks)
+
+
+def _param_doc(name, param):
+    """The numpydoc entry of a parameter, indented for a class docstring."""
+    default = f'"{param.default}"' if isinstance(param.default, str) else repr(param.default)
+    return f"    {name} : {param.type}, default={default}\n{_fill(param.doc, ' ' * 8)}\n"
+
+
+def _init_storing(defaults):
+    """An ``__init__`` taking the parameters ``defaults`` (name -> default) as keyword-only
+    arguments and storing each unchanged, as scikit-learn requires. Its ``__signature__``
+    lists them, which is what ``get_params``, ``clone``, ``repr`` and ``help`` read."""
+    signature = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+           for name, default in defaults.items()])
+
+    def __init__(self, **params):
+        unknown = [name for name in params if name not in defaults]
+        if unknown:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument {unknown[0]!r}")
+        for name, default in defaults.items():
+            setattr(self, name, params.get(name, default))
+
+    __init__.__signature__ = signature
+    return __init__
+
+
+def _glm_estimator(family, attrs_doc, **family_params):
+    """Class decorator of an estimator of ``family`` (an instance): its ``__init__``,
+    ``_parameter_constraints`` and the ``{common_params}`` of its docstring from the method
+    table, after ``family_params`` (name -> _Param, documented in the class docstring);
+    ``{common_attrs}`` from ``attrs_doc``."""
+    def decorate(cls):
+        params = {**family_params, **_glm_params(family)}
+        cls.__init__ = _init_storing({name: param.default for name, param in params.items()})
+        cls.__init__.__qualname__ = f"{cls.__name__}.__init__"
+        cls._parameter_constraints = {name: param.constraints
+                                      for name, param in params.items()}
+        documented = {name: param for name, param in params.items() if name not in family_params}
+        common = "\n".join(_param_doc(name, param) for name, param in documented.items())
+        return fill_doc(common_params=common, common_attrs=attrs_doc)(cls)
+    return decorate
 
 
 _COMMON_ATTRS_DOC = """
@@ -774,9 +900,6 @@ _COMMON_ATTRS_DOC = """
 """
 
 
-_fill_glm_doc = fill_doc(common_params=_params_doc(LogisticFamily()),
-                         common_attrs=_COMMON_ATTRS_DOC)
-
 _CLASSIFIER_ATTRS_DOC = """
     classes_ : ndarray of shape (2,)
         The two class labels; ``classes_[1]`` is the positive class.
@@ -813,6 +936,10 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
     def _decode_draws(self, y):
         """±1 draws as class labels."""
         return self.classes_[(y > 0).astype(int)]
+
+    def _observed(self, y):
+        """±1 targets as 0/1 (1 for ``classes_[1]``), for ArviZ."""
+        return (np.asarray(y) > 0).astype(int)
 
     def _set_coef(self, coef, intercept):
         self.coef_ = coef.reshape(1, -1)
@@ -872,6 +999,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
 
         Returns
         -------
@@ -895,6 +1023,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         return_std : bool, default=False
             Also return the posterior standard deviation of ``P(y = classes_[1] | x)``.
 
@@ -921,7 +1050,18 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         return proba
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`, shape (n_samples, 2)."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, 2)
+            Log-probabilities of the classes in the order of ``classes_``.
+        """
         if is_dask_collection(X):
             return predict_lazily(self, "predict_log_proba", X, columns=2)
         with np.errstate(divide="ignore"):
@@ -933,6 +1073,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
 
         Returns
         -------
@@ -954,8 +1095,11 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         Parameters
         ----------
         X : array-like or dask array of shape (n_samples, n_features)
+            Test data.
         y : array-like or dask array of shape (n_samples,)
+            True labels.
         sample_weight : array-like or dask array of shape (n_samples,), default=None
+            Weights of the rows in the accuracy.
 
         Returns
         -------
@@ -967,7 +1111,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         return super().score(X, y, sample_weight=sample_weight)
 
 
-@fill_doc(common_params=_params_doc(LogisticFamily()), common_attrs=_CLASSIFIER_ATTRS_DOC)
+@_glm_estimator(LogisticFamily(), _CLASSIFIER_ATTRS_DOC)
 class BayesianLogisticRegression(_BaseBinaryClassifier):
     """Bayesian binary logistic regression with posterior uncertainty.
 
@@ -1010,7 +1154,7 @@ class BayesianLogisticRegression(_BaseBinaryClassifier):
         return LogisticFamily()
 
 
-@fill_doc(common_params=_params_doc(ProbitFamily()), common_attrs=_CLASSIFIER_ATTRS_DOC)
+@_glm_estimator(ProbitFamily(), _CLASSIFIER_ATTRS_DOC)
 class BayesianProbitRegression(_BaseBinaryClassifier):
     """Bayesian binary probit regression with posterior uncertainty.
 
@@ -1062,8 +1206,24 @@ class BayesianProbitRegression(_BaseBinaryClassifier):
         return ProbitFamily()
 
 
+_EXPOSURE_DOC = """exposure : float or array-like of shape (n_samples,), default=None
+            Positive exposure of each count (time, population, area...): its mean is
+            ``exposure * mu(x)``. For the log link the same as ``offset=log(exposure)``.
+        offset : float or array-like of shape (n_samples,), default=None
+            A known term added to each row's linear predictor (log link only; for another
+            link pass ``exposure``). With ``exposure`` too, they add up:
+            ``offset + log(exposure)``, as in statsmodels' GLM."""
+
+
+def _exposure_doc(method):
+    method.__doc__ = method.__doc__.replace("{exposure}", _EXPOSURE_DOC)
+    return method
+
+
 class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
-    """The count regressions: non-negative targets, predictions of new counts."""
+    """The count regressions: non-negative targets, predictions of new counts, and counts
+    observed over an exposure (``exposure=``, ``offset=``) in fit, predict, score,
+    sample_y and to_arviz."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1074,8 +1234,26 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         self.coef_ = coef
         self.intercept_ = intercept
 
+    def _exposure_of(self, X, exposure, offset):
+        """The multiplier of the mean of each row of X from ``exposure`` and ``offset``
+        (:func:`~skcoreset._validation.combined_exposure`), or None; lazily for dask
+        arrays (validated in the blocks that read it)."""
+        if exposure is None and offset is None:
+            return None
+        link = self._family().link.name
+        if not any(is_dask_collection(a) for a in (X, exposure, offset)):
+            return combined_exposure(exposure, offset, _num_samples(X), link)
+        if offset is None:
+            return exposure
+        combined_exposure(None, 0.0, 1, link)  # the link check
+        import dask.array as da
+
+        total = da.exp(da.asarray(offset))
+        return total if exposure is None else total * exposure
+
+    @_exposure_doc
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, exposure=None, offset=None):
         """Fit the posterior.
 
         Parameters
@@ -1083,55 +1261,162 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         X : array-like of shape (n_samples, n_features)
             Training data.
         y : array-like of shape (n_samples,)
-            Non-negative integer counts.
+            Non-negative targets: counts, or rates such as ``counts / exposure`` (with
+            ``sample_weight=exposure``, as for scikit-learn's ``PoissonRegressor``). For
+            non-integer y the log-likelihood, normalised with ``log Gamma``, is a
+            quasi-likelihood with the model's dependence on the coefficients.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative multipliers of each point's log-likelihood; a weight of 2 counts the
             row twice. Not normalised.
+        {exposure}
+            The Poisson model fits counts over an exposure as the rates ``y / exposure``
+            with weights ``sample_weight * exposure``, the same posterior for every link
+            and method (:meth:`PoissonFamily.exposure_as_weight
+            <skcoreset.families.PoissonFamily.exposure_as_weight>`), also for dask arrays;
+            the negative binomial model as an offset in the linear predictor (rows in
+            memory). ``log_evidence_`` and ``elbo_`` are those of the counts; ``coef_`` and
+            :meth:`predict` describe the mean per unit of exposure. Not supported after a
+            coreset step: pass them to the coreset step instead, which fits the rates (see
+            :meth:`skcoreset.UniformCoreset.fit`). Routed like ``sample_weight`` with
+            metadata routing (``set_fit_request(exposure=True)``).
 
         Returns
         -------
         self : object
             Fitted estimator.
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, exposure=exposure, offset=offset)
 
-    def predict(self, X, return_std=False):
+    @_exposure_doc
+    def predict(self, X, return_std=False, exposure=None, offset=None):
         """Posterior predictive mean count, and optionally its standard deviation.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         return_std : bool, default=False
             Also return the standard deviation of the posterior predictive distribution of
             the count: the count noise plus the posterior uncertainty of the mean ``mu``,
             ``sqrt(E[mu] + Var[mu])`` for the Poisson model and
             ``sqrt(E[mu] + Var[mu] + alpha_ (Var[mu] + E[mu]^2))`` for the negative binomial.
+        {exposure}
+            Of the counts to predict. ``None``: the mean per unit of exposure.
 
         Returns
         -------
         mean : ndarray of shape (n_samples,)
-            ``E[y | x, data] = E[mu(eta)]`` over the posterior of the linear predictor.
+            ``E[y | x, data] = exposure * E[mu(eta)]`` over the posterior of the linear
+            predictor.
         std : ndarray of shape (n_samples,)
             Only returned when ``return_std=True``.
         """
-        return self._predict_counts(X, return_std)
+        return self._predict_counts(X, return_std, self._exposure_of(X, exposure, offset))
 
-    def score(self, X, y, sample_weight=None):
-        """Coefficient of determination R^2 of :meth:`predict` against y.
+    @_exposure_doc
+    def score(self, X, y, sample_weight=None, exposure=None, offset=None):
+        """Coefficient of determination R^2 of :meth:`predict` (with ``exposure`` and
+        ``offset``) against y.
 
         Parameters
         ----------
         X : array-like or dask array of shape (n_samples, n_features)
+            Test data.
         y : array-like or dask array of shape (n_samples,)
+            Observed targets: counts over ``exposure``, or rates when neither ``exposure``
+            nor ``offset`` is given.
         sample_weight : array-like or dask array of shape (n_samples,), default=None
             Weights of the rows in R^2.
+        {exposure}
+            Of the counts y, passed to :meth:`predict`.
 
         Returns
         -------
         score : float
             For dask arrays, computed by passes over their blocks where they live.
         """
-        return self._r2_score(X, y, sample_weight)
+        if (exposure is None and offset is None
+                and getattr(self, "_fitted_on_exposure", False)):
+            warnings.warn(
+                f"{type(self).__name__} was fitted with exposure or offset but is scored "
+                "without: its predictions are means per unit of exposure, so R^2 against "
+                "counts y is wrong unless y are rates. Pass exposure (or offset) to score; "
+                "in GridSearchCV or cross_validate, enable metadata routing so that it "
+                "reaches score too: sklearn.set_config(enable_metadata_routing=True) and "
+                "estimator.set_fit_request(exposure=True).set_score_request(exposure=True).",
+                UserWarning, stacklevel=2)
+        return self._r2_score(X, y, sample_weight, self._exposure_of(X, exposure, offset))
+
+    @_exposure_doc
+    def sample_y(self, X, n_draws=1000, random_state=None, exposure=None, offset=None):
+        """Draw from the posterior predictive distribution of the counts at each row of X.
+
+        Each draw takes parameters from ``posterior_`` (Gaussian draws, or for
+        ``method="mcmc"`` draws resampled from the chain), then a count at every row from
+        the likelihood (the negative binomial one with ``alpha_``), so the draws include
+        both the posterior uncertainty and the count noise. Quantiles over the draws give
+        posterior predictive intervals.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows at which to draw counts.
+        n_draws : int, default=1000
+            Number of draws.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the parameter and count draws.
+        {exposure}
+            Of the counts drawn. ``None``: counts over one unit of exposure.
+
+        Returns
+        -------
+        y_draws : ndarray of shape (n_draws, n_samples)
+            Counts, as floats; one row per draw. For a dask X, a lazy dask array (chunked
+            along the rows of X, each block drawn from its own random stream fixed by
+            ``random_state``).
+        """
+        return self._sample_y(X, n_draws, random_state, self._exposure_of(X, exposure, offset))
+
+    @_exposure_doc
+    def to_arviz(self, X=None, y=None, *, exposure=None, offset=None, n_draws=1000,
+                 n_chains=4, random_state=None):
+        """The fit as ArviZ data (see
+        :meth:`BayesianLogisticRegression.to_arviz
+        <skcoreset.BayesianLogisticRegression.to_arviz>` for the groups).
+
+        The ``log_likelihood`` of the counts y is that of counts over ``exposure`` (for the
+        training rows, the exposure and offset of the fit), and the ``posterior_predictive``
+        draws are counts over it. For the negative binomial model with ``alpha="auto"`` the
+        ``posterior`` also holds ``alpha``, drawn from its Laplace approximation in
+        ``log alpha`` (independent of the coefficients: the model's information matrix has
+        no cross terms between them), for its summary and plots; the posterior of the
+        coefficients and both data groups are given ``alpha_``, as the predictions are.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            Rows of the data groups, with ``y``; ``None``: the training rows, when kept.
+        y : array-like of shape (n_samples,), default=None
+            Their counts.
+        {exposure}
+            Of the counts y of the rows passed.
+        n_draws : int, default=1000
+            Draws per chain of a Gaussian posterior; unused for ``method="mcmc"``.
+        n_chains : int, default=4
+            Chains of a Gaussian posterior; unused for ``method="mcmc"``.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws.
+
+        Returns
+        -------
+        data : arviz.InferenceData
+            With ArviZ 1.0 and later, the ``xarray.DataTree`` its ``from_dict`` returns.
+        """
+        if X is None and (exposure is not None or offset is not None):
+            raise ValueError("exposure and offset of to_arviz describe the rows X, y: "
+                             "pass X and y with them.")
+        exposure = None if X is None else self._exposure_of(X, exposure, offset)
+        return self._to_arviz(X, y, exposure, n_draws, n_chains, random_state)
 
     def _r2_score(self, X, y, sample_weight, exposure=None):
         rows = () if exposure is None else (("exposure", exposure),)
@@ -1159,7 +1444,8 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         return mean
 
 
-@_fill_glm_doc
+@_glm_estimator(PoissonFamily(), _COMMON_ATTRS_DOC,
+                link=_Param("log", [StrOptions({"log", "softplus"})], "", ""))
 class BayesianPoissonRegression(_BaseCountRegression):
     """Bayesian Poisson regression for counts with posterior predictive uncertainty.
 
@@ -1168,7 +1454,8 @@ class BayesianPoissonRegression(_BaseCountRegression):
     (``link="softplus"``, as in the coreset papers) under a Gaussian prior. Targets are
     non-negative: counts, or rates such as ``counts / exposure`` fitted with
     ``sample_weight=exposure`` as for scikit-learn's ``PoissonRegressor``; counts observed
-    over different exposures can also be fitted and predicted with ``exposure=``.
+    over different exposures are fitted, predicted, scored and drawn with ``exposure=`` or
+    ``offset=`` (the log exposure, as in statsmodels).
 
     Parameters
     ----------
@@ -1202,25 +1489,6 @@ class BayesianPoissonRegression(_BaseCountRegression):
     ((3,), (3,))
     """
 
-    _parameter_constraints = {
-        **_BaseBayesianGLM._parameter_constraints,
-        "link": [StrOptions({"log", "softplus"})],
-    }
-
-    def __init__(self, *, link="log", method="laplace", prior_scale=1.0,
-                 intercept_prior_scale=10.0, fit_intercept=True, tol=1e-10, max_iter=500,
-                 kl_beta=None, pass_degree=2, pass_radius="auto", sampler="nuts",
-                 n_draws=4000, n_burnin=None, thin=None, n_walkers=None, n_chains=4,
-                 n_jobs=None, random_state=None, verbose=0):
-        super().__init__(method=method, prior_scale=prior_scale,
-                         intercept_prior_scale=intercept_prior_scale,
-                         fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
-                         kl_beta=kl_beta, pass_degree=pass_degree, pass_radius=pass_radius,
-                         sampler=sampler, n_draws=n_draws, n_burnin=n_burnin, thin=thin,
-                         n_walkers=n_walkers, n_chains=n_chains, n_jobs=n_jobs,
-                         random_state=random_state, verbose=verbose)
-        self.link = link
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         # a degree-2 polynomial in place of exp() on [-R, R] fits counts only roughly
@@ -1229,94 +1497,6 @@ class BayesianPoissonRegression(_BaseCountRegression):
 
     def _family(self):
         return PoissonFamily(link=self.link)
-
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None, exposure=None):
-        """Fit the posterior.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Non-negative targets: counts, or rates such as ``counts / exposure`` (with
-            ``sample_weight=exposure``, as for scikit-learn's ``PoissonRegressor``). For
-            non-integer y the Poisson log-likelihood, normalised with ``log Gamma(y + 1)``,
-            is a quasi-likelihood with the Poisson dependence on the coefficients.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative multipliers of each point's log-likelihood; a weight of 2 counts the
-            row twice. Not normalised.
-        exposure : float or array-like of shape (n_samples,), default=None
-            Positive exposure of each count (time, population, area...): ``y`` is modelled
-            as ``Poisson(exposure * rate(x))``, an offset ``log(exposure)`` in the linear
-            predictor for the log link. Fitted as the rates ``y / exposure`` with weights
-            ``sample_weight * exposure``, the same posterior for every link and method
-            (:meth:`PoissonFamily.exposure_as_weight
-            <skcoreset.families.PoissonFamily.exposure_as_weight>`); ``log_evidence_`` and
-            ``elbo_`` are those of the counts. ``coef_`` and :meth:`predict` then describe
-            the rate per unit of exposure. Not supported after a coreset step (fit the rates
-            with the exposure as ``sample_weight`` there). May be a dask array with a dask
-            ``X``. Routed like
-            ``sample_weight`` with metadata routing (``set_fit_request(exposure=True)``).
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-        """
-        return self._fit(X, y, sample_weight, exposure=exposure)
-
-    def predict(self, X, return_std=False, exposure=None):
-        """Posterior predictive mean count, and optionally its standard deviation.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        return_std : bool, default=False
-            Also return the standard deviation of the posterior predictive distribution of
-            the count: the Poisson noise plus the posterior uncertainty of its mean ``mu``,
-            ``sqrt(E[mu] + Var[mu])``.
-        exposure : float or array-like of shape (n_samples,), default=None
-            Positive exposure of the counts to predict: the mean becomes ``exposure * mu``.
-            ``None``: the rate per unit of exposure.
-
-        Returns
-        -------
-        mean : ndarray of shape (n_samples,)
-            ``E[y | x, data] = exposure * E[mu(eta)]`` over the posterior of the linear
-            predictor.
-        std : ndarray of shape (n_samples,)
-            Only returned when ``return_std=True``.
-        """
-        return self._predict_counts(X, return_std, exposure)
-
-    def score(self, X, y, sample_weight=None, exposure=None):
-        """Coefficient of determination R^2 of :meth:`predict` (with ``exposure``) against y.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Observed targets: counts over ``exposure``, or rates when ``exposure`` is None.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the rows in R^2.
-        exposure : float or array-like of shape (n_samples,), default=None
-            Exposure of the counts y, passed to :meth:`predict`.
-
-        Returns
-        -------
-        score : float
-        """
-        if exposure is None and getattr(self, "_fitted_on_exposure", False):
-            warnings.warn(
-                "BayesianPoissonRegression was fitted with exposure but is scored without: "
-                "its predictions are rates per unit of exposure, so R^2 against counts y is "
-                "wrong unless y are rates. Pass exposure to score; in GridSearchCV or "
-                "cross_validate, enable metadata routing so that it reaches score too: "
-                "sklearn.set_config(enable_metadata_routing=True) and "
-                "estimator.set_fit_request(exposure=True).set_score_request(exposure=True).",
-                UserWarning, stacklevel=2)
-        return self._r2_score(X, y, sample_weight, exposure)
 
     @available_if(_uses_pass_glm)
     @fit_context(prefer_skip_nested_validation=True)
@@ -1343,8 +1523,9 @@ class BayesianPoissonRegression(_BaseCountRegression):
         return self._partial_fit(X, y, sample_weight)
 
 
-@fill_doc(common_params=_params_doc(NegativeBinomialFamily()),
-          common_attrs=_COMMON_ATTRS_DOC)
+@_glm_estimator(NegativeBinomialFamily(), _COMMON_ATTRS_DOC,
+                alpha=_Param("auto", [Interval(Real, 0, None, closed="neither"),
+                                      StrOptions({"auto"})], "", ""))
 class BayesianNegativeBinomialRegression(_BaseCountRegression):
     """Bayesian negative binomial regression for overdispersed counts.
 
@@ -1359,14 +1540,41 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
     ----------
     alpha : float or "auto", default="auto"
         Overdispersion ``alpha > 0`` (``alpha -> 0`` is the Poisson model). ``"auto"``:
-        estimated by the method of moments from a pilot Poisson fit on at most 10,000 rows
-        (:meth:`skcoreset.families.NegativeBinomialFamily.resolve`) and stored in
-        ``alpha_``. The posterior is over the coefficients given ``alpha``.
+        estimated on at most 10,000 rows (all rows below; evenly spaced above): from the
+        method-of-moments start of a pilot Poisson fit
+        (:meth:`skcoreset.families.NegativeBinomialFamily.resolve`), Newton's method in
+        ``log alpha`` finds the mode of the joint posterior of the coefficients and
+        ``log alpha`` (flat prior on ``log alpha``; with a wide coefficient prior, the
+        maximum-likelihood estimate of statsmodels' ``NegativeBinomial``), and the
+        Laplace approximation there gives its uncertainty (``alpha_std_``,
+        :meth:`alpha_interval`, a row of :meth:`summary`, draws in :meth:`to_arviz`); the
+        posterior of the coefficients is given ``alpha_``. With ``method="mcmc"`` (NUTS)
+        ``log alpha`` is sampled with the coefficients instead, under a
+        ``N(0, 10^2)`` prior (proper, and far wider than its posterior) truncated to
+        ``[1e-8, 1e8]``, from that start: ``alpha_samples_`` holds the draws and ``alpha_``
+        is their mean. When the data hardly determine alpha (a Laplace sd of ``log alpha``
+        above 2, or the Poisson limit) it is not sampled, with a warning.
     {common_params}
     Attributes
     ----------
     alpha_ : float
         The overdispersion used: ``alpha``, or its estimate for ``alpha="auto"``.
+
+    alpha_std_ : float
+        Standard error of ``alpha_``: ``alpha_ * log_alpha_std_`` (the delta method, as
+        statsmodels' ``bse`` of alpha); 0 for a fixed ``alpha``; NaN when the estimate is
+        at the Poisson limit ``1e-8`` (the data show no overdispersion: use
+        :class:`BayesianPoissonRegression`).
+
+    log_alpha_std_ : float
+        Standard deviation of ``log alpha`` in the Laplace approximation of its marginal
+        posterior (the inverse square root of minus the Schur complement of the joint
+        Hessian of the log posterior at the mode); with ``method="mcmc"``, of its draws.
+
+    alpha_samples_ : ndarray of shape (n_draws,)
+        Posterior draws of ``alpha`` (``method="mcmc"`` with NUTS and ``alpha="auto"``),
+        drawn jointly with ``posterior_samples_`` (row by row); ``alpha_`` and
+        ``alpha_std_`` are their mean and standard deviation.
 
     coef_ : ndarray of shape (n_features,)
         Posterior mean of the coefficients.
@@ -1394,38 +1602,93 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
     ((3,), (3,))
     """
 
-    _parameter_constraints = {
-        **{key: value for key, value in _BaseBayesianGLM._parameter_constraints.items()
-           if key not in _METHODS["pass_glm"].options},
-        "alpha": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-    }
-
-    def __init__(self, *, alpha="auto", method="laplace", prior_scale=1.0,
-                 intercept_prior_scale=10.0, fit_intercept=True, tol=1e-10, max_iter=500,
-                 kl_beta=None, sampler="nuts", n_draws=4000, n_burnin=None, thin=None,
-                 n_walkers=None, n_chains=4, n_jobs=None, random_state=None, verbose=0):
-        self.alpha = alpha
-        self.method = method
-        self.prior_scale = prior_scale
-        self.intercept_prior_scale = intercept_prior_scale
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.max_iter = max_iter
-        self.kl_beta = kl_beta
-        self.sampler = sampler
-        self.n_draws = n_draws
-        self.n_burnin = n_burnin
-        self.thin = thin
-        self.n_walkers = n_walkers
-        self.n_chains = n_chains
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-
     def _family(self):
         return NegativeBinomialFamily(alpha=self.alpha)
 
-    def _fitted_family(self, X, y_encoded, sample_weight, prior):
-        family = super()._fitted_family(X, y_encoded, sample_weight, prior)
+    def _fitted_family(self, X, y_encoded, sample_weight, prior, offset=None):
+        """The family with ``alpha`` estimated for ``alpha="auto"`` (with its Laplace sd in
+        ``log alpha``); stored with ``alpha_``, ``alpha_std_`` and ``log_alpha_std_``."""
+        family, dispersion = resolve_family(
+            self._family(), X, y_encoded, sample_weight, prior_prec=prior,
+            fit_intercept=self.fit_intercept, offset=offset, return_dispersion=True)
+        self.family_ = family
         self.alpha_ = family.alpha
+        self.log_alpha_std_ = 0.0 if dispersion is None else dispersion.log_alpha_sd
+        self.alpha_std_ = self.alpha_ * self.log_alpha_std_
         return family
+
+    def _method_options(self, spec):
+        """With ``method="mcmc"``, NUTS and an estimated ``alpha``, ``log alpha`` is sampled
+        with the coefficients, unless the data hardly determine it (see ``alpha``)."""
+        options = super()._method_options(spec)
+        if self.method != "mcmc" or self.sampler != "nuts" or self.alpha != "auto":
+            return options
+        if np.isfinite(self.log_alpha_std_) and self.log_alpha_std_ <= _MAX_SAMPLED_LOG_ALPHA_SD:
+            options["sample_alpha"] = True
+        else:
+            sd = ("the Poisson limit" if not np.isfinite(self.log_alpha_std_)
+                  else f"a Laplace sd of log alpha of {self.log_alpha_std_:.3g}")
+            warnings.warn(
+                f"The counts hardly determine the overdispersion (alpha_={self.alpha_:.3g}, "
+                f"{sd} > {_MAX_SAMPLED_LOG_ALPHA_SD}): its posterior is its prior's on the "
+                "side of small alpha, so it is not sampled; the coefficients are sampled "
+                "given alpha_. The counts look Poisson: consider BayesianPoissonRegression, "
+                "or pass a number as alpha.", UserWarning, stacklevel=4)
+        return options
+
+    def _store(self, result):
+        """Split sampled ``log alpha`` (the last column of the draws) from theta."""
+        if hasattr(self, "alpha_samples_"):
+            del self.alpha_samples_
+        if result.extra.get("sample_alpha"):
+            extra = result.extra
+            draws = result.posterior.samples
+            result.posterior = SamplePosterior(draws[:, :-1])
+            self.alpha_samples_ = np.exp(draws[:, -1])
+            self._alpha_diagnostics = {key: extra[key][-1]
+                                       for key in ("effective_sample_size", "r_hat")}
+            for key in ("effective_sample_size", "r_hat"):
+                extra[key] = extra[key][:-1]
+            self.alpha_ = float(np.mean(self.alpha_samples_))
+            self.alpha_std_ = float(np.std(self.alpha_samples_, ddof=1))
+            self.log_alpha_std_ = float(np.std(draws[:, -1], ddof=1))
+            self.family_ = self.family_.with_alpha(self.alpha_)
+        return super()._store(result)
+
+    def alpha_interval(self, level=0.95):
+        """Equal-tailed interval of ``alpha`` at ``level``: ``alpha_ exp(-/+ z
+        log_alpha_std_)`` from the Laplace approximation in ``log alpha``, or with
+        ``method="mcmc"`` the quantiles of ``alpha_samples_`` (``[alpha_, alpha_]`` for a
+        fixed ``alpha``; NaN at the Poisson limit).
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Probability inside the interval, strictly between 0 and 1.
+
+        Returns
+        -------
+        lower, upper : float
+        """
+        check_is_fitted(self)
+        level = check_level(level)
+        if hasattr(self, "alpha_samples_"):
+            tail = 0.5 * (1.0 - level)
+            lower, upper = np.quantile(self.alpha_samples_, [tail, 1.0 - tail])
+            return float(lower), float(upper)
+        z = stats.norm.ppf(0.5 + 0.5 * level)
+        spread = np.exp(z * self.log_alpha_std_)
+        return float(self.alpha_ / spread), float(self.alpha_ * spread)
+
+    def _summary_rows(self, level):
+        """The ``alpha`` row of :meth:`summary`: ``alpha_``, ``alpha_std_`` and
+        :meth:`alpha_interval`; with sampled alpha also its MCMC diagnostics."""
+        lower, upper = self.alpha_interval(level)
+        row = {"mean": self.alpha_, "sd": self.alpha_std_, "lower": lower, "upper": upper}
+        if hasattr(self, "alpha_samples_"):
+            row.update(ess=self._alpha_diagnostics["effective_sample_size"],
+                       r_hat=self._alpha_diagnostics["r_hat"],
+                       acceptance=self.acceptance_fraction_,
+                       divergences=self.n_divergences_,
+                       tree_depth=np.mean(self.sample_stats_["tree_depth"]))
+        return {"alpha": row}

@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._design import linear_predictor
+from ._numbers import is_number
 from ._atomic import fit_context
 from ._sklearn_compat import HasMethods, Interval
 from ._validation import ACCEPT_SPARSE, check_sample_weight
@@ -79,7 +80,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
     --------
     >>> from sklearn.datasets import load_iris
     >>> from sklearn.preprocessing import scale
-    >>> from skcoreset.multiclass import BayesianOneVsRestClassifier
+    >>> from skcoreset import BayesianOneVsRestClassifier
     >>> X, y = load_iris(return_X_y=True)
     >>> clf = BayesianOneVsRestClassifier(random_state=0).fit(scale(X), y)
     >>> proba, std = clf.predict_proba(scale(X)[:2], return_std=True)
@@ -161,6 +162,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         return_std : bool, default=False
             Also return the posterior standard deviation of each class probability.
 
@@ -181,23 +183,135 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         if len(self.estimators_) == 1:
             proba, std = self.estimators_[0].predict_proba(X, return_std=True)
             return (proba, np.column_stack([std, std])) if return_std else proba
-        rng = np.random.RandomState(self._draw_seed)
-        draws = [est.posterior_.sample(self.n_draws, random_state=rng)
-                 for est in self.estimators_]
-        n_classes = len(self.estimators_)
-        proba = np.empty((X.shape[0], n_classes))
+        proba = np.empty((X.shape[0], len(self.classes_)))
         std = np.empty_like(proba)
-        chunk = max(1, _CHUNK_ELEMENTS // (self.n_draws * n_classes))
+        for rows, q in self._normalised_draws(X, self.n_draws,
+                                              np.random.RandomState(self._draw_seed)):
+            proba[rows] = q.mean(axis=1)
+            std[rows] = q.std(axis=1)
+        return (proba, std) if return_std else proba
+
+    def _normalised_draws(self, X, n_draws, rng):
+        """``(rows, q)`` by blocks of rows: the per-draw normalised one-vs-rest
+        probabilities ``q`` of shape (rows, n_draws, n_classes), for ``n_draws`` draws from
+        each binary posterior."""
+        draws = [est.posterior_.sample(n_draws, random_state=rng)
+                 for est in self.estimators_]
+        chunk = max(1, _CHUNK_ELEMENTS // (n_draws * len(self.estimators_)))
         for start in range(0, X.shape[0], chunk):
             rows = slice(start, start + chunk)
             # log p_k for every row, draw and class; normalising per draw is a softmax of them
             log_p = np.stack([est.family_.link.log_inverse(linear_predictor(
                 X[rows], theta, est.fit_intercept)) for est, theta in zip(self.estimators_, draws)],
                 axis=-1)
-            q = softmax(log_p, axis=-1)  # (rows, n_draws, n_classes)
-            proba[rows] = q.mean(axis=1)
-            std[rows] = q.std(axis=1)
-        return (proba, std) if return_std else proba
+            yield rows, softmax(log_p, axis=-1)
+
+    def _per_class(self):
+        """``(label, binary model)`` pairs: each class against the rest, or with two classes
+        the one model, for its positive class ``classes_[1]``."""
+        if len(self.estimators_) == 1:
+            return [(self.classes_[1], self.estimators_[0])]
+        return list(zip(self.classes_, self.estimators_))
+
+    def summary(self, level=0.95):
+        """The posterior table of each binary model (:meth:`BayesianLogisticRegression.summary
+        <skcoreset.BayesianLogisticRegression.summary>`), one block of rows per class.
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Posterior probability inside the credible intervals.
+
+        Returns
+        -------
+        table : pandas.DataFrame or dict
+            A DataFrame indexed by ``(class, parameter)``: the coefficients of the model of
+            that class against the rest (with two classes, the one model, under
+            ``classes_[1]``). Without pandas, a dict from class label to the binary model's
+            table.
+        """
+        check_is_fitted(self)
+        tables = {label: est.summary(level) for label, est in self._per_class()}
+        try:
+            import pandas as pd
+        except ImportError:
+            return tables
+        table = pd.concat(tables, names=["class", "parameter"])
+        table.attrs = {"level": level}
+        return table
+
+    def sample_y(self, X, n_draws=1000, random_state=None):
+        """Class labels drawn from the posterior predictive distribution at each row of X.
+
+        Each draw takes parameters from every binary posterior, normalises the one-vs-rest
+        probabilities to sum to one (as :meth:`predict_proba`) and draws a class from them;
+        with two classes, the binary model's
+        :meth:`~skcoreset.BayesianLogisticRegression.sample_y`. The frequency of each label
+        over the draws estimates :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows at which to draw labels.
+        n_draws : int, default=1000
+            Number of draws.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the parameter and label draws.
+
+        Returns
+        -------
+        y_draws : ndarray of shape (n_draws, n_samples)
+            Labels from ``classes_``.
+        """
+        check_is_fitted(self)
+        reject_weighted_subset(X)
+        X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=ACCEPT_SPARSE)
+        if not is_number(n_draws, Integral) or n_draws < 1:
+            raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
+        rng = check_random_state(random_state)
+        if len(self.estimators_) == 1:
+            return self.estimators_[0].sample_y(X, n_draws=n_draws, random_state=rng)
+        out = np.empty((n_draws, X.shape[0]), dtype=self.classes_.dtype)
+        for rows, q in self._normalised_draws(X, n_draws, rng):
+            # inverse CDF: the first class whose cumulative probability exceeds a uniform
+            u = rng.random_sample(q.shape[:2] + (1,))
+            index = np.minimum((np.cumsum(q, axis=-1) < u).sum(axis=-1), q.shape[-1] - 1)
+            out[:, rows] = self.classes_[index].T
+        return out
+
+    def to_arviz(self, X=None, y=None, *, n_draws=1000, n_chains=4, random_state=None):
+        """ArviZ data of each binary model
+        (:meth:`BayesianLogisticRegression.to_arviz
+        <skcoreset.BayesianLogisticRegression.to_arviz>`), by class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            Rows of the data groups, with ``y``; ``None``: each model's training rows, when
+            kept.
+        y : array-like of shape (n_samples,), default=None
+            Their class labels; each model sees ``y == label`` (with two classes, y).
+        n_draws : int, default=1000
+            Draws per chain, as for the binary models.
+        n_chains : int, default=4
+            Chains, as for the binary models.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws, as for the binary models.
+
+        Returns
+        -------
+        data : dict
+            ``{label: arviz data}`` for each class (with two classes, one entry, under
+            ``classes_[1]``).
+        """
+        check_is_fitted(self)
+        if (X is None) != (y is None):
+            raise ValueError("to_arviz needs both X and y for the rows of its data groups.")
+        one_model = len(self.estimators_) == 1
+        return {label: est.to_arviz(
+            X, None if y is None else (y if one_model else (np.asarray(y) == label).astype(int)),
+            n_draws=n_draws, n_chains=n_chains, random_state=random_state)
+            for label, est in self._per_class()}
 
     def predict(self, X):
         """The class of highest :meth:`predict_proba`.
@@ -205,6 +319,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
 
         Returns
         -------

@@ -59,18 +59,22 @@ class Pipeline(sk_pipeline.Pipeline):
     ----------
     steps : list of (str, estimator) tuples
         The steps, the last one the final estimator; ``"passthrough"`` or ``None`` skip a step.
+    transform_input : None, default=None
+        Must be ``None`` (transforming metadata along the steps is not supported).
     memory : None, default=None
         Must be ``None``: caching fitted transformers is not supported, because a coreset step
         changes the rows every later step sees.
     verbose : bool, default=False
         Print the time each step takes to fit.
-    transform_input : None, default=None
-        Must be ``None`` (transforming metadata along the steps is not supported).
 
     Attributes
     ----------
     named_steps : :class:`~sklearn.utils.Bunch`
         Steps by name (as in scikit-learn's Pipeline).
+
+    See Also
+    --------
+    make_pipeline : Build a Pipeline with generated step names.
 
     Notes
     -----
@@ -82,10 +86,6 @@ class Pipeline(sk_pipeline.Pipeline):
     Parameters spelled ``stepname__parameter`` go to their step in both modes, and
     ``coreset__sample_weight`` (for each coreset step) passes through routers such as
     :class:`~sklearn.model_selection.GridSearchCV`.
-
-    See Also
-    --------
-    make_pipeline : Build a Pipeline with generated step names.
 
     Examples
     --------
@@ -136,12 +136,16 @@ class Pipeline(sk_pipeline.Pipeline):
     @staticmethod
     def _fit_step(step, X, y, weights, params, last):
         """Fit one step on (X, y) with the coreset weights so far; return the new data."""
-        if weights is not None and params.get("exposure") is not None:
-            raise ValueError(
-                f"exposure cannot reach {type(step).__name__} after a coreset step: it has one "
-                "entry per input row, and the coreset was built on the likelihood of y "
-                "without it. Fit the pipeline on rates instead, which gives the same "
-                "posterior: fit(X, y / exposure, <coreset step>__sample_weight=exposure).")
+        for name in ("exposure", "offset"):
+            if weights is not None and params.get(name) is not None:
+                raise ValueError(
+                    f"{name} cannot reach {type(step).__name__} after a coreset step: it has "
+                    "one entry per input row, not per coreset row. Pass it to the coreset "
+                    f"step instead (<coreset step>__{name}=..., or with metadata routing "
+                    f"coreset.set_fit_request({name}=True) and "
+                    f"{type(step).__name__}().set_fit_request({name}=False)): the coreset is "
+                    "then built for the rates y / exposure weighted by the exposure and hands "
+                    "them on, the same Poisson posterior as the counts over their exposure.")
         if weights is not None and "sample_weight" not in params:
             if _accepts_sample_weight(step.fit):
                 params = {**params, "sample_weight": weights}
@@ -267,13 +271,63 @@ class Pipeline(sk_pipeline.Pipeline):
             router.add(method_mapping=mapping, **{name: routing})
         return router
 
+    def score(self, X, y=None, sample_weight=None, **params):
+        """Transform X by the steps (coreset steps skipped) and score the final estimator.
+
+        As :meth:`sklearn.pipeline.Pipeline.score`, except that without metadata routing
+        ``**params`` (e.g. ``exposure`` of counts) reach the final estimator's ``score``, as
+        they reach its ``predict`` in :meth:`predict`, instead of being dropped: scikit-learn
+        would score predictions per unit of exposure against counts.
+
+        Parameters
+        ----------
+        X : iterable
+            Data to transform and score; must fulfil the input requirements of the first
+            step.
+        y : iterable, default=None
+            Targets of the final estimator's ``score``.
+        sample_weight : array-like, default=None
+            Passed to the final estimator's ``score``.
+        **params : dict of str -> object
+            With metadata routing, routed to the steps that request them; without, passed
+            to the final estimator's ``score`` (a ``TypeError`` names any it does not
+            accept).
+
+        Returns
+        -------
+        score : float
+            The final estimator's score of the transformed data.
+        """
+        if not params or get_config()["enable_metadata_routing"]:
+            return super().score(X, y, sample_weight=sample_weight, **params)
+        final = self.steps[-1][1]
+        try:
+            accepted = inspect.signature(final.score).parameters
+        except (TypeError, ValueError):
+            accepted = {}
+        takes_any = any(p.kind == p.VAR_KEYWORD for p in accepted.values())
+        refused = [name for name in params if name not in accepted and not takes_any]
+        if refused:
+            raise TypeError(
+                f"{type(final).__name__}.score does not accept {refused}, passed to "
+                "Pipeline.score; remove them, or enable metadata routing to route them to "
+                "the steps that request them.")
+        Xt = X
+        for _, _, transform in self._iter(with_final=False):
+            Xt = transform.transform(Xt)
+        if sample_weight is not None:
+            params = {**params, "sample_weight": sample_weight}
+        return final.score(Xt, y, **params)
+
     def fit_transform(self, X, y=None, **params):
         """Fit, then transform all of X (coreset steps skipped).
 
         Parameters
         ----------
         X : iterable
+            Training data, the input of the first step.
         y : iterable, default=None
+            Training targets.
         **params : dict of str -> object
             Step parameters as in :meth:`fit`.
 
@@ -289,7 +343,9 @@ class Pipeline(sk_pipeline.Pipeline):
         Parameters
         ----------
         X : iterable
+            Training data, the input of the first step.
         y : iterable, default=None
+            Training targets.
         **params : dict of str -> object
             Step parameters as in :meth:`fit`.
 
@@ -316,6 +372,7 @@ def make_pipeline(*steps, verbose=False):
     Parameters
     ----------
     *steps : list of estimators
+        The steps, in order: coreset constructors, transformers and the final estimator.
     verbose : bool, default=False
         Print the time each step takes to fit.
 

@@ -107,12 +107,12 @@ class SolverResult:
 
     @property
     def converged(self):
-        """bool : True unless the iteration budget ran out first."""
+        """Whether the solver stopped before its iteration budget ran out (bool)."""
         return self.stop_reason != "n_iter"
 
     @property
     def size(self):
-        """int : Number of non-zero weights (the coreset size)."""
+        """Number of non-zero weights, the coreset size (int)."""
         return int(np.count_nonzero(self.weights))
 
 

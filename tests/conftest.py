@@ -95,3 +95,17 @@ def dask_cluster():
                                            host="127.0.0.1", dashboard_address=None)
     yield cluster
     cluster.close()
+
+
+# ArviZ 1.x (DataTree, Python >= 3.12) renamed a few things; the tests run on either.
+def elpd(loo):
+    """The elpd estimate of ``az.loo``'s result."""
+    return float(loo.elpd_loo if hasattr(loo, "elpd_loo") else loo.elpd)
+
+
+def pointwise_elpd(loo):
+    return np.asarray(loo.loo_i if hasattr(loo, "loo_i") else loo.elpd_i)
+
+
+def groups(idata):
+    return list(idata.children) if hasattr(idata, "children") else list(idata.groups())

@@ -1,13 +1,9 @@
 """The row storages of skcoreset._backend: in memory (ndarray, memmap) and dask give the same
-sums and the same sampling distributions; the package has no import cycles."""
-
-import ast
-import pathlib
+sums and the same sampling distributions (the import cycles are checked in test_layers)."""
 
 import numpy as np
 import pytest
 
-import skcoreset
 from skcoreset import StreamingCoreset, UniformCoreset
 from skcoreset._backend import DaskRows, InMemoryRows, row_chunks
 from skcoreset.coreset import BaseCoreset
@@ -215,41 +211,3 @@ def test_streaming_partial_fit_validates_parameters_on_the_first_call():
         StreamingCoreset(block_size=0).partial_fit(X, y, classes=[-1, 1])
     with pytest.raises(ValueError, match="Invalid base_coreset.*'M'"):
         StreamingCoreset(UniformCoreset(M=0)).partial_fit(X, y, classes=[-1, 1])
-
-
-def _imports(path, module, is_package):
-    base = module.split(".") if is_package else module.split(".")[:-1]
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            name = node.module
-            if node.level:
-                name = ".".join(base[:len(base) - node.level + 1] + ([name] if name else []))
-            yield name
-            yield from (f"{name}.{alias.name}" for alias in node.names)
-
-
-def test_no_import_cycles():
-    """No module of the package imports, even inside a function, one that imports it back
-    (directly or through others)."""
-    root = pathlib.Path(skcoreset.__file__).parent.parent
-    modules = {}
-    for path in (root / "skcoreset").rglob("*.py"):
-        parts = list(path.relative_to(root).with_suffix("").parts)
-        is_package = parts[-1] == "__init__"
-        modules[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
-    graph = {module: {name for name in _imports(path, module, is_package)
-                      if name in modules and name != module}
-             for module, (path, is_package) in modules.items()}
-
-    def reachable(start):
-        seen, todo = set(), [start]
-        while todo:
-            for nxt in graph[todo.pop()] - seen:
-                seen.add(nxt)
-                todo.append(nxt)
-        return seen
-
-    cycles = sorted(module for module in graph if module in reachable(module))
-    assert cycles == []

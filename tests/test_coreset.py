@@ -1,6 +1,8 @@
 """Coreset constructors: the shared contract, each method's defining property, and the
 posterior quality on the papers' data sets against the reference implementation's numbers."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.special import expit
@@ -382,7 +384,7 @@ def test_dask_negative_binomial_estimates_alpha_on_the_first_chunk():
     coreset = GIGACoreset(M=30, projection_dim=50, model="negative_binomial", random_state=0)
     coreset.fit(da.from_array(X, chunks=(1000, 2)), da.from_array(y, chunks=1000))
     assert 0.3 < coreset.family_.alpha < 0.8 and len(coreset.sample_indices_) <= 30
-    with pytest.raises(ValueError, match="Negative binomial targets are counts"):
+    with pytest.raises(ValueError, match="Negative binomial targets are non-negative"):
         coreset.fit(da.from_array(X, chunks=(1000, 2)), da.from_array(-y, chunks=1000))
 
 
@@ -408,3 +410,22 @@ def test_poisson_coresets_of_rates_weighted_by_exposure():
         assert UniformCoreset(M=40).fit(X, y / e).model_ == "gaussian"
     with pytest.raises(ValueError, match="Poisson targets are non-negative"):
         UniformCoreset(M=40, model="poisson").fit(X, -y / e)
+
+
+@pytest.mark.parametrize("coreset", [
+    UniformCoreset(M=1000), SensitivityCoreset(M=1000), GIGACoreset(M=1000),
+    FrankWolfeCoreset(M=1000), SparseVICoreset(M=1000, n_iter_opt=2, n_draws=20),
+    QuasiNewtonCoreset(M=1000, max_iter=2, n_draws=20),
+    StreamingCoreset(UniformCoreset(M=1000), block_size=100)],
+    ids=lambda coreset: type(coreset).__name__)
+def test_a_budget_of_all_rows_warns_with_the_numbers(coreset):
+    X, y = logistic_data(300, [1.0, -1.0], seed=3)
+    with pytest.warns(UserWarning, match="M=1000 is at least the 300 rows"):
+        coreset.set_params(random_state=0).fit(X, y)
+
+
+def test_a_budget_below_the_rows_does_not_warn_of_them():
+    X, y = logistic_data(300, [1.0, -1.0], seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        UniformCoreset(M=299, random_state=0).fit(X, y)

@@ -10,24 +10,6 @@ from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegre
                        FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
                        SparseVICoreset, StreamingCoreset, UniformCoreset)
 
-# scikit-learn's regressor checks draw continuous targets; the negative binomial model rejects
-# non-integer counts by design (ValueError: unlike the Poisson likelihood, its likelihood of
-# rates y / e weighted by e is not that of the counts over the exposure e), so these checks
-# cannot pass on the estimator itself. They run below on a subclass that rounds the checks'
-# targets to counts. BayesianPoissonRegression accepts non-negative real targets and runs
-# every check as it is.
-_CONTINUOUS_TARGET_CHECKS = [
-    "check_n_features_in",
-    "check_n_features_in_after_fitting",
-    "check_regressors_train",
-    "check_regressor_data_not_an_array",
-    "check_regressors_no_decision_function",
-    "check_fit_idempotent",
-    "check_fit_check_is_fitted",
-]
-_COUNT_REASON = ("the check fits on continuous targets; negative binomial counts must be "
-                 "integers (covered by NegativeBinomialOnRoundedTargets)")
-
 # A coreset's fit_transform hands on the weighted coreset rows (how a Pipeline's fit passes
 # the coreset to the next step), while transform after fit returns its input (predictions and
 # scores see every row), so the checks that compare fit_transform with fit().transform()
@@ -45,17 +27,6 @@ def _binary_numeric_target(y):
         return y  # let fit reject it
     y = np.asarray(y)
     return (y != y.min()).astype(int) if len(np.unique(y)) > 2 else y
-
-
-class NegativeBinomialOnRoundedTargets(BayesianNegativeBinomialRegression):
-    """Test-only: rounds |y| to counts so the continuous-target checks exercise the rest."""
-
-    def _encode_target(self, y, classes=None):
-        if np.asarray(y).dtype.kind in "iuf":  # others: let the estimator reject them
-            y = np.round(np.abs(y))
-        return super()._encode_target(y)
-
-    _encode_more = _encode_target
 
 
 class ProbitCoresetOnBinaryTargets(QuasiNewtonCoreset):
@@ -101,8 +72,6 @@ def _expected_failed_checks(estimator):
         expected["check_sample_weight_equivalence_on_dense_data"] = _SKLEARN_16_BINARY_REASON
     if expected:
         return expected
-    if type(estimator) is BayesianNegativeBinomialRegression:
-        return {name: _COUNT_REASON for name in _CONTINUOUS_TARGET_CHECKS}
     if hasattr(estimator, "fit_coreset"):
         return {name: _CORESET_REASON for name in _FIT_TRANSFORM_CHECKS}
     return {}
@@ -123,10 +92,9 @@ ESTIMATORS = [
     BayesianPoissonRegression(method="kl_proximal"),
     BayesianPoissonRegression(method="mcmc", n_draws=20, n_burnin=20, n_chains=2, random_state=0),
     BayesianNegativeBinomialRegression(),
-    NegativeBinomialOnRoundedTargets(),
-    NegativeBinomialOnRoundedTargets(alpha=0.5, method="kl_proximal"),
-    NegativeBinomialOnRoundedTargets(method="mcmc", n_draws=20, n_burnin=20, n_chains=2,
-                                     random_state=0),
+    BayesianNegativeBinomialRegression(alpha=0.5, method="kl_proximal"),
+    BayesianNegativeBinomialRegression(method="mcmc", n_draws=20, n_burnin=20, n_chains=2,
+                                       random_state=0),
     UniformCoreset(M=10),
     SensitivityOnBinaryTargets(M=10),
     GIGACoreset(M=10, projection_dim=50),

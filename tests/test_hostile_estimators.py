@@ -235,7 +235,7 @@ def test_exposure_given_to_fit_but_not_to_score_warns():
     exposure = rng.uniform(0.1, 10.0, 300)
     y = rng.poisson(exposure * np.exp(X @ [0.5, -0.3]))
     grid = {"prior_scale": [1.0, 10.0]}
-    with pytest.warns(UserWarning, match="fitted with exposure but is scored without"):
+    with pytest.warns(UserWarning, match="fitted with exposure or offset but is scored without"):
         GridSearchCV(BayesianPoissonRegression(), grid, cv=3).fit(X, y, exposure=exposure)
     with sklearn.config_context(enable_metadata_routing=True):
         est = (BayesianPoissonRegression().set_fit_request(exposure=True)

@@ -8,57 +8,23 @@ object must be exactly what it was before (same pickled state, same predictions)
 re-sending the block gives the result of an uninterrupted stream.
 """
 
-import contextlib
 import copy
-import io
-import sys
 import warnings
 
 import joblib
 import numpy as np
 import pytest
-import sklearn
 from sklearn.base import clone
 
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
                        BayesianPoissonRegression, FrankWolfeCoreset, GIGACoreset,
                        QuasiNewtonCoreset, SensitivityCoreset, SparseVICoreset,
                        StreamingCoreset, UniformCoreset)
+from skcoreset._testing import Interrupt
 from skcoreset.multiclass import BayesianOneVsRestClassifier
 from skcoreset.pipeline import Pipeline
 
 _MCMC = dict(n_draws=20, n_burnin=4, thin=1, random_state=0)
-
-
-class _Interrupt:
-    """Count Python function calls made while active; raise ``KeyboardInterrupt`` at call
-    number ``at`` (never when ``at`` is None)."""
-
-    def __init__(self, at=None):
-        self.at, self.calls = at, 0
-
-    def _trace(self, frame, event, arg):
-        if event == "call" and frame.f_code is not _Interrupt.__exit__.__code__:
-            self.calls += 1
-            if self.calls == self.at:
-                raise KeyboardInterrupt(f"interrupted at call {self.at}")
-        return None
-
-    def __enter__(self):
-        # emcee prints the traceback of an exception raised in the log-probability
-        self._quiet = contextlib.redirect_stdout(io.StringIO())
-        self._quiet.__enter__()
-        self._config = sklearn.get_config()
-        sys.settrace(self._trace)
-        return self
-
-    def __exit__(self, *exc):
-        sys.settrace(None)
-        # an interrupt inside scikit-learn's config_context can leave its global settings
-        # (e.g. skip_parameter_validation) changed: they are not the estimator's state
-        sklearn.set_config(**self._config)
-        self._quiet.__exit__(*exc)
-        return False
 
 
 def _data(n, d, seed, counts=False):
@@ -74,7 +40,7 @@ def _interrupt_points(obj, method, *args, n_points=6):
     ``obj``), from its first call to its last."""
     getattr(copy.deepcopy(obj), method)(*args)  # first calls fill caches: count a warm run
     run = getattr(copy.deepcopy(obj), method)
-    with _Interrupt() as counter:
+    with Interrupt() as counter:
         run(*args)
     return np.unique(np.linspace(1, counter.calls, n_points).astype(int)).tolist()
 
@@ -128,7 +94,7 @@ def test_an_interrupted_refit_leaves_the_previous_fit(name):
             for at in points:
                 obj = copy.deepcopy(original)
                 try:
-                    with _Interrupt(at):
+                    with Interrupt(at):
                         obj.fit(X_new, y_new)
                     continue  # call counts may differ slightly from the counted run
                 except KeyboardInterrupt:
@@ -161,7 +127,7 @@ def test_an_interrupted_partial_fit_adds_its_block_completely_or_not_at_all(make
         for at in points[:-1]:
             stream = copy.deepcopy(started)
             with pytest.raises(KeyboardInterrupt):
-                with _Interrupt(at):
+                with Interrupt(at):
                     stream.partial_fit(X[40:80], y[40:80])
             assert _state(stream) == _state(started), at
             for rows in blocks[1:]:  # re-send the interrupted block, then the next

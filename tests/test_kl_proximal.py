@@ -6,7 +6,6 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import optimize
 from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import scale
@@ -15,6 +14,7 @@ from threadpoolctl import threadpool_limits
 from skcoreset.families import GaussianFamily, LogisticFamily, PoissonFamily
 from skcoreset._inference._common import prior_precision
 from skcoreset._inference.kl_proximal import kl_proximal
+from skcoreset._testing import direct_vi
 
 from .conftest import conjugate_linear_regression, logistic_data, poisson_data
 
@@ -51,39 +51,6 @@ def _fit(X, y, family, w=None, prior_scale=1.0, intercept_prior_scale=10.0, **kw
                        **kwargs)
 
 
-def _direct_vi(X, y, family, w, prior, mean_field=False):
-    """Maximise the weighted ELBO by L-BFGS over the mean and a Cholesky factor of V.
-
-    Uses ``family.expected_loglik`` (the same quadrature) and analytic gradients:
-    ``d v~_n / d L = 2 a_n a_n^T L`` and ``d KL / d L = P L - diag(1 / L_ii)``.
-    """
-    A = np.column_stack([X, np.ones(len(X))])
-    p = A.shape[1]
-    idx = np.diag_indices(p) if mean_field else np.tril_indices(p)
-
-    def unpack(z):
-        L = np.zeros((p, p))
-        L[idx] = z[p:]
-        return z[:p], L
-
-    def neg_elbo(z):
-        m, L = unpack(z)
-        B = A @ L
-        f, grad_m, grad_v = family.expected_loglik(y, A @ m, np.sum(B**2, axis=1))
-        diag = np.diag(L)
-        kl = 0.5 * (np.sum(prior * np.sum(L**2, axis=1)) + prior @ m**2 - p
-                    - np.sum(np.log(prior)) - 2 * np.sum(np.log(np.abs(diag))))
-        g_m = A.T @ (w * grad_m) - prior * m
-        g_L = 2 * A.T @ ((w * grad_v)[:, None] * B) - prior[:, None] * L + np.diag(1 / diag)
-        return kl - w @ f, -np.concatenate([g_m, g_L[idx]])
-
-    z0 = np.concatenate([np.zeros(p), np.diag(prior**-0.5)[idx]])
-    res = optimize.minimize(neg_elbo, z0, jac=True, method="L-BFGS-B",
-                            options=dict(maxiter=10_000, maxcor=50, ftol=1e-16, gtol=1e-12))
-    m, L = unpack(res.x)
-    return m, L @ L.T, -res.fun
-
-
 # (poisson-log from the prior: see test_hopeless_start_warns_instead_of_diverging)
 @pytest.mark.parametrize("name,init", [
     ("logistic", "laplace"), ("poisson-log", "laplace"), ("poisson-softplus", "laplace"),
@@ -108,11 +75,11 @@ def test_matches_direct_full_covariance_vi_and_beats_mean_field(name):
     w = np.random.default_rng(2).uniform(0.5, 2.0, len(y))
     prior = prior_precision(3, prior_scale=1.5, intercept_prior_scale=5.0, fit_intercept=True)
     result = kl_proximal(X, y, family, sample_weight=w, prior_prec=prior, fit_intercept=True)
-    m, V, elbo = _direct_vi(X, y, family, w, prior)
+    m, V, elbo = direct_vi(X, y, family, w, prior)
     np.testing.assert_allclose(result.posterior.mean, m, rtol=1e-4)
     np.testing.assert_allclose(result.posterior.cov, V, rtol=1e-3)
     assert abs(result.elbo - elbo) < 1e-8 * abs(elbo)
-    _, _, elbo_mf = _direct_vi(X, y, family, w, prior, mean_field=True)
+    _, _, elbo_mf = direct_vi(X, y, family, w, prior, mean_field=True)
     assert result.elbo > elbo_mf + 1e-3
 
 

@@ -14,8 +14,9 @@ from skcoreset import _progress
 from skcoreset.families import LogisticFamily, PoissonFamily
 from skcoreset._inference import prior_precision
 from skcoreset._inference.diagnostics import bulk_effective_sample_size, rank_r_hat
-from skcoreset._inference.mcmc import (MCMCDiagnosticWarning, _diagnose, default_n_walkers,
-                                       log_probability, mcmc, sample_predictive_moments)
+from skcoreset._inference.mcmc import (_diagnose, default_n_walkers, log_probability, mcmc,
+                                       sample_predictive_moments)
+from skcoreset.exceptions import MCMCDiagnosticWarning
 from skcoreset._posterior import GaussianPosterior, SamplePosterior
 from sklearn.exceptions import ConvergenceWarning
 

@@ -13,6 +13,7 @@ from sklearn.preprocessing import StandardScaler
 from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression, GaussianPosterior,
                        GIGACoreset, StreamingCoreset, UniformCoreset)
 from skcoreset import metrics
+from skcoreset.metrics import _evaluation, _mmd
 from skcoreset.coreset import BaseCoreset
 from skcoreset.datasets import make_logistic_regression, make_poisson_regression
 from skcoreset.families import GaussianFamily, PoissonFamily
@@ -151,7 +152,7 @@ def test_mmd_matches_double_loop(degree, coef0, unbiased):
     got = polynomial_mmd(A, B, degree=degree, coef0=coef0, unbiased=unbiased)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
     # both internal routes, whichever the public function picked
-    for route in (metrics._mmd2_gram, metrics._mmd2_features):
+    for route in (_mmd._mmd2_gram, _mmd._mmd2_features):
         mmd2, k_aa, k_bb = route(A, B, degree, coef0)
         np.testing.assert_allclose(mmd2, _mmd2_loops(A, B, degree, coef0, False), rtol=1e-10,
                                    atol=1e-12)
@@ -162,15 +163,15 @@ def test_mmd_matches_double_loop(degree, coef0, unbiased):
 def test_mmd_routes_and_blocks_agree(monkeypatch):
     rng = np.random.default_rng(1)
     A, B = rng.normal(size=(300, 4)), rng.normal(size=(200, 4)) * 1.2
-    assert metrics._use_features(500, 4, 3)
-    assert not metrics._use_features(50, 40, 3)
-    gram = metrics._mmd2_gram(A, B, 3, 0.2)
-    features = metrics._mmd2_features(A, B, 3, 0.2)
+    assert _mmd._use_features(500, 4, 3)
+    assert not _mmd._use_features(50, 40, 3)
+    gram = _mmd._mmd2_gram(A, B, 3, 0.2)
+    features = _mmd._mmd2_features(A, B, 3, 0.2)
     np.testing.assert_allclose(gram, features, rtol=1e-9)
     # tiny blocks: many row batches give the same sums
-    monkeypatch.setattr(metrics, "_BLOCK_ELEMENTS", 1000)
-    np.testing.assert_allclose(metrics._mmd2_gram(A, B, 3, 0.2), gram, rtol=1e-12)
-    np.testing.assert_allclose(metrics._mmd2_features(A, B, 3, 0.2), features, rtol=1e-12)
+    monkeypatch.setattr(_mmd, "_BLOCK_ELEMENTS", 1000)
+    np.testing.assert_allclose(_mmd._mmd2_gram(A, B, 3, 0.2), gram, rtol=1e-12)
+    np.testing.assert_allclose(_mmd._mmd2_features(A, B, 3, 0.2), features, rtol=1e-12)
     # high dimension, few samples: the public function takes the Gram route
     A, B = rng.normal(size=(6, 40)), rng.normal(size=(5, 40))
     np.testing.assert_allclose(polynomial_mmd(A, B), _mmd2_loops(A, B, 3, 0.2, False),
@@ -268,7 +269,7 @@ def test_loglik_error_without_intercept_and_chunked(monkeypatch, coreset):
     for s, theta in enumerate(thetas):
         loglik = log_expit((2 * y - 1) * (X @ theta))
         assert err[s] == pytest.approx(_direct_error(loglik, np.ones(400), indices, weights))
-    monkeypatch.setattr(metrics, "_BLOCK_ELEMENTS", 50)  # row blocks of 8
+    monkeypatch.setattr(_evaluation, "_BLOCK_ELEMENTS", 50)  # row blocks of 8
     chunked = loglik_relative_error(X, y, indices, weights, thetas, fit_intercept=False)
     np.testing.assert_allclose(chunked, err, rtol=1e-12)
 

@@ -137,3 +137,50 @@ def test_logistic_regression_points_multiclass_users_to_the_wrapper():
     X, y = _three_classes(n=60)
     with pytest.raises(ValueError, match="skcoreset.multiclass.BayesianOneVsRestClassifier"):
         BayesianLogisticRegression().fit(X, y)
+
+
+def test_exported_at_top_level():
+    import skcoreset
+
+    assert skcoreset.BayesianOneVsRestClassifier is BayesianOneVsRestClassifier
+    assert "BayesianOneVsRestClassifier" in skcoreset.__all__
+
+
+def test_summary_is_each_class_models_table():
+    pytest.importorskip("pandas")
+    X, y = _three_classes()
+    clf = BayesianOneVsRestClassifier().fit(X, y)
+    table = clf.summary(level=0.9)
+    assert list(table.index.get_level_values("class").unique()) == list(clf.classes_)
+    for label, est in zip(clf.classes_, clf.estimators_):
+        np.testing.assert_array_equal(table.loc[label, "mean"].values, est.posterior_.mean)
+        np.testing.assert_array_equal(table.loc[label, "lower"].values,
+                                      est.credible_interval(0.9)[0])
+
+
+def test_sample_y_frequencies_are_predict_proba():
+    """Labels drawn per posterior draw from the normalised probabilities: their frequencies
+    estimate predict_proba's mean, up to the Monte Carlo error of both."""
+    X, y = _three_classes()
+    clf = BayesianOneVsRestClassifier(n_draws=4000, random_state=0).fit(X, y)
+    draws = clf.sample_y(X[:5], n_draws=20_000, random_state=1)
+    assert draws.shape == (20_000, 5) and set(np.unique(draws)) <= set(clf.classes_)
+    frequency = np.stack([(draws == label).mean(axis=0) for label in clf.classes_], axis=1)
+    np.testing.assert_allclose(frequency, clf.predict_proba(X[:5]), atol=0.02)
+    two = BayesianOneVsRestClassifier().fit(X, np.where(y == y[0], "a", "b"))
+    assert set(np.unique(two.sample_y(X[:5], n_draws=50, random_state=0))) <= {"a", "b"}
+    with pytest.raises(ValueError, match="n_draws must be a positive integer"):
+        clf.sample_y(X, n_draws=0)
+
+
+def test_to_arviz_per_class_has_each_models_log_likelihood():
+    pytest.importorskip("arviz")
+    X, y = _three_classes(n=300)
+    clf = BayesianOneVsRestClassifier().fit(X, y)
+    data = clf.to_arviz(X[:40], y[:40], n_draws=50, random_state=0)
+    assert list(data) == list(clf.classes_)
+    for label, est in zip(clf.classes_, clf.estimators_):
+        np.testing.assert_array_equal(data[label].observed_data["y"].values,
+                                      (y[:40] == label).astype(int))
+        assert data[label].log_likelihood["y"].shape == (4, 50, 40)
+    assert set(clf.to_arviz(n_draws=20)) == set(clf.classes_)  # the training rows

@@ -1,4 +1,4 @@
-"""The damped Newton solver (skcoreset._newton) against closed forms and scipy."""
+"""The damped Newton solver (skcoreset._inference._newton) against closed forms and scipy."""
 
 import numpy as np
 import pytest
@@ -6,8 +6,9 @@ from scipy import optimize
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
-from skcoreset._newton import (NewtonObjective, newton_maximise, rounding_slack,
-                               shift_to_definite, warn_not_converged)
+from skcoreset._inference._newton import (NewtonObjective, newton_maximise, rounding_slack,
+                                          warn_not_converged)
+from skcoreset._linalg import shift_to_definite
 
 
 class Quadratic(NewtonObjective):

@@ -599,13 +599,13 @@ def test_stream_chooses_the_polynomial_of_all_its_rows():
     polynomials = []
     for rows in np.array_split(np.arange(20_000), 10):
         stream.partial_fit(X[rows], y[rows], classes=[0, 1])
-        polynomials.append(stream._pass_statistics.coef)
+        polynomials.append(stream._pass_stream.statistics.coef)
     sd = BayesianLogisticRegression().fit(X, y).posterior_.std
     assert np.max(np.abs(stream.posterior_.mean - fit.posterior_.mean) / sd) < 0.02
-    np.testing.assert_allclose(polynomials[-1], fit._pass_statistics.coef, rtol=1e-3)
+    np.testing.assert_allclose(polynomials[-1], fit._pass_stream.statistics.coef, rtol=1e-3)
     assert not np.allclose(polynomials[0], polynomials[-1], rtol=1e-3)
     # the statistics are those of fit: the same rows, summed once
-    _assert_stats_equal(stream._pass_statistics, fit._pass_statistics)
+    _assert_stats_equal(stream._pass_stream.statistics, fit._pass_stream.statistics)
 
 
 def test_held_out_estimate_and_its_standard_error_bound_the_actual_error():

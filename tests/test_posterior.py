@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from skcoreset import GaussianPosterior
-from skcoreset._posterior import gaussian_kl_cholesky
+from skcoreset._linalg import gaussian_kl_cholesky
 
 
 def _random_spd(rng, p):

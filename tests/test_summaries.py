@@ -186,13 +186,49 @@ def test_summary_table_of_a_gaussian_posterior():
     assert list(plain.index) == ["x0", "x1"]
 
 
+@pytest.mark.parametrize("method, measure, attribute", [
+    ("laplace", "Log evidence", "log_evidence_"), ("kl_proximal", "ELBO", "elbo_"),
+    ("pass_glm", "Log evidence", "log_evidence_")])
+def test_summary_header_says_what_was_fitted(method, measure, attribute):
+    pytest.importorskip("pandas")
+    X, y = _count_data()
+    reg = BayesianPoissonRegression(method=method).fit(X, y)
+    header = reg.summary().attrs["header"]
+    assert header["Estimator"] == "BayesianPoissonRegression"
+    assert header["Model"] == "poisson (log link)"
+    assert header["Method"] == method
+    assert header["Rows"] == "400" and "Total weight" not in header
+    assert header["Parameters"] == "3"
+    assert float(header[measure]) == pytest.approx(getattr(reg, attribute), rel=1e-5)
+    assert header["Converged"] == f"yes ({reg.n_iter_} iterations)"
+    text = repr(reg.summary())
+    assert text.index("Log evidence" if measure != "ELBO" else "ELBO") < text.index("intercept")
+    # weighted rows: their total weight too; a derived table prints plainly
+    weighted = BayesianPoissonRegression(method=method).fit(X, y, sample_weight=np.full(400, 2.5))
+    assert weighted.summary().attrs["header"]["Total weight"] == "1000"
+    assert "Rows" not in repr(weighted.summary()[["mean"]])
+
+
+def test_summary_header_of_mcmc_has_its_diagnostics():
+    pytest.importorskip("pandas")
+    X, y = _binary_data()
+    clf = BayesianLogisticRegression(method="mcmc", n_draws=200, random_state=0).fit(X, y)
+    header = clf.summary().attrs["header"]
+    assert header["Method"] == "mcmc (nuts)"
+    assert header["Max R-hat"] == f"{clf.r_hat_.max():.4f}"
+    assert header["Min ESS"] == f"{clf.effective_sample_size_.min():.0f}"
+    assert header["Divergences"] == str(clf.n_divergences_)
+    assert header["Draws"] == f"{len(clf.posterior_samples_):,}"
+
+
 def test_summary_without_pandas_is_a_dict_of_arrays(monkeypatch):
     X, y = _binary_data()
     clf = BayesianLogisticRegression().fit(X, y)
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas raises ImportError
     table = clf.summary()
-    assert list(table) == ["parameter", "mean", "sd", "lower", "upper"]
+    assert list(table) == ["parameter", "mean", "sd", "lower", "upper", "header"]
     assert list(table["parameter"]) == ["x0", "x1", "intercept"]
+    assert table["header"]["Rows"] == f"{len(y):,}"
     np.testing.assert_allclose(table["mean"], clf.posterior_.mean)
     np.testing.assert_allclose(table["lower"], clf.credible_interval()[0])
 
@@ -223,6 +259,7 @@ def test_mcmc_diagnostics_are_fitted_attributes_and_summary_columns(Estimator):
     assert isinstance(table, pd.DataFrame)
     assert list(table.columns) == ["mean", "sd", "lower", "upper", "ess", "r_hat",
                                    "acceptance", "divergences", "tree_depth"]
+    table = table.iloc[:len(est.r_hat_)]  # the rows of theta (not the overdispersion's)
     np.testing.assert_allclose(table["ess"], est.effective_sample_size_)
     np.testing.assert_allclose(table["r_hat"], est.r_hat_)
     np.testing.assert_allclose(table["acceptance"], est.acceptance_fraction_)
@@ -375,14 +412,3 @@ def test_to_arviz_nuts_chains_and_sample_stats_agree_with_arviz_diagnostics():
     exact = np.array([log_post.value(t) for t in theta])
     np.testing.assert_allclose(clf.sample_stats_["lp"][0, :5] - exact,
                                clf.sample_stats_["lp"][0, 0] - exact[0], atol=1e-8)
-
-
-def test_to_arviz_gaussian_posterior_is_one_chain_of_draws():
-    pytest.importorskip("arviz")
-    X, y = _binary_data()
-    clf = BayesianLogisticRegression(fit_intercept=False).fit(X, y)
-    data = clf.to_arviz(n_draws=500, random_state=0)
-    assert data.posterior["coef"].shape == (1, 500, 2)
-    assert "intercept" not in data.posterior
-    np.testing.assert_array_equal(data.posterior["coef"].values[0],
-                                  clf.posterior_.sample(500, random_state=0))

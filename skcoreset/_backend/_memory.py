@@ -28,12 +28,16 @@ class InMemoryRows:
     y : ndarray of shape (n,)
         Encoded targets (``±1`` for the logistic model).
     sample_weight : ndarray of shape (n,)
+    offset : ndarray of shape (n,), default=None
+        A known term of each row's linear predictor (the log exposure of counts), read by
+        the inference functions.
     """
 
     chunked = False
 
-    def __init__(self, X, y, sample_weight):
+    def __init__(self, X, y, sample_weight, offset=None):
         self.X, self.y, self.sample_weight = X, y, sample_weight
+        self.offset = offset
 
     @property
     def n(self):
@@ -69,7 +73,7 @@ class InMemoryRows:
 
     def scaled(self, factor):
         """The same rows with their weights multiplied by ``factor``."""
-        return InMemoryRows(self.X, self.y, self.sample_weight * factor)
+        return InMemoryRows(self.X, self.y, self.sample_weight * factor, self.offset)
 
     def take(self, indices, weights):
         """The given rows as a :class:`Part` with the given weights."""

@@ -10,6 +10,7 @@ from scipy.sparse import issparse
 from .._backend import DaskRows, InMemoryRows, float_rows
 from .._design import (add_scaled_gram, block_rows, linear_predictor, n_params, rmatvec,
                        sparse_block_rows, split_theta, weighted_gram)
+from .._linalg import cholesky_logdet
 
 
 def prior_precision(n_features, *, prior_scale, intercept_prior_scale, fit_intercept):
@@ -69,15 +70,19 @@ class LogPosterior:
     prior_prec : ndarray of shape (p,)
         Diagonal prior precision.
     fit_intercept : bool
+    offset : ndarray of shape (n,), default=None
+        A known term added to each row's linear predictor, ``eta_n = a_n . theta + o_n``
+        (the log exposure of counts).
     """
 
-    def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept):
+    def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept, offset=None):
         self.X = X
         self.y = y
         self.family = family
         self.sample_weight = sample_weight
         self.prior_prec = prior_prec
         self.fit_intercept = fit_intercept
+        self.offset = offset
 
     @property
     def n_rows(self):
@@ -103,10 +108,14 @@ class LogPosterior:
         X = float_rows(self.X[rows]) if issparse(self.X) else np.ascontiguousarray(self.X[rows])
         return LogPosterior(X, self.y[rows], self.family,
                             weight * (self.total_weight / total), self.prior_prec,
-                            self.fit_intercept)
+                            self.fit_intercept,
+                            None if self.offset is None else self.offset[rows])
 
     def eta(self, theta):
-        return linear_predictor(self.X, theta, self.fit_intercept)
+        eta = linear_predictor(self.X, theta, self.fit_intercept)
+        if self.offset is None:
+            return eta
+        return eta + (self.offset if eta.ndim == 1 else self.offset[:, None])
 
     def loglik(self, theta, eta=None):
         """Weighted log-likelihood; theta (p,) -> float, theta (S, p) -> (S,)."""
@@ -161,6 +170,8 @@ class LogPosterior:
             else:
                 np.dot(X, coef, out=eta_b)
             eta_b += intercept
+            if self.offset is not None:
+                eta_b += self.offset[rows]
             y, w = self.y[rows], self.sample_weight[rows]
             terms = self.family.loglik_and_derivatives(y, eta_b,
                                                        second=neg_hessian is not None)
@@ -365,7 +376,8 @@ def log_posterior_of(rows, family, prior_prec, fit_intercept):
     rows on a cluster (:class:`~skcoreset._backend.DaskRows`)."""
     if isinstance(rows, DaskRows):
         return ChunkedLogPosterior(rows, family, prior_prec, fit_intercept)
-    return LogPosterior(rows.X, rows.y, family, rows.sample_weight, prior_prec, fit_intercept)
+    return LogPosterior(rows.X, rows.y, family, rows.sample_weight, prior_prec, fit_intercept,
+                        rows.offset)
 
 
 def prior_log_normaliser(prior_prec):
@@ -383,7 +395,7 @@ def laplace_log_evidence(log_post, theta, eta, posterior, value=None):
     """
     if value is None:
         value = log_post.value(theta, eta)
-    logdet_cov = 2.0 * np.sum(np.log(np.diag(posterior.cov_cholesky)))
+    logdet_cov = cholesky_logdet(posterior.cov_cholesky)
     p = len(theta)
     return (value + log_post.log_prior_normaliser()
             + 0.5 * p * np.log(2 * np.pi) + 0.5 * logdet_cov)

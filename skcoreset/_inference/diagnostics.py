@@ -15,16 +15,8 @@ from emcee.autocorr import integrated_time
 from scipy import fft
 from scipy.special import ndtri
 from scipy.stats import rankdata
-from sklearn.exceptions import ConvergenceWarning
 
-
-class MCMCDiagnosticWarning(ConvergenceWarning):
-    """The MCMC run looks unreliable: a chain too short for the draws asked for, chains
-    that disagree, divergent transitions or an odd acceptance fraction.
-
-    A subclass of :class:`sklearn.exceptions.ConvergenceWarning` (hence of ``UserWarning``),
-    so the usual scikit-learn warning filters apply.
-    """
+from ..exceptions import MCMCDiagnosticWarning  # noqa: F401 (its former home)
 
 
 def _as_chain(chain):

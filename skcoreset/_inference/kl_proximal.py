@@ -82,8 +82,9 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._backend import DaskRows, InMemoryRows, dense_rows
 from .._design import latent_variances, rmatvec, weighted_gram
-from .._newton import NewtonObjective, newton_maximise, rounding_slack
-from .._posterior import GaussianPosterior, _stable_cholesky
+from .._linalg import cholesky_logdet, stable_cholesky
+from .._posterior import GaussianPosterior
+from ._newton import NewtonObjective, newton_maximise, rounding_slack
 from ._common import InferenceResult, log_posterior_of
 from .laplace import LARGE_N, find_mode
 
@@ -130,12 +131,15 @@ def _slack(new, old):
     return rounding_slack(old.elbo) + new.elbo_error + old.elbo_error
 
 
-def _elbo_sums(family, mean, chol_inv, fit_intercept, variance_dtype, X, y, sample_weight):
+def _elbo_sums(family, mean, chol_inv, fit_intercept, variance_dtype, offset, X, y,
+               sample_weight):
     """What a primal step needs of some rows at ``N(mean, V)``, ``V = L^-T L^-1`` for
     ``chol_inv = L^-1``: their expected log-likelihood, the bound on its error from
     single-precision variances, ``A^T alpha`` and ``A^T diag(gamma) A`` (one task per chunk
     on a cluster)."""
     m_lat, v_lat = latent_variances(X, chol_inv, fit_intercept, variance_dtype, mean=mean)
+    if offset is not None:
+        m_lat += offset
     value, alpha, gamma = _linearised_terms(family, y, sample_weight, m_lat, v_lat)
     # a relative error e of v~_n moves sum_n w_n f_n by about -sum_n gamma_n v~_n e / 2
     error = (0.0 if variance_dtype == np.float64
@@ -160,13 +164,14 @@ class _PrimalPath:
     def evaluate(self, mean, precision):
         """ELBO and linearisation at ``N(mean, precision^-1)``."""
         p = len(mean)
-        chol = _stable_cholesky(precision)
+        chol = stable_cholesky(precision)
         # V = L^-T L^-1, so L^-T is a square-root factor of V and v~_n = ||L^-1 a_n||^2
         chol_inv = linalg.solve_triangular(chol, np.eye(p), lower=True)
         value, error, alpha_sum, gram = self.rows.sum(
-            _elbo_sums, self.family, mean, chol_inv, self.fit_intercept, self.variance_dtype)
+            _elbo_sums, self.family, mean, chol_inv, self.fit_intercept, self.variance_dtype,
+            getattr(self.rows, "offset", None))
         cov_diag = np.sum(chol_inv**2, axis=0)
-        logdet_prec = 2.0 * np.sum(np.log(np.diag(chol)))
+        logdet_prec = cholesky_logdet(chol)
         kl = 0.5 * (self.prior_prec @ cov_diag + self.prior_prec @ mean**2 - p
                     - np.sum(np.log(self.prior_prec)) + logdet_prec)
         params = dict(mean=mean, precision=precision, chol_inv=chol_inv, gram=gram,
@@ -203,7 +208,7 @@ class _PrimalPath:
         params = state.params
         precision = params["gram"] + np.diag(self.prior_prec)
         mean = params["mean"] + linalg.cho_solve(
-            (_stable_cholesky(precision), True), params["grad_m"])
+            (stable_cholesky(precision), True), params["grad_m"])
         return self.evaluate(mean, precision)
 
     def posterior(self, state):
@@ -226,8 +231,9 @@ class _DualPath:
     ``V = (P + A^T diag(gamma~) A)^-1``.
     """
 
-    def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept):
+    def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept, offset=None):
         self.y, self.family, self.w, self.prior_prec = y, family, sample_weight, prior_prec
+        self.offset = 0.0 if offset is None else offset  # added to every latent mean
         # for p > n the n x p design with its intercept column is no larger than X itself,
         # and smaller than the p x p covariance this path returns (a sparse X too)
         X = dense_rows(X)
@@ -248,13 +254,13 @@ class _DualPath:
         chol, s = self._factor(gamma_t)
         # A V A^T = Sigma~ - Sigma~ S K^-1 S Sigma~ (Woodbury), so v~ = diag(Sigma~) - ||R||^2
         R = linalg.solve_triangular(chol, s[:, None] * self.sigma, lower=True)
-        m_lat = -self.sigma @ a
+        m_lat = -self.sigma @ a + self.offset
         v_lat = np.diag(self.sigma) - np.sum(R**2, axis=0)
         value, alpha, gamma = _linearised_terms(self.family, self.y, self.w, m_lat, v_lat)
         # KL(q || prior) = (tr K^-1 - n + a^T Sigma~ a + log det K) / 2, all n x n
         chol_inv = linalg.solve_triangular(chol, np.eye(self.n), lower=True)
-        kl = 0.5 * (np.sum(chol_inv**2) - self.n - a @ m_lat
-                    + 2.0 * np.sum(np.log(np.diag(chol))))
+        kl = 0.5 * (np.sum(chol_inv**2) - self.n + a @ (self.sigma @ a)
+                    + cholesky_logdet(chol))
         return _State(value - kl, dict(a=a, gamma_t=gamma_t, chol=chol, s=s, R=R,
                                        alpha=alpha, gamma=gamma))
 
@@ -323,8 +329,9 @@ class _DualModeObjective(NewtonObjective):
 
     def value(self, u):
         path = self.path
-        eta = path.sigma @ u
-        return path.w @ path.family.loglik(path.y, eta) - 0.5 * u @ eta, eta
+        latent = path.sigma @ u  # a . theta, without the offsets
+        eta = latent + path.offset
+        return path.w @ path.family.loglik(path.y, eta) - 0.5 * u @ latent, eta
 
     def gradient(self, u, eta):
         return self.path.w * self.path.family.d1(self.path.y, eta) - u
@@ -374,7 +381,7 @@ def _ascent_step(path, state, step_beta, max_beta):
 
 def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10,
                 max_iter=500, beta=None, theta0=None, init="laplace", dual="auto",
-                newton_steps="auto", verbose=0):
+                newton_steps="auto", offset=None, verbose=0):
     """Gaussian variational posterior by KL proximal-gradient steps (Khan et al. 2015, eqs. 16-19).
 
     Maximises the weighted evidence lower bound
@@ -432,6 +439,8 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
         would lower the ELBO is replaced by a proximal one, as are all later steps.
         ``"auto"``: for ``n >= 50,000``, where each step costs several passes over X (the
         latent variances are then also computed in single precision).
+    offset : ndarray of shape (n,), default=None
+        A known term of each row's linear predictor (rows in memory only).
     verbose : int, default=0
         Print one line per iteration when positive.
 
@@ -461,10 +470,10 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
                          "use dual=False (or 'auto') for rows on a cluster.")
     large = n >= LARGE_N
     if use_dual:
-        path = _DualPath(X, y, family, sample_weight, prior_prec, fit_intercept)
+        path = _DualPath(X, y, family, sample_weight, prior_prec, fit_intercept, offset)
         newton = False
     else:
-        rows = X if chunked else InMemoryRows(X, y, sample_weight)
+        rows = X if chunked else InMemoryRows(X, y, sample_weight, offset)
         path = _PrimalPath(rows, family, prior_prec, fit_intercept, large)
         newton = newton and (large if newton_steps == "auto" else newton_steps)
 

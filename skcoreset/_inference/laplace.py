@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._backend import DaskRows, InMemoryRows
-from .._newton import NewtonObjective, newton_maximise, warn_not_converged
+from ._newton import NewtonObjective, newton_maximise, warn_not_converged
 from .._posterior import GaussianPosterior
 from ._common import InferenceResult, laplace_log_evidence, log_posterior_of
 
@@ -14,7 +14,7 @@ _STALE_HESSIAN_SCALE = 0.005
 
 
 class LogPosteriorObjective(NewtonObjective):
-    """A log posterior as a :class:`~skcoreset._newton.NewtonObjective`; the state is the
+    """A log posterior as a :class:`~skcoreset._inference._newton.NewtonObjective`; the state is the
     linear predictors.
 
     ``log_post`` is a :class:`LogPosterior`, a :class:`ChunkedLogPosterior` (rows on a
@@ -67,7 +67,7 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
 
     Stops when half the Newton decrement ``g^T H^-1 g / 2`` (the predicted gain of the next
     step, in units of log density) falls below ``tol``, or when the line search cannot
-    improve the objective beyond rounding error (:func:`~skcoreset._newton.newton_maximise`).
+    improve the objective beyond rounding error (:func:`._newton.newton_maximise`).
 
     Once the decrement is small compared with the total weight, the linear predictors move
     by much less than 1 per step and the Hessian hardly changes: the following steps reuse
@@ -85,10 +85,10 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
     new point (the exact one when the chord steps' rate predicts convergence there), it is
     computed in the same pass over X as the value and gradient. ``confirm=False`` (a warm
     start for a larger problem) skips the confirmation and returns the approximate Hessian
-    that steered the last step (:func:`~skcoreset._newton.newton_maximise`).
+    that steered the last step (:func:`._newton.newton_maximise`).
 
-    ``full_output=True`` returns the :class:`~skcoreset._newton.NewtonResult` instead (with
-    the log posterior at the mode). ``total_weight`` (the scale of the Hessian reuse) is by
+    ``full_output=True`` returns the :class:`._newton.NewtonResult` instead (with the log
+    posterior at the mode). ``total_weight`` (the scale of the Hessian reuse) is by
     default ``log_post.sample_weight.sum()``.
 
     Returns
@@ -129,8 +129,12 @@ def _initial_theta_of(log_post):
     n_params = len(log_post.prior_prec)
     if not log_post.fit_intercept:
         return np.zeros(n_params)
-    return initial_theta(np.array([log_post.mean_target()]), log_post.family, np.ones(1),
-                         n_params, True)
+    theta = initial_theta(np.array([log_post.mean_target()]), log_post.family, np.ones(1),
+                          n_params, True)
+    offset = getattr(log_post, "offset", None)
+    if offset is not None:  # the intercept that, with the offsets, fits the mean target
+        theta[-1] -= np.average(offset, weights=log_post.sample_weight)
+    return theta
 
 
 # From this many rows on, the large-N paths: a thinned start and single-precision Hessians
@@ -199,7 +203,7 @@ def find_mode(log_post, theta0=None, *, tol, max_iter, verbose=0):
 
 
 def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10,
-            max_iter=100, theta0=None, verbose=0):
+            max_iter=100, theta0=None, offset=None, verbose=0):
     """Laplace approximation of a weighted GLM posterior.
 
     Finds the mode ``theta*`` of ``sum_n w_n log p(y_n | a_n . theta) + log N(theta; 0, P^-1)``
@@ -230,6 +234,8 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     theta0 : ndarray of shape (p,), default=None
         Starting point (warm start); by default zero coefficients and the intercept at the
         link of the weighted mean target, refined for large N by :func:`thinned_start`.
+    offset : ndarray of shape (n,), default=None
+        A known term of each row's linear predictor (rows in memory only).
     verbose : int
         Print one line per Newton step when positive.
 
@@ -238,7 +244,7 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     InferenceResult
         With a :class:`GaussianPosterior` and the Laplace log evidence.
     """
-    rows = X if isinstance(X, DaskRows) else InMemoryRows(X, y, sample_weight)
+    rows = X if isinstance(X, DaskRows) else InMemoryRows(X, y, sample_weight, offset)
     log_post = log_posterior_of(rows, family, prior_prec, fit_intercept)
     result = find_mode(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
     if not result.converged:

@@ -20,11 +20,13 @@ from .._design import linear_predictor
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
 from ._common import InferenceResult, LogPosterior
-from .diagnostics import MCMCDiagnosticWarning, chain_diagnostics
+from ..exceptions import MCMCDiagnosticWarning
+from .diagnostics import chain_diagnostics
+from .dispersion import DispersionLogPosterior
 from .laplace import laplace
 from .nuts import DEFAULT_N_CHAINS, nuts
 
-# With the stretch scale of _stretch_scale the integrated autocorrelation time on a
+# With the stretch scale of stretch_scale the integrated autocorrelation time on a
 # p-dimensional Gaussian target is below 10 + 15 p steps (measured: 17, 27, 35, 64, 128 steps
 # for p = 1, 2, 3, 5, 10). Default runs last 50 such times, burn-in 10.
 _TAU_GUESS = (10, 15)
@@ -40,12 +42,12 @@ MAX_DEFAULT_EVALUATIONS = 1_000_000
 _PREDICT_CHUNK_ELEMENTS = 2**20  # rows x draws per block in sample_predictive_moments
 
 
-def log_probability(X, y, family, *, sample_weight, prior_prec, fit_intercept):
+def log_probability(X, y, family, *, sample_weight, prior_prec, fit_intercept, offset=None):
     """The vectorised unnormalised log posterior that :func:`mcmc` hands to emcee.
 
     Parameters
     ----------
-    X, y, family, sample_weight, prior_prec, fit_intercept
+    X, y, family, sample_weight, prior_prec, fit_intercept, offset
         As in :func:`mcmc`.
 
     Returns
@@ -55,7 +57,7 @@ def log_probability(X, y, family, *, sample_weight, prior_prec, fit_intercept):
         to a float): ``sum_n w_n log p(y_n | a_n . theta) - theta^T P theta / 2``. Weights
         multiply the log-likelihood, so an integer weight is the same as repeating the row.
     """
-    return LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept).value
+    return LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept, offset).value
 
 
 def _expected_autocorr_time(n_params):
@@ -63,7 +65,7 @@ def _expected_autocorr_time(n_params):
     return _TAU_GUESS[0] + _TAU_GUESS[1] * n_params
 
 
-def _stretch_scale(n_params):
+def stretch_scale(n_params):
     """Scale ``a`` of the stretch move: ``2 + 1 / p``.
 
     emcee's default ``a = 2`` accepts ~81% of the proposals in one dimension (above the
@@ -187,7 +189,8 @@ SAMPLERS = ("nuts", "ensemble")
 
 def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nuts",
          n_draws=4000, n_burnin=None, thin=None, n_walkers=None, n_chains=DEFAULT_N_CHAINS,
-         n_jobs=None, random_state=None, tol=1e-10, max_iter=100, verbose=0):
+         n_jobs=None, random_state=None, tol=1e-10, max_iter=100, offset=None,
+         sample_alpha=False, verbose=0):
     """Sample a weighted GLM posterior by MCMC.
 
     ``sampler="nuts"`` (the default) runs :func:`~skcoreset._inference.nuts.nuts`, the
@@ -197,19 +200,36 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nut
     posterior (one pass over the rows) and mixes in a few leapfrog steps per draw at any
     dimension, where the ensemble's autocorrelation time grows with it (about ``10 + 15 p``
     steps); ``n_walkers`` is read by the ensemble only, ``n_chains`` and ``n_jobs`` by NUTS
-    only. The other parameters are those of the two functions; the result records
-    ``extra["sampler"]``.
+    only. ``offset`` (a known term of each row's linear predictor) and the other parameters
+    are those of the two functions; the result records ``extra["sampler"]``.
+
+    ``sample_alpha=True`` (the negative binomial model, NUTS): ``log alpha`` is sampled
+    with the coefficients, as the last column of the draws
+    (:class:`~skcoreset._inference.dispersion.DispersionLogPosterior`), from ``family``'s
+    alpha and the Laplace fit of theta given it, whitened by their joint Laplace
+    approximation.
     """
     if sampler == "nuts":
+        target = None
+        if sample_alpha:
+            start = laplace(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
+                            fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                            offset=offset).posterior
+            joint = DispersionLogPosterior(X, y, family, sample_weight, prior_prec,
+                                           fit_intercept, offset)
+            target = (joint, *joint.joint_laplace(start.mean, start.precision,
+                                                  np.log(family.alpha)))
         result = nuts(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
                       fit_intercept=fit_intercept, n_draws=n_draws, n_burnin=n_burnin,
                       thin=thin, n_chains=n_chains, n_jobs=n_jobs, random_state=random_state,
-                      tol=tol, max_iter=max_iter, verbose=verbose)
+                      tol=tol, max_iter=max_iter, offset=offset, target=target,
+                      verbose=verbose)
+        result.extra["sample_alpha"] = target is not None
     elif sampler == "ensemble":
         result = ensemble(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
                           fit_intercept=fit_intercept, n_draws=n_draws, n_burnin=n_burnin,
                           thin=thin, n_walkers=n_walkers, random_state=random_state, tol=tol,
-                          max_iter=max_iter, verbose=verbose)
+                          max_iter=max_iter, offset=offset, verbose=verbose)
     else:
         raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}.")
     result.extra["sampler"] = sampler
@@ -218,7 +238,7 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nut
 
 def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000,
              n_burnin=None, thin=None, n_walkers=None, random_state=None, tol=1e-10,
-             max_iter=100, verbose=0):
+             max_iter=100, offset=None, verbose=0):
     """Sample a weighted GLM posterior with emcee's affine-invariant ensemble sampler.
 
     The target is ``sum_n w_n log p(y_n | a_n . theta) + log N(theta; 0, P^-1)``. The walkers
@@ -292,7 +312,7 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
     -----
     The move is emcee's stretch move (Goodman and Weare, 2010), affine invariant, so the
     sampler is insensitive to the scaling and correlation of the parameters; its scale is
-    ``2 + 1 / p`` rather than emcee's 2 (see ``_stretch_scale``). Each log-posterior call
+    ``2 + 1 / p`` rather than emcee's 2 (see ``stretch_scale``). Each log-posterior call
     evaluates the family on an ``(n, n_walkers / 2)`` block, so the memory of a step is a
     few times that of ``X`` when ``n_walkers ~ 4 p``. The stretch move mixes more slowly as
     ``p`` grows (acceptance ~0.3 and ~300 steps per autocorrelation time at ``p = 20``);
@@ -305,14 +325,15 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
     rng = check_random_state(random_state)
 
     start = laplace(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
-                    fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                    fit_intercept=fit_intercept, tol=tol, max_iter=max_iter, offset=offset,
                     verbose=max(int(verbose) - 1, 0))
     positions = _initial_positions(start.posterior, n_walkers, rng)
 
     log_prob = log_probability(X, y, family, sample_weight=sample_weight,
-                               prior_prec=prior_prec, fit_intercept=fit_intercept)
+                               prior_prec=prior_prec, fit_intercept=fit_intercept,
+                               offset=offset)
     sampler = emcee.EnsembleSampler(n_walkers, n_params, log_prob, vectorize=True,
-                                    moves=emcee.moves.StretchMove(a=_stretch_scale(n_params)))
+                                    moves=emcee.moves.StretchMove(a=stretch_scale(n_params)))
     # emcee otherwise copies numpy's global state; seed its generator from ours instead
     sampler.random_state = np.random.RandomState(
         rng.randint(np.iinfo(np.int32).max)).get_state()

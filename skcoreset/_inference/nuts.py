@@ -31,8 +31,9 @@ from sklearn.utils import check_random_state
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
 from ._common import InferenceResult, LogPosterior
-from .diagnostics import (MCMCDiagnosticWarning, bulk_effective_sample_size,
-                          folded_effective_sample_size, rank_r_hat)
+from ..exceptions import MCMCDiagnosticWarning
+from .diagnostics import (bulk_effective_sample_size, folded_effective_sample_size,
+                          rank_r_hat)
 from .laplace import laplace
 
 DEFAULT_N_CHAINS = 4
@@ -281,7 +282,7 @@ def _diagnose(n_draws, min_ess, max_r_hat, r_hat_ess, budget, every, thin, max_t
 
 def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000,
          n_burnin=None, thin=None, n_chains=DEFAULT_N_CHAINS, n_jobs=None, random_state=None,
-         tol=1e-10, max_iter=100, verbose=0):
+         tol=1e-10, max_iter=100, offset=None, target=None, verbose=0):
     """Sample a weighted GLM posterior with the No-U-Turn sampler, run to a target ESS.
 
     The target is ``sum_n w_n log p(y_n | a_n . theta) + log N(theta; 0, P^-1)``, in the
@@ -318,6 +319,14 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
         draws whatever ``n_jobs``.
     tol, max_iter : float, int
         Newton tolerance and iteration cap of the Laplace fit giving the metric.
+    offset : ndarray of shape (n,), default=None
+        A known term of each row's linear predictor.
+    target : tuple, default=None
+        ``(log_posterior, mean, chol)``: another target with the interface of
+        :meth:`LogPosterior.value_and_grad` and the Gaussian that whitens it (e.g. the
+        negative binomial model with ``log alpha`` as a parameter,
+        :class:`~skcoreset._inference.dispersion.DispersionLogPosterior`), instead of the
+        GLM posterior whitened by its Laplace fit.
     verbose : int, default=0
         When positive, print a line after the warm-up and after every round (draws per
         chain, smallest ESS, largest R-hat, elapsed time); at 2 or more also the Newton
@@ -352,13 +361,15 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
         if value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value}.")
     rng = check_random_state(random_state)
-    start = laplace(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
-                    fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
-                    verbose=max(int(verbose) - 1, 0))
-    target = WhitenedTarget(
-        LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept),
-        start.posterior.mean, start.posterior.cov_cholesky)
-    p = len(prior_prec)
+    start = None
+    if target is None:
+        start = laplace(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
+                        fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                        offset=offset, verbose=max(int(verbose) - 1, 0))
+        target = (LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept, offset),
+                  start.posterior.mean, start.posterior.cov_cholesky)
+    target = WhitenedTarget(*target)
+    p = len(target.mode)
     chains = [_Chain(position=rng.standard_normal(p),
                      rng=np.random.default_rng(rng.randint(np.iinfo(np.int32).max)))
               for _ in range(n_chains)]

@@ -11,18 +11,23 @@ import numpy as np
 
 from .._backend import float_rows
 from .._design import linear_predictor
+from .dispersion import estimate_dispersion
 from .laplace import laplace
 
 # Rows of the pilot fit (evenly spaced through the rows of positive weight).
 PILOT_ROWS = 10_000
 
 
-def resolve_family(family, X, y, sample_weight, *, prior_prec, fit_intercept):
+def resolve_family(family, X, y, sample_weight, *, prior_prec, fit_intercept, offset=None,
+                   return_dispersion=False):
     """``family`` with every parameter set to ``"auto"`` estimated from the given rows.
 
     The Laplace mode of ``family.pilot_family()`` on at most 10,000 rows of positive weight,
     evenly spaced, gives the means that ``family.resolve`` turns into its parameters; a
-    family with nothing to estimate is returned as it is.
+    family with nothing to estimate is returned as it is. A family whose overdispersion has
+    derivatives in ``log alpha`` (the negative binomial model) then refines that start to
+    the mode of the joint posterior on the same rows (:func:`estimate_dispersion`), which
+    also gives its uncertainty.
 
     Parameters
     ----------
@@ -34,17 +39,33 @@ def resolve_family(family, X, y, sample_weight, *, prior_prec, fit_intercept):
     prior_prec : ndarray of shape (n_params,)
         Diagonal prior precision of the pilot fit.
     fit_intercept : bool
+    offset : ndarray of shape (n_samples,), default=None
+        A known term of each row's linear predictor (the log exposure of counts).
+    return_dispersion : bool, default=False
+        Also return the :class:`~skcoreset._inference.dispersion.Dispersion` estimate
+        (None when there is none).
 
     Returns
     -------
     family : Family
+    dispersion : Dispersion or None
+        Only with ``return_dispersion=True``.
     """
     if not family.unresolved:
-        return family
+        return (family, None) if return_dispersion else family
     rows = np.flatnonzero(sample_weight > 0)
     rows = rows[::max(1, -(-len(rows) // PILOT_ROWS))]
     X, y, w = float_rows(X[rows]), y[rows], sample_weight[rows]
+    offset = None if offset is None else offset[rows]
     pilot = family.pilot_family()
     theta = laplace(X, y, pilot, sample_weight=w, prior_prec=prior_prec,
-                    fit_intercept=fit_intercept).posterior.mean
-    return family.resolve(y, pilot.mean(linear_predictor(X, theta, fit_intercept)), w)
+                    fit_intercept=fit_intercept, offset=offset).posterior.mean
+    eta = linear_predictor(X, theta, fit_intercept)
+    resolved = family.resolve(y, pilot.mean(eta if offset is None else eta + offset), w)
+    dispersion = None
+    if hasattr(resolved, "log_alpha_derivatives"):
+        dispersion = estimate_dispersion(resolved, X, y, w, prior_prec=prior_prec,
+                                         fit_intercept=fit_intercept, alpha0=resolved.alpha,
+                                         offset=offset)
+        resolved = resolved.with_alpha(dispersion.alpha)
+    return (resolved, dispersion) if return_dispersion else resolved

@@ -1,7 +1,6 @@
 """The contract shared by every coreset constructor: validation, the likelihood, the row
 storage it runs against, and the fitted coreset's ``transform``."""
 
-import inspect
 import warnings
 from abc import ABCMeta, abstractmethod
 from functools import partial
@@ -17,13 +16,13 @@ from scipy import sparse
 
 from .._backend import (DaskRows, InMemoryRows, dense_rows, float_rows, is_dask_collection,
                         take_rows, uniform_subset)
+from .._numbers import is_number
 from ..families import FAMILIES, Family, make_family
-from .._inference import resolve_family
-from .._inference._common import prior_precision
+from .._inference import prior_precision, resolve_family
 from .._docstrings import fill_doc
 from .._atomic import fit_context
 from .._sklearn_compat import Interval, StrOptions, _get_output_config, _num_samples
-from .._validation import ACCEPT_SPARSE, check_sample_weight
+from .._validation import ACCEPT_SPARSE, check_sample_weight, combined_exposure
 from ._merge_reduce import merge_reduce_chunks
 from ._subset import WeightedSubset, _attrs_array, weighted_subset
 
@@ -120,47 +119,20 @@ def resolve_model(model, y, *, first_block=False):
         "continuous values (gaussian). Set model explicitly.")
 
 
-def _check_plain_pipeline(coreset, max_depth=10):
-    """Refuse, with the fix, a coreset step of a plain sklearn Pipeline whose next step
-    cannot read the weighted subset (anything but a skcoreset estimator as final step).
+def is_training_data(coreset, X):
+    """Whether ``X`` is the data the fitted ``coreset`` was built from.
 
-    scikit-learn's Pipeline gives a step no handle on its neighbours, so the calling
-    Pipeline is found among the few frames above ``fit_transform``; when it is not found
-    (other callers, memory caching clones the step) nothing is checked, and the subset's
-    row count still makes a foreign estimator fail (see ``BaseCoreset._output_rows``).
+    A cheap recognition, for the metrics that compare a coreset with its data: the same
+    number of rows, and the coreset's rows in place at ``sample_indices_``.
     """
-    from sklearn.pipeline import Pipeline as SklearnPipeline
-
-    from ..linear_model import _BaseBayesianGLM
-    from ..pipeline import Pipeline as CoresetPipeline
-
-    frame = inspect.currentframe()
-    try:
-        for _ in range(max_depth):
-            frame = frame.f_back
-            owner = None if frame is None else frame.f_locals.get("self")
-            if frame is None or isinstance(owner, SklearnPipeline):
-                break
-    finally:
-        del frame
-    if not isinstance(owner, SklearnPipeline) or isinstance(owner, CoresetPipeline):
-        return
-    steps = [step for _, step in owner.steps if step is not None and not (
-        isinstance(step, str) and step == "passthrough")]
-    position = next((i for i, step in enumerate(steps) if step is coreset), None)
-    if position is None or position == len(steps) - 1:
-        return
-    following = steps[position + 1]
-    if position + 1 == len(steps) - 1 and isinstance(following, _BaseBayesianGLM):
-        return
-    raise ValueError(
-        f"{type(coreset).__name__} is a step of a plain "
-        f"{type(owner).__module__.split('.')[0]} {type(owner).__name__} followed by "
-        f"{type(following).__name__}, which cannot read the coreset's weights: it would get "
-        "the coreset rows with every target ('inconsistent numbers of samples') or fit "
-        "them unweighted. Use skcoreset.pipeline.Pipeline, which hands the coreset rows and "
-        "their weights to every later step. (A plain Pipeline works only when the coreset "
-        "step is followed directly by a skcoreset estimator as the final step.)")
+    if _num_samples(X) != coreset._n_samples_fit:
+        return False
+    rows, stored = float_rows(take_rows(X, coreset.sample_indices_)), coreset._coreset_rows
+    if rows.shape != stored.shape:
+        return False
+    if sparse.issparse(rows) or sparse.issparse(stored):
+        return sparse.issparse(rows) and sparse.issparse(stored) and (rows != stored).nnz == 0
+    return np.array_equal(rows, stored)
 
 
 def check_both_classes(data, part, fix):
@@ -201,6 +173,28 @@ def warn_if_weight_lost(coreset, kept, total):
         UserWarning, stacklevel=3)
 
 
+def warn_if_all_rows(coreset, data):
+    """Warn when the budget ``M`` is at least the number of rows available (rows of positive
+    weight), or the coreset holds all of them: it then saves nothing over the data."""
+    n_available = (data.n if data.chunked
+                   else int(np.count_nonzero(data.sample_weight > 0)))
+    budget = coreset._budget()
+    size = len(coreset.sample_indices_)
+    if n_available <= 1 or (size < n_available
+                            and (budget is None or budget < n_available)):
+        return
+    if budget is not None and budget >= n_available:
+        what = (f"M={budget} is at least the {n_available} rows of positive weight in the "
+                f"data, so the budget does not limit the coreset (it has {size} rows) and "
+                "a coreset of M rows would save nothing over fitting on all rows")
+    else:
+        what = (f"the coreset keeps all {n_available} rows of positive weight in the data, "
+                "so it saves nothing over fitting on all rows")
+    warnings.warn(
+        f"{type(coreset).__name__}: {what}. Choose M below {n_available}, or fit the "
+        "estimator on the data directly.", UserWarning, stacklevel=3)
+
+
 def uniform_fallback(coreset, why, sample_weight, rng):
     """A uniform coreset of ``coreset.M`` rows, with a warning saying ``why`` the
     constructor selected no row (a coreset is never empty)."""
@@ -230,6 +224,15 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     (:func:`~skcoreset.coreset._merge_reduce.merge_reduce_chunks`); constructors with an
     algorithm for chunked rows (uniform and sensitivity sampling, streaming) override it.
 
+    Parameters
+    ----------
+    M : int, default=100
+        The budget: the largest number of rows of the coreset (a constructor may select
+        fewer).
+    {common_params}
+    Attributes
+    ----------
+    {common_attrs}
     Examples
     --------
     A constructor that keeps every other row with weight 2:
@@ -342,7 +345,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         return self.family_.encode_target(y, getattr(self, "classes_", None))
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, exposure=None, offset=None):
         """Build the coreset.
 
         Parameters
@@ -356,17 +359,34 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         sample_weight : array-like or dask array of shape (n_samples,), default=None
             Non-negative weights: a row with weight w stands for w rows, so a coreset of a
             coreset (or of merged coresets) approximates the original data.
+        exposure : float or array-like of shape (n_samples,), default=None
+            Positive exposure of each count y (Poisson model, rows in memory): the coreset
+            is built for the rates ``y / exposure`` weighted by ``sample_weight * exposure``,
+            whose Poisson likelihood is that of the counts over their exposure for every
+            link (:meth:`PoissonFamily.exposure_as_weight
+            <skcoreset.families.PoissonFamily.exposure_as_weight>`), and :meth:`fit_coreset`
+            returns those rates and weights, from which a Poisson estimator fits the
+            posterior of the counts. Routed with metadata routing
+            (``set_fit_request(exposure=True)``). The negative binomial likelihood of counts
+            over an exposure is not one of weighted rates: ``ValueError``.
+        offset : float or array-like of shape (n_samples,), default=None
+            A known term of each row's linear predictor (log link): the exposure
+            ``exp(offset)``; with ``exposure`` too, they add up as ``offset +
+            log(exposure)``.
 
         Returns
         -------
         self : object
             Fitted constructor.
         """
-        data = self._validated_rows(X, y, sample_weight)
+        data = self._validated_rows(X, y, sample_weight, exposure, offset)
         family, prior_prec = self._family_and_prior(data.n_features)
         rng = check_random_state(self.random_state)
         part = self._fit_rows(data, family, prior_prec, rng)
         self._set_coreset(part.indices, part.weights, part.X, data.n)
+        exposure = getattr(data, "exposure", None)  # rows in memory only
+        self._coreset_exposure = None if exposure is None else exposure[self.sample_indices_]
+        warn_if_all_rows(self, data)
         warn_if_weight_lost(self, float(np.sum(self.sample_weight_)), data.total_weight())
         if self.verbose and data.chunked:
             error = "" if part.error is None else f", error {part.error:.3e}"
@@ -374,7 +394,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                   f"coreset size {len(self.sample_indices_)}{error}")
         return self
 
-    def _validated_rows(self, X, y, sample_weight):
+    def _validated_rows(self, X, y, sample_weight, exposure=None, offset=None):
         """Validate the input; set ``model_``, ``family_``, ``classes_``, ``n_features_in_``;
         return the rows as a storage with encoded targets.
 
@@ -391,8 +411,19 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             sample_weight = _row_weights(sample_weight, X.shape[0])
             self._set_family(resolve_model(self._likelihood_params().model, y))
             y_encoded = self._encode_target(y)
+            exposure = self._rates_over_exposure(exposure, offset, X.shape[0])
+            if exposure is not None:
+                y_encoded, sample_weight, _ = self.family_.exposure_as_weight(
+                    y_encoded, sample_weight, exposure)
             self._resolve_family(X, y_encoded, sample_weight)
-            return InMemoryRows(X, y_encoded, sample_weight)
+            rows = InMemoryRows(X, y_encoded, sample_weight)
+            rows.exposure = exposure
+            return rows
+        if exposure is not None or offset is not None:
+            raise ValueError(
+                f"exposure and offset of {type(self).__name__} are supported for rows in "
+                "memory; for dask arrays pass the rates y / exposure with sample_weight="
+                "exposure (times any weights), the same Poisson likelihood.")
         data = DaskRows.from_arrays(X, y, sample_weight)
         self.n_features_in_ = data.n_features
         if hasattr(self, "feature_names_in_"):
@@ -406,6 +437,22 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         if self.family_.unresolved:  # parameters estimated from data: on the first chunk
             self._resolve_family(*data.first_chunk())
         return data
+
+    def _rates_over_exposure(self, exposure, offset, n_samples):
+        """The exposure of the counts (from ``exposure`` and ``offset``), or None; only for
+        a family that fits counts over an exposure as weighted rates."""
+        exposure = combined_exposure(exposure, offset, n_samples, self.family_.link.name)
+        if exposure is not None and not hasattr(self.family_, "exposure_as_weight"):
+            raise ValueError(
+                f"exposure and offset are supported by the Poisson model, whose likelihood "
+                f"of counts over an exposure is that of the rates y / exposure weighted by "
+                f"the exposure; model {self.model_!r} has no such form. Build the coreset "
+                "without them, or use model='poisson'.")
+        return exposure
+
+    def _budget(self):
+        """``M`` as a number of rows, or None (``"auto"``)."""
+        return self.M if is_number(self.M, Integral) else None
 
     def _likelihood_params(self):
         """The estimator whose ``model``, family parameters, prior scales and
@@ -443,40 +490,36 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self._n_samples_fit = n_samples
         self._coreset_rows = float_rows(rows)[np.flatnonzero(keep)[order]]
 
-    def fit_coreset(self, X, y, sample_weight=None):
+    def fit_coreset(self, X, y, sample_weight=None, exposure=None, offset=None):
         """Build the coreset and return it as arrays.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training data.
         y : array-like of shape (n_samples,)
+            Targets.
         sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows: a row of weight w stands for w rows.
+        exposure, offset : float or array-like of shape (n_samples,), default=None
+            Of count targets, as in :meth:`fit`.
 
         Returns
         -------
         X_core : ndarray or DataFrame of shape (n_coreset, n_features)
             The selected rows (a DataFrame keeps its row labels).
         y_core : ndarray or Series of shape (n_coreset,)
-            Their targets.
+            Their targets: with ``exposure`` or ``offset``, the rates ``y / exposure``.
         sample_weight_core : ndarray of shape (n_coreset,)
             Their positive weights.
         """
-        self.fit(X, y, sample_weight=sample_weight)
+        self.fit(X, y, sample_weight=sample_weight, exposure=exposure, offset=offset)
         idx = self.sample_indices_
         X_core = self._coreset_rows.copy() if is_dask_collection(X) else take_rows(X, idx)
-        return X_core, take_rows(y, idx), self.sample_weight_.copy()
-
-    def _is_training_data(self, X):
-        """Cheap recognition: same row count and the stored coreset rows in place."""
-        if _num_samples(X) != self._n_samples_fit:
-            return False
-        rows = float_rows(take_rows(X, self.sample_indices_))
-        if rows.shape != self._coreset_rows.shape:
-            return False
-        if sparse.issparse(rows) or sparse.issparse(self._coreset_rows):
-            return (sparse.issparse(rows) and sparse.issparse(self._coreset_rows)
-                    and (rows != self._coreset_rows).nnz == 0)
-        return np.array_equal(rows, self._coreset_rows)
+        y_core = take_rows(y, idx)
+        if self._coreset_exposure is not None:  # the rates the weights were built for
+            y_core = y_core / self._coreset_exposure
+        return X_core, y_core, self.sample_weight_.copy()
 
     def transform(self, X):
         """Return X unchanged (after checking its features): a coreset acts at fit time only.
@@ -489,6 +532,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         Parameters
         ----------
         X : array-like or dask array of shape (n_samples, n_features)
+            Data with the features the constructor was fitted on.
 
         Returns
         -------
@@ -549,11 +593,13 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
 
         This is how the coreset reaches the next step of a Pipeline, whose ``fit`` calls
         ``fit_transform``; :meth:`transform`, which a fitted Pipeline calls to predict and
-        score, returns the data unchanged. In a plain :class:`sklearn.pipeline.Pipeline` a
-        coreset step must be followed directly by a skcoreset estimator as the final step:
-        any other next step cannot read the weights, so this raises a ``ValueError`` naming
-        the fix (:class:`skcoreset.pipeline.Pipeline`) instead of failing later on sample
-        counts.
+        score, returns the data unchanged. The weights travel with the rows
+        (:class:`WeightedSubset`), and only the skcoreset estimators read them: in a plain
+        :class:`sklearn.pipeline.Pipeline` a coreset step must be followed directly by a
+        skcoreset estimator as the final step. Any other estimator fails on the sample
+        count (the subset never has as many rows as ``y``) instead of being fitted
+        unweighted; :class:`skcoreset.pipeline.Pipeline` hands the rows and their weights
+        to every later step.
 
         Parameters
         ----------
@@ -573,7 +619,12 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             every row, one row is split into two halves of its weight (N + 1 rows), so that
             an estimator that cannot read the weights fails on the sample count.
         """
-        _check_plain_pipeline(self)
+        if fit_params.get("exposure") is not None or fit_params.get("offset") is not None:
+            raise ValueError(
+                "exposure and offset of a coreset step need skcoreset.pipeline.Pipeline, "
+                "which hands the next step the coreset's rates y / exposure: the weighted "
+                "subset of fit_transform carries the rows and weights only, and the next step "
+                "would read the counts.")
         self.fit(X, y, **fit_params)
         return self._weighted_subset(X)
 
@@ -711,3 +762,4 @@ COMMON_ATTRS_DOC = """
 
 fill_coreset_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
 fill_sampling_doc = fill_doc(common_params=SAMPLING_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
+fill_sampling_doc(BaseCoreset)

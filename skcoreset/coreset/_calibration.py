@@ -31,7 +31,8 @@ from scipy import linalg
 
 from .._backend import dense_rows
 from .._design import split_theta
-from .._posterior import GaussianPosterior, gaussian_kl_cholesky
+from .._linalg import gaussian_kl_cholesky
+from .._posterior import GaussianPosterior
 from ._samplers import LaplaceSampler
 
 # Weight of the pull towards the starting (importance) weights, relative to the mean of the

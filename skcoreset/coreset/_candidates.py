@@ -38,8 +38,8 @@ from scipy.linalg import lapack
 
 from .._backend import float_rows, row_chunks, row_width
 from .._design import latent_variances, linear_predictor, rmatvec, weighted_gram
-from .._inference.laplace import laplace, newton_map
-from .._posterior import _stable_cholesky
+from .._inference import laplace, newton_map
+from .._linalg import stable_cholesky
 from ._merge_reduce import SummedLogPosterior, loglik_sums
 
 # Pilot rows: enough for a Laplace fit within a few posterior sds of the full mode and a
@@ -239,7 +239,7 @@ def draw_candidates(data, family, prior_prec, fit_intercept, capacity, rng, *, s
     fit = full_laplace(data, family, prior_prec, fit_intercept, theta0, precision0)
     del precision0
     # latent variances a^T Sigma a = ||F a||^2 with F = C^-1 for the precision's C C^T
-    factor = lapack.dtrtri(_stable_cholesky(fit.precision), lower=1)[0]
+    factor = lapack.dtrtri(stable_cholesky(fit.precision), lower=1)[0]
     score, leverage = row_scores(fit.mean, factor, fit_intercept, family, pilot.X, pilot.y)
     scales = [max(np.average(values, weights=pilot.weights), np.finfo(float).tiny)
               for values in (score, leverage)]

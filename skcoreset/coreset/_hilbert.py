@@ -6,7 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._inference.laplace import laplace
+from .._inference import laplace
 from .._posterior import GaussianPosterior
 from .._sklearn_compat import Interval, StrOptions
 from ..solvers import frank_wolfe, giga

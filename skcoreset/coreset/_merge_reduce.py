@@ -20,9 +20,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._backend import Part, block_rng, float_rows, row_chunks, row_width
-from .._inference._common import LogPosterior
-from .._inference.laplace import initial_theta, newton_map
-from .._newton import warn_not_converged
+from .._inference import LogPosterior, initial_theta, newton_map, warn_not_converged
 from .._posterior import GaussianPosterior
 from ._projection import project_loglik
 

@@ -10,8 +10,8 @@ from scipy import sparse
 from scipy.linalg import lapack
 
 from .._design import weighted_gram
-from .._inference.laplace import newton_map
-from .._posterior import _stable_cholesky
+from .._inference import log_probability, newton_map, stretch_scale
+from .._linalg import stable_cholesky
 
 # Newton tolerance of the warm-started Laplace refits, in log-density units: far below the
 # Monte Carlo error of S draws, so a refit after a small weight change is often free.
@@ -96,7 +96,7 @@ class LaplaceSampler:
                 log_post, self.mean, tol=_NEWTON_TOL, full_steps=_FULL_STEPS)
         # draws are mean + z^T L^-1 for the precision's Cholesky factor L: one small GEMM
         # per draw set instead of a triangular solve
-        self.precision_chol = _stable_cholesky(precision)
+        self.precision_chol = stable_cholesky(precision)
         self.precision_chol_inv = lapack.dtrtri(self.precision_chol, lower=1)[0]
 
     def draw(self, n_draws, rng):
@@ -107,7 +107,7 @@ class LaplaceSampler:
     def gaussian(self):
         """``(mean, cov_cholesky)`` of the approximation."""
         inv = self.precision_chol_inv
-        return self.mean, _stable_cholesky(inv.T @ inv)
+        return self.mean, stable_cholesky(inv.T @ inv)
 
 
 class EnsembleSampler:
@@ -123,8 +123,6 @@ class EnsembleSampler:
                  n_steps=_MCMC_STEPS):
         import emcee
 
-        from .._inference.mcmc import _stretch_scale, log_probability
-
         self._emcee, self._log_probability = emcee, log_probability
         self.X, self.y, self.family = X, y, family
         self.prior_prec = prior_prec
@@ -132,7 +130,7 @@ class EnsembleSampler:
         self.n_steps = n_steps
         p = len(prior_prec)
         self.n_walkers = max(n_draws, 2 * p + 2)
-        self.move = emcee.moves.StretchMove(a=_stretch_scale(p))
+        self.move = emcee.moves.StretchMove(a=stretch_scale(p))
         z = rng.standard_normal((self.n_walkers, p))
         self.positions = z / np.sqrt(prior_prec)
         self.update(np.empty(0, dtype=np.intp), np.empty(0))
@@ -169,4 +167,4 @@ class EnsembleSampler:
         """Moment-matched ``(mean, cov_cholesky)`` of the walkers."""
         mean = self.positions.mean(axis=0)
         centred = self.positions - mean
-        return mean, _stable_cholesky(centred.T @ centred / (len(centred) - 1))
+        return mean, stable_cholesky(centred.T @ centred / (len(centred) - 1))

@@ -11,7 +11,8 @@ import numpy as np
 from scipy import linalg
 
 from .._design import linear_predictor, rmatvec, row_quadratic_forms, weighted_gram
-from .._posterior import _stable_cholesky, gaussian_kl_cholesky
+from .._inference import laplace
+from .._linalg import gaussian_kl_cholesky, stable_cholesky
 from ._potentials import PotentialEvaluator
 from ._sparsevi_steps import _AdamStep, _NaturalStep
 
@@ -152,8 +153,6 @@ class _MonteCarloMoments:
 
     def _full(self):
         if self._full_gaussian is None:
-            from .._inference.laplace import laplace
-
             rows = self.candidates
             full = laplace(self.X[rows], self.y[rows], self.family,
                            sample_weight=self.s[rows], prior_prec=self.prior_prec,
@@ -201,8 +200,8 @@ class _ExactGaussianMoments:
         """``(mean, cov, cov_cholesky)`` of the posterior with weighted statistics."""
         precision = self.tau * gram
         precision[np.diag_indices_from(precision)] += self.prior_prec
-        cov = linalg.cho_solve((_stable_cholesky(precision), True), np.eye(len(xy)))
-        return cov @ (self.tau * xy), cov, _stable_cholesky(cov)
+        cov = linalg.cho_solve((stable_cholesky(precision), True), np.eye(len(xy)))
+        return cov @ (self.tau * xy), cov, stable_cholesky(cov)
 
     def refresh(self, active, weights):
         """Closed-form ``pi_w`` for ``weights`` on the rows ``active`` (eq. 33)."""

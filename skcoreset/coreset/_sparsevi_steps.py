@@ -4,7 +4,7 @@ Beronov 2019, Algorithm 1, lines 15-22)."""
 import numpy as np
 from scipy import linalg
 
-from .._posterior import _stable_cholesky
+from .._linalg import stable_cholesky
 
 # Adam's moment decay rates and denominator guard, as in the reference implementation.
 _ADAM_BETA1, _ADAM_BETA2, _ADAM_EPS = 0.9, 0.999, 1e-8
@@ -68,7 +68,7 @@ class _NaturalStep:
         fisher = self.oracle.fisher(active[free])
         fisher[np.diag_indices_from(fisher)] += (
             _FISHER_RIDGE * np.trace(fisher) / len(fisher) + np.finfo(float).tiny)
-        step[free] = linalg.cho_solve((_stable_cholesky(fisher), True), grad[free])
+        step[free] = linalg.cho_solve((stable_cholesky(fisher), True), grad[free])
         return step
 
 

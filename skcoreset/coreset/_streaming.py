@@ -176,6 +176,9 @@ class StreamingCoreset(BaseCoreset):
     def _base(self):
         return UniformCoreset() if self.base_coreset is None else self.base_coreset
 
+    def _budget(self):
+        return self._base()._budget()
+
     def _validate_params(self):
         """Validate this estimator's parameters and those of the base constructor, whose
         ``M``, likelihood and method parameters every block and merge uses."""

@@ -23,6 +23,17 @@ class WeightedSubset(np.ndarray):
     log-likelihood is unchanged), so an estimator that cannot read the weights fails with a
     sample-count mismatch instead of being fitted unweighted.
 
+    Parameters
+    ----------
+    rows : array-like of shape (n_rows, n_features)
+        The rows.
+    sample_weight : array-like of shape (n_rows,)
+        Positive weight of each row.
+    sample_indices : array-like of shape (n_rows,)
+        Row indices into the data the coreset was built from.
+    n_samples_fit : int, default=None
+        Number of rows of that data (``None`` when unknown).
+
     Attributes
     ----------
     sample_weight : ndarray of shape (n_rows,)
@@ -219,7 +230,7 @@ def unpack_weighted_subset(X, y, sample_weight):
     return X, y, weights
 
 
-def _carries_weights(X):
+def carries_weights(X):
     """Whether X is a coreset's output with its weights (without reading them)."""
     if isinstance(X, (WeightedSubset, SparseWeightedSubset)):
         return X.sample_weight is not None
@@ -229,7 +240,7 @@ def _carries_weights(X):
 
 def reject_weighted_subset(X):
     """Prediction must see every row: refuse a coreset's weighted subset, loudly."""
-    if _carries_weights(X):
+    if carries_weights(X):
         raise ValueError(
             "predict received a coreset's weighted subset (the output of its fit_transform) "
             "instead of the data: predictions are made for the rows given, so pass the data "

@@ -21,17 +21,38 @@ _NARROW_NODES = ((1e-3, 4), (3e-2, 8))
 
 
 def gauss_hermite(n_points):
-    """Nodes and weights of ``n_points``-point Gauss-Hermite quadrature for N(0, 1).
+    """Return the nodes and weights of Gauss-Hermite quadrature for N(0, 1).
 
     ``sum(weights * f(nodes))`` approximates ``E[f(z)]`` for ``z ~ N(0, 1)``; it is exact for
     polynomials of degree up to ``2 * n_points - 1``.
+
+    Parameters
+    ----------
+    n_points : int
+        Number of nodes.
+
+    Returns
+    -------
+    nodes, weights : ndarray of shape (n_points,)
     """
     nodes, weights = hermegauss(n_points)
     return nodes, weights / np.sqrt(2.0 * np.pi)
 
 
 def gauss_laguerre(n_points):
-    """Nodes and weights with ``sum(weights * f(nodes)) ~ int_0^inf exp(-x) f(x) dx``."""
+    """Return the nodes and weights of Gauss-Laguerre quadrature.
+
+    ``sum(weights * f(nodes))`` approximates ``int_0^inf exp(-x) f(x) dx``.
+
+    Parameters
+    ----------
+    n_points : int
+        Number of nodes.
+
+    Returns
+    -------
+    nodes, weights : ndarray of shape (n_points,)
+    """
     return laggauss(n_points)
 
 
@@ -148,18 +169,6 @@ def check_non_negative_targets(y, model="Poisson", what="non-negative"):
     y = check_real_targets(y)
     if np.any(y < 0):
         raise ValueError(f"{model} targets are {what}: y contains negative values.")
-    return y
-
-
-def check_counts(y, model):
-    """Count targets: finite, non-negative integers. Returns float64 of shape (n,).
-
-    ``model`` names the family in the messages (e.g. "Negative binomial targets are counts:
-    ...").
-    """
-    y = check_non_negative_targets(y, model, "counts")
-    if np.any(y != np.round(y)):
-        raise ValueError(f"{model} targets are counts: y contains non-integer values.")
     return y
 
 
@@ -305,7 +314,7 @@ class Family(ABC):
 
     @abstractmethod
     def sample(self, eta, random_state=None):
-        """Draws of targets, in the encoding of :meth:`fit_target`, given linear predictors.
+        """Draw targets, in the encoding of :meth:`fit_target`, given linear predictors.
 
         Parameters
         ----------
@@ -394,8 +403,11 @@ class Family(ABC):
     # --- parameters estimated from data ----------------------------------------------------
     @property
     def unresolved(self):
-        """Whether parameters set to ``"auto"`` wait to be estimated from data
-        (:meth:`resolve`); the likelihood cannot be evaluated until then."""
+        """Whether parameters set to ``"auto"`` wait to be estimated from data.
+
+        They are estimated by :meth:`resolve`; the likelihood cannot be evaluated until
+        then.
+        """
         return False
 
     def pilot_family(self):

@@ -230,8 +230,10 @@ class LogLink(Link):
 
 
 class SoftplusLink(Link):
-    """``mu = log(1 + exp(eta))``: positive means growing linearly, as in the coreset papers'
-    Poisson model."""
+    """``mu = log(1 + exp(eta))``: positive means growing linearly.
+
+    The link of the coreset papers' Poisson model.
+    """
 
     name = "softplus"
 
@@ -263,8 +265,10 @@ class SoftplusLink(Link):
 
 
 class LogitLink(Link):
-    """``eta = log(p / (1 - p))``: the logistic distribution function ``sigmoid`` as inverse
-    (the canonical link of binary data)."""
+    """``eta = log(p / (1 - p))``: the logistic distribution function as inverse.
+
+    The canonical link of binary data; its inverse is the sigmoid.
+    """
 
     name = "logit"
     symmetric = True

@@ -1,11 +1,11 @@
 """Negative binomial likelihood (NB2) for overdispersed counts, with log link."""
 
 import numpy as np
-from scipy.special import expit, gammaln, log_expit
+from scipy.special import digamma, expit, gammaln, log_expit, polygamma
 from sklearn.utils import check_random_state
 
 from .._numbers import check_positive_number
-from ._base import Family, as_column, check_counts
+from ._base import Family, as_column, check_non_negative_targets
 from ._links import LOG_VAR_MAX, LogLink
 from .poisson import PoissonFamily
 
@@ -24,7 +24,10 @@ class NegativeBinomialFamily(Family):
 
     a Poisson rate with a Gamma(r, r / mu) mixing distribution (Cameron and Trivedi, 2013,
     chapter 3). As ``alpha -> 0`` it tends to the Poisson likelihood. Targets are
-    non-negative integer counts.
+    non-negative: counts, or non-negative reals such as rates ``counts / exposure`` fitted
+    with ``sample_weight=exposure`` (with ``log y! = log Gamma(y + 1)`` and
+    ``log Gamma(y + r)`` for real y, a quasi-likelihood with the negative binomial
+    dependence on ``eta``, as scikit-learn's count regressors take rates).
 
     Parameters
     ----------
@@ -66,12 +69,13 @@ class NegativeBinomialFamily(Family):
         return 1.0 / self.alpha
 
     def encode_target(self, y, classes=None):
-        """Counts as float64; NaN, negative and non-integer values raise ``ValueError``.
+        """Non-negative targets (counts or rates) as float64; NaN, infinite and negative
+        values raise ``ValueError``.
 
         Parameters
         ----------
         y : array-like of shape (n_samples,)
-            Counts.
+            Counts, or rates.
         classes : None
             Ignored.
 
@@ -79,7 +83,7 @@ class NegativeBinomialFamily(Family):
         -------
         y_encoded : ndarray of shape (n_samples,)
         """
-        return check_counts(y, "Negative binomial")
+        return check_non_negative_targets(y, "Negative binomial")
 
     @property
     def unresolved(self):
@@ -124,6 +128,60 @@ class NegativeBinomialFamily(Family):
         alpha = np.sum(w * ((y - mean) ** 2 - mean)) / np.sum(w * mean**2)
         alpha = float(max(alpha, _MIN_ALPHA)) if np.isfinite(alpha) else _MIN_ALPHA
         return NegativeBinomialFamily(alpha=alpha, n_quadrature=self.n_quadrature)
+
+    def with_alpha(self, alpha):
+        """Return this family with the overdispersion ``alpha``.
+
+        Parameters
+        ----------
+        alpha : float
+            The overdispersion of the new family (variance ``mu + alpha mu^2``).
+
+        Returns
+        -------
+        family : NegativeBinomialFamily
+            A new family; this one is unchanged.
+        """
+        return NegativeBinomialFamily(alpha=float(alpha), n_quadrature=self.n_quadrature)
+
+    def log_alpha_derivatives(self, y, eta, second=True):
+        """Differentiate :meth:`loglik` in ``rho = log alpha``.
+
+        ``dl/drho``, ``d2l/drho2`` and ``d2l/drho deta`` follow from the derivatives in
+        ``r = 1 / alpha``,
+
+        ``dl/dr = psi(y + r) - psi(r) + log(r / (r + mu)) + (mu - y) / (r + mu)``,
+        ``d2l/dr2 = psi'(y + r) - psi'(r) + 1 / r - 2 / (r + mu) + (r + y) / (r + mu)^2``,
+        ``d2l/dr deta = mu (y - mu) / (r + mu)^2``,
+
+        with ``dr / drho = -r``.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Targets.
+        eta : ndarray of shape (n,)
+            Linear predictors.
+        second : bool, default=True
+            Also the second derivatives (else only ``d_rho``, in a tuple).
+
+        Returns
+        -------
+        d_rho, d_rho_rho, d_rho_eta : ndarray of shape (n,)
+            The first derivative in ``rho``, the second, and the mixed one in ``rho`` and
+            ``eta``, per row.
+        """
+        r = self._r
+        y = np.asarray(y, dtype=float)
+        u = eta - np.log(r)
+        p, q = expit(u), expit(-u)  # mu / (r + mu), r / (r + mu)
+        d_r = digamma(y + r) - digamma(r) + log_expit(-u) + p - y * q / r
+        if not second:
+            return (-r * d_r,)
+        d_rr = (polygamma(1, y + r) - polygamma(1, r) + (1.0 - 2.0 * q) / r
+                + (r + y) * (q / r) ** 2)
+        d_r_eta = p * (y * q / r - p)
+        return -r * d_r, r * r * d_rr + r * d_r, -r * d_r_eta
 
     initial_predictor = PoissonFamily.initial_predictor  # the same mean function
 

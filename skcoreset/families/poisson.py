@@ -272,7 +272,7 @@ class PoissonFamily(Family):
         """
         return mean + var
 
-    def sample(self, eta, random_state=None):
+    def sample(self, eta, random_state=None, exposure=None):
         """Poisson draws of counts given linear predictors.
 
         Parameters
@@ -281,13 +281,41 @@ class PoissonFamily(Family):
             Linear predictors.
         random_state : int, RandomState instance or None, default=None
             Seed of the draws.
+        exposure : ndarray of shape (n,), default=None
+            Positive exposure of each row: the draws are ``Poisson(exposure * rate)``.
 
         Returns
         -------
         y : ndarray of the shape of ``eta``
             Counts as floats.
         """
-        return check_random_state(random_state).poisson(self.mean(eta)).astype(float)
+        rate = self.mean(eta)
+        if exposure is not None:
+            rate = as_column(exposure, eta) * rate
+        return check_random_state(random_state).poisson(rate).astype(float)
+
+    def loglik_with_exposure(self, y, eta, exposure):
+        """``log p(y | eta)`` of counts observed over an exposure, ``y ~ Poisson(e rate)``:
+        ``y log(e rate) - e rate - log y!`` (for the log link, :meth:`loglik` at
+        ``eta + log e``).
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Counts.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        exposure : ndarray of shape (n,)
+            Positive exposures.
+
+        Returns
+        -------
+        loglik : ndarray of the shape of ``eta``
+        """
+        y, exposure = as_column(y, eta), as_column(exposure, eta)
+        log_mean = np.log(exposure) + self.link.log_inverse(eta)
+        return (np.where(y > 0, y * log_mean, 0.0) - exposure * self.mean(eta)
+                + self.loglik_constant(y))
 
     def expected_loglik(self, y, m, v):
         """``E[log p(y | eta)]`` for ``eta ~ N(m, v)`` and its gradients: in closed form for

@@ -62,9 +62,11 @@ Modules: ``_chebyshev`` (the Chebyshev series), ``_surrogate`` (models, degree r
 coefficients), ``_pilot`` (the pilot sample, the pilot fit and the polynomial fitted on it),
 ``_monomials`` (packed moment tensors), ``_statistics`` (:class:`PassGLMStatistics`),
 ``_dask`` (the map-reduce over dask chunks), ``_posterior`` (posterior and accuracy
-estimate) and ``_fit`` (:func:`pass_glm`, the inference method).
+estimate), ``_fit`` (:func:`pass_glm`, the inference method) and ``_stream``
+(:class:`PassGLMStream`, what ``partial_fit`` carries from chunk to chunk).
 """
 
+from ...exceptions import PassGLMAccuracyWarning
 from ._chebyshev import chebyshev_coefficients
 from ._dask import pass_glm_statistics_dask, summarise_chunks
 from ._fit import pass_glm, posterior_from_sample
@@ -73,11 +75,12 @@ from ._pilot import (PILOT_ROWS, PILOT_TOL, Pilot, PilotSample, WeightedRows,
                      fitted_coefficients, pilot_fit, start_statistics, surrogate_options)
 from ._posterior import MEAN_ERROR_WARN_SD, mean_error_estimate, pass_glm_posterior
 from ._statistics import MAX_MONOMIALS, PassGLMStatistics, pass_glm_statistics
-from ._surrogate import MAX_DEGREE, PassGLMAccuracyWarning, check_pass_degree
+from ._stream import PassGLMStream
+from ._surrogate import MAX_DEGREE, check_pass_degree
 
 __all__ = ["MAX_DEGREE", "MAX_MONOMIALS", "MEAN_ERROR_WARN_SD", "PILOT_ROWS", "PILOT_TOL",
-           "PassGLMAccuracyWarning", "PassGLMStatistics", "Pilot", "PilotSample",
-           "WeightedRows", "chebyshev_coefficients", "check_pass_degree",
+           "PassGLMAccuracyWarning", "PassGLMStatistics", "PassGLMStream", "Pilot",
+           "PilotSample", "WeightedRows", "chebyshev_coefficients", "check_pass_degree",
            "fitted_coefficients", "mean_error_estimate", "n_monomials", "pass_glm",
            "pass_glm_posterior", "pass_glm_statistics", "pass_glm_statistics_dask",
            "pilot_fit", "posterior_from_sample", "start_statistics", "summarise_chunks",

@@ -18,8 +18,9 @@ from ..._design import linear_predictor
 from .._common import LogPosterior
 from ..laplace import initial_theta, newton_map
 from ._statistics import MAX_MONOMIALS, PassGLMStatistics
-from ._surrogate import (PassGLMAccuracyWarning, _check_bounded, _model_name,
-                         check_pass_degree, mapping, surrogate_of_polynomial)
+from ...exceptions import PassGLMAccuracyWarning
+from ._surrogate import (_check_bounded, _model_name, check_pass_degree, mapping,
+                         surrogate_of_polynomial)
 
 # Rows of the pilot subsample for radius="auto", and of the held-out rows of the accuracy
 # diagnostic: enough for a stable least-squares fit and an error estimate whose noise is well

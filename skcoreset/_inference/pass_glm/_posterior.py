@@ -6,19 +6,15 @@ import numpy as np
 from scipy import linalg
 
 from ..._design import n_params, rmatvec, weighted_gram
-from ..._newton import (NewtonObjective, newton_maximise, shift_to_definite,
-                        warn_not_converged)
+from ..._linalg import cholesky_logdet, shift_to_definite
 from ..._posterior import GaussianPosterior
+from .._newton import NewtonObjective, newton_maximise, warn_not_converged
 from .._common import InferenceResult, LogPosterior, prior_log_normaliser
-from ._surrogate import (PassGLMAccuracyWarning, _family_of, _surrogate_coefficients,
-                         gradient_residual, linear_scale)
+from ...exceptions import PassGLMAccuracyWarning
+from ._surrogate import _family_of, _surrogate_coefficients, gradient_residual, linear_scale
 
 # Warn when the posterior mean is estimated to be this many posterior sds off.
 MEAN_ERROR_WARN_SD = 1.0
-
-
-def _logdet_from_chol(chol):
-    return 2.0 * np.sum(np.log(np.diag(chol)))
 
 
 def _quadratic_posterior(stats, prior_prec, coef):
@@ -41,7 +37,7 @@ def _quadratic_posterior(stats, prior_prec, coef):
     mean = linalg.cho_solve((chol, True), h)
     c0 = stats.constant + coef[0] * stats.sum_weight
     log_evidence = (c0 + 0.5 * h @ mean + 0.5 * np.sum(np.log(prior_prec))
-                    - 0.5 * _logdet_from_chol(chol))
+                    - 0.5 * cholesky_logdet(chol))
     return mean, precision, log_evidence
 
 
@@ -293,5 +289,5 @@ def _polynomial_laplace(stats, prior_prec, theta0, *, tol, max_iter, verbose):
         warn_not_converged("Newton's method on the PASS-GLM surrogate", max_iter)
     value = stats.loglik(theta) - 0.5 * np.sum(prior_prec * theta**2)
     log_evidence = (value + prior_log_normaliser(prior_prec)
-                    + 0.5 * len(theta) * np.log(2 * np.pi) - 0.5 * _logdet_from_chol(chol))
+                    + 0.5 * len(theta) * np.log(2 * np.pi) - 0.5 * cholesky_logdet(chol))
     return theta, precision, log_evidence, result.n_iter, result.converged

@@ -177,7 +177,3 @@ def gradient_residual(model, coef, y, s):
 
 def _family_of(model):
     return mapping(model).family()
-
-
-class PassGLMAccuracyWarning(UserWarning):
-    """The PASS-GLM posterior is measurably off the exact one (see :func:`mean_error_estimate`)."""

@@ -48,7 +48,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
-from ._posterior import _stable_cholesky
+from .._linalg import stable_cholesky
 
 # Armijo's sufficient-increase fraction of the gain predicted for the step (Nocedal & Wright
 # 2006, section 3.1, suggest 1e-4).
@@ -93,20 +93,6 @@ def rounding_slack(value):
     this cannot be told from none.
     """
     return 16 * np.finfo(float).eps * abs(value)
-
-
-def shift_to_definite(matrix):
-    """``matrix`` plus the smallest multiple of the identity making it positive definite.
-
-    The damping of a negative Hessian that is indefinite away from the maximum (a
-    non-concave region): the step then turns towards the gradient, and it is the plain
-    Newton step wherever the matrix is safely positive definite.
-    """
-    eigmin = linalg.eigvalsh(matrix, subset_by_index=[0, 0])[0]
-    scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
-    if eigmin > 1e-10 * scale:
-        return matrix
-    return matrix + (1e-6 * scale - eigmin) * np.eye(len(matrix))
 
 
 class NewtonObjective(abc.ABC):
@@ -157,7 +143,7 @@ class NewtonObjective(abc.ABC):
         """Factorisation of the negative Hessian that :meth:`direction` solves with; by
         default its Cholesky factor, with the least diagonal jitter that lets it succeed
         (see :func:`shift_to_definite` for a Hessian that may be indefinite)."""
-        return _stable_cholesky(neg_hessian)
+        return stable_cholesky(neg_hessian)
 
     def direction(self, factor, grad):
         """The Newton step ``s = H^-1 g`` and the decrement ``g^T H^-1 g``."""

@@ -1,0 +1,163 @@
+"""The ArviZ export of the fitted GLM estimators (``to_arviz()``): the posterior by chain,
+the pointwise log-likelihood, posterior predictive draws and the observed targets of some
+rows, and the sample statistics of NUTS. ArviZ is optional and imported here, lazily."""
+
+import inspect
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ._design import linear_predictor
+from ._posterior import SamplePosterior
+from ._summary import parameter_names
+
+# Largest (chains x draws x rows) of the draw-by-row groups, log_likelihood and
+# posterior_predictive: 5e7 float64 values are 400 MB each.
+MAX_DRAW_ROWS = 50_000_000
+# Draws per block of the pointwise computations: bounds their temporaries to about
+# rows x 256 values.
+_DRAW_BLOCK = 256
+
+
+def import_arviz(estimator):
+    try:
+        import arviz as az
+    except ImportError as exc:
+        raise ImportError(
+            f"{type(estimator).__name__}.to_arviz needs ArviZ, which is not installed (it is "
+            "an optional dependency of skcoreset): pip install arviz") from exc
+    return az
+
+
+def _mcmc_chains(estimator, samples):
+    """MCMC draws (``posterior_samples_``, or draws of alpha) as ``(n_chains, n_draws,
+    ...)``: NUTS chains or emcee walkers (the latest ``n_samples // n_walkers`` steps of
+    each; all draws in one chain when there are fewer draws than walkers). Draws are
+    stored step by step, latest last."""
+    n_samples = len(samples)
+    n_chains = getattr(estimator, "_mcmc_n_chains", n_samples)
+    steps = n_samples // n_chains
+    if steps == 0:
+        return samples[None]
+    draws = samples[n_samples - steps * n_chains:]
+    return np.swapaxes(draws.reshape(steps, n_chains, *samples.shape[1:]), 0, 1)
+
+
+def alpha_draws(estimator, shape, rng):
+    """Draws of the negative binomial overdispersion from its Laplace approximation in
+    ``log alpha`` (``alpha_``, ``log_alpha_std_``), or None for a model without one, a fixed
+    ``alpha`` or the Poisson limit (no uncertainty to draw)."""
+    sd = getattr(estimator, "log_alpha_std_", 0.0)
+    if not sd or not np.isfinite(sd):
+        return None
+    return np.exp(np.log(estimator.alpha_) + sd * rng.standard_normal(shape))
+
+
+def posterior_draws(estimator, n_draws, n_chains, rng):
+    """Draws of theta as ``(chains, draws, p)`` and, for the negative binomial model with an
+    estimated ``alpha``, of alpha as ``(chains, draws)`` (else None).
+
+    A Gaussian posterior gives ``n_chains`` chains of ``n_draws`` independent draws, so that
+    ArviZ's R-hat is defined (and about 1); MCMC its own chains. Draws of alpha come from
+    its Laplace approximation in ``log alpha``, independent of theta: the negative binomial
+    information matrix has no cross terms between the coefficients and alpha (Cameron and
+    Trivedi, 2013, section 3.3), so the joint Laplace approximation nearly factorises. They
+    describe the estimate's uncertainty; the coefficients' posterior, the predictions and
+    the data groups are given ``alpha_``.
+    """
+    if isinstance(estimator.posterior_, SamplePosterior):
+        theta = _mcmc_chains(estimator, estimator.posterior_.samples)
+        if hasattr(estimator, "alpha_samples_"):  # sampled with theta
+            return theta, _mcmc_chains(estimator, estimator.alpha_samples_)
+    else:
+        theta = estimator.posterior_.sample(n_chains * n_draws, random_state=rng)
+        theta = theta.reshape(n_chains, n_draws, -1)
+    return theta, alpha_draws(estimator, theta.shape[:2], rng)
+
+
+def _as_offset(family, eta, exposure):
+    """With the log link an exposure is an offset: ``(eta + log e, None)``; otherwise
+    ``(eta, exposure)``, the multiplier of the mean left to apply."""
+    if exposure is not None and family.link.name == "log":
+        return eta + np.log(exposure)[:, None], None
+    return eta, exposure
+
+
+def draw_targets(family, eta, exposure, rng):
+    """One target per row and draw, ``(n, S)``, for linear predictors ``eta`` of shape
+    (n, S), over ``exposure`` (n,) (or None)."""
+    eta, exposure = _as_offset(family, eta, exposure)
+    if exposure is not None:  # Poisson with a non-log link: the rate times the exposure
+        return family.sample(eta, rng, exposure=exposure)
+    return family.sample(eta, rng)
+
+
+def pointwise_loglik(family, y, eta, exposure):
+    """``log p(y_n | draw s)``, ``(n, S)``, with the arguments of :func:`draw_targets`."""
+    eta, exposure = _as_offset(family, eta, exposure)
+    if exposure is not None:
+        return family.loglik_with_exposure(y, eta, exposure)
+    return family.loglik(y, eta)
+
+
+def _pointwise(estimator, X, y, exposure, theta, rng):
+    """Log-likelihood of every row under every draw, and a predictive draw of every row
+    per draw: two ``(S, n)`` arrays, for draws ``theta`` of shape (S, p)."""
+    eta = linear_predictor(X, theta, estimator.fit_intercept)  # (n, S)
+    loglik = pointwise_loglik(estimator.family_, y, eta, exposure)
+    draws = draw_targets(estimator.family_, eta, exposure, rng)
+    return loglik.T, estimator._observed(draws).T
+
+
+def _data_groups(estimator, X, y, exposure, theta, rng):
+    """``log_likelihood``, ``posterior_predictive`` and ``observed_data`` of the rows, in
+    blocks of draws."""
+    n_chains, n_draws, p = theta.shape
+    n = X.shape[0]
+    if n_chains * n_draws * n > MAX_DRAW_ROWS:
+        raise ValueError(
+            f"The log_likelihood and posterior_predictive groups of {n} rows and "
+            f"{n_chains} x {n_draws} draws would hold {n_chains * n_draws * n:,} values each, "
+            f"more than {MAX_DRAW_ROWS:,} (400 MB). Pass fewer rows (e.g. a held-out sample) "
+            "as X and y, or fewer draws (n_draws).")
+    flat_theta = theta.reshape(-1, p)
+    loglik = np.empty((n_chains * n_draws, n))
+    predictive = np.empty((n_chains * n_draws, n))
+    for start in range(0, len(flat_theta), _DRAW_BLOCK):
+        block = slice(start, start + _DRAW_BLOCK)
+        loglik[block], predictive[block] = _pointwise(estimator, X, y, exposure,
+                                                      flat_theta[block], rng)
+    shape = (n_chains, n_draws, n)
+    return {"log_likelihood": {"y": loglik.reshape(shape)},
+            "posterior_predictive": {"y": predictive.reshape(shape)},
+            "observed_data": {"y": estimator._observed(y)}}
+
+
+def inference_data(estimator, rows, n_draws, n_chains, random_state):
+    """``estimator.to_arviz``: ArviZ data of the fit.
+
+    ``rows`` is ``(X, y_encoded, exposure)`` of the rows of the data groups, or None for the
+    posterior (and sample_stats) only.
+    """
+    az = import_arviz(estimator)
+    rng = check_random_state(random_state)
+    theta, alpha = posterior_draws(estimator, n_draws, n_chains, rng)
+    names = parameter_names(estimator)
+    n_coef = theta.shape[-1] - int(estimator.fit_intercept)
+    posterior = {"coef": theta[..., :n_coef]}
+    if estimator.fit_intercept:
+        posterior["intercept"] = theta[..., -1]
+    if alpha is not None:
+        posterior["alpha"] = alpha
+    groups = {"posterior": posterior}
+    if hasattr(estimator, "sample_stats_"):  # NUTS: (chain, draw) arrays, ArviZ's names
+        groups["sample_stats"] = dict(estimator.sample_stats_)
+    coords = {"feature": list(names[:n_coef])}
+    dims = {"coef": ["feature"]}
+    if rows is not None:
+        groups.update(_data_groups(estimator, *rows, theta, rng))
+        coords["obs_id"] = np.arange(rows[0].shape[0])
+        dims["y"] = ["obs_id"]
+    if "posterior" in inspect.signature(az.from_dict).parameters:  # ArviZ < 1: InferenceData
+        return az.from_dict(**groups, coords=coords, dims=dims)
+    return az.from_dict(groups, coords=coords, dims=dims)  # a DataTree

@@ -1,0 +1,61 @@
+"""Dense factorisations shared by the posteriors, the solvers and the coreset constructors.
+
+Everything here works on small ``(p, p)`` matrices (``p`` parameters): Cholesky factors that
+survive rounding, log-determinants from them, the damping of an indefinite Hessian, and the
+Gaussian KL divergence from Cholesky factors. Solves go through the factors, never through
+explicit inverses.
+"""
+
+import numpy as np
+from scipy import linalg
+
+
+def stable_cholesky(matrix):
+    """Lower Cholesky factor of a symmetric positive (semi-)definite matrix.
+
+    Adds the smallest diagonal jitter that makes the factorisation succeed, so covariances
+    that are singular to rounding error (e.g. from a nearly flat direction) still factor.
+    """
+    matrix = 0.5 * (matrix + matrix.T)
+    if not np.all(np.isfinite(matrix)):
+        # a curvature or covariance built from data whose squares overflow float64
+        raise ValueError(
+            "The curvature of the log posterior is not finite in float64: the data's scale "
+            "overflows (values of |x| near 1e154 or beyond, whose squares exceed the largest "
+            "float). Standardise X, e.g. with sklearn.preprocessing.StandardScaler.")
+    scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
+    jitter = 0.0
+    for _ in range(10):
+        try:
+            return linalg.cholesky(matrix + jitter * np.eye(len(matrix)), lower=True)
+        except linalg.LinAlgError:
+            jitter = max(10.0 * jitter, 1e-12 * scale)
+    raise linalg.LinAlgError("Matrix is not positive definite, even with diagonal jitter.")
+
+
+def cholesky_logdet(chol):
+    """``log det(L L^T)`` from a triangular Cholesky factor ``L``."""
+    return 2.0 * np.sum(np.log(np.diag(chol)))
+
+
+def shift_to_definite(matrix):
+    """``matrix`` plus the smallest multiple of the identity making it positive definite.
+
+    The damping of a negative Hessian that is indefinite away from the maximum (a
+    non-concave region): the step then turns towards the gradient, and it is the plain
+    Newton step wherever the matrix is safely positive definite.
+    """
+    eigmin = linalg.eigvalsh(matrix, subset_by_index=[0, 0])[0]
+    scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
+    if eigmin > 1e-10 * scale:
+        return matrix
+    return matrix + (1e-6 * scale - eigmin) * np.eye(len(matrix))
+
+
+def gaussian_kl_cholesky(mean0, chol0, mean1, chol1):
+    """KL(N(mean0, L0 L0^T) || N(mean1, L1 L1^T)) from lower Cholesky factors."""
+    p = len(mean0)
+    a = linalg.solve_triangular(chol1, chol0, lower=True)  # L1^-1 L0
+    b = linalg.solve_triangular(chol1, mean1 - mean0, lower=True)
+    logdet = cholesky_logdet(chol1) - cholesky_logdet(chol0)
+    return 0.5 * (np.sum(a**2) + b @ b - p + logdet)

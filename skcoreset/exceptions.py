@@ -1,0 +1,38 @@
+"""Warnings raised by skcoreset.
+
+Both are ``UserWarning`` subclasses, so the usual :mod:`warnings` filters (and scikit-learn's
+handling of :class:`~sklearn.exceptions.ConvergenceWarning`) apply. Silence one by its class::
+
+    import warnings
+    from skcoreset.exceptions import PassGLMAccuracyWarning
+
+    warnings.filterwarnings("ignore", category=PassGLMAccuracyWarning)
+"""
+
+from sklearn.exceptions import ConvergenceWarning
+
+__all__ = ["MCMCDiagnosticWarning", "PassGLMAccuracyWarning"]
+
+
+class MCMCDiagnosticWarning(ConvergenceWarning):
+    """The MCMC run looks unreliable.
+
+    Issued by ``method="mcmc"`` when a chain is too short for the draws asked for (the
+    effective sample size falls short of ``n_draws`` within the budget), when chains
+    disagree (rank-normalized R-hat above its limit), after divergent transitions or with
+    an odd acceptance fraction. The message gives the numbers and what to change.
+
+    A subclass of :class:`sklearn.exceptions.ConvergenceWarning` (hence of ``UserWarning``),
+    so the usual scikit-learn warning filters apply.
+    """
+
+
+class PassGLMAccuracyWarning(UserWarning):
+    """The PASS-GLM posterior is measurably off the exact one.
+
+    Issued by ``method="pass_glm"`` when held-out rows estimate the error of the posterior
+    mean caused by the polynomial approximation to exceed one posterior standard deviation,
+    or when the estimate's standard error cannot rule that out. The approximation error
+    does not shrink with the number of rows while the posterior does: use a larger
+    ``pass_degree`` (few features), ``pass_radius="auto"``, or ``method="laplace"``.
+    """

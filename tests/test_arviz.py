@@ -1,0 +1,187 @@
+"""The ArviZ export, ``to_arviz()``: ArviZ's model comparison, plots and summaries run on
+every method's output, and its groups hold what the model says, checked against
+scipy.stats."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import expit
+
+from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
+                       BayesianPoissonRegression, BayesianProbitRegression, UniformCoreset)
+from skcoreset.pipeline import Pipeline
+
+from .conftest import elpd, groups, pointwise_elpd
+
+az = pytest.importorskip("arviz")
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+_FAST_MCMC = dict(method="mcmc", n_draws=200, n_burnin=100, random_state=0)
+
+
+def plot_ppc(idata):
+    if hasattr(az, "plot_ppc"):
+        return az.plot_ppc(idata, num_pp_samples=20)
+    return az.plot_ppc_dist(idata)
+
+
+def _binary(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_t(5, size=(n, 2))
+    return X, np.where(rng.random(n) < expit(X @ [1.0, -0.7] + 0.3), "yes", "no")
+
+
+def _counts(n=120, seed=0, overdispersed=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    mu = np.exp(X @ [0.4, -0.3] + 1.0)
+    if overdispersed:  # alpha = 1 / 2
+        return X, rng.negative_binomial(2.0, 2.0 / (2.0 + mu))
+    return X, rng.poisson(mu)
+
+
+def _overdispersed():
+    return _counts(overdispersed=True)
+
+
+def _independent_loglik(est, X, y, theta):
+    """log p(y_n | theta_s) by scipy.stats, shape (S, n)."""
+    coef, intercept = theta[:, :-1], theta[:, -1]
+    eta = coef @ X.T + intercept[:, None]
+    if isinstance(est, BayesianLogisticRegression):
+        return stats.bernoulli.logpmf(y == est.classes_[1], expit(eta))
+    if isinstance(est, BayesianProbitRegression):
+        return stats.bernoulli.logpmf(y == est.classes_[1], stats.norm.cdf(eta))
+    if isinstance(est, BayesianNegativeBinomialRegression):
+        r = 1.0 / est.alpha_  # the data groups are given alpha_
+        return stats.nbinom.logpmf(y, r, r / (r + np.exp(eta)))
+    return stats.poisson.logpmf(y, np.exp(eta))
+
+
+_CASES = [
+    (BayesianLogisticRegression, "laplace", _binary),
+    (BayesianLogisticRegression, "kl_proximal", _binary),
+    (BayesianLogisticRegression, "pass_glm", _binary),
+    (BayesianLogisticRegression, "mcmc", _binary),
+    (BayesianProbitRegression, "laplace", _binary),
+    (BayesianPoissonRegression, "laplace", _counts),
+    (BayesianPoissonRegression, "kl_proximal", _counts),
+    (BayesianPoissonRegression, "pass_glm", _counts),
+    (BayesianPoissonRegression, "mcmc", _counts),
+    (BayesianNegativeBinomialRegression, "laplace", _overdispersed),
+    (BayesianNegativeBinomialRegression, "kl_proximal", _overdispersed),
+    (BayesianNegativeBinomialRegression, "mcmc", _overdispersed),
+]
+
+
+@pytest.mark.parametrize("cls, method, data", _CASES,
+                         ids=[f"{c.__name__}-{m}" for c, m, _ in _CASES])
+def test_loo_plot_ppc_and_summary_run_on_every_method(cls, method, data):
+    X, y = data()
+    options = _FAST_MCMC if method == "mcmc" else dict(method=method)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # short MCMC runs and PASS-GLM's accuracy warn
+        est = cls(**options).fit(X, y)
+    idata = est.to_arviz(n_draws=250, random_state=0)
+    n_chains, n_draws = idata.posterior["coef"].shape[:2]
+    assert n_chains >= 4
+    # the log-likelihood group is that of the model at the exported draws
+    theta = np.concatenate([idata.posterior["coef"].values,
+                            idata.posterior["intercept"].values[..., None]], axis=-1)
+    expected = _independent_loglik(est, X, y, theta.reshape(-1, 3))
+    loglik = idata.log_likelihood["y"].values
+    assert loglik.shape == (n_chains, n_draws, len(y))
+    np.testing.assert_allclose(loglik.reshape(-1, len(y)), expected, rtol=1e-9, atol=1e-9)
+    # loo: PSIS on these values; its pointwise elpd is below the pointwise lppd, and the
+    # difference, the effective number of parameters, is about the 3 of the model
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PSIS warns of high Pareto k on a few draws
+        loo = az.loo(idata, pointwise=True)
+    lppd = np.log(np.mean(np.exp(expected), axis=0))
+    loo_i = pointwise_elpd(loo)
+    assert np.all(loo_i <= lppd + 1e-6)
+    assert 1.5 < lppd.sum() - elpd(loo) < 6.0
+    np.testing.assert_allclose(elpd(loo), loo_i.sum(), rtol=1e-10)
+    observed = idata.observed_data["y"].values
+    if cls in (BayesianLogisticRegression, BayesianProbitRegression):
+        np.testing.assert_array_equal(observed, (y == "yes").astype(int))
+    else:
+        np.testing.assert_array_equal(observed, y)
+    assert idata.posterior_predictive["y"].shape == (n_chains, n_draws, len(y))
+    table = az.summary(idata)
+    assert table.loc["coef[x0]", "r_hat"] < 1.05
+    plot_ppc(idata)
+    matplotlib.pyplot.close("all")
+
+
+def test_gaussian_posterior_chains_are_independent_draws():
+    X, y = _binary()
+    clf = BayesianLogisticRegression(fit_intercept=False).fit(X, y)
+    idata = clf.to_arviz(n_draws=500, n_chains=3, random_state=0)
+    assert idata.posterior["coef"].shape == (3, 500, 2)
+    assert "intercept" not in idata.posterior
+    rhat = az.rhat(idata)["coef"].values
+    assert np.all(np.abs(rhat - 1.0) < 0.01)
+    draws = idata.posterior["coef"].values.reshape(-1, 2)
+    np.testing.assert_allclose(draws.mean(axis=0), clf.posterior_.mean,
+                               atol=4 * clf.posterior_.std.max() / np.sqrt(1500))
+
+
+def test_posterior_predictive_draws_follow_the_model():
+    """The predictive draws average to predict()'s posterior predictive mean."""
+    X, y = _counts(n=60)
+    reg = BayesianPoissonRegression().fit(X, y)
+    idata = reg.to_arviz(n_draws=2000, random_state=1)
+    draws = idata.posterior_predictive["y"].values.reshape(-1, len(y))
+    mean, sd = reg.predict(X, return_std=True)
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < 5 * sd / np.sqrt(len(draws)))
+
+
+def test_feature_names_name_the_coordinates():
+    pd = pytest.importorskip("pandas")
+    X, y = _counts()
+    reg = BayesianPoissonRegression().fit(pd.DataFrame(X, columns=["age", "dose"]), y)
+    idata = reg.to_arviz(n_draws=100, random_state=0)
+    assert list(idata.posterior["coef"].coords["feature"].values) == ["age", "dose"]
+    assert list(az.summary(idata).index[:2]) == ["coef[age]", "coef[dose]"]
+
+
+def test_rows_passed_replace_the_training_rows():
+    X, y = _binary(n=200)
+    clf = BayesianLogisticRegression().fit(X[:150], y[:150])
+    idata = clf.to_arviz(X[150:], y[150:], n_draws=100, random_state=0)
+    assert idata.log_likelihood["y"].shape == (4, 100, 50)
+    with pytest.raises(ValueError, match="both X and y"):
+        clf.to_arviz(X[150:])
+    with pytest.raises(ValueError, match="not in classes_"):
+        clf.to_arviz(X[150:], np.full(50, "maybe"))
+
+
+def test_weighted_fit_warns_and_exports_the_posterior_only():
+    """A coreset's weighted rows are not observations: the data groups need rows."""
+    X, y = _binary(n=400)
+    pipe = Pipeline([("coreset", UniformCoreset(M=100, random_state=0)),
+                     ("clf", BayesianLogisticRegression())]).fit(X, y)
+    with pytest.warns(UserWarning, match=r"to_arviz\(X_test, y_test\)"):
+        idata = pipe[-1].to_arviz(n_draws=100)
+    assert "log_likelihood" not in groups(idata)
+    idata = pipe[-1].to_arviz(X, y, n_draws=100)
+    assert elpd(az.loo(idata)) < 0
+
+
+def test_too_many_values_are_refused_with_the_numbers():
+    X, y = _binary(n=200)
+    clf = BayesianLogisticRegression().fit(X, y)
+    with pytest.raises(ValueError, match="200 rows and 4 x 100000 draws"):
+        clf.to_arviz(n_draws=100_000)
+
+
+@pytest.mark.parametrize("n_draws", [0, 2.5, True])
+def test_bad_numbers_of_draws_are_refused(n_draws):
+    X, y = _binary()
+    clf = BayesianLogisticRegression().fit(X, y)
+    with pytest.raises(ValueError, match="n_draws must be a positive integer"):
+        clf.to_arviz(n_draws=n_draws)

@@ -1,0 +1,260 @@
+"""Counts over an exposure: ``exposure=`` and ``offset=`` of the count models, checked
+against statsmodels' GLM and NegativeBinomial, through predict, score, sample_y and
+to_arviz, and through a coreset pipeline by metadata routing."""
+
+import numpy as np
+import pytest
+import sklearn
+from scipy import stats
+from sklearn.linear_model import PoissonRegressor
+from sklearn.pipeline import Pipeline as SkPipeline
+
+from skcoreset import (BayesianNegativeBinomialRegression, BayesianPoissonRegression,
+                       UniformCoreset)
+from skcoreset.pipeline import Pipeline
+
+from .conftest import elpd
+
+sm = pytest.importorskip("statsmodels.api")
+
+# a wide prior: the posterior mode is statsmodels' maximum-likelihood estimate
+_FLAT = dict(prior_scale=1e3, intercept_prior_scale=1e3)
+
+
+def _counts(n=1500, seed=0, alpha=0.5):
+    """Real-shaped counts: skewed exposures (person-years from 0.1 to 20), a binary and two
+    heavy-tailed features, NB2 noise with ``alpha`` (0: Poisson)."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.random(n) < 0.3, rng.standard_t(4, n) * 0.5, rng.normal(size=n)])
+    exposure = rng.lognormal(0.5, 1.0, n).clip(0.1, 20.0)
+    mu = exposure * np.exp(X @ [0.6, -0.4, 0.2] - 0.5)
+    if alpha == 0:
+        return X, rng.poisson(mu).astype(float), exposure
+    return X, rng.negative_binomial(1 / alpha, 1 / (1 + alpha * mu)).astype(float), exposure
+
+
+def _design(X):
+    return sm.add_constant(X, prepend=False)  # intercept last, as theta
+
+
+@pytest.mark.parametrize("method", ["laplace", "kl_proximal", "pass_glm", "mcmc"])
+def test_poisson_offset_and_exposure_are_statsmodels_glm(method):
+    X, y, e = _counts(alpha=0)
+    offset = np.random.default_rng(1).normal(0.0, 0.3, len(y))
+    glm = sm.GLM(y, _design(X), family=sm.families.Poisson(), offset=offset,
+                 exposure=e).fit()
+    options = dict(method=method, n_draws=400, random_state=0) if method == "mcmc" else {}
+    reg = BayesianPoissonRegression(**_FLAT, **options).fit(X, y, exposure=e, offset=offset)
+    sd = np.sqrt(np.diag(glm.cov_params()))
+    if method == "mcmc":  # Monte Carlo error of the mean of 400 effective draws
+        np.testing.assert_allclose(reg.posterior_.mean, glm.params, atol=0.2 * sd.max())
+    elif method == "pass_glm":  # the polynomial surrogate errs by a fraction of an sd
+        np.testing.assert_allclose(reg.posterior_.mean, glm.params, atol=0.5 * sd.max())
+    else:
+        np.testing.assert_allclose(reg.posterior_.mean, glm.params, rtol=2e-4, atol=1e-5)
+        np.testing.assert_allclose(reg.posterior_.std, sd, rtol=1e-3)
+    # predictions of counts over an exposure: statsmodels' mean at the mode
+    if method == "laplace":
+        mean = reg.predict(X[:5], exposure=e[:5], offset=offset[:5])
+        sm_mean = glm.predict(_design(X[:5]), exposure=e[:5], offset=offset[:5])
+        np.testing.assert_allclose(mean, sm_mean, rtol=2e-3)  # plus the posterior spread
+
+
+def test_offset_is_log_exposure_and_both_add_up():
+    X, y, e = _counts(alpha=0, n=400)
+    by_exposure = BayesianPoissonRegression().fit(X, y, exposure=e)
+    by_offset = BayesianPoissonRegression().fit(X, y, offset=np.log(e))
+    np.testing.assert_allclose(by_offset.posterior_.mean, by_exposure.posterior_.mean,
+                               rtol=1e-10)
+    np.testing.assert_allclose(by_offset.log_evidence_, by_exposure.log_evidence_, rtol=1e-10)
+    both = BayesianPoissonRegression().fit(X, y, exposure=np.sqrt(e), offset=0.5 * np.log(e))
+    np.testing.assert_allclose(both.posterior_.mean, by_exposure.posterior_.mean, rtol=1e-8)
+    np.testing.assert_allclose(by_offset.predict(X, offset=np.log(e)),
+                               by_exposure.predict(X, exposure=e), rtol=1e-12)
+    assert by_offset.score(X, y, offset=np.log(e)) == pytest.approx(
+        by_exposure.score(X, y, exposure=e), rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ["laplace", "kl_proximal"])
+def test_negative_binomial_with_exposure_is_statsmodels(method):
+    """The coefficients, their standard errors, alpha and its standard error of
+    statsmodels' NegativeBinomial (NB2) maximum-likelihood fit with an exposure."""
+    X, y, e = _counts()
+    fit = sm.NegativeBinomial(y, _design(X), exposure=e).fit(disp=0)
+    reg = BayesianNegativeBinomialRegression(method=method, **_FLAT).fit(X, y, exposure=e)
+    params, bse = np.asarray(fit.params), np.asarray(fit.bse)
+    np.testing.assert_allclose(reg.alpha_, params[-1], rtol=1e-4)
+    np.testing.assert_allclose(reg.alpha_std_, bse[-1], rtol=1e-3)
+    # the coefficients' posterior is given alpha_; statsmodels' bse allow for alpha, from
+    # which the coefficients are nearly orthogonal (NB2's information is block diagonal)
+    tol = 1e-3 if method == "laplace" else 0.02  # VI's mean is within 2% of an sd of it
+    np.testing.assert_allclose(reg.posterior_.mean, params[:-1], atol=tol * bse.max())
+    np.testing.assert_allclose(reg.posterior_.std, bse[:-1], rtol=0.01)
+    table = reg.summary()
+    assert table.index[-1] == "alpha"
+    assert table.loc["alpha", "mean"] == reg.alpha_
+    assert table.loc["alpha", "sd"] == reg.alpha_std_
+    lower, upper = reg.alpha_interval()
+    assert lower < reg.alpha_ < upper
+    np.testing.assert_allclose(np.log(upper) - np.log(reg.alpha_),
+                               1.959964 * reg.log_alpha_std_, rtol=1e-6)
+    assert reg.summary().attrs["header"]["Parameters"] == "5"
+
+
+def test_negative_binomial_mcmc_samples_alpha_with_the_coefficients():
+    """NUTS on (theta, log alpha) with an offset: the posterior of alpha and of the
+    coefficients is statsmodels' estimate and standard errors, up to Monte Carlo error and
+    the skewness of alpha's posterior."""
+    X, y, e = _counts(n=500)
+    fit = sm.NegativeBinomial(y, _design(X), exposure=e).fit(disp=0)
+    params, bse = np.asarray(fit.params), np.asarray(fit.bse)
+    mcmc = BayesianNegativeBinomialRegression(method="mcmc", n_draws=200, random_state=0,
+                                              **_FLAT).fit(X, y, offset=np.log(e))
+    assert mcmc.alpha_samples_.shape == (len(mcmc.posterior_samples_),)
+    assert mcmc.posterior_samples_.shape[1] == 4 and len(mcmc.r_hat_) == 4
+    np.testing.assert_allclose(mcmc.alpha_, params[-1], atol=0.3 * bse[-1])
+    np.testing.assert_allclose(mcmc.alpha_std_, bse[-1], rtol=0.2)
+    np.testing.assert_allclose(mcmc.posterior_.mean, params[:-1], atol=0.3 * bse.max())
+    np.testing.assert_allclose(mcmc.posterior_.std, bse[:-1], rtol=0.2)
+    row = mcmc.summary().loc["alpha"]
+    assert row["mean"] == mcmc.alpha_ and row["r_hat"] < 1.05 and row["ess"] > 100
+    lower, upper = mcmc.alpha_interval(0.9)
+    np.testing.assert_allclose([lower, upper], np.quantile(mcmc.alpha_samples_, [0.05, 0.95]))
+    az = pytest.importorskip("arviz")
+    idata = mcmc.to_arviz()
+    alpha = idata.posterior["alpha"].values
+    np.testing.assert_array_equal(np.sort(alpha.ravel()),
+                                  np.sort(mcmc.alpha_samples_[-alpha.size:]))
+    assert az.rhat(idata)["alpha"] < 1.05
+
+
+def test_negative_binomial_fixed_alpha_has_no_uncertainty():
+    X, y, e = _counts(n=300)
+    reg = BayesianNegativeBinomialRegression(alpha=0.4).fit(X, y, exposure=e)
+    assert reg.alpha_ == 0.4 and reg.alpha_std_ == 0.0
+    assert reg.alpha_interval() == (0.4, 0.4)
+    # underdispersed counts (the rounded means): the Poisson limit, no Laplace sd
+    y = np.round(e * np.exp(X @ [0.6, -0.4, 0.2] - 0.5))
+    reg = BayesianNegativeBinomialRegression().fit(X, y, exposure=e)
+    assert reg.alpha_ == 1e-8 and np.isnan(reg.alpha_std_)
+
+
+def test_negative_binomial_accepts_rates_with_weights():
+    """Like scikit-learn's count regressors: rates y / e with weights e (a quasi-likelihood,
+    not the counts over their exposure)."""
+    X, y, e = _counts(n=400)
+    rates = BayesianNegativeBinomialRegression(alpha=0.5).fit(X, y / e, sample_weight=e)
+    assert np.all(np.isfinite(rates.coef_))
+    np.testing.assert_allclose(rates.coef_, [0.6, -0.4, 0.2], atol=0.3)
+
+
+def test_sample_y_and_to_arviz_count_over_the_exposure():
+    X, y, e = _counts(n=200)
+    reg = BayesianNegativeBinomialRegression().fit(X, y, exposure=e)
+    draws = reg.sample_y(X[:4], n_draws=40_000, random_state=0, exposure=e[:4])
+    mean, sd = reg.predict(X[:4], return_std=True, exposure=e[:4])
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < 5 * sd / np.sqrt(40_000))
+    np.testing.assert_allclose(draws.std(axis=0), sd, rtol=0.05)
+    az = pytest.importorskip("arviz")
+    idata = reg.to_arviz(n_draws=50, random_state=0)  # the training rows, with their exposure
+    theta = np.concatenate([idata.posterior["coef"].values,
+                            idata.posterior["intercept"].values[..., None]], -1).reshape(-1, 4)
+    mu = e * np.exp(theta[:, :3] @ X.T + theta[:, 3:])
+    r = 1 / reg.alpha_
+    np.testing.assert_allclose(idata.log_likelihood["y"].values.reshape(-1, len(y)),
+                               stats.nbinom.logpmf(y, r, r / (r + mu)), rtol=1e-9)
+    assert idata.posterior["alpha"].shape == (4, 50)
+    assert elpd(az.loo(idata)) < 0
+    passed = reg.to_arviz(X[:20], y[:20], offset=np.log(e[:20]), n_draws=50, random_state=0)
+    np.testing.assert_allclose(passed.log_likelihood["y"].values,
+                               idata.log_likelihood["y"].values[..., :20], rtol=1e-12)
+
+
+def test_bad_offsets_are_refused_clearly():
+    X, y, e = _counts(n=100, alpha=0)
+    with pytest.raises(ValueError, match="offset contains NaN"):
+        BayesianPoissonRegression().fit(X, y, offset=np.full(100, np.nan))
+    with pytest.raises(ValueError, match="one entry per row"):
+        BayesianPoissonRegression().fit(X, y, offset=np.zeros(99))
+    with pytest.raises(ValueError, match="link='softplus'.*exposure"):
+        BayesianPoissonRegression(link="softplus").fit(X, y, offset=np.log(e))
+    with pytest.raises(ValueError, match=r"\|offset\| > 700"):
+        BayesianPoissonRegression().fit(X, y, offset=np.full(100, 800.0))
+    # the softplus link takes an exposure: the rate times it
+    reg = BayesianPoissonRegression(link="softplus").fit(X, y, exposure=e)
+    draws = reg.sample_y(X[:3], n_draws=20_000, random_state=0, exposure=e[:3])
+    np.testing.assert_allclose(draws.mean(axis=0), reg.predict(X[:3], exposure=e[:3]),
+                               rtol=0.03)
+
+
+# --- through a coreset pipeline -------------------------------------------------------------
+
+def test_exposure_reaches_the_coreset_by_routing_and_by_step_name():
+    """The coreset step fits the rates y / e weighted by e and hands them on: the same
+    coreset and posterior as passing those rates by hand."""
+    X, y, e = _counts(n=3000, alpha=0)
+    by_hand = Pipeline([("coreset", UniformCoreset(M=300, model="poisson", random_state=0)),
+                        ("reg", BayesianPoissonRegression())]).fit(
+        X, y / e, coreset__sample_weight=e)
+    by_name = Pipeline([("coreset", UniformCoreset(M=300, random_state=0)),
+                        ("reg", BayesianPoissonRegression())]).fit(X, y, coreset__exposure=e)
+    assert by_name[0].model_ == "poisson"  # inferred from the counts, not the rates
+    np.testing.assert_array_equal(by_name[0].sample_indices_, by_hand[0].sample_indices_)
+    np.testing.assert_allclose(by_name[-1].posterior_.mean, by_hand[-1].posterior_.mean,
+                               rtol=1e-10)
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = Pipeline([
+            ("coreset", UniformCoreset(M=300, random_state=0).set_fit_request(exposure=True)),
+            ("reg", BayesianPoissonRegression().set_fit_request(exposure=False)
+             .set_score_request(exposure=True))]).fit(X, y, exposure=e)
+        score = routed.score(X, y, exposure=e)
+    np.testing.assert_allclose(routed[-1].posterior_.mean, by_hand[-1].posterior_.mean,
+                               rtol=1e-10)
+    assert score == pytest.approx(routed[-1].score(X, y, exposure=e), rel=1e-12)
+    # the posterior of the coreset's counts over their exposure, each row standing for
+    # weight / exposure rows
+    rows, weight = by_name[0].sample_indices_, by_name[0].sample_weight_
+    counts = BayesianPoissonRegression().fit(X[rows], y[rows], sample_weight=weight / e[rows],
+                                             exposure=e[rows])
+    np.testing.assert_allclose(by_name[-1].posterior_.mean, counts.posterior_.mean, rtol=1e-8)
+    np.testing.assert_allclose(by_name[-1].posterior_.std, counts.posterior_.std, rtol=1e-8)
+
+
+def test_exposure_in_a_coreset_needs_the_poisson_model_and_the_skcoreset_pipeline():
+    X, y, e = _counts(n=300)
+    with pytest.raises(ValueError, match="supported by the Poisson model"):
+        UniformCoreset(M=50, model="negative_binomial").fit(X, y, exposure=e)
+    with pytest.raises(ValueError, match="need skcoreset.pipeline.Pipeline"):
+        SkPipeline([("coreset", UniformCoreset(M=50)),
+                    ("reg", BayesianPoissonRegression())]).fit(X, y, coreset__exposure=e)
+
+
+def test_pipeline_score_honours_exposure_without_routing():
+    """scikit-learn's Pipeline.score drops it and scores rates against counts."""
+    X, y, e = _counts(n=400, alpha=0)
+    pipe = Pipeline([("coreset", UniformCoreset(M=200, random_state=0)),
+                     ("reg", BayesianPoissonRegression())]).fit(X, y, coreset__exposure=e)
+    assert pipe.score(X, y, exposure=e) == pytest.approx(
+        pipe[-1].score(X, y, exposure=e), rel=1e-12)
+    assert pipe.score(X, y, exposure=e) > 0.3 > pipe.score(X, y / e * 0 + y)
+    sk = Pipeline([("reg", PoissonRegressor())]).fit(X, y / e, reg__sample_weight=e)
+    with pytest.raises(TypeError, match=r"PoissonRegressor.score does not accept \['exposure'\]"):
+        sk.score(X, y, exposure=e)
+
+
+def test_negative_binomial_mcmc_keeps_alpha_fixed_when_the_data_hardly_determine_it():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2)) * 0.5
+    y = rng.poisson(np.exp(X @ [0.5, -0.3] + 1.0))  # Poisson: a flat profile in log alpha
+    reg = BayesianNegativeBinomialRegression(method="mcmc", n_draws=100, random_state=0)
+    with pytest.warns(UserWarning, match="hardly determine the overdispersion"):
+        reg.fit(X, y)
+    assert reg.log_alpha_std_ > 2 and not hasattr(reg, "alpha_samples_")
+    assert reg.posterior_samples_.shape[1] == 3
+
+
+def test_to_arviz_exposure_needs_the_rows():
+    X, y, e = _counts(n=100)
+    reg = BayesianPoissonRegression().fit(X, y, exposure=e)
+    with pytest.raises(ValueError, match="pass X and y with them"):
+        reg.to_arviz(exposure=e)
