@@ -81,6 +81,32 @@ class SparseWeightedSubset(sparse.csr_matrix):
     derived from it (slices, products, format conversions) are plain: they do not carry the
     weights.
 
+    Parameters
+    ----------
+    arg1 : sparse matrix or tuple
+        The rows, anything :class:`scipy.sparse.csr_matrix` accepts.
+    shape : tuple of int, default=None
+        Shape of the matrix, as for :class:`scipy.sparse.csr_matrix`.
+    dtype : dtype, default=None
+        Data type, as for :class:`scipy.sparse.csr_matrix`.
+    copy : bool, default=False
+        Copy the rows' arrays, as for :class:`scipy.sparse.csr_matrix`.
+    sample_weight : array-like of shape (n_rows,), default=None
+        Positive weight of each row (``None`` for a derived matrix).
+    sample_indices : array-like of shape (n_rows,), default=None
+        Row indices into the data the coreset was built from.
+    n_samples_fit : int, default=None
+        Number of rows of that data (``None`` when unknown).
+
+    Attributes
+    ----------
+    sample_weight : ndarray of shape (n_rows,) or None
+        Positive weight of each row.
+    sample_indices : ndarray of shape (n_rows,) or None
+        Row indices into the data the coreset was built from.
+    n_samples_fit : int or None
+        Number of rows of that data.
+
     Examples
     --------
     >>> import numpy as np
