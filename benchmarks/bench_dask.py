@@ -1,17 +1,20 @@
-"""Fitting rows that live on a dask cluster: Laplace, KL-proximal and PASS-GLM, against the
-in-memory fit of the same rows.
+"""Fitting rows that live on a dask cluster: Laplace, KL-proximal, PASS-GLM, NUTS and the
+quasi-Newton coreset, against the in-memory fit of the same rows.
 
-Run by hand: ``python benchmarks/bench_dask.py [--quick] [--n N]``. A
-``distributed.LocalCluster`` of two worker processes (one thread each, BLAS included;
-``--memory-limit`` per worker, default 4 GiB) generates N = 1e7 rows (``--quick``: 1e6) of
-d = 20 features chunk by chunk on the workers, where they stay (persisted; the client never
-holds them): AR(0.5)-correlated Gaussian features and logistic labels with about 15 %
-positives, in chunks of 250,000 rows (40 MB). Then, on the cluster:
+Run by hand: ``python benchmarks/bench_dask.py [--quick] [--n N] [--d D] [--chunk-rows R]
+[--methods ...] [--qnc | --nuts | --pass-glm]``. A ``distributed.LocalCluster`` of two
+worker processes (one thread each, BLAS included; ``--memory-limit`` per worker, default
+4 GiB) generates N = 1e7 rows (``--quick``: 1e6) of d = 20 features chunk by chunk on the
+workers, where they stay (persisted; the client never holds them): AR(0.5)-correlated
+Gaussian features and logistic labels with about 15 % positives, in chunks of 250,000 rows
+(40 MB). Then, on the cluster:
 
 * ``BayesianLogisticRegression(method=...).fit(X, y)`` for ``"laplace"``,
-  ``"kl_proximal"`` and ``"pass_glm"``: wall time; the passes over the rows (each a task
-  per chunk and a tree of tasks adding their sums; "full" passes read all N rows, "thinned"
-  ones the every-8th-row start on the cluster) and the wall time per full pass;
+  ``"kl_proximal"``, ``"pass_glm"`` and ``"mcmc"`` (NUTS, a short run: 2 chains in turn,
+  ``--nuts-draws`` effective draws after ``--nuts-burnin`` warm-up iterations), and
+  ``QuasiNewtonCoreset(M=1000).fit(X, y)``: wall time; the passes over the rows (each a
+  task per chunk and a tree of tasks adding their sums; "full" passes read all N rows,
+  "thinned" ones the every-8th-row start on the cluster) and the wall time per pass;
 * peak memory: of the client process (``RssAnon``, sampled every 10 ms, above its level
   before the fit) and of each worker (``RssAnon`` sampled every 50 ms, above its level with
   the persisted rows);
@@ -23,13 +26,32 @@ N = 4e5 rows in 8 dask chunks on the cluster with the in-memory fit, ten ``parti
 blocks of 2,000 rows with ``fit`` on the 20,000, and the accuracy estimate (with its bound,
 two standard errors above) with the actual error at N = 2e4, 1e5 and 4e5.
 
+``--qnc`` instead compares ``QuasiNewtonCoreset`` on the cluster with the same constructor
+in memory (the same ``random_state``) on the rows generated as above (``--quick``: N = 1e6):
+``M=1000`` and ``M="auto"`` (``target_kl=0.01``), and merge-reduce over the chunks
+(``StreamingCoreset(QuasiNewtonCoreset(M=1000), block_size=<chunk rows>)``, what a dask
+array got before the exact algorithm) against the in-memory ``M=1000``: wall times,
+whether the same rows were drawn, ``kl_estimate_``, and the true KL(coreset Laplace || full
+Laplace) in nats with the largest posterior-mean error in sds, the full Laplace fit being
+that of the rows in memory.
+
+``--nuts`` measures what a gradient of NUTS on all rows costs (one pass over the rows): the
+log posterior's value and gradient at the Laplace mode plus small perturbations, in memory
+(one BLAS thread) and as one reduction over the chunks on the cluster, in turn (medians of
+``--gradients`` calls each); then short NUTS runs (4 chains, ``--nuts-draws`` effective
+draws, ``--nuts-burnin`` warm-up iterations) in memory and on the cluster, with the chains
+one after the other and (on the cluster) in 4 threads: wall time, gradients, milliseconds
+per gradient, minimum bulk ESS per second, and the largest difference between the draws of
+the sequential runs (the same seed: the same chains up to rounding).
+
 The rows are then gathered and fitted in this process with one BLAS thread (the baseline:
 what a user with the memory for them would run), in turn with the cluster fits
-(``--repeats`` times each, best time), and each dask fit is compared with it: wall time
-ratio, time per full pass (the cluster's scaled from its first run's passes), and the
-largest difference of the posterior means in posterior sds. The machine has 2 cores,
-shared with other work (the load average is printed): timings are noisy, and the cluster
-has at most twice the in-memory fit's cores.
+(``--repeats`` times each, best time; NUTS once), and each dask fit is compared with it:
+wall time ratio, time per pass (each fit's wall time over the cluster's passes, thinned
+ones counted as 1/8: the same steps in memory), and the largest difference of the
+posterior means in posterior sds (the coreset: the same rows, and the largest relative
+weight difference). The machine has 2 cores, shared with other work (the load average is
+printed): timings are noisy, and the cluster has at most twice the in-memory fit's cores.
 """
 
 import argparse
@@ -39,10 +61,10 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.base import clone
 
 D = 20
 CHUNK_ROWS = 250_000  # 40 MB of float64 features per chunk
-METHODS = ("laplace", "kl_proximal", "pass_glm")
 
 
 def anon_rss():
@@ -85,17 +107,17 @@ class PeakSampler:
         self._merge(self.measure())
 
 
-def make_rows(n, seed=0):
+def make_rows(n, d=D, chunk_rows=CHUNK_ROWS, seed=0):
     """Lazy dask arrays of correlated features and logistic labels, chunk by chunk."""
     import dask.array as da
 
-    chunk = min(CHUNK_ROWS, n)
+    chunk = min(chunk_rows, n)
     rng = da.random.default_rng(seed)
     # AR(0.5) correlation: x_j = 0.5 x_{j-1} + sqrt(0.75) z_j
-    lag = 0.5 ** np.abs(np.subtract.outer(np.arange(D), np.arange(D)))
+    lag = 0.5 ** np.abs(np.subtract.outer(np.arange(d), np.arange(d)))
     chol = np.linalg.cholesky(lag)
-    X = rng.standard_normal((n, D), chunks=(chunk, D)) @ chol.T
-    coef = np.random.default_rng(1).normal(0.0, 1.0, D) / np.sqrt(D)
+    X = rng.standard_normal((n, d), chunks=(chunk, d)) @ chol.T
+    coef = np.random.default_rng(1).normal(0.0, 1.0, d) / np.sqrt(d)
     proba = 1.0 / (1.0 + da.exp(-(X @ coef - 2.0)))
     y = (rng.random(n, chunks=chunk) < proba).astype(np.int8)
     return X, y
@@ -103,27 +125,33 @@ def make_rows(n, seed=0):
 
 class PassLog:
     """The passes over rows on the cluster: rows read and wall time of each tree reduction
-    (wraps ``DaskRows._reduce``, where every pass ends)."""
+    (wraps ``DaskRows._reduce`` and ``DaskRows._sum``, where every pass ends)."""
+
+    NAMES = ("_reduce", "_sum")
 
     def __init__(self):
         from skcoreset._backend import _dask
 
         self.module, self.entries = _dask, []
-        self.original = _dask.DaskRows._reduce
+        self.originals = {name: getattr(_dask.DaskRows, name) for name in self.NAMES}
 
     def __enter__(self):
-        log, original = self.entries, self.original
+        log = self.entries
 
-        def reduce(rows, tasks, combine, finish=None):
-            start = time.perf_counter()
-            out = original(rows, tasks, combine, finish)
-            log.append((rows.n, time.perf_counter() - start))
-            return out
-        self.module.DaskRows._reduce = reduce
+        def logged(original):
+            def reduce(rows, *args, **kwargs):
+                start = time.perf_counter()
+                out = original(rows, *args, **kwargs)
+                log.append((rows.n, time.perf_counter() - start))
+                return out
+            return reduce
+        for name, original in self.originals.items():
+            setattr(self.module.DaskRows, name, logged(original))
         return self
 
     def __exit__(self, *exc):
-        self.module.DaskRows._reduce = self.original
+        for name, original in self.originals.items():
+            setattr(self.module.DaskRows, name, original)
 
     def summary(self, n):
         full = [t for rows, t in self.entries if rows == n]
@@ -141,19 +169,46 @@ def warm_up(client, X, y):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        BayesianLogisticRegression(method="pass_glm").fit(X[:CHUNK_ROWS], y[:CHUNK_ROWS])
+        rows = X.chunks[0][0]
+        BayesianLogisticRegression(method="pass_glm").fit(X[:rows], y[:rows])
 
 
-def fit_on_cluster(client, X, y, method, n):
-    from skcoreset import BayesianLogisticRegression
+def methods(nuts_draws, nuts_burnin):
+    """What the table fits, by name: a function making the unfitted estimator."""
+    from skcoreset import BayesianLogisticRegression, QuasiNewtonCoreset
 
+    # NUTS: a short run (2 chains one after the other, so the passes are those of one
+    # chain at a time, as in memory)
+    nuts = dict(method="mcmc", n_draws=nuts_draws, n_burnin=nuts_burnin, n_chains=2,
+                random_state=0)
+    return {"laplace": lambda: BayesianLogisticRegression(method="laplace"),
+            "kl_proximal": lambda: BayesianLogisticRegression(method="kl_proximal"),
+            "pass_glm": lambda: BayesianLogisticRegression(method="pass_glm"),
+            "qnc M=1000": lambda: QuasiNewtonCoreset(M=1000, random_state=0),
+            "nuts": lambda: BayesianLogisticRegression(**nuts)}
+
+
+def agreement(on_cluster, in_memory):
+    """How far the cluster's fit is from the in-memory one: the largest difference of the
+    posterior means in posterior sds; for a coreset, the largest relative difference of
+    the weights (infinite unless the same rows were drawn)."""
+    if hasattr(on_cluster, "sample_weight_"):
+        if not np.array_equal(on_cluster.sample_indices_, in_memory.sample_indices_):
+            return np.inf
+        return float(np.max(np.abs(on_cluster.sample_weight_ - in_memory.sample_weight_)
+                            / in_memory.sample_weight_))
+    return float(np.max(np.abs(on_cluster.posterior_.mean - in_memory.posterior_.mean)
+                        / in_memory.posterior_.std))
+
+
+def fit_on_cluster(client, X, y, make, n):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with PeakSampler(anon_rss, 0.01) as here, \
                 PeakSampler(lambda: worker_anon_rss(client), 0.05) as workers, \
                 PassLog() as passes:
             start = time.perf_counter()
-            est = BayesianLogisticRegression(method=method).fit(X, y)
+            est = make().fit(X, y)
             seconds = time.perf_counter() - start
     graphs = sum("Sending large graph" in str(w.message) for w in caught)
     worker_peak = max(workers.peak[w] - workers.start[w] for w in workers.start)
@@ -216,22 +271,184 @@ def pass_glm_pilot(client, seeds=(0, 1, 2)):
                       f"{np.max(np.abs(offset) + 2 * se):6.2f} {str(warned):>5}", flush=True)
 
 
+def _local(client, X, y):
+    """The rows gathered into this process (the in-memory baselines)."""
+    return client.gather(client.compute([X, y]))
+
+
+def _timed(fit):
+    start = time.perf_counter()
+    out = fit()
+    return out, time.perf_counter() - start
+
+
+def qnc_on_cluster(client, X, y, repeats):
+    """QuasiNewtonCoreset on the cluster against in memory: time, rows, KL."""
+    from threadpoolctl import threadpool_limits
+
+    from skcoreset import QuasiNewtonCoreset, StreamingCoreset
+    from skcoreset.metrics import coreset_quality
+
+    X_local, y_local = _local(client, X, y)
+    cases = [("M=1000", QuasiNewtonCoreset(M=1000, random_state=0), None),
+             ("M='auto', target 0.01", QuasiNewtonCoreset(target_kl=0.01, random_state=0),
+              None),
+             ("merge-reduce, M=1000", StreamingCoreset(QuasiNewtonCoreset(M=1000),
+                                                       block_size=X.chunks[0][0],
+                                                       random_state=0),
+              "M=1000")]
+    rows, full = {}, None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for label, coreset, reference in cases:
+            times = {"dask": [], "memory": []}
+            for _ in range(repeats):  # in turn: the machine's load changes
+                on_cluster, seconds = _timed(lambda: clone(coreset).fit(X, y))
+                times["dask"].append(seconds)
+                if reference is None:
+                    with threadpool_limits(limits=1):
+                        in_memory, seconds = _timed(
+                            lambda: clone(coreset).fit(X_local, y_local))
+                    times["memory"].append(seconds)
+            if reference is not None:
+                in_memory = rows[reference]["memory"]
+            quality = {}
+            for key, fitted in (("dask", on_cluster), ("memory", in_memory)):
+                q = coreset_quality(fitted, X_local, y_local, full_posterior=full)
+                full = q.full_posterior
+                quality[key] = (q.kl, q.max_mean_error_sd)
+            rows[label] = dict(dask=on_cluster, memory=in_memory, quality=quality,
+                               seconds={k: min(v) if v else np.nan for k, v in times.items()})
+            print(f"  {label}: {rows[label]['seconds']['dask']:.2f} s on the cluster",
+                  flush=True)
+    print()
+    print(f"QuasiNewtonCoreset, N = {len(y_local):,}, d = {X.shape[1]}, {X.numblocks[0]} "
+          f"chunks: dask "
+          f"(2 workers x 1 thread) against in memory (1 thread, same random_state); load "
+          f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"{'coreset':>22} {'dask [s]':>9} {'memory [s]':>10} {'rows':>5} {'same rows':>9} "
+          f"{'KL dask':>9} {'KL memory':>9} {'KL ratio':>8} {'sd dask':>7} {'sd memory':>9} "
+          f"{'estimate dask':>13} {'estimate memory':>15}")
+    for label, r in rows.items():
+        dask_fit, memory_fit = r["dask"], r["memory"]
+        same = np.array_equal(dask_fit.sample_indices_, memory_fit.sample_indices_)
+        (kl_dask, sd_dask), (kl_memory, sd_memory) = r["quality"]["dask"], r["quality"]["memory"]
+        estimate = getattr(dask_fit, "kl_estimate_", np.nan)
+        print(f"{label:>22} {r['seconds']['dask']:9.2f} {r['seconds']['memory']:10.2f} "
+              f"{len(dask_fit.sample_indices_):5d} {str(same):>9} {kl_dask:9.2e} "
+              f"{kl_memory:9.2e} {kl_dask / kl_memory:8.3f} {sd_dask:7.1e} {sd_memory:9.1e} "
+              f"{estimate:13.2e} {memory_fit.kl_estimate_:15.2e}")
+    print("KL: KL(coreset Laplace || full Laplace) in nats; sd: largest posterior-mean error "
+          "in full-posterior sds; merge-reduce is compared with the in-memory M=1000")
+
+
+def _gradient_times(log_post, thetas):
+    times = []
+    for theta in thetas:
+        start = time.perf_counter()
+        log_post.value_and_grad(theta)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def nuts_on_cluster(client, X, y, n_gradients, n_draws, n_burnin):
+    """What a NUTS gradient on all rows costs on the cluster and in memory."""
+    from functools import partial
+
+    from threadpoolctl import threadpool_limits
+
+    from skcoreset._backend import DaskRows
+    from skcoreset._inference import prior_precision
+    from skcoreset._inference._common import ChunkedLogPosterior, LogPosterior
+    from skcoreset._inference.laplace import laplace
+    from skcoreset._inference.nuts import nuts
+    from skcoreset.families import LogisticFamily
+
+    family = LogisticFamily()
+    d = X.shape[1]
+    prior = prior_precision(d, prior_scale=1.0, intercept_prior_scale=10.0,
+                            fit_intercept=True)
+    X_local, y_local = _local(client, X, y)
+    y_enc = family.encode_target(y_local, np.array([0, 1]))
+    rows = DaskRows.from_arrays(X, y).encoded(
+        partial(family.encode_target, classes=np.array([0, 1])))
+    in_memory = LogPosterior(X_local, y_enc, family, np.ones(len(y_enc)), prior, True)
+    on_cluster = ChunkedLogPosterior(rows, family, prior, True)
+    with threadpool_limits(limits=1):
+        posterior = laplace(X_local, y_enc, family, sample_weight=np.ones(len(y_enc)),
+                            prior_prec=prior, fit_intercept=True).posterior
+    rng = np.random.default_rng(0)
+    z = rng.standard_normal((n_gradients, d + 1))
+    thetas = posterior.mean + z @ posterior.cov_cholesky.T
+    times = {"memory": [], "dask": []}
+    for theta in thetas:  # in turn
+        with threadpool_limits(limits=1):
+            times["memory"] += _gradient_times(in_memory, [theta])
+        times["dask"] += _gradient_times(on_cluster, [theta])
+    print(f"a gradient (value and gradient of the log posterior, one pass over N = "
+          f"{len(y_enc):,} rows, d = {d}), median of {n_gradients}: in memory "
+          f"{1e3 * np.median(times['memory']):.1f} ms, on the cluster "
+          f"{1e3 * np.median(times['dask']):.1f} ms ({X.numblocks[0]} chunks)", flush=True)
+
+    runs = {}
+    common = dict(family=family, sample_weight=None, prior_prec=prior, fit_intercept=True,
+                  n_draws=n_draws, n_burnin=n_burnin, n_chains=4, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with threadpool_limits(limits=1):
+            runs["memory, chains in turn"] = _timed(lambda: nuts(
+                X_local, y_enc, **{**common, "sample_weight": np.ones(len(y_enc))}))
+        print(f"  NUTS in memory: {runs['memory, chains in turn'][1]:.1f} s", flush=True)
+        for label, n_jobs in (("dask, chains in turn", None), ("dask, 4 chains in threads", 4)):
+            runs[label] = _timed(lambda: nuts(rows, None, **common, n_jobs=n_jobs))
+            print(f"  NUTS on the cluster ({label}): {runs[label][1]:.1f} s", flush=True)
+    reference = runs["memory, chains in turn"][0].posterior.samples
+    print()
+    print(f"NUTS on all rows, N = {len(y_enc):,}, d = {d}: 4 chains, n_draws={n_draws}, "
+          f"{n_burnin} warm-up iterations; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    print(f"{'run':>26} {'wall [s]':>9} {'gradients':>9} {'ms / gradient':>13} "
+          f"{'min ESS / s':>11} {'max |draw - memory|':>19}")
+    for label, (result, seconds) in runs.items():
+        draws = result.posterior.samples
+        diff = (np.max(np.abs(draws - reference)) if draws.shape == reference.shape
+                else np.nan)
+        gradients = result.extra["n_gradients"]
+        print(f"{label:>26} {seconds:9.1f} {gradients:9d} {1e3 * seconds / gradients:13.1f} "
+              f"{np.min(result.extra['effective_sample_size']) / seconds:11.1f} "
+              f"{diff:19.1e}")
+    print("ms / gradient: wall time over all gradients of the run (warm-up included), the "
+          "chains' bookkeeping and the Laplace start included")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 1e6")
     parser.add_argument("--n", type=int, default=None, help="rows (default 1e7)")
+    parser.add_argument("--d", type=int, default=D, help="features")
+    parser.add_argument("--chunk-rows", type=int, default=CHUNK_ROWS, help="rows per chunk")
     parser.add_argument("--memory-limit", default="4GiB", help="per worker")
     parser.add_argument("--pass-glm", action="store_true",
                         help="only PASS-GLM's pilot rows: dask vs memory, stream vs fit")
+    parser.add_argument("--qnc", action="store_true",
+                        help="only QuasiNewtonCoreset: dask vs memory (same rows, KL, time)")
+    parser.add_argument("--nuts", action="store_true",
+                        help="only NUTS on all rows: the cost of a gradient, dask vs memory")
+    parser.add_argument("--gradients", type=int, default=30,
+                        help="--nuts: gradients timed in turn, median of")
+    parser.add_argument("--nuts-draws", type=int, default=200,
+                        help="effective draws of the NUTS runs")
+    parser.add_argument("--nuts-burnin", type=int, default=100,
+                        help="warm-up iterations of the NUTS runs")
+    parser.add_argument("--methods", nargs="+", default=None,
+                        help="the table's methods (default: all)")
     parser.add_argument("--repeats", type=int, default=2,
-                        help="in-memory and cluster fits timed in turn, best of")
+                        help="in-memory and cluster fits timed in turn, best of (NUTS: once)")
     args = parser.parse_args()
     n = args.n or (1_000_000 if args.quick else 10_000_000)
 
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster, wait
     from threadpoolctl import threadpool_limits
-
-    from skcoreset import BayesianLogisticRegression
 
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                            memory_limit=args.memory_limit, host="127.0.0.1",
@@ -242,67 +459,81 @@ def main():
         client.close()
         cluster.close()
         return
-    X, y = make_rows(n)
+    X, y = make_rows(n, args.d, args.chunk_rows)
     X, y = client.persist([X, y])
     client.wait_for_workers(2)
-    from distributed import wait
     wait([X, y])
     held = {w: v / 2**20 for w, v in worker_anon_rss(client).items()}
-    print(f"N = {n:,}, d = {D}, {X.numblocks[0]} chunks of {X.chunks[0][0]:,} rows "
+    print(f"N = {n:,}, d = {args.d}, {X.numblocks[0]} chunks of {X.chunks[0][0]:,} rows "
           f"({X.nbytes / 2**30:.2f} GiB) persisted on 2 workers (1 thread each); worker "
           f"memory with the rows: {', '.join(f'{v:.0f}' for v in held.values())} MiB",
           flush=True)
 
     warm_up(client, X, y)
+    if args.qnc or args.nuts:
+        if args.qnc:
+            qnc_on_cluster(client, X, y, args.repeats)
+        if args.nuts:
+            nuts_on_cluster(client, X, y, args.gradients, args.nuts_draws, args.nuts_burnin)
+        client.close()
+        cluster.close()
+        return
+    table = methods(args.nuts_draws, args.nuts_burnin)
+    if args.methods:
+        table = {name: table[name] for name in args.methods}
     on_cluster = {}
-    for method in METHODS:  # memory and passes, before the client holds any rows
-        on_cluster[method] = fit_on_cluster(client, X, y, method, n)
-        print(f"  {method}: {on_cluster[method]['seconds']:.2f} s on the cluster", flush=True)
-    X_local, y_local = client.gather(client.compute([X, y]))
+    for name, make in table.items():  # memory and passes, before the client holds any rows
+        on_cluster[name] = fit_on_cluster(client, X, y, make, n)
+        print(f"  {name}: {on_cluster[name]['seconds']:.2f} s on the cluster", flush=True)
+    X_local, y_local = _local(client, X, y)
 
     # then the in-memory fit and the cluster's again, in turn (the machine's load changes)
     in_memory = {}
-    with threadpool_limits(limits=1), warnings.catch_warnings():
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for method in METHODS:
+        for name, make in table.items():
             seconds = []
-            for _ in range(args.repeats):
-                start = time.perf_counter()
-                est = BayesianLogisticRegression(method=method).fit(X_local, y_local)
-                seconds.append(time.perf_counter() - start)
-                start = time.perf_counter()
-                BayesianLogisticRegression(method=method).fit(X, y)
-                on_cluster[method]["seconds"] = min(on_cluster[method]["seconds"],
-                                                    time.perf_counter() - start)
-            in_memory[method] = (min(seconds), est)
-            print(f"  {method}: {in_memory[method][0]:.2f} s in memory, "
-                  f"{on_cluster[method]['seconds']:.2f} s on the cluster (best)", flush=True)
+            for repeat in range(1 if name == "nuts" else args.repeats):
+                with threadpool_limits(limits=1):
+                    est, elapsed = _timed(lambda: make().fit(X_local, y_local))
+                seconds.append(elapsed)
+                if name == "nuts":
+                    continue  # minutes a run: the cluster's first run stands
+                _, elapsed = _timed(lambda: make().fit(X, y))
+                on_cluster[name]["seconds"] = min(on_cluster[name]["seconds"], elapsed)
+            in_memory[name] = (min(seconds), est)
+            print(f"  {name}: {in_memory[name][0]:.2f} s in memory, "
+                  f"{on_cluster[name]['seconds']:.2f} s on the cluster (best)", flush=True)
     client.close()
     cluster.close()
 
     print()
-    print(f"N = {n:,}, d = {D}: dask (2 workers x 1 thread) against in memory (1 thread); "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"N = {n:,}, d = {args.d}, {X.numblocks[0]} chunks: dask (2 workers x 1 thread) "
+          f"against in memory (1 thread); load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
     print(f"{'method':>12} {'dask [s]':>9} {'memory [s]':>10} {'ratio':>6} {'full':>5} "
-          f"{'thinned':>7} {'s / pass':>8} {'mem s / pass':>12} {'client MiB':>10} "
-          f"{'worker MiB':>10} {'graph warn':>10} {'mean diff [sd]':>14}")
-    for method in METHODS:
-        r = on_cluster[method]
-        mem_seconds, mem_est = in_memory[method]
-        full, thinned, per_pass = r["passes"]
-        per_pass *= r["seconds"] / r["first_seconds"]  # the best run's passes
-        # the same steps in memory: its time per pass is its time over the same passes
-        mem_per_pass = mem_seconds / max(full + thinned / 8, 1)
-        diff = np.max(np.abs(r["est"].posterior_.mean - mem_est.posterior_.mean)
-                      / mem_est.posterior_.std)
-        print(f"{method:>12} {r['seconds']:9.2f} {mem_seconds:10.2f} "
-              f"{r['seconds'] / mem_seconds:6.2f} {full:5d} {thinned:7d} {per_pass:8.3f} "
-              f"{mem_per_pass:12.3f} {r['client'] / 2**20:10.1f} {r['worker'] / 2**20:10.1f} "
-              f"{r['graphs']:10d} {diff:14.2e}")
+          f"{'thinned':>7} {'median pass':>11} {'s / pass':>8} {'mem s / pass':>12} "
+          f"{'pass ratio':>10} "
+          f"{'client MiB':>10} {'worker MiB':>10} {'graph warn':>10} {'vs memory':>9}")
+    for name in table:
+        r = on_cluster[name]
+        mem_seconds, mem_est = in_memory[name]
+        full, thinned, median_pass = r["passes"]
+        # the same steps in memory: time per pass is each fit's time over the same passes
+        passes = max(full + thinned / 8, 1)
+        per_pass, mem_per_pass = r["seconds"] / passes, mem_seconds / passes
+        print(f"{name:>12} {r['seconds']:9.2f} {mem_seconds:10.2f} "
+              f"{r['seconds'] / mem_seconds:6.2f} {full:5d} {thinned:7d} {median_pass:11.3f} "
+              f"{per_pass:8.3f} "
+              f"{mem_per_pass:12.3f} {per_pass / mem_per_pass:10.2f} "
+              f"{r['client'] / 2**20:10.1f} {r['worker'] / 2**20:10.1f} {r['graphs']:10d} "
+              f"{agreement(r['est'], mem_est):9.1e}")
     print("full / thinned: passes over all rows / over the every-8th-row start kept on the "
-          "cluster; mem s / pass: the in-memory time over the same passes (thinned ones "
-          "counted as 1/8); client / worker MiB: peak anonymous memory above the level "
-          "before the fit")
+          "cluster; median pass: of a full pass on the cluster; s / pass: wall time over "
+          "the passes (thinned ones counted as 1/8), on the cluster and in memory (the same "
+          "steps); client / worker MiB: peak anonymous memory above the level before the "
+          "fit; vs memory: the largest difference of the posterior means in sds, for the "
+          "coreset of its weights (relative; same rows)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """MCMC kernels: NUTS (the default) against emcee's ensemble, and NumPyro NUTS on all rows.
 
 Run by hand: ``python benchmarks/bench_mcmc.py [--quick] [--d 10 30 50 100]
-[--full N:d ...] [--no-numpyro] [--reference-draws S]``. One thread for BLAS and XLA.
+[--full N:d ...] [--route-M 1000 auto] [--no-all-rows] [--no-numpyro] [--fresh]
+[--reference-draws S]``. One thread for BLAS and XLA.
 
 Data: logistic regression with AR(0.6)-correlated standard normal features (``corr(x_j,
 x_k) = 0.6^|j-k|``, as real covariates often are), coefficients of norm 2, intercept -1
@@ -27,8 +28,19 @@ the baseline a user without a coreset would run. The package's NUTS (the same ke
 gradient one blocked pass over the rows) and, when installed, NumPyro's NUTS (4 chains,
 dense mass matrix, 500 warm-up and 1,000 draws each, JIT compilation included, started at
 0), run alternately; emcee's default run extrapolated from the time of one ensemble step on
-all rows (hours). Then the coreset route: ``QuasiNewtonCoreset(M=1000)`` plus NUTS on its
-rows, timed end to end. Quality against the full-data posterior.
+all rows (hours). Then the coreset route: ``QuasiNewtonCoreset(M=M)`` for each ``--route-M``
+(default 1000; ``auto`` is the constructor's default, sized by ``target_kl=0.1``, and
+``auto:0.01`` sets ``target_kl``) plus NUTS on its rows, timed end to end. Quality against
+the full-data posterior; the note of each coreset row also gives the coreset's own error
+without the draws' Monte Carlo error, KL(coreset Laplace || full Laplace) and its largest
+mean error (``skcoreset.metrics.coreset_quality``). The all-rows NUTS runs (about 700
+CPU seconds for the package's kernel at N = 1e6, d = 30) are cached: their draws and seconds go to
+``benchmarks/results/mcmc_all_rows_<run>_<N>_<d>.npz`` and are read back by later runs
+(the row says "cached"), so a changed coreset is measured against the same all-rows run;
+``--fresh`` reruns them. The data and the reference are deterministic (fixed seeds). The
+notes give each run's CPU time besides its wall time, and the speed-ups in both: on a
+shared machine the CPU time of a one-thread run is what other jobs do not inflate.
+``--no-all-rows`` skips the all-rows kernels (NUTS and emcee) altogether.
 
 **Reference posteriors**: self-normalized importance sampling from a Student-t (10 degrees
 of freedom) centred at the Laplace approximation, with the exact log posterior on every row
@@ -51,13 +63,14 @@ os.environ.setdefault("XLA_FLAGS",
                       "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
 import argparse  # noqa: E402
+import time  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
 from scipy.special import expit, log_expit  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from _common import timed  # noqa: E402
+from _common import results_dir, timed  # noqa: E402
 from skcoreset import (BayesianLogisticRegression, GaussianPosterior,  # noqa: E402
                        QuasiNewtonCoreset)
 from skcoreset._inference import prior_precision  # noqa: E402
@@ -66,7 +79,7 @@ from skcoreset._inference.diagnostics import (bulk_effective_sample_size,  # noq
 from skcoreset._inference.mcmc import _chain_plan, log_probability  # noqa: E402
 from skcoreset.exceptions import MCMCDiagnosticWarning  # noqa: E402
 from skcoreset.families import LogisticFamily  # noqa: E402
-from skcoreset.metrics import mean_error_sd, posterior_kl  # noqa: E402
+from skcoreset.metrics import coreset_quality, mean_error_sd, posterior_kl  # noqa: E402
 
 RHO = 0.6
 M = 1000
@@ -120,14 +133,22 @@ def quality(posterior, ref):
     return posterior_kl(posterior, ref), mean_error_sd(posterior, ref)
 
 
+def clocked(fn):
+    """``(wall seconds, CPU seconds of this process, fn())``: on a shared machine the CPU
+    time of a one-thread run is the part of its wall time that other jobs do not inflate."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - wall, time.process_time() - cpu, out
+
+
 def fit_mcmc(X, y, w, **params):
-    """Timed fit; (seconds, estimator, the MCMC warnings it raised)."""
+    """Timed fit; (seconds, CPU seconds, estimator, the MCMC warnings it raised)."""
     est = BayesianLogisticRegression(method="mcmc", random_state=0, **PRIOR, **params)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        seconds, _ = timed(lambda: est.fit(X, y, sample_weight=w))
-    return seconds, est, [str(c.message) for c in caught
-                          if issubclass(c.category, MCMCDiagnosticWarning)]
+        seconds, cpu, _ = clocked(lambda: est.fit(X, y, sample_weight=w))
+    return seconds, cpu, est, [str(c.message) for c in caught
+                               if issubclass(c.category, MCMCDiagnosticWarning)]
 
 
 def chains_of(est):
@@ -177,32 +198,34 @@ def row(label, seconds, est_or_draws, ref, extra=""):
     return ess / seconds, from_error / seconds, kl
 
 
-def coreset_of(X, y):
-    coreset = QuasiNewtonCoreset(M=M, model="logistic", random_state=0, **PRIOR)
-    seconds, (Xc, yc, wc) = timed(lambda: coreset.fit_coreset(X, y))
-    return seconds, Xc, yc, wc
+def coreset_of(X, y, size=M, target_kl=0.1):
+    """(seconds, CPU seconds, rows, targets, weights, fitted QuasiNewtonCoreset)."""
+    coreset = QuasiNewtonCoreset(M=size, target_kl=target_kl, model="logistic",
+                                 random_state=0, **PRIOR)
+    seconds, cpu, (Xc, yc, wc) = clocked(lambda: coreset.fit_coreset(X, y))
+    return seconds, cpu, Xc, yc, wc, coreset
 
 
 def coreset_table(dims, n, reference_draws):
-    print(f"\n### On a {M}-row QuasiNewtonCoreset of N = {n:.0e} rows (AR({RHO}) features)\n")
+    print(f"\n### On a QuasiNewtonCoreset(M={M}) of N = {n:.0e} rows (AR({RHO}) features)\n")
     print("| d | sampler | seconds | min bulk ESS | min ESS / s | mean-error ESS | per s | "
           "max R-hat | KL to reference (nats) | max mean error (sd) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for d in dims:
         X, y = make_data(n, d, seed=d)
-        build, Xc, yc, wc = coreset_of(X, y)
+        build, _, Xc, yc, wc, _ = coreset_of(X, y)
         ref, kish = reference(Xc, yc, wc, reference_draws)
         ensemble = fit_mcmc(Xc, yc, wc, sampler="ensemble")
         nuts = fit_mcmc(Xc, yc, wc)
         rates = {}
-        for name, (seconds, est, warned) in (("emcee", ensemble), ("NUTS", nuts)):
+        for name, (seconds, _, est, warned) in (("emcee", ensemble), ("NUTS", nuts)):
             note = (f" reports ESS {est.effective_sample_size_.min():.0f}"
                     + (f"; {len(warned)} warning(s): {warned[0][:60]}..." if warned else ""))
             rates[name] = row(f"{d} | {name}", seconds, est, ref, extra=note)[:2]
         bulk, error = (rates["NUTS"][k] / rates["emcee"][k] for k in (0, 1))
         bulk = "n/a" if np.isnan(bulk) else f"**{bulk:.1f}x**"
         print(f"|   | NUTS / emcee | | | {bulk} | | **{error:.1f}x** | | | | (coreset built in "
-              f"{build:.1f} s; reference Kish ESS {kish:.0f})", flush=True)
+              f"{build:.1f} s, {len(wc)} rows; reference Kish ESS {kish:.0f})", flush=True)
 
 
 def emcee_seconds(X, y, n_timed=2):
@@ -224,7 +247,8 @@ def emcee_seconds(X, y, n_timed=2):
 
 
 def numpyro_nuts(X, y, n_warmup=500, n_samples=1000, n_chains=4):
-    """NumPyro NUTS on all rows: (seconds, (n_samples, n_chains, p) draws, divergences)."""
+    """NumPyro NUTS on all rows: (seconds, CPU seconds, (n_samples, n_chains, p) draws,
+    divergences)."""
     import jax
     import jax.numpy as jnp
     from numpyro.infer import MCMC, NUTS
@@ -245,51 +269,74 @@ def numpyro_nuts(X, y, n_warmup=500, n_samples=1000, n_chains=4):
                  extra_fields=("diverging",))
         return mcmc
 
-    seconds, mcmc = timed(run)
+    seconds, cpu, mcmc = clocked(run)
     draws = np.asarray(mcmc.get_samples(group_by_chain=True)).transpose(1, 0, 2)
-    return seconds, draws, int(np.sum(mcmc.get_extra_fields()["diverging"]))
+    return seconds, cpu, draws, int(np.sum(mcmc.get_extra_fields()["diverging"]))
 
 
-def full_table(settings, reference_draws, with_numpyro):
+def all_rows_run(run, X, y, fresh=False):
+    """(seconds, CPU seconds, (n_steps, n_chains, p) draws, note) of an all-rows NUTS run:
+    ``"ours"`` (the package's, what ``method="mcmc"`` runs) or ``"numpyro"``; read from /
+    written to ``benchmarks/results/mcmc_all_rows_<run>_<N>_<d>.npz`` unless ``fresh``."""
+    path = results_dir() / f"mcmc_all_rows_{run}_{len(y):.0e}_{X.shape[1]}.npz"
+    if path.exists() and not fresh:
+        cached = np.load(path)
+        return (float(cached["seconds"]), float(cached["cpu"]), cached["draws"],
+                f" cached: {cached['note']}")
+    if run == "ours":
+        seconds, cpu, est, warned = fit_mcmc(X, y, np.ones(len(y)))
+        draws, note = chains_of(est), f" {len(warned)} warning(s)" if warned else ""
+    else:
+        seconds, cpu, draws, divergent = numpyro_nuts(X, y)
+        note = f" {divergent} divergences"
+    note = f" CPU {cpu:.0f} s;{note or ' no warnings'}"
+    np.savez(path, seconds=seconds, cpu=cpu, draws=draws, note=note.strip())
+    return seconds, cpu, draws, note
+
+
+def full_table(settings, reference_draws, with_numpyro, route_sizes=((M, 0.1),),
+               all_rows=True, fresh=False):
     print("\n### MCMC on all rows against the coreset route (AR(0.6) features)\n")
     print("| N, d | run | seconds | min bulk ESS | min ESS / s | mean-error ESS | per s | "
           "max R-hat | KL to reference (nats) | max mean error (sd) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    names = {"ours": "NUTS on all rows (skcoreset)", "numpyro": "NUTS on all rows (NumPyro)"}
     for k, (n, d) in enumerate(settings):
         X, y = make_data(n, d, seed=100 + d)
-        w = np.ones(n)
-        ref, kish = reference(X, y, w, reference_draws)
+        ref, kish = reference(X, y, np.ones(n), reference_draws)
+        full_laplace = BayesianLogisticRegression(**PRIOR).fit(X, y).posterior_
         label = f"{n:.0e}, {d}"
-        runs = ["ours", "numpyro"] if with_numpyro else ["ours"]
+        runs = (["ours", "numpyro"] if with_numpyro else ["ours"]) if all_rows else []
         if k % 2:
             runs.reverse()  # alternate the order between settings
         results = {}
         for run in runs:
-            if run == "ours":
-                seconds, est, warned = fit_mcmc(X, y, w)
-                note = f" {len(warned)} warning(s)" if warned else ""
-                kl = row(f"{label} | NUTS on all rows (skcoreset)", seconds, est, ref,
-                         extra=note)[2]
-                results[run] = (seconds, kl)
-            else:
-                seconds, draws, divergent = numpyro_nuts(X, y)
-                kl = row(f"{label} | NUTS on all rows (NumPyro)", seconds, draws, ref,
-                         extra=f" {divergent} divergences")[2]
-                results[run] = (seconds, kl)
-        emcee, steps, walkers = emcee_seconds(X, y)
-        print(f"| {label} | emcee on all rows, default run ({walkers} walkers x {steps} "
-              f"steps), extrapolated | {emcee:.0f} | | | | | | | |", flush=True)
-        build, Xc, yc, wc = coreset_of(X, y)
-        seconds, est, warned = fit_mcmc(Xc, yc, wc)
-        total = build + seconds
-        note = f" {len(warned)} warning(s)" if warned else ""
-        kl = row(f"{label} | QuasiNewtonCoreset(M={M}) + NUTS (build {build:.1f} s)",
-                 total, est, ref, extra=note)[2]
-        summary = ", ".join(
-            f"**{seconds_all / total:.0f}x** faster than {name}, KL {kl - kl_all:+.3f} nats"
-            for name, (seconds_all, kl_all) in results.items())
-        print(f"|   | coreset route: {summary} | | | | | | | | | (reference Kish ESS "
-              f"{kish:.0f})", flush=True)
+            seconds, cpu, draws, note = all_rows_run(run, X, y, fresh)
+            kl = row(f"{label} | {names[run]}", seconds, draws, ref, extra=note)[2]
+            results[run] = (seconds, cpu, kl)
+        if all_rows:
+            emcee, steps, walkers = emcee_seconds(X, y)
+            print(f"| {label} | emcee on all rows, default run ({walkers} walkers x {steps} "
+                  f"steps), extrapolated | {emcee:.0f} | | | | | | | |", flush=True)
+        for size, target_kl in route_sizes:
+            build, build_cpu, Xc, yc, wc, coreset = coreset_of(X, y, size, target_kl)
+            seconds, cpu, est, warned = fit_mcmc(Xc, yc, wc)
+            total, total_cpu = build + seconds, build_cpu + cpu
+            # the coreset's own error, free of the draws' Monte Carlo error
+            own = coreset_quality(coreset, X, y, full_posterior=full_laplace)
+            note = (f" CPU {total_cpu:.1f} s; Laplace KL {own.kl:.3g} nats, "
+                    f"{own.max_mean_error_sd:.3f} sd")
+            note += f"; {len(warned)} warning(s)" if warned else ""
+            setting = f"M={size!r}" + (f", target_kl={target_kl:g}" if size == "auto" else "")
+            kl = row(f"{label} | QuasiNewtonCoreset({setting}) + NUTS ({len(wc)} rows, "
+                     f"kl_estimate_ {coreset.kl_estimate_:.3g}, build {build:.1f} s)", total,
+                     est, ref, extra=note)[2]
+            summary = ", ".join(
+                f"**{seconds_all / total:.0f}x** faster than {run} ({cpu_all / total_cpu:.0f}x "
+                f"in CPU time), KL {kl - kl_all:+.3f} nats"
+                for run, (seconds_all, cpu_all, kl_all) in results.items())
+            print(f"|   | coreset route: {summary or 'no all-rows run'} | | | | | | | | | "
+                  f"(reference Kish ESS {kish:.0f})", flush=True)
 
 
 def main():
@@ -297,14 +344,23 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--d", type=int, nargs="*", default=None)
     parser.add_argument("--full", nargs="*", default=None, help="N:d settings on all rows")
+    parser.add_argument("--route-M", nargs="*", default=[str(M)],
+                        help="coreset sizes of the coreset route: integers, 'auto' or "
+                        "'auto:TARGET_KL'")
+    parser.add_argument("--no-all-rows", action="store_true",
+                        help="only the coreset route on all-rows data (no all-rows MCMC)")
     parser.add_argument("--no-numpyro", action="store_true")
+    parser.add_argument("--fresh", action="store_true",
+                        help="rerun the all-rows NUTS runs instead of reading their cache")
     parser.add_argument("--reference-draws", type=int, default=None)
     args = parser.parse_args()
     dims = args.d if args.d is not None else ([10, 30] if args.quick else [10, 30, 50, 100])
     full = args.full if args.full is not None else (
         ["2e4:10"] if args.quick else ["1e5:10", "1e5:30", "1e6:30"])
     settings = [(int(float(s.split(":")[0])), int(s.split(":")[1])) for s in full]
-    with_numpyro = not args.no_numpyro
+    route_sizes = [("auto", float(size[5:] or 0.1)) if size.startswith("auto") else
+                   (int(float(size)), 0.1) for size in args.route_M]
+    with_numpyro = not args.no_numpyro and not args.no_all_rows
     if with_numpyro:
         try:
             import numpyro  # noqa: F401
@@ -316,7 +372,8 @@ def main():
             coreset_table(dims, 20_000 if args.quick else 100_000,
                           args.reference_draws or 40_000)
         if settings:
-            full_table(settings, args.reference_draws or 10_000, with_numpyro)
+            full_table(settings, args.reference_draws or 10_000, with_numpyro, route_sizes,
+                       all_rows=not args.no_all_rows, fresh=args.fresh)
 
 
 if __name__ == "__main__":

@@ -1,21 +1,27 @@
 """Coreset quality at scale, in nats, against what the user would do instead.
 
 Run by hand: ``python benchmarks/bench_scale_quality.py [--quick] [--N 1e5 1e6] [--d 10 50]
-[--models logistic poisson] [--M 100 300 1000] [--constructors ...] [--budget SECONDS]
-[--no-mcmc]``, or the data-shapes suite: ``python benchmarks/bench_scale_quality.py --shapes
-[--N 1e6] [--shape-names ...] [--nuts-shapes ...] [--nuts-draws 2000]``.
+[--models logistic poisson] [--M 100 300 1000] [--constructors ...]
+[--budget SECONDS] [--no-mcmc | --full-mcmc run]``, or the data-shapes suite:
+``python benchmarks/bench_scale_quality.py --shapes [--N 1e6] [--shape-names ...]
+[--nuts-shapes ...] [--nuts-draws 2000]``.
 
 Synthetic data (``make_logistic_regression`` / ``make_poisson_regression`` with the log link,
 N(0, I) covariates, coefficients of norm 2 for logistic and 0.5 for Poisson, intercept 0.5).
 For every constructor and coreset size M: build time, KL(coreset Laplace || full Laplace) in
 nats and the largest |mean difference| in full-posterior sd (``skcoreset.metrics.
 coreset_quality``), and the coreset size. Beside them, in the same run: the full-data Laplace
-fit (``BayesianLogisticRegression`` / ``BayesianPoissonRegression`` defaults), and the
-full-data MCMC time of the estimators' default chain, extrapolated from the measured time of
-one ensemble step on all rows (the chain would take hours). Then coreset + MCMC: the
-``QuasiNewtonCoreset`` with the largest M, followed by the default MCMC on its rows, timed
-end to end, its KL (moment-matched draws against the full Laplace posterior, so it includes
-the Monte Carlo error of the draws) and its speed-up over full-data MCMC.
+fit (``BayesianLogisticRegression`` / ``BayesianPoissonRegression`` defaults). Then coreset +
+MCMC: the ``QuasiNewtonCoreset`` with the largest M, followed by the default MCMC (NUTS) on
+its rows, timed end to end, its KL (moment-matched draws against the full Laplace
+posterior, so it includes the Monte Carlo error of the draws) and its speed-up over the
+same MCMC on all rows. That baseline is the package's default NUTS run on all rows
+(``--full-mcmc run``: run and timed, minutes to hours at N = 1e6), by default
+extrapolated: the Laplace fit plus the number of gradients the same NUTS run takes on the
+coreset's rows (the same stopping rule on a posterior of the same shape, whitened alike)
+times the time of one gradient on all rows, measured by a short NUTS run on all rows (one
+chain, 20 warm-up iterations and about 10 draws). ``--full-mcmc run`` prints both, with
+the gradients and the time per gradient of the full run, to check the extrapolation.
 
 A constructor is skipped at a size when its time at the previous size, scaled linearly in M,
 exceeds ``--budget`` seconds (default 600); the table says so. BLAS is limited to one thread
@@ -23,7 +29,8 @@ exceeds ``--budget`` seconds (default 600); the table says so. BLAS is limited t
 
 Targets (issue 10): QuasiNewtonCoreset at N = 1e6, d = 10, M = 1000: KL <= 0.1 nats and build
 <= 60 s; at N = 1e5: KL <= 0.05 nats and <= 10 s; coreset + MCMC >= 50x faster than full-data
-MCMC at N = 1e6 with KL <= 0.2 nats.
+MCMC at N = 1e6 with KL <= 0.2 nats (set against emcee's default chain; NUTS on all rows is
+the stronger baseline now).
 
 **Data shapes** (``--shapes``): real-shaped data from :mod:`skcoreset.datasets` at N = 1e6 --
 rare events (5 %, 1 %, 0.1 % positives, AR(0.6)-correlated features), heavy-tailed features
@@ -60,7 +67,7 @@ from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
                        SparseVICoreset, UniformCoreset)
 from skcoreset.families import make_family
 from skcoreset._inference import prior_precision
-from skcoreset._inference.mcmc import _chain_plan, log_probability
+from skcoreset._inference.nuts import nuts
 from skcoreset._backend import uniform_subset
 from skcoreset._posterior import GaussianPosterior, SamplePosterior
 from skcoreset.coreset._coreset_mcmc import CoresetMCMC
@@ -110,25 +117,33 @@ def make_data(model, n, d, seed=0):
                                    random_state=seed)
 
 
-def full_mcmc_seconds(model, X, y, laplace_seconds, n_steps_timed=3):
-    """Extrapolated time of the default MCMC chain on all rows: the Laplace start plus the
-    default number of ensemble steps times the measured time of one step (one vectorised
-    log-posterior evaluation of every walker on all rows)."""
-    p = X.shape[1] + 1
-    n_walkers, draws_per_walker, thin, n_burnin = _chain_plan(p, None, 4000, None, None)
-    n_steps = n_burnin + thin * draws_per_walker
-    family = make_family(model, link="log")
-    y_enc = np.where(y == 1, 1.0, -1.0) if model == "logistic" else y.astype(float)
-    prior = prior_precision(X.shape[1], prior_scale=1.0, intercept_prior_scale=10.0,
-                            fit_intercept=True)
-    log_post = log_probability(X, y_enc, family, sample_weight=np.ones(len(y)),
-                               prior_prec=prior, fit_intercept=True)
-    walkers = 0.01 * np.random.default_rng(0).normal(size=(n_walkers, p))
+def _encoded(model, y):
+    return np.where(y == 1, 1.0, -1.0) if model == "logistic" else y.astype(float)
+
+
+def _prior(d):
+    return prior_precision(d, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+
+
+def nuts_on_rows(model, X, y, sample_weight=None, **params):
+    """(seconds, result) of the package's NUTS (what ``method="mcmc"`` runs, with the
+    estimators' prior and ``random_state=0``) on these rows."""
     start = time.perf_counter()
-    for _ in range(n_steps_timed):
-        log_post(walkers)
-    per_step = (time.perf_counter() - start) / n_steps_timed
-    return laplace_seconds + n_steps * per_step, n_steps, n_walkers
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = nuts(X, _encoded(model, y), make_family(model, link="log"),
+                      sample_weight=np.ones(len(y)) if sample_weight is None else sample_weight,
+                      prior_prec=_prior(X.shape[1]), fit_intercept=True, random_state=0,
+                      **params)
+    return time.perf_counter() - start, result
+
+
+def seconds_per_gradient(model, X, y, laplace_seconds):
+    """Seconds of one gradient of the sampler on all rows, from a short NUTS run (one chain,
+    20 warm-up iterations, about 10 draws: a few hundred gradients; its Laplace start,
+    counted as ``laplace_seconds``, taken off)."""
+    seconds, result = nuts_on_rows(model, X, y, n_draws=10, n_burnin=20, n_chains=1)
+    return max(seconds - laplace_seconds, 0.0) / result.extra["n_gradients"]
 
 
 def build(name, M, model, random_state=0):
@@ -138,7 +153,7 @@ def build(name, M, model, random_state=0):
     return CONSTRUCTORS[name](**kwargs)
 
 
-def run_setting(model, n, d, sizes, names, budget, with_mcmc):
+def run_setting(model, n, d, sizes, names, budget, full_mcmc):
     X, y = make_data(model, n, d)
     estimator = ESTIMATORS[model]
     start = time.perf_counter()
@@ -146,10 +161,6 @@ def run_setting(model, n, d, sizes, names, budget, with_mcmc):
     laplace_seconds = time.perf_counter() - start
     print(f"\n== {model}, N = {n:.0e}, d = {d}: full-data Laplace {laplace_seconds:.2f} s",
           flush=True)
-    if with_mcmc:
-        mcmc_seconds, n_steps, n_walkers = full_mcmc_seconds(model, X, y, laplace_seconds)
-        print(f"   full-data MCMC (default chain: {n_walkers} walkers x {n_steps} steps), "
-              f"extrapolated: {mcmc_seconds:.0f} s", flush=True)
     print(f"{'constructor':>13} {'M':>5} {'size':>5} {'build s':>8} {'KL nats':>10} "
           f"{'max|dmean|/sd':>13} {'build/Laplace':>13}")
     full_posterior = full.posterior_
@@ -173,7 +184,7 @@ def run_setting(model, n, d, sizes, names, budget, with_mcmc):
             print(f"{name:>13} {M:5d} {quality.size:5d} {seconds:8.2f} {quality.kl:10.3g} "
                   f"{quality.max_mean_error_sd:13.3g} {seconds / laplace_seconds:13.1f}",
                   flush=True)
-    if with_mcmc:
+    if full_mcmc != "none":
         M = max(sizes)
         start = time.perf_counter()
         coreset = build("quasi-newton", M, model).fit(X, y)
@@ -183,8 +194,28 @@ def run_setting(model, n, d, sizes, names, budget, with_mcmc):
             sampled = estimator(method="mcmc", random_state=0).fit(
                 X[rows], y[rows], sample_weight=coreset.sample_weight_)
         seconds = time.perf_counter() - start
+        # the same run on the coreset's rows: a posterior of the same shape, whitened alike
+        n_gradients = nuts_on_rows(model, X[rows], y[rows],
+                                   coreset.sample_weight_)[1].extra["n_gradients"]
+        per_gradient = seconds_per_gradient(model, X, y, laplace_seconds)
+        extrapolated = laplace_seconds + n_gradients * per_gradient
+        print(f"   NUTS on all rows, extrapolated: {extrapolated:.0f} s (Laplace "
+              f"{laplace_seconds:.1f} s + {n_gradients} gradients, as on the coreset's "
+              f"rows, x {per_gradient * 1e3:.2f} ms per gradient on all rows)", flush=True)
+        baseline, how = extrapolated, "extrapolated"
+        if full_mcmc == "run":
+            baseline, result = nuts_on_rows(model, X, y)
+            how = "measured"
+            measured_gradients = result.extra["n_gradients"]
+            print(f"   NUTS on all rows, measured: {baseline:.0f} s "
+                  f"({baseline / extrapolated:.2f}x the extrapolation: "
+                  f"{measured_gradients} gradients, "
+                  f"{(baseline - laplace_seconds) / measured_gradients * 1e3:.2f} ms each), "
+                  f"KL(draws || full Laplace) {posterior_kl(result.posterior, full):.3g} "
+                  f"nats, max|dmean|/sd {mean_error_sd(result.posterior, full):.3g}",
+                  flush=True)
         print(f"   quasi-newton M = {M} + MCMC: {seconds:.1f} s, "
-              f"{mcmc_seconds / seconds:.0f}x faster than full-data MCMC; "
+              f"{baseline / seconds:.0f}x faster than NUTS on all rows ({how}); "
               f"KL(draws || full Laplace) {posterior_kl(sampled, full):.3g} nats, "
               f"max|dmean|/sd {mean_error_sd(sampled, full):.3g}", flush=True)
 
@@ -197,12 +228,11 @@ def previous_quasi_newton(X, y, model, M, random_state=0):
     before importance candidates."""
     rng = check_random_state(random_state)
     family = make_family(model, link="log")
-    y_enc = np.where(y == 1, 1.0, -1.0) if model == "logistic" else y.astype(float)
+    y_enc = _encoded(model, y)
     w = np.ones(len(y))
     indices, weights = uniform_subset(M, w, rng, strata=y_enc if model == "logistic" else None)
     order = np.argsort(indices)
-    prior = prior_precision(X.shape[1], prior_scale=1.0, intercept_prior_scale=10.0,
-                            fit_intercept=True)
+    prior = _prior(X.shape[1])
     with threadpool_limits(limits=1, user_api="blas"):
         result = quasi_newton_weights(
             X, y_enc, family, indices=indices[order], weights=weights[order], sample_weight=w,
@@ -264,9 +294,8 @@ def importance_reference(X, y, model, full, n_draws, seed=0):
     proposal (every row's log-likelihood at every draw). Returns the moment-matched
     posterior and the effective sample size of the weights."""
     family = make_family(model, link="log")
-    y_enc = np.where(y == 1, 1.0, -1.0) if model == "logistic" else y.astype(float)
-    prior = prior_precision(X.shape[1], prior_scale=1.0, intercept_prior_scale=10.0,
-                            fit_intercept=True)
+    y_enc = _encoded(model, y)
+    prior = _prior(X.shape[1])
     post = full.posterior_
     z = np.random.default_rng(seed).standard_normal((n_draws, len(post.mean)))
     thetas = post.mean + z @ post.cov_cholesky.T
@@ -343,7 +372,9 @@ def main():
     parser.add_argument("--constructors", nargs="+", default=list(CONSTRUCTORS),
                         choices=list(CONSTRUCTORS))
     parser.add_argument("--budget", type=float, default=600.0)
-    parser.add_argument("--no-mcmc", action="store_true")
+    parser.add_argument("--no-mcmc", action="store_true", help="no MCMC rows")
+    parser.add_argument("--full-mcmc", choices=["extrapolate", "run"], default="extrapolate",
+                        help="NUTS on all rows extrapolated from a few gradients, or run")
     parser.add_argument("--shapes", action="store_true", help="the data-shapes suite")
     parser.add_argument("--shape-names", nargs="+", default=list(SHAPES), choices=list(SHAPES),
                         metavar="SHAPE")
@@ -366,7 +397,7 @@ def main():
             for n in args.N:
                 for d in args.d:
                     run_setting(model, int(n), d, sorted(args.M), args.constructors,
-                                args.budget, not args.no_mcmc)
+                                args.budget, "none" if args.no_mcmc else args.full_mcmc)
 
 
 if __name__ == "__main__":

@@ -31,9 +31,9 @@ import numpy as np
 from sklearn.base import clone
 
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
-                       BayesianPoissonRegression, FrankWolfeCoreset, GIGACoreset,
-                       QuasiNewtonCoreset, SensitivityCoreset, SparseVICoreset,
-                       StreamingCoreset, UniformCoreset)
+                       BayesianPoissonRegression, BayesianProbitRegression,
+                       FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset,
+                       SensitivityCoreset, SparseVICoreset, StreamingCoreset, UniformCoreset)
 from skcoreset.multiclass import BayesianOneVsRestClassifier
 from skcoreset.pipeline import Pipeline
 
@@ -54,6 +54,8 @@ ESTIMATORS = {
     "Logistic(kl_proximal)": BayesianLogisticRegression(method="kl_proximal"),
     "Logistic(pass_glm)": BayesianLogisticRegression(method="pass_glm"),
     "Logistic(mcmc)": BayesianLogisticRegression(method="mcmc", **_MCMC),
+    "Probit(laplace)": BayesianProbitRegression(),
+    "Probit(mcmc)": BayesianProbitRegression(method="mcmc", **_MCMC),
     "Poisson(laplace)": BayesianPoissonRegression(),
     "Poisson(pass_glm)": BayesianPoissonRegression(method="pass_glm"),
     "Poisson(mcmc)": BayesianPoissonRegression(method="mcmc", **_MCMC),

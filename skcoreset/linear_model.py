@@ -63,7 +63,6 @@ class _Method(NamedTuple):
     options: dict  # estimator parameter -> _Param, passed to ``fit`` as its keyword
     supports: object = None  # family -> whether the method fits it (None: every family)
     streams: bool = False  # one pass over the data: partial_fit
-    chunked: bool = False  # passes over rows in chunks: dask arrays
     check: object = None  # estimator -> None; raises ValueError for invalid options
     finds_non_finite: bool = False  # its pass over X raises on NaN/inf: no separate check
 
@@ -87,7 +86,7 @@ _METHODS = {
         laplace, doc="""
 - ``"laplace"``: Gaussian centred at the posterior mode (found by Newton's method with a
   line search) with covariance the inverse negative Hessian of the log posterior there.""",
-        options={}, chunked=True),
+        options={}),
     "kl_proximal": _Method(
         kl_proximal, doc="""
 - ``"kl_proximal"``: full-covariance Gaussian variational inference by KL proximal-gradient
@@ -101,8 +100,7 @@ and the linearised target with ``r = 1 / (1 + beta)``). ``None``: 1, the fastest
 the optimum, where the Laplace approximation starts the iteration (the paper's 0.25 for the
 logistic model suits its start from the prior); from 50,000 rows on, ``None`` takes
 fixed-point steps to the same optimum instead, which need fewer iterations there.""",
-                                   keyword="beta")},
-        chunked=True),
+                                   keyword="beta")}),
     # PASS-GLM needs a polynomial approximation of each family's mapping function
     "pass_glm": _Method(
         pass_glm, doc="""
@@ -138,7 +136,7 @@ the posterior mean, and a :class:`~skcoreset.exceptions.PassGLMAccuracyWarning` 
 estimate's standard error cannot rule that out: the approximation error does not shrink with
 the number of rows, while the posterior does.""", keyword="radius"),
         },
-        supports=_has_pass_glm_mapping, streams=True, chunked=True, check=_check_pass_degree,
+        supports=_has_pass_glm_mapping, streams=True, check=_check_pass_degree,
         finds_non_finite=True),
     "mcmc": _Method(
         mcmc, doc="""
@@ -200,7 +198,6 @@ draws. The other methods are deterministic."""),
         }),
 }
 _STREAMING = " or ".join(repr(name) for name, spec in _METHODS.items() if spec.streams)
-_CHUNKED = ", ".join(repr(name) for name, spec in _METHODS.items() if spec.chunked)
 
 # The parameters every estimator has besides ``method`` and the methods' options (which
 # come between ``max_iter`` and ``verbose``).
@@ -421,12 +418,6 @@ class _BaseBayesianGLM(BaseEstimator):
         messages of in-memory input; non-finite X (or an invalid exposure) raises in the
         first task that reads it.
         """
-        spec = _METHODS[self.method]
-        if not spec.chunked:
-            raise ValueError(
-                f"dask arrays are supported with method={_CHUNKED}, which fit by passes over "
-                f"the chunks where they live; got method={self.method!r}. Compute the arrays "
-                f"first (e.g. on a coreset), or use method={_CHUNKED}.")
         import dask.array as da
 
         X = da.asarray(X)
@@ -530,20 +521,24 @@ class _BaseBayesianGLM(BaseEstimator):
         return validate_data(self, X, dtype=np.float64, reset=False,
                              accept_sparse=ACCEPT_SPARSE)
 
-    def _predictive_moments(self, X):
-        """Posterior mean and variance of ``E[y | x]`` at each row of X.
+    def _predictive_moments(self, X, exposure=None):
+        """Posterior mean and variance of ``exposure * E[y | x]`` at each row of X (the
+        exposure of counts; None for 1).
 
         Averages over the draws for a sample posterior (MCMC); otherwise integrates over the
         Gaussian posterior of the linear predictor (Gauss-Hermite or closed form).
         """
         X = self._check_predict_input(X)
+        if exposure is not None:
+            exposure = check_exposure(exposure, X.shape[0])
         family = self.family_
         if isinstance(self.posterior_, SamplePosterior):
             return sample_predictive_moments(X, self.posterior_.samples, family,
-                                             self.fit_intercept)
+                                             self.fit_intercept, scale=exposure)
         m, v = latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
                               self.fit_intercept)
-        return family.expected_mean(m, v)
+        mean, var = family.expected_mean(m, v)
+        return (mean, var) if exposure is None else (exposure * mean, exposure**2 * var)
 
     def _linear_predictor(self, X):
         X = self._check_predict_input(X)
@@ -744,20 +739,16 @@ class _BaseBayesianGLM(BaseEstimator):
         return y
 
 
-def _and(names):
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def _method_param(methods):
     """The ``method`` parameter of the estimators fitted by ``methods`` (name -> _Method):
     its docs list those, its constraint every method (another method raises a ValueError
     naming the supported ones, ``_BaseBayesianGLM._method``)."""
     items = "\n".join(spec.doc.strip("\n") for spec in methods.values())
-    local = [f'``"{name}"``' for name, spec in methods.items() if not spec.chunked]
-    dask = (f"Every method{' but ' + _and(local) if local else ''} also fits dask arrays "
-            "where their chunks live: each Newton or proximal step (PASS-GLM: its one pass) "
-            "is a map-reduce over the chunks, and the posterior is that of the same rows in "
-            "memory.")
+    dask = ("Every method also fits dask arrays where their chunks live: each Newton or "
+            "proximal step (PASS-GLM: its one pass, NUTS: each gradient) is a map-reduce over "
+            "the chunks, and the posterior is that of the same rows in memory. MCMC on dask "
+            'arrays runs NUTS only (``sampler="ensemble"`` is refused), at one round trip to '
+            "the cluster per gradient: see the user guide's scaling page for when that pays.")
     return _Param("laplace", [StrOptions(set(_METHODS))],
                   "{" + ", ".join(f'"{name}"' for name in methods) + "}",
                   f"How the posterior is fitted.\n\n{items}\n\n{dask}")
@@ -1435,10 +1426,7 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
             out = predict_lazily(self, "predict", X, rows=rows, return_std=return_std,
                                  columns=2 if return_std else None)
             return (out[:, 0], out[:, 1]) if return_std else out
-        mean, mean_var = self._predictive_moments(X)
-        if exposure is not None:
-            exposure = check_exposure(exposure, len(mean))
-            mean, mean_var = exposure * mean, exposure**2 * mean_var
+        mean, mean_var = self._predictive_moments(X, exposure)
         if return_std:
             return mean, np.sqrt(self.family_.predictive_variance(mean, mean_var))
         return mean

@@ -60,6 +60,42 @@ def test_sums_and_row_maps_agree_across_storages(tmp_path):
     assert not one_class.has_both_classes()
 
 
+def test_memmap_log_posterior_is_read_in_row_chunks(tmp_path, monkeypatch):
+    """A memmap (or the ndarray view of it that validation returns) gets the chunked log
+    posterior, which holds no linear predictor of all rows, with the in-memory values."""
+    from sklearn.utils import check_array
+
+    from skcoreset._inference._common import (ChunkedLogPosterior, LogPosterior,
+                                              log_posterior_of)
+    from skcoreset.families import LogisticFamily
+
+    X, y, w = _rows(n=2000, d=4, seed=5)
+    memmap = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=float,
+                                       shape=X.shape)
+    memmap[:] = X
+    view = check_array(np.load(tmp_path / "X.npy", mmap_mode="r"))
+    assert not isinstance(view, np.memmap)
+    assert InMemoryRows(view, y, w).file_backed and not InMemoryRows(X, y, w).file_backed
+    args = (LogisticFamily(), np.full(5, 0.5), True)
+    assert isinstance(log_posterior_of(InMemoryRows(X, y, w), *args), LogPosterior)
+    # row chunks of 300 rows: each pass sums several
+    monkeypatch.setattr(row_chunks, "__kwdefaults__", {"max_elements": 300 * 5,
+                                                       "min_rows": 1})
+    chunked = log_posterior_of(InMemoryRows(view, y, w), *args)
+    assert isinstance(chunked, ChunkedLogPosterior)
+    theta = np.random.default_rng(1).normal(size=5) / 3
+    for ours, theirs in [(chunked, LogPosterior(X, y, args[0], w, *args[1:])),
+                         (chunked.thinned(4), LogPosterior(X, y, args[0], w,
+                                                           *args[1:]).thinned(4))]:
+        value, _, grad, hessian = ours.value_and_grad(theta, neg_hessian=np.float64)
+        ref_value, _, ref_grad, ref_hessian = theirs.value_and_grad(theta,
+                                                                    neg_hessian=np.float64)
+        assert value == pytest.approx(ref_value, rel=1e-12)
+        np.testing.assert_allclose(grad, ref_grad, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(hessian, ref_hessian, rtol=1e-10)
+    assert chunked.n_passes == 2  # the total weight (for the thinned rows), one evaluation
+
+
 def test_dask_summary_witnesses_the_targets_of_positive_weight():
     X, y, w = _rows()
     w[y > 0] = 0.0
@@ -167,6 +203,23 @@ def test_priority_sample_is_unbiased_nested_and_keeps_certain_rows(stratify, tmp
         for values in estimates.values():
             values = np.array(values)
             assert abs(values.mean() - exact) < 4 * values.std() / np.sqrt(len(values))
+
+
+def test_priority_samples_are_the_same_however_the_rows_are_chunked():
+    """The keys hash the row numbers with a seed drawn from the rng: in memory (row chunks
+    of any size) and on dask chunks, the same rng keeps the same rows with the same
+    weights, and the budgets' samples are independent."""
+    X, y, w = _rows(n=3000)
+    samples = [data.priority_sample((40, 40), np.random.RandomState(7), _importance, 1.0,
+                                    stratify=True)
+               for data in (InMemoryRows(X, y, w), _dask_rows(X, y, w, chunks=170))]
+    for memory, dask in zip(*samples):
+        part, other = memory.draw(40), dask.draw(40)
+        np.testing.assert_array_equal(part.indices, other.indices)
+        np.testing.assert_allclose(part.weights, other.weights, rtol=1e-12)
+    first, second = (sample.draw(40).indices for sample in samples[0])
+    assert len(np.intersect1d(first, second)) < 20
+    assert _dask_rows(X, y, w).n_positive() == np.count_nonzero(w > 0)
 
 
 def test_priority_allocation_caps_strata_at_their_rows():

@@ -209,6 +209,41 @@ def test_unclear_inputs_get_messages_naming_them():
         est.partial_fit(X, y_bin)
 
 
+@pytest.mark.parametrize("sampler", ["nuts", "ensemble"])
+@pytest.mark.parametrize("make", [_clf, _reg])
+def test_mcmc_refuses_a_posterior_too_concentrated_for_float64(make, sampler):
+    """Weights of 1e250 make the log posterior ~1e252 nats, rounded by ~1e236: NUTS ran
+    with every transition divergent and emcee failed on its walkers' condition number.
+    Weights of 1e12 (rounding ~0.01 nats) still sample."""
+    X, y_bin, y_cnt = _data()
+    y = y_bin if make is _clf else y_cnt
+    est = make("mcmc").set_params(sampler=sampler)
+    _must_raise(est, X, y, "float64.*sample_weight", sample_weight=np.full(60, 1e250))
+    assert not hasattr(est, "coef_")
+    assert _fit_or_raise(est, X, y, None, sample_weight=np.full(60, 1e12)) is not None
+
+
+def test_mcmc_start_checks_the_rounding_of_the_log_posterior():
+    from skcoreset._inference import _start
+
+    X, y, _ = _data()
+    y = np.where(y == 1, 1.0, -1.0)
+    family = BayesianLogisticRegression()._family()
+    kwargs = dict(prior_prec=np.ones(4), fit_intercept=True, tol=1e-10, max_iter=100,
+                  verbose=0)
+    for scale, refused in ((1e13, False), (1e17, True)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if not refused:
+                start = _start.mcmc_start(X, y, family, sample_weight=np.full(60, scale),
+                                          **kwargs)
+                rounding = np.finfo(float).eps * abs(start.extra["log_posterior"])
+                assert 0.01 < rounding < _start.MAX_ROUNDING_NATS
+                continue
+            with pytest.raises(ValueError, match=r"rounds by about [0-9.e+]+ nats"):
+                _start.mcmc_start(X, y, family, sample_weight=np.full(60, scale), **kwargs)
+
+
 def test_count_predictions_stay_finite_at_absurd_predictors():
     """At |x| = 1e3 the predictive moments exceed float64: both count models cap them alike
     (the negative binomial squared an overflowing mean into inf)."""

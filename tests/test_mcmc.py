@@ -336,6 +336,49 @@ def test_sample_predictive_moments_match_brute_force(family, fit_intercept):
         np.testing.assert_allclose(var, mu.var(1), rtol=1e-10)
 
 
+def test_sample_predictive_moments_with_rates_beyond_the_square_root_of_float64():
+    """Rates of ~1e200 seen over an exposure of 1e-200 (the rates a fit on exposure 1e-200
+    learns): the moments of the expected counts are O(1), computed directly as
+    ``exp(eta + log exposure)``; the rates' own variance exceeds float64 and is inf."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    draws = np.c_[rng.normal(scale=0.3, size=(50, 2)), 460.0 + rng.normal(scale=0.2, size=50)]
+    exposure = np.exp(-rng.uniform(455.0, 465.0, 30))
+    eta = X @ draws[:, :2].T + draws[:, 2]
+    counts = np.exp(eta + np.log(exposure)[:, None])
+    family = PoissonFamily("log")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for chunk_size in (None, 7):
+            mean, var = sample_predictive_moments(X, draws, family, True, scale=exposure,
+                                                  chunk_size=chunk_size)
+            np.testing.assert_allclose(mean, counts.mean(1), rtol=1e-12)
+            np.testing.assert_allclose(var, counts.var(1), rtol=1e-10)
+        rates_mean, rates_var = sample_predictive_moments(X, draws, family, True)
+    np.testing.assert_allclose(rates_mean, counts.mean(1) / exposure, rtol=1e-12)
+    assert np.all(rates_var == np.inf)
+
+
+@pytest.mark.parametrize("sampler", ["nuts", "ensemble"])
+def test_poisson_mcmc_predicts_finite_counts_at_an_exposure_of_1e_200(sampler):
+    from skcoreset import BayesianPoissonRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = rng.poisson(np.exp(0.5 * X[:, 0]))
+    exposure = np.full(40, 1e-200)
+    est = BayesianPoissonRegression(method="mcmc", sampler=sampler, n_draws=200, n_burnin=20,
+                                    thin=1, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCMCDiagnosticWarning)
+        est.fit(X, y, exposure=exposure)
+    mean, std = est.predict(X[:5], return_std=True, exposure=exposure[:5])
+    theta = est.posterior_samples_
+    counts = np.exp(X[:5] @ theta[:, :2].T + theta[:, 2] + np.log(exposure[:5])[:, None])
+    np.testing.assert_allclose(mean, counts.mean(1), rtol=1e-12)
+    np.testing.assert_allclose(std, np.sqrt(counts.mean(1) + counts.var(1)), rtol=1e-10)
+
+
 def test_sample_predictive_moments_agree_with_gaussian_quadrature():
     # many draws from a Gaussian posterior reproduce the quadrature the estimators use
     rng = np.random.default_rng(0)
@@ -534,7 +577,8 @@ def test_whitened_target_is_the_log_posterior_in_row_chunks(monkeypatch):
     assert value == np.inf and np.all(grad == 0.0)
 
 
-def test_nuts_verbose_prints_the_warm_up_and_every_round(capsys):
+def test_nuts_verbose_prints_the_warm_up_and_every_round(capsys, monkeypatch):
+    monkeypatch.setattr(_progress, "PRINT_INTERVAL", 1e9)  # no lines within a round
     X, y, prior = _correlated_logistic(n=200, d=3)
     _run(X, y, LogisticFamily(), prior, True, n_draws=400, n_burnin=30, random_state=0)
     assert capsys.readouterr().out == ""
@@ -547,6 +591,44 @@ def test_nuts_verbose_prints_the_warm_up_and_every_round(capsys):
     done = result.extra["n_steps"]
     assert lines[-1].startswith(f"[mcmc] {done}/1000 draws per chain: min bulk ESS "
                                 f"{result.extra['effective_sample_size'].min():.0f}/400")
+
+
+@pytest.mark.parametrize("backend", [None, "threading"])
+def test_nuts_verbose_reports_within_rounds_without_changing_the_draws(capsys, monkeypatch,
+                                                                       backend):
+    """On all rows a round takes minutes: a line every PRINT_INTERVAL seconds names the
+    round, the chain and its iteration (warm-up included), with the ETA of the round (of
+    the chain when chains run in parallel); the draws are those of a quiet run."""
+    from joblib import parallel_config
+
+    X, y, prior = _correlated_logistic(n=200, d=3)
+    kwargs = dict(n_draws=40, n_burnin=6, n_chains=2, random_state=0,
+                  n_jobs=None if backend is None else 2)
+    with parallel_config(backend=backend or "loky"):
+        quiet = _run(X, y, LogisticFamily(), prior, True, **kwargs)
+        monkeypatch.setattr(_progress, "PRINT_INTERVAL", 0.0)  # a line every iteration
+        loud = _run(X, y, LogisticFamily(), prior, True, verbose=1, **kwargs)
+    np.testing.assert_array_equal(loud.posterior.samples, quiet.posterior.samples)
+    for key, value in quiet.extra["sample_stats"].items():
+        np.testing.assert_array_equal(loud.extra["sample_stats"][key], value, err_msg=key)
+    lines = [line for line in capsys.readouterr().out.splitlines() if " round " in line]
+    # 2 chains x (6 warm-up iterations + 10 draws) in round 1, a line each
+    first = [line for line in lines if " round 1, " in line]
+    assert len(first) == 2 * (6 + 10)
+    if backend is None:  # one after the other: the round's 32 iterations
+        assert first[0].startswith("[mcmc] iteration  1/32  round 1, chain 1/2: warm-up 1/6")
+        assert first[6].startswith("[mcmc] iteration  7/32  round 1, chain 1/2: iteration "
+                                   "1/10")
+        assert first[31].startswith("[mcmc] iteration 32/32  round 1, chain 2/2: iteration "
+                                    "10/10  elapsed ")
+        assert " round 2, chain 1/2: iteration 1/" in lines[32]
+    else:  # side by side: each chain's 16
+        for chain in (1, 2):
+            mine = [line for line in first if f"chain {chain}/2" in line]
+            assert mine[0].startswith(f"[mcmc] iteration  1/16  round 1, chain {chain}/2: "
+                                      "warm-up 1/6")
+            assert mine[-1].startswith(f"[mcmc] iteration 16/16  round 1, chain {chain}/2: "
+                                       "iteration 10/10")
 
 
 @pytest.mark.parametrize("params,name", [({"sampler": "hmc"}, "sampler"),

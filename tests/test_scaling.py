@@ -9,10 +9,11 @@ import pytest
 from scipy.special import expit
 from sklearn.base import clone
 
-from skcoreset import (BayesianLogisticRegression, GIGACoreset, SensitivityCoreset,
-                       StreamingCoreset, UniformCoreset, WeightedSubset)
+from skcoreset import (BayesianLogisticRegression, GIGACoreset, QuasiNewtonCoreset,
+                       SensitivityCoreset, StreamingCoreset, UniformCoreset, WeightedSubset)
 from skcoreset._posterior import GaussianPosterior
 from skcoreset.coreset._sensitivity import assign_clusters, sensitivity_upper_bounds
+from skcoreset.datasets import make_heavy_tailed, make_rare_events
 from skcoreset.families import make_family
 
 from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset, logistic_data
@@ -263,6 +264,38 @@ def test_dask_hilbert_equals_merge_reduce_over_chunks(client):
     assert 0 < result.error_ < 1
 
 
+def test_dask_quasi_newton_equals_in_memory(client):
+    """QuasiNewtonCoreset on dask runs its in-memory steps where the chunks are: pilot and
+    candidates are priority samples merged from all chunks, with keys hashed from the row
+    numbers, and the Laplace fit, the calibration targets and the potential sums of the
+    iterations are reductions over the chunks; so the same seed gives the same rows, and
+    weights and KL estimates equal up to the rounding of sums over chunks."""
+    distributed = pytest.importorskip("distributed")
+    X, y = make_rare_events(6000, n_features=4, positive_rate=0.03, random_state=0)
+    w = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
+    counts, rates = make_heavy_tailed(5000, n_features=3, random_state=1)
+    for (X, y, w), params in [
+            ((X, y, w), dict(M=150)),
+            ((counts, rates, None), dict(M="auto", target_kl=1e-3, model="poisson",
+                                         max_iter=2, tol=0.0, n_subsample=None))]:
+        coreset = QuasiNewtonCoreset(random_state=0, **params)
+        memory = clone(coreset).fit(X, y, sample_weight=w)
+        with distributed.get_task_stream(client=client) as tasks:
+            lazy = clone(coreset).fit(*_dask_inputs(X, y, w, chunks=700))
+        np.testing.assert_array_equal(lazy.sample_indices_, memory.sample_indices_)
+        np.testing.assert_allclose(lazy.sample_weight_, memory.sample_weight_, rtol=1e-5)
+        assert lazy.kl_estimate_ == pytest.approx(memory.kl_estimate_, rel=1e-3)
+        np.testing.assert_allclose(lazy.kl_path_, memory.kl_path_, rtol=1e-3)
+        np.testing.assert_allclose(lazy.history_, memory.history_, rtol=1e-3)
+        ran = {name: [t for t in tasks.data if name in str(t["key"])]
+               for name in ("_loglik_sums", "_priority_leaf", "_potential_sums")}
+        chunks = -(-len(y) // 700)
+        assert len(ran["_loglik_sums"]) >= chunks  # passes of the Laplace fit
+        assert len(ran["_priority_leaf"]) == 2 * chunks  # pilot and candidates
+        assert len(ran["_potential_sums"]) == chunks * lazy.n_iter_
+    assert lazy.stop_reason_ == "max_iter" and lazy.n_iter_ == 2
+
+
 def test_dask_sensitivity_bounds_equal_in_memory(client):
     X, y = _logistic_data(3000)
     w = np.random.default_rng(4).uniform(0.5, 2.0, len(y))
@@ -314,11 +347,13 @@ def test_dask_gathers_only_coreset_rows(client):
             (UniformCoreset(M=M, random_state=0), M),
             # plus the k-means sample of min(1000 k, 0.025 N) rows
             (SensitivityCoreset(M=M, random_state=0), M + 1000),
-            (GIGACoreset(M=M, projection_dim=100, random_state=0), M)]:
+            (GIGACoreset(M=M, projection_dim=100, random_state=0), M),
+            # plus its pilot of max(5000, 100 p) rows per class, whatever N
+            (QuasiNewtonCoreset(M=M, random_state=0), M + 10_000)]:
         fitted, sent = _bytes_to_client(client, lambda: clone(coreset).fit(Xd, yd))
         # O(M d) bytes plus small per-pass summaries (sums, Newton steps), never O(N d)
         assert sent <= 2 * row_bytes * gathered_rows + 20_000, (type(coreset).__name__, sent)
-        assert sent < X.nbytes / 20
+        assert sent < X.nbytes * max(1 / 20, 3 * gathered_rows / n)
         assert len(fitted.sample_indices_) <= M
 
 

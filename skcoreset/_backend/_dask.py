@@ -42,14 +42,21 @@ from ._sampling import (_allocate, _allocate_draws, merge_priority_lists,
 _SPLIT_EVERY = 8
 
 
-def tree_reduce(items, combine, split_every=_SPLIT_EVERY):
-    """Reduce delayed items by a tree of ``combine(key, *items)`` tasks (key = node id)."""
+def tree_levels(items, combine, split_every=_SPLIT_EVERY, until=1):
+    """Reduce delayed items by a tree of ``combine(key, *items)`` tasks (key = node id) down
+    to at most ``until`` items; returns them and the level of the node that combines them
+    (its key is ``(level, 0)``)."""
     level = 0
-    while len(items) > 1:
+    while len(items) > until:
         items = [combine((level, i), *items[i:i + split_every])
                  for i in range(0, len(items), split_every)]
         level += 1
-    return items[0]
+    return items, level
+
+
+def tree_reduce(items, combine, split_every=_SPLIT_EVERY):
+    """Reduce delayed items by a tree of ``combine(key, *items)`` tasks to its root."""
+    return tree_levels(items, combine, split_every)[0][0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -74,13 +81,15 @@ def _witness(values):
 
 class Summary(NamedTuple):
     """What validation needs of y and the weights, from one pass: the witness of y, that of
-    the targets of rows of positive weight, the extreme weights and their total."""
+    the targets of rows of positive weight, the extreme weights, their total and the number
+    of rows of positive weight."""
 
     witness: np.ndarray
     positive_witness: np.ndarray
     min_weight: float
     max_weight: float
     total_weight: float
+    n_positive: int
 
 
 def _summarise(y, w, block, offset):
@@ -92,7 +101,7 @@ def _summarise(y, w, block, offset):
     with np.errstate(over="ignore"):  # an overflowing total is reported on the client
         total = w.sum()
     return Summary(_witness(y), _witness(y[w > 0]), np.min(w, initial=np.inf),
-                   np.max(w, initial=-np.inf), total)
+                   np.max(w, initial=-np.inf), total, int(np.count_nonzero(w > 0)))
 
 
 def _merge_summaries(key, *summaries):
@@ -101,7 +110,7 @@ def _merge_summaries(key, *summaries):
     return Summary(_witness(np.concatenate([s.witness for s in summaries])),
                    _witness(np.concatenate([s.positive_witness for s in summaries])),
                    min(s.min_weight for s in summaries), max(s.max_weight for s in summaries),
-                   total)
+                   total, sum(s.n_positive for s in summaries))
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,8 +293,7 @@ def _finish_uniform(size, sample):
 
 
 def _priority_leaf(capacities, seed, strata, function, args, X, y, w, offset, block):
-    rngs = [block_rng(seed, 6, block, stream) for stream in range(len(capacities))]
-    return priority_chunk(capacities, rngs, strata, function, args, X, y, w, offset)
+    return priority_chunk(capacities, seed, strata, function, args, X, y, w, offset)
 
 
 def _merge_priority(capacities, key, *lists):
@@ -505,12 +513,19 @@ class DaskRows:
         w = None if w is None else w.rechunk((X.chunks[0],))
         return DaskRows(*dask.persist(X, y, w), self.summary, self.encode)
 
-    def scaled(self, factor):
-        """The same rows with their weights multiplied by ``factor``."""
-        w = (_as_rows(factor, self._X, "sample_weight") if self._w is None
-             else self._w * factor)
-        summary = self.summary._replace(min_weight=self.summary.min_weight * factor,
-                                        max_weight=self.summary.max_weight * factor)
+    def scaled(self, factor, exponent=0):
+        """The same rows with their weights multiplied by ``factor`` and by ``2**exponent``
+        (exactly, by ``np.ldexp``: no power of two under- or overflows on its own)."""
+        import dask.array as da
+
+        def scale(w):
+            return np.ldexp(w, exponent) * factor
+
+        w = (_as_rows(scale(1.0), self._X, "sample_weight") if self._w is None
+             else da.ldexp(self._w, exponent) * factor)
+        summary = self.summary._replace(min_weight=scale(self.summary.min_weight),
+                                        max_weight=scale(self.summary.max_weight),
+                                        total_weight=scale(self.summary.total_weight))
         return DaskRows(self._X, self._y, w, summary, self.encode)
 
     @property
@@ -578,6 +593,15 @@ class DaskRows:
         root = tree_reduce(tasks, self.task(combine))
         return (root if finish is None else self.task(finish)(root)).compute()
 
+    def _sum(self, tasks, combine=_sum_all):
+        """Sums of tasks by a tree of ``combine`` whose root runs here: at most
+        ``_SPLIT_EVERY`` small results are gathered, and a pass takes one round trip to
+        the cluster fewer (its latency is most of the cost of a pass over few rows)."""
+        import dask
+
+        top, level = tree_levels(tasks, self.task(combine), until=_SPLIT_EVERY)
+        return combine((level, 0), *dask.compute(*top))
+
     def _root_seed(self, rng):
         """The root seed of the tasks' draws: drawn once from each ``rng`` handed in, so the
         draws of one fit share it (e.g. the k-means subsample and the draws of
@@ -589,12 +613,12 @@ class DaskRows:
     # -- the operations of InMemoryRows ----------------------------------------------------
     def sum(self, function, *args):
         """``function(*args, X, y, w)`` of every chunk, summed (a tuple of sums)."""
-        return self._reduce(self.chunk_tasks(_rows_only, function, *args), _sum_all)
+        return self._sum(self.chunk_tasks(_rows_only, function, *args))
 
     def sum_with_offsets(self, function, *args):
         """``function(*args, X, y, w, offset)`` of every chunk (``offset``: the number of its
         first row), added up by a tree of tasks (a tuple of sums, of anything with ``+``)."""
-        return self._reduce(self.chunk_tasks(_rows_and_offset, function, *args), _sum_all)
+        return self._sum(self.chunk_tasks(_rows_and_offset, function, *args))
 
     def map_rows(self, function, *args):
         """``function(*args, X, y, w)``: one value per row, as a lazy dask array (computed
@@ -607,13 +631,17 @@ class DaskRows:
 
     def max_abs(self):
         """Largest ``|x|`` of X, by one pass."""
-        return self._reduce(self.chunk_tasks(_rows_only, _max_abs), _max_all)
+        return self._sum(self.chunk_tasks(_rows_only, _max_abs), _max_all)
 
     def max_weight(self):
         return float(self.summary.max_weight)
 
     def total_weight(self):
         return float(self.summary.total_weight)
+
+    def n_positive(self):
+        """The number of rows of positive weight."""
+        return int(self.summary.n_positive)
 
     def has_both_classes(self):
         """Whether rows of positive weight hold both ``±1`` targets."""
@@ -656,8 +684,9 @@ class DaskRows:
         """Priority samples of the rows with importance ``w_n * function(*args, X, y, w)``,
         one per budget in ``capacities`` with independent keys: every chunk keeps its rows
         of highest priority and a tree of tasks merges them, so the client receives only
-        the kept rows (see :meth:`InMemoryRows.priority_sample`)."""
-        seed = self._root_seed(rng)
+        the kept rows (see :meth:`InMemoryRows.priority_sample`: the same rows with the
+        same ``rng``, the keys being hashes of the row numbers)."""
+        seed = rng.randint(np.iinfo(np.int32).max)
         return self._reduce(
             self.chunk_tasks(_priority_leaf, tuple(capacities), seed, self._strata(stratify),
                              function, args),

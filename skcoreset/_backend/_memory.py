@@ -44,6 +44,17 @@ class InMemoryRows:
         return self.X.shape[0]
 
     @property
+    def file_backed(self):
+        """Whether X reads a file (a ``np.memmap``, or a view of one: validation returns
+        ndarray views), whose rows are never all in memory."""
+        array = self.X
+        while isinstance(array, np.ndarray):
+            if isinstance(array, np.memmap):
+                return True
+            array = array.base
+        return False
+
+    @property
     def n_features(self):
         return self.X.shape[1]
 
@@ -66,14 +77,29 @@ class InMemoryRows:
     def total_weight(self):
         return float(np.sum(self.sample_weight))
 
+    def n_positive(self):
+        """The number of rows of positive weight."""
+        return int(np.count_nonzero(self.sample_weight > 0))
+
     def has_both_classes(self):
         """Whether rows of positive weight hold both ``±1`` targets."""
         positive = self.sample_weight > 0
         return bool(np.any((self.y > 0) & positive) and np.any((self.y < 0) & positive))
 
-    def scaled(self, factor):
-        """The same rows with their weights multiplied by ``factor``."""
-        return InMemoryRows(self.X, self.y, self.sample_weight * factor, self.offset)
+    def every(self, stride, *, gather_rows=None):
+        """Rows ``0, stride, 2 stride, ...`` with their weights (and offsets), copied
+        contiguously (products with a strided view, or a strided ``np.memmap``, would copy
+        them every time)."""
+        rows = slice(0, None, stride)
+        offset = None if self.offset is None else np.ascontiguousarray(self.offset[rows])
+        return InMemoryRows(np.ascontiguousarray(self.X[rows]), self.y[rows],
+                            np.ascontiguousarray(self.sample_weight[rows]), offset)
+
+    def scaled(self, factor, exponent=0):
+        """The same rows with their weights multiplied by ``factor`` and by ``2**exponent``
+        (exactly, by ``np.ldexp``: no power of two under- or overflows on its own)."""
+        return InMemoryRows(self.X, self.y, np.ldexp(self.sample_weight, exponent) * factor,
+                            self.offset)
 
     def take(self, indices, weights):
         """The given rows as a :class:`Part` with the given weights."""
@@ -116,12 +142,15 @@ class InMemoryRows:
         rows with importance ``w_n * function(*args, X, y, w)``, one per budget in
         ``capacities``, with independent keys, by one pass over row chunks (the importance
         of a chunk is computed once and never stored for all rows); ``stratify`` samples
-        within each target value."""
+        within each target value. The keys hash the row numbers with a seed drawn from
+        ``rng`` (:func:`~skcoreset._backend._sampling.priority_keys`): the same rows as
+        :meth:`DaskRows.priority_sample` with the same ``rng``."""
         strata = (-1.0, 1.0) if stratify else None
+        seed = rng.randint(np.iinfo(np.int32).max)
         samples = None
         for rows in row_chunks(self.n, row_width(self.X) + 1):
-            chunk = priority_chunk(capacities, [rng] * len(capacities), strata, function,
-                                   args, float_rows(self.X[rows]), self.y[rows],
+            chunk = priority_chunk(capacities, seed, strata, function, args,
+                                   float_rows(self.X[rows]), self.y[rows],
                                    self.sample_weight[rows], rows.start)
             samples = (chunk if samples is None
                        else merge_priority_lists(capacities, samples, chunk))

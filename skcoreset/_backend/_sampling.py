@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._chunks import Part
+from ._chunks import Part, row_keys
 
 
 def _allocate(size, counts):
@@ -223,13 +223,26 @@ def _top(priority, size):
     return order[np.argsort(-priority[order], kind="stable")]
 
 
-def priority_leaf(capacity, rng, importance, strata, X, y, w, offset):
+# Rows per random stream of priority keys: the streams of a seed never overlap below it.
+_STREAM_ROWS = 2**40
+
+
+def priority_keys(seed, stream, start, stop):
+    """Uniform keys in ``[0, 1)`` of the rows numbered ``start, ..., stop - 1`` for random
+    stream ``stream`` of the root ``seed``: a hash of the row numbers (:func:`row_keys`,
+    shifted to the stream's own range), so a priority sample keeps the same rows however
+    they are split into chunks, in memory or on a cluster."""
+    first_row = ((seed * 16 + stream) % 2**23) * _STREAM_ROWS
+    return row_keys(start, stop, seed=first_row)
+
+
+def priority_leaf(capacity, keys, importance, strata, X, y, w, offset):
     """The :class:`PrioritySample` of one chunk of rows (global row numbers start at
-    ``offset``): the keys are drawn from ``rng``; ``importance`` is ``lambda_n`` of every
-    row (rows of zero importance are never kept), ``strata`` the values of y that define the
-    strata (None: one stratum)."""
+    ``offset``): ``keys`` are the rows' uniform keys (:func:`priority_keys`);
+    ``importance`` is ``lambda_n`` of every row (rows of zero importance are never kept),
+    ``strata`` the values of y that define the strata (None: one stratum)."""
     importance = np.asarray(importance, dtype=float)
-    u = 1.0 - rng.random_sample(len(importance))  # in (0, 1]: finite priorities
+    u = 1.0 - keys  # in (0, 1]: finite priorities
     with np.errstate(divide="ignore", invalid="ignore"):
         priority = np.where(importance > 0, importance / u, 0.0)
     out = PrioritySample([], [], [], [], [])
@@ -264,13 +277,15 @@ def merge_priority(capacity, *samples):
     return out
 
 
-def priority_chunk(capacities, rngs, strata, function, args, X, y, w, offset):
+def priority_chunk(capacities, seed, strata, function, args, X, y, w, offset):
     """One :class:`PrioritySample` per budget in ``capacities`` of a chunk, with independent
-    keys (from ``rngs``) and the importance ``w_n * function(*args, X, y, w)`` computed
-    once for all of them."""
+    keys (stream ``k`` of ``seed`` for the k-th budget, :func:`priority_keys`) and the
+    importance ``w_n * function(*args, X, y, w)`` computed once for all of them."""
     importance = w * np.asarray(function(*args, X, y, w), dtype=float)
-    return [priority_leaf(capacity, rng, importance, strata, X, y, w, offset)
-            for capacity, rng in zip(capacities, rngs)]
+    stop = offset + len(importance)
+    return [priority_leaf(capacity, priority_keys(seed, stream, offset, stop), importance,
+                          strata, X, y, w, offset)
+            for stream, capacity in enumerate(capacities)]
 
 
 def merge_priority_lists(capacities, *lists):

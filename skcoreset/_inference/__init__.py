@@ -8,7 +8,8 @@ family's ``"auto"`` parameters before a fit.
 This package is the one surface the rest of skcoreset uses (the coreset constructors, the
 estimators and the metrics import from here, never from a submodule):
 
-* the log posterior and its prior: :class:`LogPosterior`, :func:`prior_precision`;
+* the log posterior and its prior: :class:`LogPosterior`, :func:`log_posterior_of` (of a
+  row storage, chunked on a cluster or a memmap), :func:`prior_precision`;
 * modes and warm refits: :func:`newton_map` (Newton's method on any object with the
   :class:`LogPosterior` interface), :func:`find_mode` (with the large-N start),
   :func:`initial_theta`, :func:`warn_not_converged`;
@@ -23,7 +24,8 @@ behind every mode), ``laplace``, ``kl_proximal``, ``pass_glm/``, ``mcmc`` (emcee
 and the dispatch to ``nuts``), ``diagnostics`` (ESS, R-hat), ``resolve``.
 """
 
-from ._common import InferenceResult, LogPosterior, prior_precision
+from ._common import (InferenceResult, LogPosterior, log_posterior_of,
+                      prior_precision)
 from ._newton import warn_not_converged
 from .kl_proximal import kl_proximal
 from .laplace import find_mode, initial_theta, laplace, newton_map
@@ -33,6 +35,6 @@ from .resolve import resolve_family
 
 __all__ = ["SAMPLERS", "InferenceResult", "LogPosterior", "PassGLMStream",
            "check_pass_degree", "find_mode", "initial_theta", "kl_proximal", "laplace",
-           "log_probability", "mcmc", "newton_map", "pass_glm", "prior_precision",
-           "resolve_family", "sample_predictive_moments", "stretch_scale",
+           "log_posterior_of", "log_probability", "mcmc", "newton_map", "pass_glm",
+           "prior_precision", "resolve_family", "sample_predictive_moments", "stretch_scale",
            "warn_not_converged"]

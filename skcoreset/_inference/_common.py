@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.sparse import issparse
 
-from .._backend import DaskRows, InMemoryRows, float_rows
+from .._backend import DaskRows, InMemoryRows, float_rows, row_chunks, row_width
 from .._design import (add_scaled_gram, block_rows, linear_predictor, n_params, rmatvec,
                        sparse_block_rows, split_theta, weighted_gram)
 from .._linalg import cholesky_logdet
@@ -229,11 +229,15 @@ class _Sums(NamedTuple):
 def _loglik_sums(family, theta, fit_intercept, neg_hessian, X, y, sample_weight):
     """Weighted log-likelihood of some rows, its gradient and, with ``neg_hessian`` (a
     dtype), minus its Hessian: :meth:`LogPosterior.value_and_grad` without the prior (the
-    task of one chunk)."""
+    task of one chunk), in row chunks (no linear predictor of all the rows is held)."""
     no_prior = np.zeros(len(theta))
-    out = LogPosterior(X, y, family, sample_weight, no_prior, fit_intercept).value_and_grad(
-        theta, neg_hessian=neg_hessian)
-    return (out[0], out[2]) + out[3:]
+    total = None
+    for rows in row_chunks(len(y), row_width(X) + 1):
+        out = LogPosterior(X[rows], y[rows], family, sample_weight[rows], no_prior,
+                           fit_intercept).value_and_grad(theta, neg_hessian=neg_hessian)
+        sums = (out[0], out[2]) + out[3:]
+        total = sums if total is None else tuple(a + b for a, b in zip(total, sums))
+    return total
 
 
 def _target_sums(X, y, sample_weight):
@@ -247,30 +251,35 @@ _EAGER_HESSIAN_FLOPS = 2**25
 
 
 class ChunkedLogPosterior:
-    """:class:`LogPosterior` of rows held in chunks on a cluster (a
-    :class:`~skcoreset._backend.DaskRows` storage).
+    """:class:`LogPosterior` of rows read in chunks: held in chunks on a cluster (a
+    :class:`~skcoreset._backend.DaskRows` storage), or a ``np.memmap`` (an
+    :class:`~skcoreset._backend.InMemoryRows` storage read in row chunks).
 
-    Every evaluation is one pass over the rows: each chunk's task computes the value and
-    gradient of its weighted log-likelihood (and its negative Hessian when asked) by
-    :meth:`LogPosterior.value_and_grad`, the blocked pass of the in-memory fit, and a tree
-    of tasks sums them, so only ``O(p^2)`` numbers reach this process. The linear
-    predictors are never held: the state of a point is its sums (:class:`_Sums`), and a
-    Hessian at a point costs a pass of its own unless it comes with the value
-    (:meth:`value_and_grad`). Where a pass costs its latency rather than its arithmetic
-    (at most ``_EAGER_HESSIAN_FLOPS`` for the Hessian), every pass also computes the exact
-    Hessian, which a later request at the same point then takes instead of a pass of its
-    own: the same steps in half the passes. ``n_passes`` counts the passes over the rows.
+    Every evaluation is one pass over the rows: each chunk computes the value and gradient
+    of its weighted log-likelihood (and its negative Hessian when asked) by
+    :meth:`LogPosterior.value_and_grad`, the blocked pass of the in-memory fit, and the
+    chunks' results are summed; on a cluster each chunk is a task and a tree of tasks sums
+    them, its last level (at most 8 sums) in this process, which saves a round trip to the
+    cluster per pass: only ``O(p^2)`` numbers reach this process. The linear predictors are
+    never held: the state of a point is its sums (:class:`_Sums`), so memory does not grow
+    with the rows, and a Hessian at a point costs a pass of its own unless it comes with
+    the value (:meth:`value_and_grad`). Where a pass on a cluster costs its latency rather
+    than its arithmetic (at most ``_EAGER_HESSIAN_FLOPS`` for the Hessian), every pass also
+    computes the exact Hessian, which a later request at the same point then takes instead
+    of a pass of its own: the same steps in half the passes. ``n_passes`` counts the passes
+    over the rows.
 
     Parameters
     ----------
-    rows : DaskRows
+    rows : DaskRows or InMemoryRows
         The rows, with encoded targets and their weights.
     family : Family
     prior_prec : ndarray of shape (p,)
     fit_intercept : bool
     gather_rows : int, default=None
         Thinned rows (:meth:`thinned`) up to this many are gathered into this process; by
-        default the rows of the largest chunk, which bounds the memory used here.
+        default the rows of the largest chunk of a cluster, which bounds the memory used
+        here, and all thinned rows of an in-memory storage.
     target_sums : tuple of float, default=None
         ``(sum_n w_n, sum_n w_n y_n)`` when known; otherwise one pass computes them when
         first needed (for :attr:`total_weight` and :meth:`mean_target`).
@@ -282,9 +291,12 @@ class ChunkedLogPosterior:
         self.family = family
         self.prior_prec = prior_prec
         self.fit_intercept = fit_intercept
-        self.gather_rows = max(rows.sizes) if gather_rows is None else gather_rows
+        if gather_rows is None:
+            gather_rows = max(rows.sizes) if rows.chunked else rows.n
+        self.gather_rows = gather_rows
         self.n_passes = 0
-        self._eager_hessian = rows.n * len(prior_prec) ** 2 <= _EAGER_HESSIAN_FLOPS
+        self._eager_hessian = (rows.chunked
+                               and rows.n * len(prior_prec) ** 2 <= _EAGER_HESSIAN_FLOPS)
         if target_sums is not None:
             self.__dict__["_target_sums"] = target_sums
 
@@ -373,8 +385,9 @@ class ChunkedLogPosterior:
 def log_posterior_of(rows, family, prior_prec, fit_intercept):
     """The log posterior of the rows of a storage: a :class:`LogPosterior` of rows in this
     process (:class:`~skcoreset._backend.InMemoryRows`), a :class:`ChunkedLogPosterior` of
-    rows on a cluster (:class:`~skcoreset._backend.DaskRows`)."""
-    if isinstance(rows, DaskRows):
+    rows on a cluster (:class:`~skcoreset._backend.DaskRows`) or in a ``np.memmap`` (without
+    offsets), whose memory then does not grow with the rows."""
+    if isinstance(rows, DaskRows) or (rows.file_backed and rows.offset is None):
         return ChunkedLogPosterior(rows, family, prior_prec, fit_intercept)
     return LogPosterior(rows.X, rows.y, family, rows.sample_weight, prior_prec, fit_intercept,
                         rows.offset)

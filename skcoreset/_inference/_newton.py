@@ -170,6 +170,8 @@ class NewtonResult:
     converged : bool
         Whether half the decrement fell below ``tol`` (or the line search found nothing left
         to gain) before ``max_iter`` steps.
+    gradient : object
+        The gradient at ``x`` (from :meth:`NewtonObjective.gradient`).
     """
 
     x: np.ndarray
@@ -178,6 +180,7 @@ class NewtonResult:
     neg_hessian: object
     n_iter: int
     converged: bool
+    gradient: object = None
 
 
 def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_steps=0,
@@ -269,7 +272,7 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
                   f"decrement/2 {decrement / 2:.3e}{kind}")
         if decrement / 2 <= tol * (1.0 if (fresh and exact) or not confirm else margin):
             if (fresh and exact) or not confirm:
-                return NewtonResult(x, state, value, neg_hessian, n_iter, True)
+                return NewtonResult(x, state, value, neg_hessian, n_iter, True, grad)
             reuse = False  # confirm with the exact Hessian at this point
             need_exact = True
             continue
@@ -314,7 +317,7 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
                 break
         if t < MIN_STEP:
             if fresh and exact:  # no progress possible at working precision: at the maximum
-                return NewtonResult(x, state, value, neg_hessian, n_iter, True)
+                return NewtonResult(x, state, value, neg_hessian, n_iter, True, grad)
             # a stale or approximate Hessian may be to blame: refresh it and retry, exact
             # when it was fresh already
             reuse = False
@@ -325,7 +328,9 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
         n_iter += 1
     if not (fresh and exact):
         neg_hessian = objective.neg_hessian(x, state)
-    return NewtonResult(x, state, value, neg_hessian, max_iter, False)
+    if grad is None:
+        grad = objective.gradient(x, state)
+    return NewtonResult(x, state, value, neg_hessian, max_iter, False, grad)
 
 
 def warn_not_converged(what, max_iter, *, stacklevel=2):

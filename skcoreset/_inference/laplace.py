@@ -178,20 +178,21 @@ def thinned_start(log_post, theta0, *, tol, max_iter):
     return theta, neg_hessian
 
 
-def find_mode(log_post, theta0=None, *, tol, max_iter, verbose=0):
+def find_mode(log_post, theta0=None, *, neg_hessian0=None, tol, max_iter, verbose=0):
     """The mode of a :class:`LogPosterior` (or :class:`ChunkedLogPosterior`) and the exact
     negative Hessian there.
 
     :func:`newton_map` from ``theta0`` (by default :func:`initial_theta`, refined for
     N >= ``LARGE_N`` by :func:`thinned_start`), with single-precision Hessians
-    steering the steps at large N.
+    steering the steps at large N. ``neg_hessian0``, a negative Hessian near ``theta0``
+    (e.g. that of a subsample's mode with weights summing to the full data's), starts with
+    chord steps.
 
     Returns
     -------
     NewtonResult
     """
     large = log_post.n_rows >= LARGE_N
-    neg_hessian0 = None
     if theta0 is None:
         theta0 = _initial_theta_of(log_post)
         if large:
@@ -216,10 +217,10 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
 
     Parameters
     ----------
-    X : ndarray of shape (n, d) or DaskRows
-        The rows; a :class:`~skcoreset._backend.DaskRows` storage holds the rows on a
-        cluster with their encoded targets and weights (``y`` and ``sample_weight`` are then
-        None).
+    X : ndarray of shape (n, d), InMemoryRows or DaskRows
+        The rows; a row storage (:class:`~skcoreset._backend.InMemoryRows`, or
+        :class:`~skcoreset._backend.DaskRows` for rows on a cluster) holds them with their
+        encoded targets and weights (``y`` and ``sample_weight`` are then None).
     y : ndarray of shape (n,)
         Targets encoded for ``family``.
     family : Family
@@ -242,9 +243,11 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     Returns
     -------
     InferenceResult
-        With a :class:`GaussianPosterior` and the Laplace log evidence.
+        With a :class:`GaussianPosterior` and the Laplace log evidence; ``extra`` holds
+        ``log_posterior``, the unnormalised log posterior at the mode.
     """
-    rows = X if isinstance(X, DaskRows) else InMemoryRows(X, y, sample_weight, offset)
+    rows = (X if isinstance(X, (DaskRows, InMemoryRows))
+            else InMemoryRows(X, y, sample_weight, offset))
     log_post = log_posterior_of(rows, family, prior_prec, fit_intercept)
     result = find_mode(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
     if not result.converged:
@@ -253,4 +256,5 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     return InferenceResult(
         posterior=posterior, n_iter=result.n_iter, converged=result.converged,
         log_evidence=laplace_log_evidence(log_post, result.x, result.state, posterior,
-                                          value=result.value))
+                                          value=result.value),
+        extra={"log_posterior": float(result.value)})

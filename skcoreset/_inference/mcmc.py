@@ -16,14 +16,15 @@ import emcee
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._backend import DaskRows
 from .._design import linear_predictor
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
 from ._common import InferenceResult, LogPosterior
 from ..exceptions import MCMCDiagnosticWarning
+from ._start import mcmc_start
 from .diagnostics import chain_diagnostics
 from .dispersion import DispersionLogPosterior
-from .laplace import laplace
 from .nuts import DEFAULT_N_CHAINS, nuts
 
 # With the stretch scale of stretch_scale the integrated autocorrelation time on a
@@ -208,13 +209,21 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nut
     (:class:`~skcoreset._inference.dispersion.DispersionLogPosterior`), from ``family``'s
     alpha and the Laplace fit of theta given it, whitened by their joint Laplace
     approximation.
+    Rows on a dask cluster (``X`` a :class:`~skcoreset._backend.DaskRows` storage) are
+    sampled by NUTS only, every gradient one reduction over their chunks.
     """
+    if sampler == "ensemble" and isinstance(X, DaskRows):
+        raise ValueError(
+            "sampler='ensemble' needs the rows in memory: each of its hundreds of thousands "
+            "of walker steps would be a pass over the chunks of the dask arrays. Use "
+            "sampler='nuts' (each gradient one pass over the chunks), or fit a coreset of the "
+            "rows (e.g. QuasiNewtonCoreset) and sample it in memory.")
     if sampler == "nuts":
         target = None
         if sample_alpha:
-            start = laplace(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
-                            fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
-                            offset=offset).posterior
+            start = mcmc_start(X, y, family, sample_weight=sample_weight,
+                               prior_prec=prior_prec, fit_intercept=fit_intercept, tol=tol,
+                               max_iter=max_iter, offset=offset).posterior
             joint = DispersionLogPosterior(X, y, family, sample_weight, prior_prec,
                                            fit_intercept, offset)
             target = (joint, *joint.joint_laplace(start.mean, start.precision,
@@ -324,9 +333,9 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
     n_steps = draws_per_walker * thin
     rng = check_random_state(random_state)
 
-    start = laplace(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
-                    fit_intercept=fit_intercept, tol=tol, max_iter=max_iter, offset=offset,
-                    verbose=max(int(verbose) - 1, 0))
+    start = mcmc_start(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
+                       fit_intercept=fit_intercept, tol=tol, max_iter=max_iter, offset=offset,
+                       verbose=max(int(verbose) - 1, 0))
     positions = _initial_positions(start.posterior, n_walkers, rng)
 
     log_prob = log_probability(X, y, family, sample_weight=sample_weight,
@@ -353,13 +362,20 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
                "n_burnin": n_burnin, "n_steps": n_steps, "thin": thin, "laplace": start})
 
 
-def sample_predictive_moments(X, draws, family, fit_intercept, *, chunk_size=None):
+def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
+                              chunk_size=None):
     """Mean and variance over posterior draws of the conditional mean ``E[y | x, theta]``.
 
     For the logistic family this is ``P(y = 1 | x)`` averaged over the draws (the posterior
-    predictive probability) and its posterior variance; for Poisson the rate. The linear
-    predictors of a block of rows for all draws come from one product, in row blocks so memory
-    stays bounded.
+    predictive probability) and its posterior variance; for Poisson the rate, times
+    ``scale`` (the exposure) when given. The linear predictors of a block of rows for all
+    draws come from one product, in row blocks so memory stays bounded.
+
+    The moments are computed from the conditional means divided by the power of two that
+    brings each row's largest one to [0.5, 1) (exactly, so nothing changes where the direct
+    sums are finite), and the scale is applied to that factor: rates of 1e200 seen over an
+    exposure of 1e-200 give their finite mean and variance, where squaring the rates would
+    overflow.
 
     Parameters
     ----------
@@ -368,16 +384,21 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, chunk_size=Non
         Posterior draws of ``theta``, e.g. ``SamplePosterior.samples``.
     family : Family
     fit_intercept : bool
+    scale : float or ndarray of shape (n,), default=None
+        Positive factor of each row's conditional mean (the exposure of counts); 1 by
+        default.
     chunk_size : int, default=None
         Rows per block; by default about ``2**20 / S`` (8 MB of predictors per block).
 
     Returns
     -------
     mean, var : ndarray of shape (n,)
-        ``mean`` of ``family.mean(x . theta)`` over the draws and its variance (divisor S).
+        ``mean`` of ``scale * family.mean(x . theta)`` over the draws and its variance
+        (divisor S); infinite only where the variance itself exceeds the largest float.
     """
     draws = np.atleast_2d(draws)
     n = X.shape[0]
+    scale = np.broadcast_to(1.0 if scale is None else scale, (n,))
     if chunk_size is None:
         chunk_size = max(1, _PREDICT_CHUNK_ELEMENTS // draws.shape[0])
     mean = np.empty(n)
@@ -385,6 +406,10 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, chunk_size=Non
     for start in range(0, n, chunk_size):
         rows = slice(start, start + chunk_size)
         mu = family.mean(linear_predictor(X[rows], draws, fit_intercept))
-        mean[rows] = mu.mean(axis=1)
-        var[rows] = mu.var(axis=1)
+        exponent = np.frexp(np.max(np.abs(mu), axis=1))[1]
+        unit = np.ldexp(mu, -exponent[:, None])  # |unit| < 1: its square cannot overflow
+        factor = scale[rows] * np.ldexp(1.0, exponent)
+        mean[rows] = factor * unit.mean(axis=1)
+        with np.errstate(over="ignore"):  # a variance beyond the largest float is inf
+            var[rows] = (factor * unit.std(axis=1)) ** 2
     return mean, var

@@ -10,31 +10,38 @@ metric on top lowered the effective sample size per gradient 1.5-3x (the estimat
 few hundred warm-up draws is noisier than the Hessian).
 
 Every gradient is one blocked pass over the rows (:meth:`LogPosterior.value_and_grad`), so
-memory stays bounded on all rows as on a coreset. Chains are independent (their own
-warm-up, step size and random stream) and run in parallel with joblib when ``n_jobs``
-allows; after the warm-up they run in rounds until the smallest bulk effective sample size
-reaches the number of draws asked for and every rank-normalized R-hat is at most 1.01 (a
-looser limit below an ESS of 400, see :func:`r_hat_limit`), or the budget is spent.
+memory stays bounded on all rows as on a coreset; for rows on a dask cluster it is one
+reduction over their chunks (:class:`ChunkedLogPosterior`), so the chains sample all rows
+without gathering them, at the cost of a round trip to the cluster per gradient. Chains
+are independent (their own warm-up, step size and random stream) and run in parallel with
+joblib when ``n_jobs`` allows; after the warm-up they run in rounds until the smallest
+bulk effective sample size reaches the number of draws asked for and every rank-normalized
+R-hat is at most 1.01 (a looser limit below an ESS of 400, see :func:`r_hat_limit`), or the
+budget is spent.
 """
 
 import contextlib
+import copy
+import itertools
 import logging
 import math
 import warnings
 from dataclasses import dataclass
+from functools import partial
 
 import mici
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import check_random_state
 
+from .._backend import DaskRows, InMemoryRows
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
-from ._common import InferenceResult, LogPosterior
+from ._common import InferenceResult, log_posterior_of
 from ..exceptions import MCMCDiagnosticWarning
+from ._start import mcmc_start
 from .diagnostics import (bulk_effective_sample_size, folded_effective_sample_size,
                           rank_r_hat)
-from .laplace import laplace
 
 DEFAULT_N_CHAINS = 4
 # Warm-up iterations per chain: dual averaging of the step size from mici's initial search.
@@ -145,9 +152,11 @@ class _Chain:
     step_size: float = None  # None until the warm-up has adapted it
 
 
-def _advance(target, chain, n_warmup, n_draws, thin, max_tree_depth=MAX_TREE_DEPTH):
+def _advance(target, chain, n_warmup, n_draws, thin, max_tree_depth=MAX_TREE_DEPTH,
+             report=None):
     """Run one chain: ``n_warmup`` adaptive iterations (if any), then ``n_draws * thin``
-    iterations of which every ``thin``-th is kept.
+    iterations of which every ``thin``-th is kept. ``report``, if given, is called with the
+    number of iterations done after each one (warm-up included).
 
     Returns ``(chain, draws, stats, n_gradients)``: the chain to continue from, the kept
     positions in ``z`` of shape ``(n_draws, p)``, their sample statistics (ArviZ names,
@@ -165,41 +174,83 @@ def _advance(target, chain, n_warmup, n_draws, thin, max_tree_depth=MAX_TREE_DEP
         system, integrator, np.random.default_rng(chain.rng.integers(2**63)),
         max_tree_depth=max_tree_depth)
 
+    # mici calls the trace once on the initial state (to size its arrays), then after every
+    # iteration (the warm-up's if traced)
+    iterations = itertools.count(0)
+
     def trace(state):
+        iteration = next(iterations)
+        if report is not None and iteration > 0:
+            report(iteration)
         return {"pos": state.pos, "energy": system.h(state),
                 "lp": -system.neg_log_dens(state)}
+
+    # the warm-up is traced only to report on it, and its traces are dropped below
+    traced_warmup = n_warmup if report is not None else 0
 
     adapters = ([mici.adapters.DualAveragingStepSizeAdapter(TARGET_ACCEPTANCE)]
                 if n_warmup > 0 else None)
     before = target.n_gradients
-    with _interrupts_propagate():
+    # mici's step-size search can overflow the kinetic energy on a far trajectory, which it
+    # then treats as divergent: nothing for the user to see
+    with _interrupts_propagate(), np.errstate(over="ignore", invalid="ignore"):
         out = sampler.sample_chains(n_warmup, n_draws * thin, [chain.position],
                                     adapters=adapters, trace_funcs=[trace],
-                                    display_progress=False)
+                                    trace_warm_up=traced_warmup > 0, display_progress=False)
+    statistics = {key: out.statistics[key][0][traced_warmup:]
+                  for key in ("diverging", "tree_depth", "accept_stat", "n_step", "step_size")}
+    traces = {key: out.traces[key][0][traced_warmup:] for key in ("pos", "energy", "lp")}
     kept = slice(thin - 1, None, thin)
-    every = {"diverging": out.statistics["diverging"][0],
+    every = {"diverging": statistics["diverging"],
              # Stan's (and ArviZ's) depth: the number of doublings, 2**depth - 1 steps at
              # most; mici counts from 0
-             "tree_depth": out.statistics["tree_depth"][0] + 1,
-             "acceptance_rate": out.statistics["accept_stat"][0],
-             "energy": out.traces["energy"][0]}
-    stats = {"lp": out.traces["lp"][0][kept], "energy": every["energy"][kept],
+             "tree_depth": statistics["tree_depth"] + 1,
+             "acceptance_rate": statistics["accept_stat"],
+             "energy": traces["energy"]}
+    stats = {"lp": traces["lp"][kept], "energy": every["energy"][kept],
              "acceptance_rate": every["acceptance_rate"][kept],
-             "n_steps": out.statistics["n_step"][0][kept],
+             "n_steps": statistics["n_step"][kept],
              "tree_depth": every["tree_depth"][kept],
              "diverging": every["diverging"][kept],
-             "step_size": out.statistics["step_size"][0][kept],
+             "step_size": statistics["step_size"][kept],
              # over all iterations, kept or not: divergences, deep trees, energy moves
              "all": every}
     chain = _Chain(position=np.array(out.final_states[0].pos), rng=chain.rng,
                    step_size=float(integrator.step_size))
-    draws = np.asarray(out.traces["pos"][0])[kept]
+    draws = np.asarray(traces["pos"])[kept]
     if not np.all(np.isfinite(draws)):
         raise FloatingPointError(
             "The NUTS sampler failed to start: no finite step size was found from the "
             "Laplace approximation. Check X for extreme values, or use "
             "sampler='ensemble'.")
     return chain, draws, stats, target.n_gradients - before
+
+
+class _RoundProgress:
+    """Progress lines within a round of the chains (verbose): every
+    :data:`~skcoreset._progress.PRINT_INTERVAL` seconds, the chain, its stage and iteration,
+    and the ETA of the round; when chains run in parallel, each chain's own, timed from its
+    first iteration."""
+
+    def __init__(self, number, n_chains, n_warmup, n_iterations, verbose, sequential):
+        self.number, self.n_chains, self.n_warmup = number, n_chains, n_warmup
+        self.per_chain = n_warmup + n_iterations
+        self.verbose, self.sequential = verbose, sequential
+        self.progress = {}  # one timer for the round, or one per chain
+
+    def __call__(self, chain, iteration):
+        key = None if self.sequential else chain
+        if key not in self.progress:
+            self.progress[key] = Progress(
+                "mcmc", self.per_chain * (self.n_chains if self.sequential else 1),
+                self.verbose, unit="iteration")
+        progress = self.progress[key]
+        if not progress.due():  # one clock read per iteration
+            return
+        stage = (f"warm-up {iteration}/{self.n_warmup}" if iteration <= self.n_warmup else
+                 f"iteration {iteration - self.n_warmup}/{self.per_chain - self.n_warmup}")
+        done = iteration + (chain * self.per_chain if self.sequential else 0)
+        progress.line(done, f"round {self.number}, chain {chain + 1}/{self.n_chains}: {stage}")
 
 
 def _e_bfmi(energy):
@@ -297,7 +348,9 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
     Parameters
     ----------
     X, y, family, sample_weight, prior_prec, fit_intercept
-        As in :func:`~skcoreset._inference.mcmc.mcmc`.
+        As in :func:`~skcoreset._inference.mcmc.mcmc`; ``X`` may also be a row storage
+        (:class:`~skcoreset._backend.DaskRows` for rows on a cluster), holding the encoded
+        targets and weights (``y`` and ``sample_weight`` are then None).
     n_draws : int, default=4000
         The effective sample size asked for: the minimum bulk ESS over the parameters at
         which the run stops. The draws returned are all the kept draws of the run (about
@@ -313,7 +366,9 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
         Independent chains; the R-hat compares them.
     n_jobs : int, default=None
         Chains run in parallel by :class:`joblib.Parallel` (``None``: one at a time unless
-        inside a :func:`joblib.parallel_backend` context; -1: all processors).
+        inside a :func:`joblib.parallel_backend` context; -1: all processors). For rows on
+        a dask cluster the chains run in threads, each waiting on its own passes over the
+        chunks, so that the cluster computes the gradients of several chains at once.
     random_state : int, RandomState instance or None, default=None
         Seeds the starting draws and every chain's generator: a fixed value gives the same
         draws whatever ``n_jobs``.
@@ -329,8 +384,9 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
         GLM posterior whitened by its Laplace fit.
     verbose : int, default=0
         When positive, print a line after the warm-up and after every round (draws per
-        chain, smallest ESS, largest R-hat, elapsed time); at 2 or more also the Newton
-        steps of the Laplace fit.
+        chain, smallest ESS, largest R-hat, elapsed time), and within a round every few
+        seconds (the chain, its warm-up or sampling iteration, the ETA of the round); at 2
+        or more also the Newton steps of the Laplace fit. The draws do not depend on it.
 
     Returns
     -------
@@ -362,11 +418,13 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
             raise ValueError(f"{name} must be an integer >= {low}, got {value}.")
     rng = check_random_state(random_state)
     start = None
+    rows = (X if isinstance(X, (DaskRows, InMemoryRows))
+            else InMemoryRows(X, y, sample_weight, offset))
     if target is None:
-        start = laplace(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
-                        fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
-                        offset=offset, verbose=max(int(verbose) - 1, 0))
-        target = (LogPosterior(X, y, family, sample_weight, prior_prec, fit_intercept, offset),
+        start = mcmc_start(rows, None, family, sample_weight=None, prior_prec=prior_prec,
+                           fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                           verbose=max(int(verbose) - 1, 0))
+        target = (log_posterior_of(rows, family, prior_prec, fit_intercept),
                   start.posterior.mean, start.posterior.cov_cholesky)
     target = WhitenedTarget(*target)
     p = len(target.mode)
@@ -382,10 +440,18 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
     # NUTS on a near-Gaussian posterior gives one to three effective draws per iteration:
     # start with half the draws and let _next_round add what the ESS estimate asks for
     warmup, n_round = n_burnin, min(max(math.ceil(per_chain / 2), MIN_ROUND), budget)
-    with Parallel(n_jobs=n_jobs) as parallel:
+    sequential, number = effective_n_jobs(n_jobs) == 1, 0
+    # rows on a cluster: the chains wait on its passes in threads of this process (its
+    # handles do not travel to other processes); every chain counts its own gradients
+    with Parallel(n_jobs=n_jobs, prefer="threads" if rows.chunked else None) as parallel:
         while n_round > 0:
-            results = parallel(delayed(_advance)(target, chain, warmup, n_round, thin)
-                               for chain in chains)
+            number += 1
+            report = (_RoundProgress(number, n_chains, warmup, n_round * thin, verbose,
+                                     sequential) if progress.enabled else None)
+            results = parallel(
+                delayed(_advance)(copy.copy(target), chain, warmup, n_round, thin,
+                                  report=None if report is None else partial(report, k))
+                for k, chain in enumerate(chains))
             for k, (chain, chain_draws, chain_stats, gradients) in enumerate(results):
                 chains[k] = chain
                 draws[k].append(chain_draws)

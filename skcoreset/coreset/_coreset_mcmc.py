@@ -272,8 +272,8 @@ class CoresetMCMC(LikelihoodCoreset):
                 if np.median(statistics) <= _TEST_LEVEL:
                     break
         self.hot_start_iter_ = len(trace)
-        sums = SubsampledPotentialSums(X, y, sample_weight, family, self.fit_intercept, K,
-                                       min(self.n_subsample, len(y)))
+        sums = SubsampledPotentialSums(InMemoryRows(X, y, sample_weight), family,
+                                       self.fit_intercept, K, min(self.n_subsample, len(y)))
         sums.prepare(full.mean, full.grad_sum, full.neg_hessian_sum)
         potentials = PotentialEvaluator(family, self.fit_intercept, K)
         rule = HotDoG(weights)

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import clone
 
-from .._backend import Part, block_rng, float_rows, row_chunks, row_width
-from .._inference import LogPosterior, initial_theta, newton_map, warn_not_converged
-from .._posterior import GaussianPosterior
+from .._backend import Part, block_rng, float_rows, row_chunks
+from .._inference import laplace
 from ._projection import project_loglik
 
 # Row chunks of at most 2**19 float64 values (4 MiB), at least 1024 rows.
@@ -158,95 +157,6 @@ class MergeTree:
         return sum(node is not None for node in self.levels)
 
 
-# --------------------------------------------------------------------------------------------
-# The shared weighting distribution of Hilbert coresets: Laplace computed chunk by chunk
-# --------------------------------------------------------------------------------------------
-def loglik_sums(X, y, sample_weight, family, theta, fit_intercept, *, weight_exponent=0,
-                weight_scale=1.0):
-    """Weighted log-likelihood, its gradient and minus its Hessian summed over the rows.
-
-    Runs over row chunks, so ``X`` (an ndarray, a memmap or one dask chunk) is never copied
-    whole; the weights of a chunk are ``ldexp(sample_weight, weight_exponent) *
-    weight_scale`` (rescaled chunk by chunk: no temporary of all the rows).
-
-    Returns
-    -------
-    sums : tuple of (float, ndarray of shape (p,), ndarray of shape (p, p))
-    """
-    zero_prior = np.zeros(len(theta))
-    total = None
-    for rows in row_chunks(X.shape[0], row_width(X) + 1, **_CHUNKS):
-        weights = np.ldexp(sample_weight[rows], weight_exponent) * weight_scale
-        log_post = LogPosterior(float_rows(X[rows]), y[rows], family, weights,
-                                zero_prior, fit_intercept)
-        eta = log_post.eta(theta)
-        sums = (log_post.loglik(theta, eta), log_post.grad(theta, eta),
-                log_post.neg_hessian(eta))
-        total = sums if total is None else tuple(a + b for a, b in zip(total, sums))
-    return total
-
-
-class SummedLogPosterior:
-    """The interface :func:`newton_map` needs, with the sums over rows delegated.
-
-    ``eta(theta)`` returns the sums at ``theta`` (one pass over the data) in place of the
-    ``n`` linear predictors, which are never held.
-    """
-
-    def __init__(self, row_sums, prior_prec, total_weight):
-        self.row_sums = row_sums
-        self.prior_prec = prior_prec
-        # newton_map reads the total weight (its Hessian-reuse scale) from sample_weight
-        self.sample_weight = np.array([total_weight])
-
-    def eta(self, theta):
-        return self.row_sums(theta)
-
-    def value(self, theta, sums):
-        return sums[0] - 0.5 * np.sum(self.prior_prec * theta**2)
-
-    def grad(self, theta, sums):
-        return sums[1] - self.prior_prec * theta
-
-    def neg_hessian(self, sums):
-        precision = sums[2].copy()
-        precision[np.diag_indices_from(precision)] += self.prior_prec
-        return precision
-
-
-def summed_laplace(row_sums, weighted_target, total_weight, family, prior_prec, fit_intercept):
-    """Laplace posterior of all the data from ``row_sums(theta)`` (see :func:`loglik_sums`).
-
-    The Newton iterations of :func:`skcoreset._inference.laplace.laplace` (same mode to the
-    same tolerance, precision at the mode), with every sum over rows computed by
-    ``row_sums``: in memory chunk by chunk, or by a tree reduction on a dask cluster (one
-    pass over the data per Newton trial).
-
-    Parameters
-    ----------
-    row_sums : callable
-        ``theta -> (loglik, grad, neg_hessian)`` of the weighted data.
-    weighted_target : float
-        ``sum_n w_n y_n`` of the encoded targets (starts the intercept at their mean).
-    total_weight : float
-        ``sum_n w_n``.
-    family : Family
-    prior_prec : ndarray of shape (p,)
-    fit_intercept : bool
-
-    Returns
-    -------
-    GaussianPosterior
-    """
-    theta0 = initial_theta(np.array([weighted_target / total_weight]), family, np.ones(1),
-                           len(prior_prec), fit_intercept)
-    theta, _, precision, n_iter, converged = newton_map(
-        SummedLogPosterior(row_sums, prior_prec, total_weight), theta0)
-    if not converged:
-        warn_not_converged("Newton's method for the Laplace weighting distribution", n_iter)
-    return GaussianPosterior(theta, precision=precision)
-
-
 def block_builder(base, model):
     """A quiet clone of the base constructor ready for ``_build`` on encoded data."""
     builder = clone(base)
@@ -270,38 +180,35 @@ def make_context(base, model, data, family, prior_prec, rng):
     return BlockContext(builder, family, prior_prec, seed, thetas)
 
 
-def _scaled_target_sums(top, X, y, sample_weight):
-    weighted_y, total = 0.0, 0.0
-    for rows in row_chunks(len(y), 1, **_CHUNKS):  # no temporary of all the rows
-        scaled = np.ldexp(sample_weight[rows], -top)
-        weighted_y += scaled @ y[rows]
-        total += scaled.sum()
-    return weighted_y, total, np.count_nonzero(sample_weight > 0)
-
-
-def _scaled_loglik_sums(family, theta, fit_intercept, top, scale, X, y, sample_weight):
-    return loglik_sums(X, y, sample_weight, family, theta, fit_intercept,
-                       weight_exponent=-top, weight_scale=scale)
+# --------------------------------------------------------------------------------------------
+# The shared weighting distribution of Hilbert coresets: the Laplace fit of all rows
+# --------------------------------------------------------------------------------------------
+def _positive_weight(top, X, y, sample_weight):
+    """``sum_n ldexp(w_n, -top)`` over the rows (in row chunks: no temporary of all the
+    rows)."""
+    total = 0.0
+    for rows in row_chunks(len(y), 1, **_CHUNKS):
+        total += np.ldexp(sample_weight[rows], -top).sum()
+    return (total,)
 
 
 def weighting_access(data, family, prior_prec, fit_intercept):
     """``full_laplace`` and ``subsample`` callables of ``BaseCoreset._block_projection`` for
     the rows of a storage, which read them by sums over rows and by draws.
 
-    As :func:`~skcoreset.coreset._projection.relative_weights` in memory, the Laplace fit sees
-    the weights divided by their mean over the rows of positive weight (after an exact
-    rescaling by a power of two, so that neither 1e-300 nor 1e300 under- or overflows):
-    pi-hat depends on the relative weights only.
+    ``full_laplace`` is the Laplace fit of the estimators on all rows (every Newton step one
+    pass over the rows in memory, or one reduction over their chunks on a cluster). As
+    :func:`~skcoreset.coreset._projection.relative_weights` in memory, it sees the weights
+    divided by their mean over the rows of positive weight (after an exact rescaling by a
+    power of two, so that neither 1e-300 nor 1e300 under- or overflows): pi-hat depends on
+    the relative weights only.
     """
     def full_laplace():
         top = np.frexp(data.max_weight())[1]
-        weighted_y, total, n_positive = data.sum(_scaled_target_sums, top)
-        scale = n_positive / total
-
-        def row_sums(theta):
-            return data.sum(_scaled_loglik_sums, family, theta, fit_intercept, top, scale)
-        return summed_laplace(row_sums, weighted_y * scale, float(n_positive), family,
-                              prior_prec, fit_intercept)
+        total, = data.sum(_positive_weight, top)
+        relative = data.scaled(data.n_positive() / total, exponent=-top)
+        return laplace(relative, None, family, sample_weight=None, prior_prec=prior_prec,
+                       fit_intercept=fit_intercept).posterior
 
     def subsample(size, rng):
         part = data.subsample(size, rng, stream=2)

@@ -27,8 +27,9 @@ import numpy as np
 from scipy import linalg
 from threadpoolctl import threadpool_limits
 
-from .._backend import InMemoryRows, float_rows, row_chunks, row_width
-from .._design import linear_predictor, rmatvec, weighted_gram
+from .._backend import InMemoryRows, float_rows, row_chunks
+from .._design import linear_predictor
+from .._inference import log_posterior_of
 from .._docstrings import fill_doc
 from .._progress import Progress
 from .._sklearn_compat import Interval, StrOptions
@@ -83,26 +84,33 @@ def _next_budget(path, target):
     return int(np.ceil(M * min(_MAX_GROWTH, max(_MIN_GROWTH, growth))))
 
 
+def _potential_sums(potentials, thetas, X, y, w):
+    """``sum_n w_n f_n(theta_s)`` of some rows for every draw, in row chunks (a chunk of
+    rows x draws at a time)."""
+    sums = np.zeros(len(thetas))
+    for rows in row_chunks(X.shape[0], len(thetas), max_elements=_CHUNK_ELEMENTS):
+        sums += w[rows] @ potentials(float_rows(X[rows]), y[rows], thetas)
+    return (sums,)
+
+
 class ExactPotentialSums:
-    """``sum_n s_n f_n(theta_s)`` over all rows for S draws, in row chunks.
+    """``sum_n s_n f_n(theta_s)`` over all rows of a storage for S draws.
 
     Never holds an N x S matrix: each chunk of rows is one BLAS product and the in-place
     kernel of :class:`PotentialEvaluator`, reduced at once by the weights. A ``np.memmap``
-    is read chunk by chunk.
+    is read chunk by chunk; rows on a cluster are summed where their chunks live (one
+    reduction over the chunks per call).
     """
 
-    def __init__(self, X, y, sample_weight, family, fit_intercept, n_draws):
-        self.X, self.y, self.s = X, y, sample_weight
+    def __init__(self, data, family, fit_intercept, n_draws):
+        self.data = data
         self.potentials = PotentialEvaluator(family, fit_intercept, n_draws)
 
     def prepare(self, theta, grad=None, neg_hessian=None):
         """Nothing to prepare: the sums are exact whatever the draws."""
 
     def __call__(self, thetas, rng):
-        sums = np.zeros(len(thetas))
-        for rows in row_chunks(self.X.shape[0], len(thetas), max_elements=_CHUNK_ELEMENTS):
-            sums += self.s[rows] @ self.potentials(self.X[rows], self.y[rows], thetas)
-        return sums
+        return self.data.sum(_potential_sums, self.potentials, thetas)[0]
 
 
 class SubsampledPotentialSums:
@@ -121,16 +129,19 @@ class SubsampledPotentialSums:
     inverse-probability weights, e.g. a priority sample on the candidates' importance) the
     remainder is estimated from those rows at every call instead: the rows whose remainder
     is largest (heavy tails, extreme linear predictors) are then in the subsample, most with
-    their own weight.
+    their own weight. Rows on a cluster (a :class:`~skcoreset._backend.DaskRows` storage)
+    need ``rows``: the uniform draws are made from rows in memory.
     """
 
-    def __init__(self, X, y, sample_weight, family, fit_intercept, n_draws, n_subsample,
-                 rows=None):
-        self.X, self.y, self.s = X, y, sample_weight
+    def __init__(self, data, family, fit_intercept, n_draws, n_subsample, rows=None):
+        self.data = data
         self.family, self.fit_intercept = family, fit_intercept
         self.rows = rows
         if rows is None:
-            self.candidates = np.flatnonzero(sample_weight > 0)
+            if data.chunked:
+                raise ValueError("Subsampled potential sums of rows on a cluster need "
+                                 "their subsample rows.")
+            self.candidates = np.flatnonzero(data.sample_weight > 0)
         self.n_subsample = n_subsample
         # the reference point rides along as one more draw
         self.potentials = PotentialEvaluator(family, fit_intercept, n_draws + 1)
@@ -140,16 +151,10 @@ class SubsampledPotentialSums:
         """The gradient and Hessian sums at the reference ``theta``: given (e.g. those of the
         full data's Laplace fit at its mode), or by one pass over the data."""
         if grad is None:
-            p = len(theta)
-            grad, neg_hessian = np.zeros(p), np.zeros((p, p))
-            for rows in row_chunks(self.X.shape[0], row_width(self.X) + p,
-                                   max_elements=_CHUNK_ELEMENTS):
-                X = float_rows(self.X[rows])
-                eta = linear_predictor(X, theta, self.fit_intercept)
-                s, y = self.s[rows], self.y[rows]
-                grad += rmatvec(X, s * self.family.d1(y, eta), self.fit_intercept)
-                neg_hessian += weighted_gram(X, np.maximum(-s * self.family.d2(y, eta), 0.0),
-                                             self.fit_intercept)
+            no_prior = np.zeros(len(theta))
+            _, _, grad, neg_hessian = log_posterior_of(
+                self.data, self.family, no_prior, self.fit_intercept).value_and_grad(
+                    theta, neg_hessian=np.float64)
         self.theta0, self.grad, self.neg_hessian = theta.copy(), grad, neg_hessian
 
     def __call__(self, thetas, rng):
@@ -157,9 +162,10 @@ class SubsampledPotentialSums:
         taylor = delta @ self.grad - 0.5 * np.einsum("sp,pq,sq->s", delta, self.neg_hessian,
                                                      delta)
         if self.rows is None:
+            data = self.data
             rows = self.candidates[rng.randint(len(self.candidates), size=self.n_subsample)]
-            X, y = float_rows(self.X[rows]), self.y[rows]
-            s = self.s[rows] * (len(self.candidates) / self.n_subsample)
+            X, y = float_rows(data.X[rows]), data.y[rows]
+            s = data.sample_weight[rows] * (len(self.candidates) / self.n_subsample)
         else:
             X, y, s = self.rows.X, self.rows.y, self.rows.weights
         f = self.potentials(X, y, np.vstack([thetas, self.theta0]))
@@ -200,10 +206,10 @@ class QuasiNewtonResult:
         self.kl_estimate, self.stop_reason = kl_estimate, stop_reason
 
 
-def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior_prec,
-                         fit_intercept, n_draws=100, max_iter=50, tol=1e-3,
-                         n_iter_no_change=4, n_subsample=None, sampler="laplace",
-                         reference=None, subsample_rows=None, random_state=None, verbose=0):
+def quasi_newton_weights(data, part, family, *, weights, prior_prec, fit_intercept,
+                         n_draws=100, max_iter=50, tol=1e-3, n_iter_no_change=4,
+                         n_subsample=None, sampler="laplace", reference=None,
+                         subsample_rows=None, random_state=None, verbose=0):
     """Refine coreset weights by quasi-Newton steps on ``KL(pi_w || pi)``.
 
     Algorithm 1 of Naik, Chen & Campbell (2022) with a Levenberg-Marquardt safeguard: each
@@ -217,16 +223,14 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
 
     Parameters
     ----------
-    X : ndarray or np.memmap of shape (n, d)
-    y : ndarray of shape (n,)
-        Targets encoded for ``family``.
-    family : Family
-    indices : ndarray of shape (M,)
+    data : InMemoryRows or DaskRows
+        All rows, with encoded targets and the incoming weights ``s`` of the full posterior
+        (an ndarray, a ``np.memmap`` read in row chunks, or rows on a cluster).
+    part : Part
         The coreset rows.
+    family : Family
     weights : ndarray of shape (M,)
         Their starting weights.
-    sample_weight : ndarray of shape (n,)
-        Incoming weights ``s`` of the full posterior.
     prior_prec : ndarray of shape (p,)
     fit_intercept : bool
     n_draws : int, default=100
@@ -260,21 +264,21 @@ def quasi_newton_weights(X, y, family, *, indices, weights, sample_weight, prior
     if max_iter == 0:
         return QuasiNewtonResult(weights, np.empty((0, 3)), np.nan, "max_iter")
     if n_subsample is None:
-        full_sums = ExactPotentialSums(X, y, sample_weight, family, fit_intercept, n_draws)
+        full_sums = ExactPotentialSums(data, family, fit_intercept, n_draws)
     else:
-        full_sums = SubsampledPotentialSums(X, y, sample_weight, family, fit_intercept,
-                                            n_draws, n_subsample, rows=subsample_rows)
-    laplace_sampler = LaplaceSampler(X, y, family, prior_prec, fit_intercept)
+        full_sums = SubsampledPotentialSums(data, family, fit_intercept, n_draws, n_subsample,
+                                            rows=subsample_rows)
+    X_core, y_core = float_rows(part.X), part.y
+    indices = np.arange(part.size)
+    laplace_sampler = LaplaceSampler(X_core, y_core, family, prior_prec, fit_intercept)
     laplace_sampler.update(indices, weights)
     if sampler == "mcmc":
-        draws = EnsembleSampler(X, y, family, prior_prec, fit_intercept, n_draws, rng,
-                                n_steps=_MCMC_STEPS)
+        draws = EnsembleSampler(X_core, y_core, family, prior_prec, fit_intercept, n_draws,
+                                rng, n_steps=_MCMC_STEPS)
         draws.start_at(laplace_sampler.mean, laplace_sampler.precision_chol_inv, rng)
     else:
         draws = laplace_sampler
     coreset_potentials = PotentialEvaluator(family, fit_intercept, n_draws)
-    X_core = float_rows(X[indices])
-    y_core = y[indices]
     # the control variates' reference follows the coreset posterior: refreshed at
     # iterations 1, 2, 4, 8, ... so the passes over the data stay logarithmic in max_iter;
     # or fixed at the full data's mode, where the coreset posterior starts and stays
@@ -505,9 +509,12 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     after an acceptance). The full data enter each iteration only through
     ``sum_n s_n f_n(theta_s)`` for the S draws, accumulated over row chunks or estimated
     with control variates. A float ``np.memmap`` is read chunk by chunk: besides the
-    targets and weights, memory is ``O(M d)`` plus a chunk, whatever N. A dask array is
-    handled by merge-reduce over its chunks, as for the other constructors without a
-    distributed algorithm (see :class:`StreamingCoreset`).
+    targets and weights, memory is ``O(M d)`` plus a chunk, whatever N. On a dask array
+    the same steps run where the chunks live: every sum over rows (the Laplace fit's
+    passes, the potentials of the iterations) is one reduction over the chunks, the pilot
+    and the candidates are priority samples merged from all chunks, and only they and the
+    sums reach this process. The priority keys are hashes of the row numbers, so the same
+    ``random_state`` gives the same coreset in memory and on a cluster, up to rounding.
 
     References
     ----------
@@ -579,39 +586,41 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
             return None
         return self.n_subsample
 
-    def _whole_data(self, sample_weight):
+    def _whole_data(self, data, rng):
         self.history_, self.kl_estimate_ = np.empty((0, 3)), 0.0
         self.n_iter_, self.stop_reason_ = 0, "whole data"
         self.kl_path_ = np.empty((0, 2))
-        indices = np.flatnonzero(sample_weight > 0)
-        return indices, sample_weight[indices]
+        return data.subsample(data.n_positive(), rng)  # every row of positive weight
 
-    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+    def _fit_rows(self, data, family, prior_prec, rng):
+        """The coreset of a row storage: the same steps in memory, on a ``np.memmap`` (read
+        in row chunks) and on a cluster (every sum over rows one reduction over the chunks,
+        the candidates a priority sample merged from all chunks; only the candidate rows and
+        sums reach this process)."""
         start = time.perf_counter()
         self.n_draws_ = (auto_n_draws(len(prior_prec)) if self.n_draws == "auto"
                          else self.n_draws)
         auto = isinstance(self.M, str)
-        n_candidates = int(np.count_nonzero(sample_weight > 0))
+        n_candidates = data.n_positive()
         budget = min(self.max_rows if auto else self.M, n_candidates)
         p = len(prior_prec)
         first = min(budget, max(_MIN_AUTO_ROWS, p * (p + 3) // 2)) if auto else budget
         if first == n_candidates:  # the whole data: nothing to approximate
-            return self._whole_data(sample_weight)
+            return self._whole_data(data, rng)
         n_subsample = self._resolve_subsample(n_candidates)
         progress = Progress("QuasiNewtonCoreset", budget, self.verbose, unit="rows")
         # every product below is small or a single chunk: BLAS threads only add
         # synchronisation (as in SparseVICoreset)
         with threadpool_limits(limits=1, user_api="blas"):
             found = draw_candidates(
-                InMemoryRows(X, y, sample_weight), family, prior_prec, self.fit_intercept,
-                budget, rng, stratify=self.stratify and family.binary,
+                data, family, prior_prec, self.fit_intercept, budget, rng,
+                stratify=self.stratify and family.binary,
                 uniform=self.candidates == "uniform", subsample=n_subsample)
             laplace_kl = LaplaceKL(found.laplace, family, prior_prec, self.fit_intercept)
             part, calibrated = self._exact_step(found, family, laplace_kl, first, budget,
                                                 start, progress)
             result = quasi_newton_weights(
-                X, y, family, indices=part.indices, weights=calibrated,
-                sample_weight=sample_weight, prior_prec=prior_prec,
+                data, part, family, weights=calibrated, prior_prec=prior_prec,
                 fit_intercept=self.fit_intercept, n_draws=self.n_draws_,
                 max_iter=self.max_iter, tol=self.tol,
                 n_iter_no_change=self.n_iter_no_change, n_subsample=n_subsample,
@@ -632,7 +641,11 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
                 f"is {self.kl_estimate_:.3g} nats at M={self.M}; posterior means may be off "
                 "by a standard deviation or more. Increase M, or set M='auto' to size the "
                 "coreset for a target accuracy (target_kl).", UserWarning)
-        return part.indices, weights
+        return part.take(np.arange(part.size), weights)
+
+    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+        part = self._fit_rows(InMemoryRows(X, y, sample_weight), family, prior_prec, rng)
+        return part.indices, part.weights
 
     def _exact_step(self, found, family, laplace_kl, size, budget, start, progress):
         """The candidates at ``size`` rows (growing up to ``budget`` with ``M="auto"``) and
