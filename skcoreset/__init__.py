@@ -2,7 +2,8 @@
 
 from ._posterior import GaussianPosterior, SamplePosterior
 from .coreset import (FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
-                      SparseVICoreset, StreamingCoreset, UniformCoreset, WeightedSubset)
+                      SparseVICoreset, SparseWeightedSubset, StreamingCoreset, UniformCoreset,
+                      WeightedSubset)
 from .linear_model import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
                            BayesianPoissonRegression, BayesianProbitRegression)
 from .multiclass import BayesianOneVsRestClassifier
@@ -22,6 +23,7 @@ __all__ = [
     "SamplePosterior",
     "SensitivityCoreset",
     "SparseVICoreset",
+    "SparseWeightedSubset",
     "StreamingCoreset",
     "UniformCoreset",
     "WeightedSubset",

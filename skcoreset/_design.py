@@ -3,10 +3,14 @@
 Parameter vectors are ``theta = [coef..., intercept]`` (intercept last, as in the papers' data
 files) when ``fit_intercept`` is true. The intercept column is never materialised, so a large
 ``X`` is not copied.
+
+``X`` may be a scipy.sparse CSR matrix: products go through sparse BLAS, Grams are sums of
+sparse products over row blocks (:func:`weighted_gram`) and latent variances quadratic forms
+over each row's nonzeros (:func:`latent_variances`), so no dense copy of many rows is made.
 """
 
 import numpy as np
-from scipy import linalg
+from scipy import linalg, sparse
 
 
 def n_params(n_features, fit_intercept):
@@ -30,7 +34,7 @@ def linear_predictor(X, theta, fit_intercept):
 
 def rmatvec(X, r, fit_intercept):
     """``A.T @ r`` for the design ``A = [X, 1]`` (or ``X``) and r of shape (n,)."""
-    out = X.T @ r
+    out = np.asarray(X.T @ r)
     if fit_intercept:
         out = np.append(out, r.sum())
     return out
@@ -38,6 +42,13 @@ def rmatvec(X, r, fit_intercept):
 
 _MIN_BLOCK_ROWS = 4096
 _BLOCK_BYTES = 2**21
+# Nonzeros per row block of a sparse X: each block's Gram is one sparse product whose d x d
+# result is added to the dense Gram, so blocks are large (the scaled copy of a block is
+# about 12 MB), and their number, not their size, sets that overhead.
+_SPARSE_BLOCK_NNZ = 2**20
+# Pairs of nonzeros (in the same row) per block of the sparse latent variances: a few
+# arrays of this length (about 15 MB in all).
+_SPARSE_BLOCK_PAIRS = 2**18
 
 
 def block_rows(width):
@@ -46,6 +57,12 @@ def block_rows(width):
     4096 rows (at small widths, fewer and larger blocks save per-block Python overhead: 10-20%
     of a pass at d = 10)."""
     return max(_MIN_BLOCK_ROWS, _BLOCK_BYTES // (8 * max(width, 1)))
+
+
+def sparse_block_rows(X):
+    """Rows per block of a blocked pass over a sparse X: about ``2**20`` nonzeros."""
+    per_row = max(1.0, X.nnz / max(X.shape[0], 1))
+    return max(_MIN_BLOCK_ROWS, int(_SPARSE_BLOCK_NNZ / per_row))
 
 
 def _fill_block(buffer, X, root, fit_intercept, extra=()):
@@ -89,8 +106,19 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     a returned precision. Each block is scaled by its largest weight so its products cannot
     overflow (:func:`add_scaled_gram`); a non-finite result (e.g. from huge entries of X)
     falls back to float64.
+
+    A sparse (CSR) X is summed over blocks of its rows by sparse products
+    (:func:`add_sparse_gram`), always in float64.
     """
     n, d = X.shape
+    if sparse.issparse(X):
+        out = np.zeros((d + int(fit_intercept) + len(extra),) * 2)
+        size = sparse_block_rows(X)
+        for start in range(0, n, size):
+            rows = slice(start, min(start + size, n))
+            add_sparse_gram(out, X[rows], None if c is None else c[rows], fit_intercept,
+                            [column[rows] for column in extra])
+        return out
     dtype = np.dtype(dtype)
     unit = c is None or np.all(c == 1.0)
     if unit and dtype == np.float64 and X.dtype == np.float64:
@@ -157,8 +185,11 @@ def add_scaled_gram(out, buffer, X, root, fit_intercept, extra=()):
     weights, with the buffer's intercept column set to ones by the caller. In float32 (an
     approximate Gram) the block is scaled by its largest ``root`` so its products cannot
     overflow; entries of X beyond float32's range still give a non-finite ``out``, which the
-    caller checks for.
+    caller checks for. A sparse X is added by :func:`add_sparse_gram` (``buffer`` unused).
     """
+    if sparse.issparse(X):
+        add_sparse_gram(out, X, None if root is None else root * root, fit_intercept, extra)
+        return
     scale = 1.0
     if root is not None and buffer.dtype != np.float64:
         scale = float(np.max(root, initial=0.0))
@@ -171,6 +202,32 @@ def add_scaled_gram(out, buffer, X, root, fit_intercept, extra=()):
             out += scaled.T @ scaled  # numpy hands B.T @ B to BLAS syrk
         else:
             out += scale * scale * (scaled.T @ scaled)
+
+
+def add_sparse_gram(out, X, c, fit_intercept, extra=()):
+    """Add ``B.T @ diag(c) @ B`` to ``out`` for the block of rows ``B = [A, e_1, ...]``,
+    ``A = [X, 1]`` (or ``X``) of a sparse (CSR) X; ``c=None``: unit weights.
+
+    ``X_b.T @ (c * X_b)`` is one sparse product, added into the dense ``d x d`` corner; the
+    intercept and ``extra`` columns are dense, so their products with X are sparse
+    matrix-vector products. Nothing of X is densified.
+    """
+    n, d = X.shape
+    X = X.tocsr()
+    c = np.ones(n) if c is None else np.asarray(c, dtype=np.float64)
+    scaled = X.copy()
+    scaled.data = scaled.data * np.repeat(c, np.diff(X.indptr))
+    # the d x d product is nearly dense for one-hot rows: adding it as a dense array costs a
+    # fifth of scattering its nonzeros (N = 1e5 rows, d = 2000)
+    out[:d, :d] += (X.T @ scaled).toarray()
+    columns = ([np.ones(n)] if fit_intercept else []) + [np.asarray(e, dtype=np.float64)
+                                                         for e in extra]
+    if columns:
+        dense = np.column_stack(columns)
+        cross = np.asarray(scaled.T @ dense)  # (d, k): X.T @ (c * e)
+        out[:d, d:] += cross
+        out[d:, :d] += cross.T
+        out[d:, d:] += dense.T @ (c[:, None] * dense)
 
 
 def latent_moments(X, mean, cov_chol, fit_intercept):
@@ -197,7 +254,11 @@ def latent_variances(X, factor, fit_intercept, dtype=np.float64, mean=None, lowe
     entry so the products cannot under- or overflow; a non-finite result (entries of X beyond
     float32's range) is recomputed in float64. With ``mean``, ``(m, v)``: the float64 linear
     predictors ``a_n . mean`` too, from each block while it is in cache.
+
+    A sparse (CSR) X takes :func:`_sparse_latent_variances` instead (in float64).
     """
+    if sparse.issparse(X):
+        return _sparse_latent_variances(X, factor, fit_intercept, mean, lower)
     n, d = X.shape
     if mean is not None:
         coef, intercept = split_theta(mean, fit_intercept)
@@ -228,3 +289,63 @@ def latent_variances(X, factor, fit_intercept, dtype=np.float64, mean=None, lowe
     if mean is None:
         return out
     return m_lat + intercept, out
+
+
+def _sparse_latent_variances(X, factor, fit_intercept, mean, lower):
+    """:func:`latent_variances` of a sparse (CSR) X: ``v_n = a_n^T Sigma a_n`` with
+    ``Sigma = F^T F`` formed once (one ``syrk``, ``p^3 / 3`` flops), each row's quadratic
+    form summed over the pairs of its nonzeros (``k^2`` terms for ``k`` nonzeros, against
+    ``k p`` for the product ``F a_n``)."""
+    n, d = X.shape
+    X = X.tocsr()
+    factor = np.asarray(factor, dtype=np.float64)
+    upper = linalg.blas.dsyrk(1.0, factor, trans=1)  # F^T F in the upper triangle, 0 below
+    sigma = upper + upper.T  # one p x p temporary (p = 2000: 32 MB)
+    sigma[np.diag_indices_from(sigma)] *= 0.5
+    del upper
+    out = row_quadratic_forms(X, sigma, fit_intercept)
+    if mean is None:
+        return out
+    return linear_predictor(X, mean, fit_intercept), out
+
+
+def row_quadratic_forms(X, matrix, fit_intercept):
+    """``a_n^T matrix a_n`` for every design row ``a_n = [x_n, 1]`` (or ``x_n``) and a
+    symmetric ``matrix`` of shape (p, p); for a sparse (CSR) X over the pairs of each row's
+    nonzeros (:func:`_sparse_quadratic_forms`)."""
+    d = X.shape[1]
+    if not sparse.issparse(X):
+        product = linear_predictor(X, matrix, fit_intercept)  # row n: (matrix a_n)^T
+        out = np.einsum("ij,ij->i", product[:, :d], X)
+        return out + product[:, d] if fit_intercept else out
+    out = _sparse_quadratic_forms(X.tocsr(), matrix[:d, :d])
+    if fit_intercept:
+        out += 2.0 * np.asarray(X @ matrix[:d, d]) + matrix[d, d]
+    return out
+
+
+def _sparse_quadratic_forms(X, sigma):
+    """``x_n^T sigma x_n`` for every row of a CSR matrix X, over the pairs of each row's
+    nonzeros, in blocks of at most about ``2**18`` pairs."""
+    n = X.shape[0]
+    counts = np.diff(X.indptr)
+    pairs = np.cumsum(counts.astype(np.int64) ** 2)
+    out = np.empty(n)
+    start = 0
+    while start < n:
+        done = pairs[start - 1] if start else 0
+        stop = max(start + 1, int(np.searchsorted(pairs, done + _SPARSE_BLOCK_PAIRS,
+                                                  side="right")))
+        stop = min(stop, n)
+        lo, hi = X.indptr[start], X.indptr[stop]
+        count = counts[start:stop]
+        row = np.repeat(np.arange(stop - start), count)  # row of each nonzero
+        partners = count[row]  # each nonzero pairs with every nonzero of its row
+        first = np.repeat(np.arange(hi - lo), partners)
+        within = np.arange(len(first)) - np.repeat(np.cumsum(partners) - partners, partners)
+        second = (X.indptr[start:stop] - lo)[row[first]] + within
+        data, columns = X.data[lo:hi], X.indices[lo:hi]
+        terms = data[first] * data[second] * sigma[columns[first], columns[second]]
+        out[start:stop] = np.bincount(row[first], terms, minlength=stop - start)
+        start = stop
+    return out

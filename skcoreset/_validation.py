@@ -5,6 +5,11 @@ from sklearn.utils import check_array
 
 from ._numbers import is_number
 
+# The scipy.sparse input taken for X by every estimator and constructor: any format
+# scikit-learn's check_array accepts, converted once (CSC, COO, ... copied) to CSR, the
+# format whose row blocks and products X @ theta the fitting code uses.
+ACCEPT_SPARSE = "csr"
+
 
 def _reject_boolean(name, value):
     if isinstance(value, (bool, np.bool_)):

@@ -43,7 +43,8 @@ from ._atomic import fit_context
 from ._typing import (FitMethod, FloatArray, MatrixLike, Prediction, RandomStateLike, Sampler,
                       VectorLike)
 from ._sklearn_compat import Interval, StrOptions, _num_samples, available_if
-from ._validation import check_exposure, check_sample_weight, combined_exposure
+from ._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
+                          combined_exposure)
 from .coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
 
 
@@ -295,6 +296,11 @@ class _BaseBayesianGLM(BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, as CSR (ACCEPT_SPARSE)
+        return tags
+
     def _prior(self, n_features):
         return prior_precision(n_features, prior_scale=self.prior_scale,
                                intercept_prior_scale=self.intercept_prior_scale,
@@ -387,7 +393,8 @@ class _BaseBayesianGLM(BaseEstimator):
         # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
         finds_non_finite = _METHODS[self.method].finds_non_finite
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
-                             ensure_all_finite=not finds_non_finite)
+                             ensure_all_finite=not finds_non_finite,
+                             accept_sparse=ACCEPT_SPARSE)
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         exposure = self._exposure_of(X, exposure, offset)
@@ -516,7 +523,8 @@ class _BaseBayesianGLM(BaseEstimator):
                 f"to {settings} since the stream started; the statistics accumulated so far "
                 "use the old values. Restore them, or call fit (or partial_fit on an unfitted "
                 "clone) to start again.")
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, reset=first_call)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, reset=first_call,
+                             accept_sparse=ACCEPT_SPARSE)
         y_encoded = (self._encode_target(y, classes=classes) if first_call
                      else self._encode_more(y))
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -541,7 +549,8 @@ class _BaseBayesianGLM(BaseEstimator):
     def _check_predict_input(self, X):
         check_is_fitted(self)
         reject_weighted_subset(X)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        return validate_data(self, X, dtype=np.float64, reset=False,
+                             accept_sparse=ACCEPT_SPARSE)
 
     def _predictive_moments(self, X, exposure=None):
         """Posterior mean and variance of ``exposure * E[y | x]`` at each row of X (the

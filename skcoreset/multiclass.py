@@ -20,7 +20,7 @@ from ._design import linear_predictor
 from ._numbers import is_number
 from ._atomic import fit_context
 from ._sklearn_compat import HasMethods, Interval
-from ._validation import check_sample_weight
+from ._validation import ACCEPT_SPARSE, check_sample_weight
 from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
 from .linear_model import BayesianLogisticRegression, BayesianProbitRegression
 from ._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
@@ -108,7 +108,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True
         return tags
 
     def _base_estimator(self) -> BayesianLogisticRegression | BayesianProbitRegression:
@@ -144,7 +144,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         """
         base = self._base_estimator()
         X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=ACCEPT_SPARSE)
         check_classification_targets(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         self.classes_ = np.unique(y)
@@ -184,7 +184,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         """
         check_is_fitted(self)
         reject_weighted_subset(X)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=ACCEPT_SPARSE)
         if len(self.estimators_) == 1:
             proba, std = self.estimators_[0].predict_proba(X, return_std=True)
             return (proba, np.column_stack([std, std])) if return_std else proba
@@ -272,7 +272,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         """
         check_is_fitted(self)
         reject_weighted_subset(X)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=ACCEPT_SPARSE)
         if not is_number(n_draws, Integral) or n_draws < 1:
             raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
         rng = check_random_state(random_state)

@@ -1,18 +1,21 @@
 """The one place that knows how rows are stored.
 
-Constructors run against a row storage: :class:`InMemoryRows` for an ndarray or a
-``np.memmap`` (read in row chunks, never materialised) and :class:`DaskRows` for dask arrays
-(every pass a tree of tasks where the chunks live). Both offer sums over rows, per-row
-values, and uniform and importance draws of rows (:mod:`._sampling`); chunk loops anywhere
-in the package run over :func:`row_chunks`, and per-row results on dask arrays stay lazy
-(:func:`map_row_blocks`). Dask is imported only when dask input arrives.
+Constructors run against a row storage: :class:`InMemoryRows` for an ndarray, a
+``np.memmap`` (read in row chunks, never materialised) or a scipy.sparse CSR matrix (whose
+chunks and drawn rows stay sparse: :func:`float_rows`, :func:`take_rows`) and
+:class:`DaskRows` for dask arrays (every pass a tree of tasks where the chunks live). Both
+offer sums over rows, per-row values, and uniform and importance draws of rows
+(:mod:`._sampling`); chunk loops anywhere in the package run over :func:`row_chunks`, and
+per-row results on dask arrays stay lazy (:func:`map_row_blocks`). Dask is imported only
+when dask input arrives.
 """
 
-from ._chunks import Part, block_rng, is_dask_collection, row_chunks, row_keys, take_rows
+from ._chunks import (Part, block_rng, dense_rows, float_rows, is_dask_collection, row_chunks,
+                      row_keys, row_width, stack_rows, take_rows)
 from ._dask import DaskRows, map_row_blocks
 from ._memory import InMemoryRows
 from ._sampling import importance_draws, uniform_subset
 
-__all__ = ["DaskRows", "InMemoryRows", "Part", "block_rng", "importance_draws",
-           "is_dask_collection", "map_row_blocks", "row_chunks", "row_keys", "take_rows",
-           "uniform_subset"]
+__all__ = ["DaskRows", "InMemoryRows", "Part", "block_rng", "dense_rows", "float_rows",
+           "importance_draws", "is_dask_collection", "map_row_blocks", "row_chunks", "row_keys",
+           "row_width", "stack_rows", "take_rows", "uniform_subset"]

@@ -3,6 +3,7 @@
 from typing import NamedTuple
 
 import numpy as np
+from scipy import sparse
 
 # Elements (float64: 32 MB) of working memory per row chunk unless a caller sets its budget.
 _CHUNK_ELEMENTS = 2**22
@@ -68,13 +69,47 @@ def row_keys(start, stop, seed=0):
 
 
 def take_rows(X, indices):
-    """Rows of X (ndarray, memmap, DataFrame or dask array; only these rows of a dask array
-    are computed and gathered)."""
+    """Rows of X (ndarray, memmap, DataFrame, scipy.sparse matrix, which stays sparse, or
+    dask array; only these rows of a dask array are computed and gathered)."""
     if hasattr(X, "iloc"):
         return X.iloc[indices]
     if is_dask_collection(X):
         return np.asarray(X[indices].compute())
+    if sparse.issparse(X):  # row indexing of CSC is O(nnz) too: no conversion of all rows
+        return (X if X.format in ("csr", "csc") else X.tocsr())[indices].tocsr()
     return np.asarray(X)[indices]
+
+
+def float_rows(X):
+    """Rows of X in float64 for computing with them: a sparse matrix as CSR (products with
+    it run through sparse BLAS, nothing is densified), anything else as an ndarray (a
+    memmap's rows are read)."""
+    if sparse.issparse(X):
+        return X.tocsr().astype(np.float64, copy=False)
+    return np.asarray(X, dtype=np.float64)
+
+
+def dense_rows(X):
+    """Rows of X as a float64 ndarray, for the few computations that need dense rows; callers
+    pass a bounded number of rows (a block, or a coreset's), never all rows of large data."""
+    if sparse.issparse(X):
+        return X.toarray().astype(np.float64, copy=False)
+    return np.asarray(X, dtype=np.float64)
+
+
+def stack_rows(blocks):
+    """Row blocks one under the other: a CSR matrix when they are sparse, else an ndarray."""
+    if any(sparse.issparse(block) for block in blocks):
+        return sparse.vstack(blocks, format="csr")
+    return np.concatenate(blocks)
+
+
+def row_width(X):
+    """Stored values per row of X, the measure of row chunks' memory: the number of columns,
+    or the mean number of nonzeros per row of a sparse matrix."""
+    if sparse.issparse(X):
+        return max(1, -(-X.nnz // max(X.shape[0], 1)))
+    return X.shape[1]
 
 
 class Part(NamedTuple):
@@ -108,4 +143,6 @@ class Part(NamedTuple):
     def union(self, other):
         """The union of parts of disjoint rows (their targets add up)."""
         target = None if self.target is None else self.target + other.target
-        return Part(*(np.concatenate([a, b]) for a, b in zip(self[:4], other[:4])), target)
+        return Part(np.concatenate([self.indices, other.indices]),
+                    np.concatenate([self.weights, other.weights]),
+                    stack_rows([self.X, other.X]), np.concatenate([self.y, other.y]), target)

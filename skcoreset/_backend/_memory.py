@@ -1,8 +1,10 @@
-"""Rows held by this process: an ndarray, or a ``np.memmap`` read in row chunks."""
+"""Rows held by this process: an ndarray, a ``np.memmap`` read in row chunks, or a CSR
+matrix whose rows stay sparse."""
 
 import numpy as np
+from scipy import sparse
 
-from ._chunks import Part, row_chunks
+from ._chunks import Part, float_rows, row_chunks, row_width
 from ._sampling import (importance_draws, merge_priority_lists, priority_chunk,
                         uniform_subset)
 
@@ -66,7 +68,8 @@ class InMemoryRows:
 
     def max_abs(self):
         """Largest ``|x|`` of X (max and min: ``abs`` would copy a memmap whole)."""
-        return max(float(np.max(self.X, initial=0.0)), -float(np.min(self.X, initial=0.0)))
+        values = self.X.data if sparse.issparse(self.X) else self.X
+        return max(float(np.max(values, initial=0.0)), -float(np.min(values, initial=0.0)))
 
     def max_weight(self):
         return float(np.max(self.sample_weight))
@@ -100,8 +103,7 @@ class InMemoryRows:
 
     def take(self, indices, weights):
         """The given rows as a :class:`Part` with the given weights."""
-        return Part(indices, weights, np.asarray(self.X[indices], dtype=float),
-                    self.y[indices])
+        return Part(indices, weights, float_rows(self.X[indices]), self.y[indices])
 
     def subsample(self, size, rng, *, stream=0):
         """Up to ``size`` distinct rows of positive weight, uniformly without replacement,
@@ -146,9 +148,9 @@ class InMemoryRows:
         strata = (-1.0, 1.0) if stratify else None
         seed = rng.randint(np.iinfo(np.int32).max)
         samples = None
-        for rows in row_chunks(self.n, self.n_features + 1):
+        for rows in row_chunks(self.n, row_width(self.X) + 1):
             chunk = priority_chunk(capacities, seed, strata, function, args,
-                                   np.asarray(self.X[rows], dtype=float), self.y[rows],
+                                   float_rows(self.X[rows]), self.y[rows],
                                    self.sample_weight[rows], rows.start)
             samples = (chunk if samples is None
                        else merge_priority_lists(capacities, samples, chunk))

@@ -5,10 +5,11 @@ from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
+from scipy.sparse import issparse
 
-from .._backend import DaskRows, InMemoryRows, row_chunks
+from .._backend import DaskRows, InMemoryRows, float_rows, row_chunks, row_width
 from .._design import (add_scaled_gram, block_rows, linear_predictor, n_params, rmatvec,
-                       split_theta, weighted_gram)
+                       sparse_block_rows, split_theta, weighted_gram)
 from .._linalg import cholesky_logdet
 
 
@@ -104,7 +105,8 @@ class LogPosterior:
         total = weight.sum()
         if total <= 0:
             return None
-        return LogPosterior(np.ascontiguousarray(self.X[rows]), self.y[rows], self.family,
+        X = float_rows(self.X[rows]) if issparse(self.X) else np.ascontiguousarray(self.X[rows])
+        return LogPosterior(X, self.y[rows], self.family,
                             weight * (self.total_weight / total), self.prior_prec,
                             self.fit_intercept,
                             None if self.offset is None else self.offset[rows])
@@ -137,7 +139,8 @@ class LogPosterior:
         memory traffic of :meth:`eta` followed by :meth:`grad`). The family's terms come
         from one evaluation per block (``family.loglik_and_derivatives``) and its
         ``eta``-free terms are summed once per data set. ``rows_per_block`` defaults to
-        :func:`~skcoreset._design.block_rows` of the design's width.
+        :func:`~skcoreset._design.block_rows` of the design's width (of its nonzeros for
+        a sparse X, whose blocks' products are sparse).
 
         With ``neg_hessian=np.float64``, ``(value, eta, grad, neg_hessian)``: the exact
         :meth:`neg_hessian` at ``theta`` from the same pass (its Gram's block products while
@@ -147,7 +150,8 @@ class LogPosterior:
         coef, intercept = split_theta(theta, self.fit_intercept)
         n, d = self.X.shape
         if rows_per_block is None:
-            rows_per_block = block_rows(len(self.prior_prec))
+            rows_per_block = (sparse_block_rows(self.X) if issparse(self.X)
+                              else block_rows(len(self.prior_prec)))
         eta = np.empty(n)
         loglik = 0.0
         grad_x = np.zeros(d)
@@ -155,12 +159,16 @@ class LogPosterior:
         if neg_hessian is not None:
             p = len(self.prior_prec)
             gram = np.zeros((p, p))
-            buffer = np.empty((min(rows_per_block, n), p), dtype=neg_hessian)
+            buffer = (None if issparse(self.X)
+                      else np.empty((min(rows_per_block, n), p), dtype=neg_hessian))
         for start in range(0, n, rows_per_block):
             rows = slice(start, start + rows_per_block)
             X = self.X[rows]
             eta_b = eta[rows]
-            np.dot(X, coef, out=eta_b)
+            if issparse(X):
+                eta_b[:] = X @ coef
+            else:
+                np.dot(X, coef, out=eta_b)
             eta_b += intercept
             if self.offset is not None:
                 eta_b += self.offset[rows]
@@ -169,7 +177,7 @@ class LogPosterior:
                                                        second=neg_hessian is not None)
             loglik += w @ terms[0]
             r = w * terms[1]
-            grad_x += r @ X
+            grad_x += X.T @ r
             grad_1 += r.sum()
             if neg_hessian is not None:
                 c = -w * terms[2]
@@ -224,7 +232,7 @@ def _loglik_sums(family, theta, fit_intercept, neg_hessian, X, y, sample_weight)
     task of one chunk), in row chunks (no linear predictor of all the rows is held)."""
     no_prior = np.zeros(len(theta))
     total = None
-    for rows in row_chunks(len(y), X.shape[1] + 1):
+    for rows in row_chunks(len(y), row_width(X) + 1):
         out = LogPosterior(X[rows], y[rows], family, sample_weight[rows], no_prior,
                            fit_intercept).value_and_grad(theta, neg_hessian=neg_hessian)
         sums = (out[0], out[2]) + out[3:]

@@ -80,7 +80,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
-from .._backend import DaskRows, InMemoryRows
+from .._backend import DaskRows, InMemoryRows, dense_rows
 from .._design import latent_variances, rmatvec, weighted_gram
 from .._linalg import cholesky_logdet, stable_cholesky
 from .._posterior import GaussianPosterior
@@ -234,8 +234,10 @@ class _DualPath:
     def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept, offset=None):
         self.y, self.family, self.w, self.prior_prec = y, family, sample_weight, prior_prec
         self.offset = 0.0 if offset is None else offset  # added to every latent mean
-        # for p > n the n x p design with its intercept column is no larger than X itself
-        self.A = np.column_stack([X, np.ones(len(X))]) if fit_intercept else np.asarray(X)
+        # for p > n the n x p design with its intercept column is no larger than X itself,
+        # and smaller than the p x p covariance this path returns (a sparse X too)
+        X = dense_rows(X)
+        self.A = np.column_stack([X, np.ones(len(X))]) if fit_intercept else X
         self.A_prior = self.A / prior_prec  # A P^-1
         self.sigma = self.A_prior @ self.A.T  # Sigma~ = A P^-1 A^T, the prior latent covariance
         self.n = len(self.A)

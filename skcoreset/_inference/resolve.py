@@ -9,6 +9,7 @@ constructors.
 
 import numpy as np
 
+from .._backend import float_rows
 from .._design import linear_predictor
 from .dispersion import estimate_dispersion
 from .laplace import laplace
@@ -54,7 +55,7 @@ def resolve_family(family, X, y, sample_weight, *, prior_prec, fit_intercept, of
         return (family, None) if return_dispersion else family
     rows = np.flatnonzero(sample_weight > 0)
     rows = rows[::max(1, -(-len(rows) // PILOT_ROWS))]
-    X, y, w = np.asarray(X[rows], dtype=float), y[rows], sample_weight[rows]
+    X, y, w = float_rows(X[rows]), y[rows], sample_weight[rows]
     offset = None if offset is None else offset[rows]
     pilot = family.pilot_family()
     theta = laplace(X, y, pilot, sample_weight=w, prior_prec=prior_prec,

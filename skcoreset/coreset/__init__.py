@@ -7,9 +7,9 @@ from ._quasi_newton import QuasiNewtonCoreset
 from ._sensitivity import SensitivityCoreset
 from ._sparsevi import SparseVICoreset
 from ._streaming import StreamingCoreset
-from ._subset import WeightedSubset
+from ._subset import SparseWeightedSubset, WeightedSubset
 from ._uniform import UniformCoreset
 
 __all__ = ["BaseCoreset", "FrankWolfeCoreset", "GIGACoreset", "QuasiNewtonCoreset",
-           "SensitivityCoreset", "SparseVICoreset", "StreamingCoreset", "UniformCoreset",
-           "WeightedSubset"]
+           "SensitivityCoreset", "SparseVICoreset", "SparseWeightedSubset", "StreamingCoreset",
+           "UniformCoreset", "WeightedSubset"]

@@ -14,16 +14,19 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
-from .._backend import DaskRows, InMemoryRows, is_dask_collection, take_rows, uniform_subset
+from scipy import sparse
+
+from .._backend import (DaskRows, InMemoryRows, dense_rows, float_rows, is_dask_collection,
+                        take_rows, uniform_subset)
 from .._numbers import is_number
 from ..families import FAMILIES, Family, make_family
 from .._inference import prior_precision, resolve_family
 from .._docstrings import fill_doc
 from .._atomic import fit_context
 from .._sklearn_compat import Interval, StrOptions, _get_output_config, _num_samples
-from .._validation import check_sample_weight, combined_exposure
+from .._validation import ACCEPT_SPARSE, check_sample_weight, combined_exposure
 from ._merge_reduce import merge_reduce_chunks
-from ._subset import WeightedSubset, _attrs_array
+from ._subset import WeightedSubset, _attrs_array, weighted_subset
 from .._typing import ArrayInput, FloatArray, MatrixLike, RandomStateLike, VectorLike
 
 
@@ -127,9 +130,12 @@ def is_training_data(coreset, X):
     """
     if _num_samples(X) != coreset._n_samples_fit:
         return False
-    rows = np.asarray(take_rows(X, coreset.sample_indices_), dtype=float)
-    return rows.shape == coreset._coreset_rows.shape and np.array_equal(rows,
-                                                                        coreset._coreset_rows)
+    rows, stored = float_rows(take_rows(X, coreset.sample_indices_)), coreset._coreset_rows
+    if rows.shape != stored.shape:
+        return False
+    if sparse.issparse(rows) or sparse.issparse(stored):
+        return sparse.issparse(rows) and sparse.issparse(stored) and (rows != stored).nnz == 0
+    return np.array_equal(rows, stored)
 
 
 def check_both_classes(data, part, fix):
@@ -406,7 +412,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         chunk of a dask array.
         """
         if not is_dask_collection(X):
-            X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False)
+            X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False,
+                                 accept_sparse=ACCEPT_SPARSE)
             sample_weight = _row_weights(sample_weight, X.shape[0])
             self._set_family(resolve_model(self._likelihood_params().model, y))
             y_encoded = self._encode_target(y)
@@ -487,7 +494,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self.sample_indices_ = np.asarray(indices[keep][order], dtype=np.intp)
         self.sample_weight_ = np.asarray(weights[keep][order], dtype=float)
         self._n_samples_fit = n_samples
-        self._coreset_rows = np.asarray(rows, dtype=float)[keep][order]
+        self._coreset_rows = float_rows(rows)[np.flatnonzero(keep)[order]]
 
     def fit_coreset(self, X: MatrixLike, y: VectorLike,
                     sample_weight: VectorLike | None = None,
@@ -545,7 +552,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         if is_dask_collection(X):
             _check_dask_features(self, X)  # validating a dask array would compute it
         else:
-            validate_data(self, X, dtype=_float_dtypes(X), reset=False)
+            validate_data(self, X, dtype=_float_dtypes(X), reset=False,
+                          accept_sparse=ACCEPT_SPARSE)
         return X
 
     def _weighted_subset(self, X):
@@ -563,7 +571,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             import pandas as pd
 
             frame = (X.iloc[idx].copy() if hasattr(X, "iloc")
-                     else pd.DataFrame(np.asarray(X)[idx], index=idx,
+                     else pd.DataFrame(dense_rows(take_rows(X, idx)), index=idx,
                                        columns=self.get_feature_names_out()))
             frame.attrs["coreset_sample_weight"] = _attrs_array(weights)
             frame.attrs["coreset_sample_indices"] = _attrs_array(idx)
@@ -571,7 +579,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             frame.attrs["coreset_row_labels"] = _attrs_array(frame.index.to_numpy())
             frame.attrs["coreset_n_samples"] = self._n_samples_fit
             return frame
-        return WeightedSubset(np.asarray(X)[idx], weights, idx, self._n_samples_fit)
+        return weighted_subset(take_rows(X, idx), weights, idx, self._n_samples_fit)
 
     def _output_rows(self):
         """Positions in the coreset, weights and row indices of ``fit_transform``'s output.
@@ -655,6 +663,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.sparse = True  # scipy.sparse X, as CSR (ACCEPT_SPARSE)
         return tags
 
 

@@ -29,6 +29,7 @@ needed, so that their weighted totals of the auxiliary variables ``d1_n b_n`` an
 import numpy as np
 from scipy import linalg
 
+from .._backend import dense_rows
 from .._design import split_theta
 from .._linalg import gaussian_kl_cholesky
 from .._posterior import GaussianPosterior
@@ -78,6 +79,7 @@ class SecondOrderFit:
         chol = linalg.cholesky(precision, lower=True)  # precision = C C^T, Sigma = C^-T C^-1
         coef, intercept = split_theta(theta, fit_intercept)
         eta = X @ coef + intercept
+        X = dense_rows(X)  # the whitened rows B are dense whatever X
         design = np.hstack([X, np.ones((len(X), 1))]) if fit_intercept else X
         # b_m = L^T a_m with L = C^-T: solve C b = a for all rows at once
         self.B = linalg.solve_triangular(chol, design.T, lower=True).T
@@ -192,17 +194,20 @@ class LaplaceKL:
     """
 
     def __init__(self, full, family, prior_prec, fit_intercept):
-        self.full = GaussianPosterior(full.mean, precision=full.precision)
+        # only the mean and the covariance's factor enter the KL: the covariance itself
+        # (p x p) is not kept
+        posterior = GaussianPosterior(full.mean, precision=full.precision)
+        self.full_mean, self.full_cov_cholesky = posterior.mean, posterior.cov_cholesky
         self.family, self.prior_prec = family, prior_prec
         self.fit_intercept = fit_intercept
 
     def __call__(self, X, y, weights):
         sampler = LaplaceSampler(X, y, self.family, self.prior_prec, self.fit_intercept)
-        sampler.mean = self.full.mean.copy()  # the warm start
+        sampler.mean = self.full_mean.copy()  # the warm start
         sampler.update(np.arange(len(y)), weights)
         mean, chol = sampler.gaussian()
-        return float(gaussian_kl_cholesky(mean, chol, self.full.mean,
-                                          self.full.cov_cholesky))
+        return float(gaussian_kl_cholesky(mean, chol, self.full_mean,
+                                          self.full_cov_cholesky))
 
 
 def _kl(R_g, R_H):

@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import lapack
 
+from .._backend import float_rows
 from .._design import latent_variances
 from .._inference import find_mode, laplace, log_posterior_of, warn_not_converged
 from .._linalg import stable_cholesky
@@ -76,7 +77,7 @@ def _ones(X, y, w):
 
 def row_scores(theta, factor, fit_intercept, family, X, y):
     """``(score, leverage)`` of every row under ``N(theta, F^T F)`` (``factor`` is ``F``)."""
-    eta, v = latent_variances(np.asarray(X), factor, fit_intercept, dtype=np.float32,
+    eta, v = latent_variances(float_rows(X), factor, fit_intercept, dtype=np.float32,
                               mean=theta)
     score = np.abs(family.d1(y, eta)) * np.sqrt(v)
     leverage = np.maximum(-family.d2(y, eta), 0.0) * v
@@ -107,9 +108,10 @@ def full_laplace(data, family, prior_prec, fit_intercept, start):
     if not mode.converged:
         warn_not_converged("Newton's method for the full data's Laplace approximation",
                            _LAPLACE_MAX_ITER)
-    prior = np.diag(prior_prec)
+    neg_hessian_sum = mode.neg_hessian.copy()  # minus the prior, on the diagonal in place
+    neg_hessian_sum[np.diag_indices_from(neg_hessian_sum)] -= prior_prec
     return FullLaplace(mode.x, mode.neg_hessian, mode.gradient + prior_prec * mode.x,
-                       mode.neg_hessian - prior)
+                       neg_hessian_sum)
 
 
 def _pilot(data, family, prior_prec, fit_intercept, rng, stratify):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import clone
 
-from .._backend import Part, block_rng, row_chunks
+from .._backend import Part, block_rng, float_rows, row_chunks
 from .._inference import laplace
 from ._projection import project_loglik
 
@@ -94,7 +94,7 @@ class BlockContext:
 
     def leaf(self, X, y, sample_weight, offset, block):
         """Coreset of one block of rows ``offset, offset + 1, ...``."""
-        X, w = np.asarray(X, dtype=float), np.asarray(sample_weight, dtype=float)
+        X, w = float_rows(X), np.asarray(sample_weight, dtype=float)
         target = None
         if self.thetas is not None:
             target = projected_sum(X, y, w, self.family, self.thetas,

@@ -6,6 +6,7 @@ processed in row blocks so the scratch memory stays bounded whatever N.
 """
 
 import numpy as np
+from scipy import sparse
 
 from .._backend import row_chunks
 
@@ -52,7 +53,10 @@ class PotentialEvaluator:
             coef, intercept = thetas, None
         for rows in row_chunks(n, max_elements=self.block):  # blocks of self.block rows
             eta = out[rows]
-            np.matmul(X[rows], coef.T, out=eta)
+            if sparse.issparse(X):  # sparse BLAS: nonzeros x draws flops
+                eta[:] = X[rows] @ coef.T
+            else:
+                np.matmul(X[rows], coef.T, out=eta)
             if intercept is not None:
                 eta += intercept
             self.kernel(y[rows], eta, self._scratch[:, :rows.stop - rows.start])

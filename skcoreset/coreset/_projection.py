@@ -3,7 +3,7 @@ log-likelihood evaluated at draws of a weighting distribution, as one vector per
 
 import numpy as np
 
-from .._backend import row_chunks
+from .._backend import float_rows, row_chunks
 from .._design import linear_predictor
 
 # Float64 values per chunk of projected rows (8 MiB; the family's temporaries are a few
@@ -50,7 +50,8 @@ def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=
     work = np.float32 if single else np.float64
     thetas = np.asarray(thetas, dtype=work)
     for rows in row_chunks(n, n_proj, max_elements=_CHUNK_ELEMENTS):
-        eta = linear_predictor(np.asarray(X[rows], dtype=work), thetas, fit_intercept)
+        eta = linear_predictor(float_rows(X[rows]).astype(work, copy=False), thetas,
+                               fit_intercept)
         loglik = family.loglik(y[rows], eta)
         loglik -= loglik.mean(axis=1, keepdims=True)
         loglik *= scale[rows, None]

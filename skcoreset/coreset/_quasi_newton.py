@@ -28,7 +28,7 @@ import numpy as np
 from scipy import linalg
 from threadpoolctl import threadpool_limits
 
-from .._backend import InMemoryRows, row_chunks
+from .._backend import InMemoryRows, float_rows, row_chunks
 from .._design import linear_predictor
 from .._inference import log_posterior_of
 from .._docstrings import fill_doc
@@ -91,7 +91,7 @@ def _potential_sums(potentials, thetas, X, y, w):
     rows x draws at a time)."""
     sums = np.zeros(len(thetas))
     for rows in row_chunks(X.shape[0], len(thetas), max_elements=_CHUNK_ELEMENTS):
-        sums += w[rows] @ potentials(np.asarray(X[rows], dtype=np.float64), y[rows], thetas)
+        sums += w[rows] @ potentials(float_rows(X[rows]), y[rows], thetas)
     return (sums,)
 
 
@@ -166,7 +166,7 @@ class SubsampledPotentialSums:
         if self.rows is None:
             data = self.data
             rows = self.candidates[rng.randint(len(self.candidates), size=self.n_subsample)]
-            X, y = np.asarray(data.X[rows], dtype=np.float64), data.y[rows]
+            X, y = float_rows(data.X[rows]), data.y[rows]
             s = data.sample_weight[rows] * (len(self.candidates) / self.n_subsample)
         else:
             X, y, s = self.rows.X, self.rows.y, self.rows.weights
@@ -270,7 +270,7 @@ def quasi_newton_weights(data, part, family, *, weights, prior_prec, fit_interce
     else:
         full_sums = SubsampledPotentialSums(data, family, fit_intercept, n_draws, n_subsample,
                                             rows=subsample_rows)
-    X_core, y_core = np.asarray(part.X, dtype=np.float64), part.y
+    X_core, y_core = float_rows(part.X), part.y
     indices = np.arange(part.size)
     laplace_sampler = LaplaceSampler(X_core, y_core, family, prior_prec, fit_intercept)
     laplace_sampler.update(indices, weights)

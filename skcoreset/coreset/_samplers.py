@@ -6,8 +6,10 @@ continues its emcee walkers from their previous positions.
 """
 
 import numpy as np
+from scipy import sparse
 from scipy.linalg import lapack
 
+from .._design import weighted_gram
 from .._inference import log_probability, newton_map, stretch_scale
 from .._linalg import stable_cholesky
 
@@ -27,6 +29,7 @@ class _ActiveLogPosterior:
     The same quantities as :class:`~skcoreset._inference._common.LogPosterior`, on a dense
     design ``A = [X_I, 1]`` of at most M rows built once per greedy step: at this size plain
     GEMMs beat the general code's bookkeeping, and the refit runs T times per greedy step.
+    A sparse design (rows of sparse data) stays sparse: its products are sparse BLAS.
     """
 
     def __init__(self, design, y, family, weights, prior_prec):
@@ -42,18 +45,24 @@ class _ActiveLogPosterior:
                 - 0.5 * np.sum(self.prior_prec * theta**2))
 
     def grad(self, theta, eta):
-        return ((self.sample_weight * self.family.d1(self.y, eta)) @ self.design
+        return (self.design.T @ (self.sample_weight * self.family.d1(self.y, eta))
                 - self.prior_prec * theta)
 
     def neg_hessian(self, eta):
         c = np.maximum(-self.sample_weight * self.family.d2(self.y, eta), 0.0)
-        hessian = (self.design.T * c) @ self.design
+        if sparse.issparse(self.design):
+            hessian = weighted_gram(self.design, c, False)
+        else:
+            hessian = (self.design.T * c) @ self.design
         hessian[np.diag_indices_from(hessian)] += self.prior_prec
         return hessian
 
 
 def _design(X, fit_intercept):
-    """Dense design ``[X, 1]`` (or ``X``) of a few rows."""
+    """Design ``[X, 1]`` (or ``X``) of a few rows: dense, or CSR for sparse rows."""
+    if sparse.issparse(X):
+        ones = sparse.csr_matrix(np.ones((X.shape[0], 1)))
+        return sparse.hstack([X, ones], format="csr") if fit_intercept else X.tocsr()
     return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X.copy()
 
 

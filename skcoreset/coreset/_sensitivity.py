@@ -4,11 +4,12 @@
 from numbers import Integral, Real
 
 import numpy as np
+from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.metrics import pairwise_distances_argmin_min
 from sklearn.metrics.pairwise import euclidean_distances
 
-from .._backend import InMemoryRows, row_chunks
+from .._backend import InMemoryRows, row_chunks, row_width
 from ..families import LogitLink
 from .._sklearn_compat import Interval
 from ._projection import relative_weights
@@ -28,11 +29,24 @@ _CHUNKS = dict(max_elements=2**19, min_rows=1024)
 
 
 def _signed_design(X, y, rows, fit_intercept):
-    """``Z_n = y_n a_n`` for the given rows, with ``a_n = [x_n, 1]`` when there is an intercept."""
+    """``Z_n = y_n a_n`` for the given rows, with ``a_n = [x_n, 1]`` when there is an intercept
+    (a CSR matrix for sparse X: k-means and the distances take it as it is)."""
+    if sparse.issparse(X):
+        Z = sparse.diags(y[rows]) @ X[rows]
+        columns = [Z, sparse.csr_matrix(y[rows, None])] if fit_intercept else [Z]
+        return sparse.hstack(columns, format="csr")
     Z = X[rows] * y[rows, None]
     if fit_intercept:
         Z = np.column_stack([Z, y[rows]])
     return Z
+
+
+def _n_distinct_rows(Z):
+    """Number of distinct rows of Z; of a sparse Z, of its rows' projections on two fixed
+    random directions (distinct rows project apart almost surely), without densifying it."""
+    if sparse.issparse(Z):
+        Z = Z @ np.random.RandomState(0).standard_normal((Z.shape[1], 2))
+    return len(np.unique(Z, axis=0))
 
 
 def assign_clusters(X, y, centres, fit_intercept):
@@ -40,7 +54,7 @@ def assign_clusters(X, y, centres, fit_intercept):
     n = X.shape[0]
     labels = np.empty(n, dtype=np.intp)
     sq_dist = np.empty(n)
-    for rows in row_chunks(n, X.shape[1] + 1, **_CHUNKS):
+    for rows in row_chunks(n, row_width(X) + 1, **_CHUNKS):
         labels[rows], dist = pairwise_distances_argmin_min(
             _signed_design(X, y, rows, fit_intercept), centres)
         sq_dist[rows] = dist**2
@@ -65,7 +79,7 @@ def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_i
     if total_weight is None:
         total_weight = sample_weight.sum()
     bounds = np.empty(n)
-    for rows in row_chunks(n, X.shape[1] + 1, **_CHUNKS):
+    for rows in row_chunks(n, row_width(X) + 1, **_CHUNKS):
         dist = euclidean_distances(_signed_design(X, y, rows, fit_intercept), centres)
         others = np.tile(cluster_weight, (dist.shape[0], 1))
         others[np.arange(dist.shape[0]), labels[rows]] -= sample_weight[rows]
@@ -188,7 +202,7 @@ class SensitivityCoreset(BaseCoreset):
     def _fit_centres(self, Z_sub, weight_sub, rng):
         """k-means++ on the subsample of signed design vectors; sets ``cluster_centers_``."""
         # k-means cannot place more centres than there are distinct points
-        k = min(self.n_clusters, len(np.unique(Z_sub, axis=0)))
+        k = min(self.n_clusters, _n_distinct_rows(Z_sub))
         kmeans = KMeans(n_clusters=k, init="k-means++", n_init=1,
                         random_state=rng.randint(np.iinfo(np.int32).max))
         kmeans.fit(Z_sub, sample_weight=weight_sub)

@@ -10,7 +10,7 @@ the step rule its gradients suit and the KL it reports.
 import numpy as np
 from scipy import linalg
 
-from .._design import linear_predictor, rmatvec, weighted_gram
+from .._design import linear_predictor, rmatvec, row_quadratic_forms, weighted_gram
 from .._inference import laplace
 from .._linalg import gaussian_kl_cholesky, stable_cholesky
 from ._potentials import PotentialEvaluator
@@ -169,16 +169,6 @@ class _MonteCarloMoments:
         return forward, forward + gaussian_kl_cholesky(full_mean, full_chol, mean, chol)
 
 
-def _row_quadratic_forms(X, matrix, fit_intercept):
-    """``a_n^T matrix a_n`` for every design row ``a_n = [x_n, 1]`` (``matrix`` symmetric)."""
-    # row n of linear_predictor(X, matrix) is (matrix a_n)^T
-    product = linear_predictor(X, matrix, fit_intercept)
-    out = np.einsum("ij,ij->i", product[:, :X.shape[1]], X)
-    if fit_intercept:
-        out += product[:, -1]
-    return out
-
-
 class _ExactGaussianMoments:
     """Exact moments of the Gaussian model with known noise (Campbell & Beronov 2019, App. B.2).
 
@@ -226,10 +216,10 @@ class _ExactGaussianMoments:
         nu = self.y[rows] - linear_predictor(X, self.mean, fit)
         gram_r = self.gram_s - self.gram_w
         h = (self.xy_s - self.xy_w) - gram_r @ self.mean  # A^T diag(r) nu
-        k = _row_quadratic_forms(X, self.cov, fit)
+        k = row_quadratic_forms(X, self.cov, fit)
         tau2 = self.tau**2
         cov = tau2 * (nu * linear_predictor(X, self.cov @ h, fit)
-                      + 0.5 * _row_quadratic_forms(X, self.cov @ gram_r @ self.cov, fit))
+                      + 0.5 * row_quadratic_forms(X, self.cov @ gram_r @ self.cov, fit))
         var = tau2 * (nu**2 * k + 0.5 * k**2)
         return cov, var
 

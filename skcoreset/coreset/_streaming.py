@@ -14,7 +14,7 @@ from sklearn.utils.validation import validate_data
 from .._backend import InMemoryRows
 from .._atomic import fit_context
 from .._sklearn_compat import HasMethods, Interval
-from .._validation import check_sample_weight
+from .._validation import ACCEPT_SPARSE, check_sample_weight
 from ._base import (COMMON_ATTRS_DOC, BaseCoreset, _float_dtypes, resolve_model,
                     warn_if_weight_lost)
 from .._docstrings import fill_doc
@@ -350,7 +350,7 @@ class StreamingCoreset(BaseCoreset):
         if not first_call:
             self._check_stream_settings()
         X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False,
-                             reset=first_call)
+                             reset=first_call, accept_sparse=ACCEPT_SPARSE)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if first_call:
             # a first block of 0/1 may be counts: warn unless classes declares labels

@@ -1,7 +1,11 @@
 """The weighted subset a coreset hands on: the rows with their weights, as an ndarray or in
 a DataFrame's attrs, and how estimators read it back."""
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+from scipy import sparse
 
 from .._sklearn_compat import _num_samples
 
@@ -14,7 +18,8 @@ class WeightedSubset(np.ndarray):
     :mod:`skcoreset.linear_model` read ``sample_weight`` and ``sample_indices`` from it, so
     they can follow a coreset step in a plain
     :class:`sklearn.pipeline.Pipeline`. Slicing or computing with it gives plain arrays
-    semantics: derived arrays do not carry the weights.
+    semantics: derived arrays do not carry the weights. Rows of sparse data are handed on as
+    a :class:`SparseWeightedSubset`, a CSR matrix with the same three attributes.
 
     It never has as many rows as the data it was drawn from: when a coreset keeps every row,
     ``fit_transform`` splits one row into two copies with half its weight each (the weighted
@@ -68,6 +73,77 @@ class WeightedSubset(np.ndarray):
     def __reduce__(self):
         return (WeightedSubset, (np.asarray(self), self.sample_weight, self.sample_indices,
                                  self.n_samples_fit))
+
+
+class SparseWeightedSubset(sparse.csr_matrix):
+    """:class:`WeightedSubset` of sparse data: the coreset rows as a CSR matrix carrying
+    ``sample_weight``, ``sample_indices`` and ``n_samples_fit``.
+
+    Returned by a coreset constructor's ``fit_transform`` on scipy.sparse input, so the rows
+    stay sparse on their way to the next step. As with :class:`WeightedSubset`, matrices
+    derived from it (slices, products, format conversions) are plain: they do not carry the
+    weights.
+
+    Parameters
+    ----------
+    arg1 : sparse matrix or tuple
+        The rows, anything :class:`scipy.sparse.csr_matrix` accepts.
+    shape : tuple of int, default=None
+        Shape of the matrix, as for :class:`scipy.sparse.csr_matrix`.
+    dtype : dtype, default=None
+        Data type, as for :class:`scipy.sparse.csr_matrix`.
+    copy : bool, default=False
+        Copy the rows' arrays, as for :class:`scipy.sparse.csr_matrix`.
+    sample_weight : array-like of shape (n_rows,), default=None
+        Positive weight of each row (``None`` for a derived matrix).
+    sample_indices : array-like of shape (n_rows,), default=None
+        Row indices into the data the coreset was built from.
+    n_samples_fit : int, default=None
+        Number of rows of that data (``None`` when unknown).
+
+    Attributes
+    ----------
+    sample_weight : ndarray of shape (n_rows,) or None
+        Positive weight of each row.
+    sample_indices : ndarray of shape (n_rows,) or None
+        Row indices into the data the coreset was built from.
+    n_samples_fit : int or None
+        Number of rows of that data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> from skcoreset import UniformCoreset
+    >>> X = sparse.random(10, 3, density=0.5, format="csr", random_state=0)
+    >>> y = np.array([0, 1] * 5)
+    >>> subset = UniformCoreset(M=4, random_state=0).fit_transform(X, y)
+    >>> subset.shape, subset.sample_weight
+    ((4, 3), array([2.5, 2.5, 2.5, 2.5]))
+    """
+
+    def __init__(self, arg1: Any, shape: tuple[int, int] | None = None,
+                 dtype: DTypeLike | None = None, copy: bool = False, *,
+                 sample_weight: ArrayLike | None = None,
+                 sample_indices: ArrayLike | None = None,
+                 n_samples_fit: int | None = None) -> None:
+        # scipy builds derived matrices of the same class from (data, indices, indptr):
+        # those get no weights
+        super().__init__(arg1, shape=shape, dtype=dtype, copy=copy)
+        self.sample_weight = (None if sample_weight is None
+                              else np.asarray(sample_weight, dtype=float))
+        self.sample_indices = None if sample_indices is None else np.asarray(sample_indices)
+        self.n_samples_fit = None if n_samples_fit is None else int(n_samples_fit)
+
+
+def weighted_subset(rows, sample_weight, sample_indices, n_samples_fit=None):
+    """The coreset rows as handed on: a :class:`SparseWeightedSubset` of sparse rows, else a
+    :class:`WeightedSubset`."""
+    if sparse.issparse(rows):
+        return SparseWeightedSubset(rows.tocsr(), sample_weight=sample_weight,
+                                    sample_indices=sample_indices,
+                                    n_samples_fit=n_samples_fit)
+    return WeightedSubset(rows, sample_weight, sample_indices, n_samples_fit)
 
 
 class _AttrsArray(np.ndarray):
@@ -135,7 +211,7 @@ def _frame_weights(frame, attrs):
 def _subset_weights(X):
     """``(sample_weight, sample_indices, n_samples_fit)`` carried by a coreset's output, or
     ``None``; for a DataFrame they follow its current rows (see :func:`_frame_weights`)."""
-    if isinstance(X, WeightedSubset) and X.sample_weight is not None:
+    if isinstance(X, (WeightedSubset, SparseWeightedSubset)) and X.sample_weight is not None:
         return X.sample_weight, X.sample_indices, X.n_samples_fit
     attrs = getattr(X, "attrs", None)  # pandas output keeps them in DataFrame.attrs
     if isinstance(attrs, dict) and "coreset_sample_weight" in attrs:
@@ -177,7 +253,10 @@ def unpack_weighted_subset(X, y, sample_weight):
         raise ValueError(
             "X is a coreset's weighted subset, which already carries its sample weights; "
             "pass sample_weight to the coreset step instead of the estimator.")
-    X = X.copy() if hasattr(X, "iloc") else np.asarray(X)
+    if hasattr(X, "iloc"):
+        X = X.copy()
+    else:  # a plain matrix or array of the same rows, without the weights
+        X = sparse.csr_matrix(X) if sparse.issparse(X) else np.asarray(X)
     if y is not None:
         y = _coreset_targets(y, indices, _num_samples(X), n_samples_fit)
     return X, y, weights
@@ -185,7 +264,7 @@ def unpack_weighted_subset(X, y, sample_weight):
 
 def carries_weights(X):
     """Whether X is a coreset's output with its weights (without reading them)."""
-    if isinstance(X, WeightedSubset):
+    if isinstance(X, (WeightedSubset, SparseWeightedSubset)):
         return X.sample_weight is not None
     attrs = getattr(X, "attrs", None)
     return isinstance(attrs, dict) and "coreset_sample_weight" in attrs

@@ -12,7 +12,7 @@ from .._backend import row_chunks
 from ..families import make_family
 from .._inference import laplace, prior_precision
 from .._posterior import GaussianPosterior
-from .._validation import check_sample_weight
+from .._validation import ACCEPT_SPARSE, check_sample_weight
 from ..coreset import UniformCoreset
 from ..coreset._base import is_training_data
 from ._divergences import as_gaussian, mean_error_sd
@@ -115,7 +115,7 @@ default="logistic"
     >>> loglik_relative_error(X, y, np.arange(1000), np.ones(1000), theta)
     array([0., 0.])
     """
-    X = check_array(X, dtype=np.float64, input_name="X")
+    X = check_array(X, dtype=np.float64, input_name="X", accept_sparse=ACCEPT_SPARSE)
     y = column_or_1d(y)
     check_consistent_length(X, y)
     family = make_family(model, link=link, noise_scale=noise_scale)
@@ -314,7 +314,7 @@ def coreset_quality(coreset: Any, X: MatrixLike, y: VectorLike,
             f"X ({_n_rows(X)} rows) is not the data the coreset was fitted on: its number "
             "of rows or its rows at sample_indices_ differ. Pass the X the coreset was "
             "built from.")
-    X = check_array(X, dtype=np.float64, input_name="X")
+    X = check_array(X, dtype=np.float64, input_name="X", accept_sparse=ACCEPT_SPARSE)
     n_samples, n_features = X.shape
     y = column_or_1d(y)
     if y.shape[0] != n_samples:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._backend import row_keys
+from ..._backend import row_keys, stack_rows
 from ..._design import linear_predictor
 from .._common import LogPosterior
 from ..laplace import initial_theta, newton_map
@@ -156,7 +156,7 @@ class PilotSample:
             count = np.count_nonzero(in_stratum)
             rows = _smallest_keys(keys, in_stratum, count, capacity)
             for name, values in (("keys", keys[rows]), ("index", offset + rows),
-                                 ("X", np.take(X, rows, axis=0)), ("y", y[rows]),
+                                 ("X", X[rows]), ("y", y[rows]),
                                  ("weight", np.ones(len(rows)) if w is None else w[rows])):
                 parts[name].append(values)
             parts["counts"].append(count)
@@ -176,7 +176,8 @@ class PilotSample:
             keys = np.concatenate([self.keys[s], other.keys[s]])
             order = np.argsort(keys, kind="stable")[:self.capacity]
             for name in parts:
-                values = np.concatenate([getattr(self, name)[s], getattr(other, name)[s]])
+                concatenate = stack_rows if name == "X" else np.concatenate
+                values = concatenate([getattr(self, name)[s], getattr(other, name)[s]])
                 parts[name].append(values[order])
         return PilotSample(self.model, self.capacity, **parts,
                            counts=self.counts + other.counts,
@@ -199,7 +200,7 @@ class PilotSample:
             weight.append(w * (self.totals[s] / w.sum()) if w.sum() > 0 else w)
             strata.append(np.full(len(w), s))
         fractions = np.array([len(w) / max(n, 1) for w, n in zip(weight, self.counts)])
-        return WeightedRows(np.concatenate(X), np.concatenate(y), np.concatenate(weight),
+        return WeightedRows(stack_rows(X), np.concatenate(y), np.concatenate(weight),
                             bool(fit_intercept), np.concatenate(strata), fractions)
 
     def split(self, max_rows, fit_intercept):

@@ -3,8 +3,10 @@
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from scipy.sparse import issparse
 from scipy.special import gammaln
 
+from ..._backend import dense_rows, float_rows
 from ..._design import n_params, weighted_gram
 from ._monomials import _merge_table, _monomial_chain, _monomials, n_monomials
 from ._surrogate import (_check_bounded, _model_name, _surrogate_coefficients,
@@ -184,7 +186,7 @@ class PassGLMStatistics:
             full = (weighted_gram(X, w, self.fit_intercept, extra=extra) if n
                     else np.zeros((p + len(extra), p + len(extra))))
         if not np.all(np.isfinite(np.diagonal(full)[:self.n_features])):
-            if not np.all(np.isfinite(X)):
+            if not np.all(np.isfinite(X.data if issparse(X) else X)):
                 raise ValueError("Input X contains NaN or infinity.")
         if self.model == "poisson":
             log_factorial = gammaln(y + 1.0)
@@ -199,7 +201,7 @@ class PassGLMStatistics:
         return self
 
     def _check_chunk(self, X, y, sample_weight):
-        X = np.asarray(X, dtype=np.float64)
+        X = float_rows(X)
         y = np.asarray(y, dtype=np.float64).ravel()
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"X must have shape (n, {self.n_features}), got {X.shape}.")
@@ -232,7 +234,7 @@ class PassGLMStatistics:
         p = self.n_params
         rows = max(1, _BLOCK_ENTRIES // len(_monomials(p, self.degree)[0]))
         for start in range(0, X.shape[0], rows):
-            block = X[start:start + rows]
+            block = dense_rows(X[start:start + rows])  # a few rows: products of columns
             c = np.column_stack([block, np.ones(len(block))]) if self.fit_intercept else block
             for m, products in _monomial_chain(c, self.degree):
                 if m in self.higher:

@@ -1,0 +1,143 @@
+"""Sparse one-hot features: our fits against scikit-learn's LogisticRegression on the same
+CSR matrix.
+
+Run by hand: ``python benchmarks/bench_sparse.py [--quick] [--n N] [--columns D]
+[--nnz K] [--M M ...] [--repeats R]`` (defaults: N = 1e6 rows, D = 2,000 one-hot columns,
+K = 10 nonzeros per row, i.e. 0.5 % density; ``--quick``: N = 1e5).
+
+The rows are K categorical features of D / K levels each, one-hot encoded (as
+``OneHotEncoder`` returns them), each feature's levels drawn with skewed (Dirichlet 0.5)
+frequencies so that many levels are rare, and logistic labels from random level effects
+(about 27 % positives). Every fit runs with one BLAS thread, alternately in one process:
+
+* ``laplace``: ``BayesianLogisticRegression()`` on all rows (the mode by Newton's method,
+  every Hessian ``X^T W X`` a sum of sparse products over row blocks, and its Cholesky);
+* ``qnc-M``: ``Pipeline([QuasiNewtonCoreset(M), BayesianLogisticRegression()])``, the
+  coreset pipeline, for each ``--M``;
+* ``sklearn``: ``LogisticRegression(C=1)`` (L-BFGS; our prior N(0, 1) on the coefficients is
+  its penalty at C = prior_scale^2) with its default tolerance.
+
+Times are the medians of ``--repeats`` rounds; memory is the peak of Python's allocations
+(``tracemalloc``, which sees every numpy and scipy array) during the first round's fit, as
+a multiple of the sparse matrix's own bytes (data + indices + indptr). The table also gives
+the largest distance of scikit-learn's MAP from our posterior mean, and each coreset's
+quality against the Laplace fit on all rows: KL(coreset posterior || full posterior) in
+nats and the largest posterior-mean error in posterior standard deviations
+(:func:`skcoreset.metrics.coreset_quality`).
+"""
+
+import argparse
+import gc
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+from scipy import sparse
+from scipy.special import expit
+from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
+
+from skcoreset import BayesianLogisticRegression, QuasiNewtonCoreset
+from skcoreset.metrics import coreset_quality
+from skcoreset.pipeline import Pipeline
+
+
+def one_hot_rows(n, n_columns, nnz, rng):
+    """CSR one-hot codes of ``nnz`` categorical features of ``n_columns / nnz`` levels each
+    (skewed level frequencies) and logistic labels from random level effects."""
+    levels = n_columns // nnz
+    codes = np.empty((n, nnz), dtype=np.int32)
+    for j in range(nnz):
+        frequencies = rng.dirichlet(np.full(levels, 0.5))
+        codes[:, j] = j * levels + rng.choice(levels, size=n, p=frequencies)
+    X = sparse.csr_matrix((np.ones(n * nnz), codes.ravel(), np.arange(0, n * nnz + 1, nnz)),
+                          shape=(n, levels * nnz))
+    effects = rng.normal(0.0, 0.5, size=X.shape[1])
+    y = (rng.random(n) < expit(X @ effects - 1.0)).astype(int)
+    return X, y
+
+
+def sparse_bytes(X):
+    return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+
+
+def make_fits(M_values):
+    fits = {"laplace": lambda X, y: BayesianLogisticRegression().fit(X, y)}
+    for M in M_values:
+        fits[f"qnc-{M}"] = lambda X, y, M=M: Pipeline([
+            ("coreset", QuasiNewtonCoreset(M=M, random_state=0)),
+            ("clf", BayesianLogisticRegression())]).fit(X, y)
+    fits["sklearn"] = lambda X, y: LogisticRegression(C=1.0).fit(X, y)
+    return fits
+
+
+def timed(fit, X, y, trace):
+    """Seconds, fitted model and (with ``trace``) peak traced bytes of one fit."""
+    gc.collect()
+    if trace:
+        tracemalloc.start()
+    try:
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # coreset quality warnings: the table has it
+            model = fit(X, y)
+        seconds = time.perf_counter() - start
+        return seconds, model, tracemalloc.get_traced_memory()[1] if trace else None
+    finally:
+        if trace:
+            tracemalloc.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=float, default=1e6)
+    parser.add_argument("--columns", type=int, default=2000)
+    parser.add_argument("--nnz", type=int, default=10)
+    parser.add_argument("--M", type=int, nargs="+", default=[1000])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    n = int(1e5 if args.quick else args.n)
+    X, y = one_hot_rows(n, args.columns, args.nnz, np.random.default_rng(0))
+    size = sparse_bytes(X)
+    print(f"N = {n}, {X.shape[1]} one-hot columns, {X.nnz / n:.0f} nonzeros per row "
+          f"(density {X.nnz / (n * X.shape[1]):.2%}), {y.mean():.1%} positives; sparse "
+          f"matrix {size / 2**20:.0f} MiB (dense would be {8 * n * X.shape[1] / 2**30:.1f} "
+          "GiB); one BLAS thread")
+    fits = make_fits(args.M)
+    times = {name: [] for name in fits}
+    models, peaks = {}, {}
+    with threadpool_limits(limits=1):
+        for round_ in range(args.repeats):
+            for name, fit in fits.items():
+                seconds, models[name], peak = timed(fit, X, y, trace=round_ == 0)
+                times[name].append(seconds)
+                peaks.setdefault(name, peak)
+                print(f"  round {round_ + 1}: {name:<10} {seconds:8.2f} s", flush=True)
+
+    full = models["laplace"].posterior_
+    sd = np.sqrt(np.diag(full.cov))
+    map_sklearn = np.append(models["sklearn"].coef_.ravel(), models["sklearn"].intercept_)
+    base = np.median(times["sklearn"])
+    print()
+    print("| fit | time (s) | time / sklearn | peak memory / sparse matrix | quality |")
+    print("|---|---|---|---|---|")
+    for name in fits:
+        median = np.median(times[name])
+        if name == "sklearn":
+            quality = (f"MAP {np.max(np.abs(map_sklearn - full.mean) / sd):.2g} sd from our "
+                       "posterior mean")
+        elif name == "laplace":
+            quality = "the full posterior (reference)"
+        else:
+            coreset = models[name].named_steps["coreset"]
+            q = coreset_quality(coreset, X, y, full_posterior=full)
+            quality = (f"{len(coreset.sample_indices_)} rows: KL {q.kl:.3g} nats, mean error "
+                       f"{q.max_mean_error_sd:.2g} sd")
+        print(f"| {name} | {median:.2f} | {median / base:.2f} | {peaks[name] / size:.2f} "
+              f"| {quality} |")
+
+
+if __name__ == "__main__":
+    main()
