@@ -7,7 +7,7 @@ The paper infers the mean of a d = 200 dimensional Gaussian from N = 1000 observ
 (Sigma_0 = Sigma = I), with T = 100 weight steps at gamma_t = 1/t and M = 200 greedy
 iterations, 10 trials. skcoreset's SparseVI runs the closed forms (no Monte Carlo) for the
 Gaussian *linear regression* model (``model="gaussian"``, sampler "exact"), not for a vector
-mean, so the analogue run here is the one of ``tests/test_sparsevi.py``: y = X beta + 0.5 +
+mean, so the analogue run here is the one of ``tests/coreset/test_sparsevi.py``: y = X beta + 0.5 +
 N(0, 1) noise with d = 50 random N(0, 1) features, N = 1000, prior N(0, I) incl. intercept,
 noise scale 1, M = 200 greedy iterations, T = 100 (``--quick``: d = 20, N = 500, M = 100,
 3 seeds; full: 10 seeds). The KL(pi_w || pi) is exact (closed form, both Gaussian). GIGA

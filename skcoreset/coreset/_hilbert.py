@@ -27,7 +27,7 @@ _AUTO_MEMORY = 0.5
 _AUTO_FLOOR = 100
 # The projected vectors are stored as float32: the Monte Carlo projection's relative error
 # (~ 1 / sqrt(J)) dwarfs float32 rounding, and GIGA's error measured against the float64
-# vectors is unchanged (tests/test_hilbert.py).
+# vectors is unchanged (tests/coreset/test_hilbert.py).
 _VECTOR_DTYPE = np.float32
 # A coreset below this fraction of its budget after the solver converged gets a warning.
 _SMALL_FRACTION = 0.5

@@ -13,7 +13,7 @@ from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegre
                        BayesianPoissonRegression, BayesianProbitRegression, UniformCoreset)
 from skcoreset.pipeline import Pipeline
 
-from .conftest import elpd, groups, pointwise_elpd
+from ..conftest import elpd, groups, pointwise_elpd
 
 az = pytest.importorskip("arviz")
 matplotlib = pytest.importorskip("matplotlib")

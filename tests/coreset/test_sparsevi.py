@@ -22,7 +22,7 @@ from skcoreset.coreset._sparsevi_moments import (AUTO_SUBSAMPLE, _ExactGaussianM
                                                  _MonteCarloMoments, resolve_subsample)
 from skcoreset.pipeline import Pipeline
 
-from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset, logistic_data
+from ..conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset, logistic_data
 
 PAPER_KWARGS = dict(prior_scale=1.0, intercept_prior_scale=1.0)
 

@@ -16,7 +16,7 @@ from skcoreset._inference import laplace, prior_precision
 from skcoreset.datasets import make_binary, make_logistic_regression
 from skcoreset.metrics import coreset_quality
 
-from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset, logistic_data
+from ..conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset, logistic_data
 
 CONSTRUCTORS = [
     UniformCoreset(M=30, random_state=0),

@@ -13,7 +13,7 @@ from skcoreset import (BayesianNegativeBinomialRegression, BayesianPoissonRegres
                        UniformCoreset)
 from skcoreset.pipeline import Pipeline
 
-from .conftest import elpd
+from ..conftest import elpd
 
 sm = pytest.importorskip("statsmodels.api")
 

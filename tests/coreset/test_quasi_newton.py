@@ -27,7 +27,7 @@ from skcoreset.datasets import (make_heavy_tailed, make_logistic_regression,
                                 make_poisson_regression, make_rare_events)
 from skcoreset.pipeline import Pipeline
 
-from .conftest import conjugate_linear_regression
+from ..conftest import conjugate_linear_regression
 
 NOISE = 0.7
 

@@ -12,7 +12,7 @@ from skcoreset.families import LogisticFamily
 from skcoreset.coreset._projection import project_loglik, relative_weights
 from skcoreset.solvers import giga
 
-from .conftest import logistic_data
+from ..conftest import logistic_data
 
 HILBERT = [GIGACoreset, FrankWolfeCoreset]
 

@@ -6,7 +6,7 @@ from scipy.special import expit
 
 from skcoreset import BayesianLogisticRegression, BayesianPoissonRegression
 
-from .conftest import logistic_data, poisson_data
+from ..conftest import logistic_data, poisson_data
 
 
 def _logistic(n=2000, seed=0):

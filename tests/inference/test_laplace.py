@@ -14,7 +14,7 @@ from skcoreset.families import (GaussianFamily, LogisticFamily, NegativeBinomial
                                 PoissonFamily)
 from skcoreset._inference import laplace, prior_precision
 
-from .conftest import conjugate_linear_regression, logistic_data, poisson_data
+from ..conftest import conjugate_linear_regression, logistic_data, poisson_data
 
 
 def _logistic_data(n=300, d=4, seed=0):

@@ -17,7 +17,7 @@ from skcoreset._inference.pass_glm import (
     PassGLMStatistics, check_pass_degree, chebyshev_coefficients, pass_glm,
     pass_glm_posterior, pass_glm_statistics, pass_glm_statistics_dask)
 
-from .conftest import logistic_data, poisson_data
+from ..conftest import logistic_data, poisson_data
 
 LOGISTIC = LogisticFamily()
 POISSON = PoissonFamily(link="log")

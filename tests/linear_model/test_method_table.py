@@ -14,7 +14,7 @@ from skcoreset import linear_model as lm
 from skcoreset._sklearn_compat import Interval
 from skcoreset.families import LogisticFamily
 
-from .conftest import logistic_data
+from ..conftest import logistic_data
 
 ESTIMATORS = [BayesianLogisticRegression, BayesianProbitRegression, BayesianPoissonRegression,
               BayesianNegativeBinomialRegression]

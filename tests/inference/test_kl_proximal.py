@@ -16,7 +16,7 @@ from skcoreset._inference._common import prior_precision
 from skcoreset._inference.kl_proximal import kl_proximal
 from skcoreset._testing import direct_vi
 
-from .conftest import conjugate_linear_regression, logistic_data, poisson_data
+from ..conftest import conjugate_linear_regression, logistic_data, poisson_data
 
 EPS = np.finfo(float).eps
 

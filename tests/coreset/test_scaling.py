@@ -16,7 +16,7 @@ from skcoreset.coreset._sensitivity import assign_clusters, sensitivity_upper_bo
 from skcoreset.datasets import make_heavy_tailed, make_rare_events
 from skcoreset.families import make_family
 
-from .conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset, logistic_data
+from ..conftest import LOGISTIC_SETS, POISSON_SETS, load_paper_dataset, logistic_data
 from .test_coreset import PAPER_KWARGS, _coreset_posterior, _full_weights
 
 

@@ -16,7 +16,7 @@ from sklearn.preprocessing import StandardScaler
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
                        BayesianPoissonRegression)
 
-from .conftest import logistic_data, poisson_data
+from ..conftest import logistic_data, poisson_data
 
 
 def _logistic_data(n=200, seed=0):

@@ -21,7 +21,7 @@ from skcoreset.metrics import (CoresetQuality, coreset_quality, gaussian_kl,
                                loglik_relative_error, mean_error_sd, polynomial_mmd,
                                posterior_kl)
 
-from .conftest import conjugate_linear_regression
+from ..conftest import conjugate_linear_regression
 
 
 def _random_spd(rng, p):

@@ -12,7 +12,7 @@ from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegre
                        BayesianPoissonRegression, BayesianProbitRegression)
 from skcoreset.datasets import make_binary, make_rare_events
 
-from .test_scaling import _bytes_to_client
+from ..coreset.test_scaling import _bytes_to_client
 
 laplace_module = importlib.import_module("skcoreset._inference.laplace")
 kl_proximal_module = importlib.import_module("skcoreset._inference.kl_proximal")
