@@ -13,7 +13,7 @@ Target: a GIGA iteration within 3x of the product, and N = 1e6 fitting in memory
 ``--large`` instead fits ``GIGACoreset`` (defaults) at N = 1e6, M = 100 and 1000, each in a
 fresh process, and prints its time, peak RSS (``getrusage``: the data, the projection and
 every temporary), coreset size, J and KL to the full-data Laplace posterior in nats
-(``skcoreset.metrics.coreset_quality``). Target (issue 14): M = 100 in <= 15 s and <= 1 GB.
+(``skcoreset.metrics.coreset_quality``). Target: M = 100 in <= 15 s and <= 1 GB.
 """
 
 import argparse

@@ -49,7 +49,7 @@ effective sample size is printed). Independent of both MCMC kernels. The Monte C
 of a moment-matched Gaussian of ESS draws adds about ``p (p + 3) / (4 ESS)`` nats to every
 KL here (0.07 nats at p = 31 and ESS 4,000), the same for runs of the same ESS.
 
-Targets (issue "MCMC that mixes at 30-100 parameters"): on the coreset, NUTS min ESS / s
+Targets: on the coreset, NUTS min ESS / s
 >= 5x emcee's at d = 30 and >= 20x at d = 100, and NUTS's default run reaches min bulk ESS
 >= 1000 with R-hat <= 1.01 at d = 100 without a warning; at N = 1e6, d = 30, coreset + NUTS
 >= 30x faster than NUTS on all rows with KL to the reference within 0.05 nats of it.

@@ -14,9 +14,9 @@ kl_proximal, pass_glm}, scikit-learn's ``LogisticRegression`` (MAP only, same pr
 2-worker dask ``LocalCluster``. Target (Huggins, Adams & Broderick 2017): pass_glm at least 10x
 faster than Laplace at N = 1e6 and within 2x of the ``X.T @ X`` time. ``--pass-glm``: only
 ``X.T @ X`` and pass_glm, timed alternately, best of ``--repeats`` (4), and their ratio
-(issue 14's <= 1.5x). ``--kl-proximal``: only the Laplace and KL-proximal fits (logistic, and
+(target <= 1.5x). ``--kl-proximal``: only the Laplace and KL-proximal fits (logistic, and
 Poisson with ``y ~ Poisson(exp(X theta / 2 + 0.3))``), timed alternately, best of 2, their ratio
-(issue 14's <= 10x) and the KL-proximal iterations. ``--pass-glm-quality``: the largest error
+(target <= 10x) and the KL-proximal iterations. ``--pass-glm-quality``: the largest error
 of PASS-GLM's posterior mean to the full-data Laplace posterior (``tol=1e-10``) in Laplace sds,
 KL(PASS-GLM || Laplace) in nats and PASS-GLM's own estimate of the error, for logistic, rare
 positives (``3 x . theta - 4``) and Poisson data, d in {5, 20, 100}, N in {1e4, 1e5, 1e6},

@@ -22,7 +22,7 @@ Errors: mean over coefficients of |mean - ref mean| / ref sd, and of |var / ref 
 Then PASS-LR2 on a dask ``LocalCluster`` with 1 and 2 worker processes (helper reused from
 benchmarks/bench_methods.py). Timings in the main loop use one BLAS thread (threadpoolctl).
 
-``--accuracy [N]``: instead, the accuracy table of issue 11.7 — PASS-GLM degree 2 with the
+``--accuracy [N]``: instead, the accuracy table — PASS-GLM degree 2 with the
 paper's fixed interval (``pass_radius=4``, the former default) and with the default
 ``pass_radius="auto"`` (polynomial fitted at a pilot Laplace fit's linear predictors) on
 (a) synthetic logistic d = 10, (b) rare positives (0.25 %), (c) Poisson, log link, intercept
@@ -108,7 +108,7 @@ def compare(X, y, Xt, yt, mcmc_draws):
 
 
 def accuracy_table(n):
-    """Issue 11.7: fixed [-4, 4] versus pass_radius="auto", in Laplace posterior sds."""
+    """Fixed [-4, 4] versus pass_radius="auto", in Laplace posterior sds."""
     cases = [
         ("(a) logistic d=10", BayesianLogisticRegression,
          make_logistic_regression(n, 10, intercept=0.2, random_state=0)),

@@ -1,4 +1,4 @@
-"""Scaling out (issue 6): time and peak memory of coreset construction on memmaps and dask.
+"""Scaling out: time and peak memory of coreset construction on memmaps and dask.
 
 Run by hand: ``python benchmarks/bench_scale.py [--quick]``. Synthetic logistic data
 (d = 10 float64 features, written chunk by chunk to ``.npy`` files in the temporary

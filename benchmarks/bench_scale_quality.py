@@ -27,7 +27,7 @@ A constructor is skipped at a size when its time at the previous size, scaled li
 exceeds ``--budget`` seconds (default 600); the table says so. BLAS is limited to one thread
 (threadpoolctl), so times are single-core.
 
-Targets (issue 10): QuasiNewtonCoreset at N = 1e6, d = 10, M = 1000: KL <= 0.1 nats and build
+Targets: QuasiNewtonCoreset at N = 1e6, d = 10, M = 1000: KL <= 0.1 nats and build
 <= 60 s; at N = 1e5: KL <= 0.05 nats and <= 10 s; coreset + MCMC >= 50x faster than full-data
 MCMC at N = 1e6 with KL <= 0.2 nats (set against emcee's default chain; NUTS on all rows is
 the stronger baseline now).

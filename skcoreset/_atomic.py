@@ -10,6 +10,8 @@ PASS-GLM's statistics) update a copy and bind it at the end.
 """
 
 import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from sklearn.base import BaseEstimator
 
@@ -46,11 +48,14 @@ def atomic(fit_method):
     return fit
 
 
-def fit_context(*, prefer_skip_nested_validation):
-    """scikit-learn's ``_fit_context`` (parameter validation, nested-validation config) of
-    an atomic fit (:func:`atomic`)."""
+_Fit = TypeVar("_Fit", bound=Callable[..., Any])
 
-    def decorator(fit_method):
+
+def fit_context(*, prefer_skip_nested_validation: bool) -> Callable[[_Fit], _Fit]:
+    """scikit-learn's ``_fit_context`` (parameter validation, nested-validation config) of
+    an atomic fit (:func:`atomic`); the decorated method keeps its signature."""
+
+    def decorator(fit_method: _Fit) -> _Fit:
         return atomic(_fit_context(
             prefer_skip_nested_validation=prefer_skip_nested_validation)(fit_method))
 

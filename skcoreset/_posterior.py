@@ -1,30 +1,38 @@
 """Posterior objects returned by the inference functions and stored as ``posterior_``."""
 
+from typing import Any
+
 import numpy as np
 from scipy import linalg, stats
 from sklearn.utils import check_random_state
 
 from ._linalg import cholesky_logdet, gaussian_kl_cholesky, stable_cholesky
 from ._numbers import is_number
+from ._typing import ArrayInput, FloatArray, RandomStateLike
 
 
 class _Moments:
     """What both posterior kinds share: precision, marginal std and the Gaussian KL, all
     from ``mean`` and the Cholesky factor of ``cov``."""
 
+    mean: FloatArray
+    cov: FloatArray
+    cov_cholesky: FloatArray
+    _precision: FloatArray | None
+
     @property
-    def precision(self):
+    def precision(self) -> FloatArray:
         """Inverse covariance ``(p, p)``."""
         if self._precision is None:
             self._precision = linalg.cho_solve((self.cov_cholesky, True), np.eye(len(self.mean)))
         return self._precision
 
     @property
-    def std(self):
+    def std(self) -> FloatArray:
         """Marginal posterior standard deviations ``(p,)``."""
         return np.sqrt(np.diag(self.cov))
 
-    def kl(self, other):
+    def kl(self, other: Any) -> float:
         """Return ``KL(self || other)`` between (moment-matched) Gaussians.
 
         Parameters
@@ -41,7 +49,7 @@ class _Moments:
                                     other.cov_cholesky)
 
 
-def check_level(level):
+def check_level(level: float) -> float:
     """The credibility ``level`` as a float in (0, 1); ValueError otherwise."""
     if not is_number(level) or not 0.0 < level < 1.0:
         raise ValueError(f"level must be a number strictly between 0 and 1 (e.g. 0.95 for "
@@ -49,7 +57,9 @@ def check_level(level):
     return float(level)
 
 
-def _as_generator(random_state):
+def _as_generator(
+        random_state: RandomStateLike | np.random.Generator,
+) -> np.random.RandomState | np.random.Generator:
     """A :class:`numpy.random.Generator` as is, else :func:`check_random_state`'s result."""
     if isinstance(random_state, np.random.Generator):
         return random_state
@@ -92,7 +102,8 @@ class GaussianPosterior(_Moments):
     0.0
     """
 
-    def __init__(self, mean, cov=None, *, precision=None):
+    def __init__(self, mean: ArrayInput, cov: ArrayInput | None = None, *,
+                 precision: ArrayInput | None = None) -> None:
         if (cov is None) == (precision is None):
             raise ValueError("Give exactly one of cov and precision.")
         self.mean = np.asarray(mean, dtype=float)
@@ -110,7 +121,8 @@ class GaussianPosterior(_Moments):
         self.cov = 0.5 * (cov + cov.T)
         self.cov_cholesky = stable_cholesky(self.cov)
 
-    def sample(self, n_samples=1, random_state=None):
+    def sample(self, n_samples: int = 1,
+               random_state: RandomStateLike | np.random.Generator = None) -> FloatArray:
         """Draw ``n_samples`` parameter vectors from the Gaussian.
 
         Parameters
@@ -129,7 +141,7 @@ class GaussianPosterior(_Moments):
         z = rng.standard_normal((n_samples, len(self.mean)))
         return self.mean + z @ self.cov_cholesky.T
 
-    def credible_interval(self, level=0.95):
+    def credible_interval(self, level: float = 0.95) -> tuple[FloatArray, FloatArray]:
         """Equal-tailed marginal credible intervals: ``mean -/+ z std``.
 
         ``z`` is the standard normal quantile at ``(1 + level) / 2`` (1.96 for 0.95).
@@ -146,7 +158,7 @@ class GaussianPosterior(_Moments):
         z = stats.norm.ppf(0.5 + 0.5 * check_level(level))
         return self.mean - z * self.std, self.mean + z * self.std
 
-    def logpdf(self, theta):
+    def logpdf(self, theta: ArrayInput) -> FloatArray:
         """Log density at ``theta``.
 
         Parameters
@@ -166,7 +178,7 @@ class GaussianPosterior(_Moments):
         out = -0.5 * (np.sum(z**2, axis=0) + logdet + p * np.log(2.0 * np.pi))
         return out[0] if single else out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"GaussianPosterior(dim={len(self.mean)})"
 
 
@@ -209,7 +221,7 @@ class SamplePosterior(_Moments):
     (5, 2)
     """
 
-    def __init__(self, samples):
+    def __init__(self, samples: ArrayInput) -> None:
         samples = np.asarray(samples, dtype=float)
         if samples.ndim != 2 or samples.shape[0] < 2:
             raise ValueError("samples must be a 2-D array of shape (n_samples, p) with at "
@@ -224,11 +236,11 @@ class SamplePosterior(_Moments):
         self._precision = None
 
     @property
-    def n_samples(self):
+    def n_samples(self) -> int:
         """Number of stored draws."""
         return self.samples.shape[0]
 
-    def gaussian(self):
+    def gaussian(self) -> GaussianPosterior:
         """Return the moment-matched Gaussian ``N(mean, cov)``.
 
         Returns
@@ -237,7 +249,8 @@ class SamplePosterior(_Moments):
         """
         return GaussianPosterior(self.mean, self.cov)
 
-    def sample(self, n_samples=1, random_state=None):
+    def sample(self, n_samples: int = 1,
+               random_state: RandomStateLike | np.random.Generator = None) -> FloatArray:
         """Resample ``n_samples`` of the stored draws uniformly with replacement.
 
         Resampling, rather than drawing from the moment-matched Gaussian, keeps the shape of
@@ -259,7 +272,7 @@ class SamplePosterior(_Moments):
         rng = _as_generator(random_state)
         return self.samples[rng.choice(self.n_samples, size=n_samples)]
 
-    def credible_interval(self, level=0.95):
+    def credible_interval(self, level: float = 0.95) -> tuple[FloatArray, FloatArray]:
         """Equal-tailed marginal credible intervals: empirical quantiles of the draws.
 
         The ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of each parameter's draws
@@ -278,7 +291,7 @@ class SamplePosterior(_Moments):
         lower, upper = np.quantile(self.samples, [tail, 1.0 - tail], axis=0)
         return lower, upper
 
-    def logpdf(self, theta):
+    def logpdf(self, theta: ArrayInput) -> FloatArray:
         """Log density of the moment-matched Gaussian at ``theta``.
 
         Draws define no density; this is the Gaussian with the draws' mean and covariance.
@@ -294,5 +307,5 @@ class SamplePosterior(_Moments):
         """
         return self.gaussian().logpdf(theta)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"SamplePosterior(n_samples={self.n_samples}, dim={len(self.mean)})"

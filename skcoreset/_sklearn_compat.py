@@ -4,6 +4,9 @@
 moves them, only this module changes.
 """
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from sklearn.base import _fit_context
 from sklearn.utils._available_if import _AvailableIfDescriptor
 from sklearn.utils._param_validation import HasMethods, StrOptions
@@ -33,9 +36,13 @@ class _AvailableIf(_AvailableIfDescriptor):
             raise
 
 
-def available_if(check):
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def available_if(check: Callable[[Any], Any]) -> Callable[[_Method], _Method]:
     """scikit-learn's ``available_if``, with the message of an ``AttributeError`` raised by
-    ``check`` (why the method is missing, what to do) in the error users see."""
+    ``check`` (why the method is missing, what to do) in the error users see. Typed as
+    returning the method unchanged, as type checkers see it on an instance."""
     return lambda fn: _AvailableIf(fn, check=check, attribute_name=fn.__name__)
 
 

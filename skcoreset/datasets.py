@@ -8,13 +8,15 @@ they work with any scikit-learn classifier; counts are int64.
 """
 
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 from scipy.special import expit
 from sklearn.utils import check_random_state, check_scalar
 
 from ._docstrings import fill_doc
-from .families import make_link
+from .families import Link, make_link
+from ._typing import ArrayInput, FloatArray, RandomStateLike
 
 # Huggins, Campbell & Broderick 2016, Section 4, "Synthetic Data": feature d is Bernoulli(p_d),
 # labels are logistic in theta with no separate intercept (p_1 = 1 makes the first feature a
@@ -73,8 +75,10 @@ def _output(X, y, coef, return_coef):
     return (X, y, coef.copy()) if return_coef else (X, y)
 
 
-def make_logistic_regression(n_samples=100, n_features=None, *, coef=None, intercept=0.0,
-                             return_coef=False, random_state=None):
+def make_logistic_regression(n_samples: int = 100, n_features: int | None = None, *,
+                             coef: ArrayInput | None = None, intercept: float = 0.0,
+                             return_coef: bool = False,
+                             random_state: RandomStateLike = None) -> tuple[FloatArray, ...]:
     """Generate binary labels from a logistic regression with Gaussian features.
 
     ``x ~ N(0, I)`` and ``P(y = 1 | x) = sigmoid(x . coef + intercept)``. With
@@ -129,8 +133,11 @@ def make_logistic_regression(n_samples=100, n_features=None, *, coef=None, inter
     return _output(X, y, coef, return_coef)
 
 
-def make_poisson_regression(n_samples=100, n_features=None, *, coef=None, intercept=0.0,
-                            link="log", return_coef=False, random_state=None):
+def make_poisson_regression(n_samples: int = 100, n_features: int | None = None, *,
+                            coef: ArrayInput | None = None, intercept: float = 0.0,
+                            link: Literal["log", "softplus"] | Link = "log",
+                            return_coef: bool = False,
+                            random_state: RandomStateLike = None) -> tuple[FloatArray, ...]:
     """Generate counts from a Poisson regression with Gaussian features.
 
     ``x ~ N(0, I)`` and ``y ~ Poisson(rate(x . coef + intercept))`` with
@@ -190,7 +197,8 @@ def make_poisson_regression(n_samples=100, n_features=None, *, coef=None, interc
     return _output(X, y, coef, return_coef)
 
 
-def make_binary(n_samples=1000, n_features=10, *, return_coef=False, random_state=None):
+def make_binary(n_samples: int = 1000, n_features: int = 10, *, return_coef: bool = False,
+                random_state: RandomStateLike = None) -> tuple[FloatArray, ...]:
     """Generate the BINARY5 / BINARY10 rare-feature data of Huggins et al. (2016).
 
     Following Huggins, Campbell & Broderick 2016, Section 4 ("Synthetic Data"), feature ``d`` is
@@ -250,7 +258,8 @@ def make_binary(n_samples=1000, n_features=10, *, return_coef=False, random_stat
     return _output(X, y, coef, return_coef)
 
 
-def make_mixture(n_samples=1000, *, return_coef=False, random_state=None):
+def make_mixture(n_samples: int = 1000, *, return_coef: bool = False,
+                 random_state: RandomStateLike = None) -> tuple[FloatArray, ...]:
     """Generate the MIXTURE data of Huggins et al. (2016): two Gaussian classes.
 
     Following Huggins, Campbell & Broderick 2016, Section 4: labels first,
@@ -365,8 +374,10 @@ def _check_n_features(n_features):
 
 
 @_fill_shape_doc
-def make_rare_events(n_samples=1000, n_features=30, *, positive_rate=0.01, correlation=0.6,
-                     coef_norm=2.0, return_coef=False, random_state=None):
+def make_rare_events(n_samples: int = 1000, n_features: int = 30, *,
+                     positive_rate: float = 0.01, correlation: float = 0.6,
+                     coef_norm: float = 2.0, return_coef: bool = False,
+                     random_state: RandomStateLike = None) -> tuple[FloatArray, ...]:
     """Generate rare binary events from a logistic regression with correlated features.
 
     Features are Gaussian with unit variances and correlation ``correlation ** |j - k|``
@@ -441,9 +452,11 @@ def _poisson_counts(eta, rng, max_rate=None):
 
 
 @_fill_shape_doc
-def make_heavy_tailed(n_samples=1000, n_features=20, *, distribution="lognormal", df=3.0,
-                      model="poisson", coef_norm=None, intercept=None, return_coef=False,
-                      random_state=None):
+def make_heavy_tailed(n_samples: int = 1000, n_features: int = 20, *,
+                      distribution: str = "lognormal", df: float = 3.0,
+                      model: str = "poisson", coef_norm: float | None = None,
+                      intercept: float | None = None, return_coef: bool = False,
+                      random_state: RandomStateLike = None) -> tuple[FloatArray, ...]:
     """Generate a GLM with heavy-tailed features: log-normal or Student t.
 
     Every feature is drawn independently from a standard log-normal distribution
@@ -502,9 +515,11 @@ def make_heavy_tailed(n_samples=1000, n_features=20, *, distribution="lognormal"
 
 
 @_fill_shape_doc
-def make_clustered(n_samples=1000, n_features=50, *, cluster_fraction=0.2, shift=3.0,
-                   correlation=0.6, coef_norm=2.0, intercept=-1.0, return_coef=False,
-                   random_state=None):
+def make_clustered(n_samples: int = 1000, n_features: int = 50, *,
+                   cluster_fraction: float = 0.2, shift: float = 3.0,
+                   correlation: float = 0.6, coef_norm: float = 2.0,
+                   intercept: float = -1.0, return_coef: bool = False,
+                   random_state: RandomStateLike = None) -> tuple[FloatArray, ...]:
     """Generate logistic labels from rows in two clusters: a bulk and a shifted minority.
 
     A fraction ``cluster_fraction`` of the rows (a customer segment, a second site) has its
@@ -557,9 +572,11 @@ def make_clustered(n_samples=1000, n_features=50, *, cluster_fraction=0.2, shift
 
 
 @_fill_shape_doc
-def make_misspecified_counts(n_samples=1000, n_features=20, *, df=3.0, max_rate=20.0,
-                             coef_norm=0.5, intercept=0.5, return_coef=False,
-                             random_state=None):
+def make_misspecified_counts(n_samples: int = 1000, n_features: int = 20, *,
+                             df: float = 3.0, max_rate: float = 20.0,
+                             coef_norm: float = 0.5, intercept: float = 0.5,
+                             return_coef: bool = False,
+                             random_state: RandomStateLike = None) -> tuple[FloatArray, ...]:
     """Generate counts that a log-link Poisson regression misspecifies: capped rates.
 
     Features are Student t with ``df`` degrees of freedom (standardised when ``df > 2``),

@@ -15,9 +15,11 @@ import textwrap
 import warnings
 from functools import partial
 from numbers import Integral, Real
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple, Self, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from scipy import stats
@@ -38,6 +40,8 @@ from ._backend import DaskRows, is_dask_collection
 from ._dask_predict import (accuracy, exposure_as_weight_lazily, predict_lazily, r2,
                             sample_y_lazily)
 from ._atomic import fit_context
+from ._typing import (FitMethod, FloatArray, MatrixLike, Prediction, RandomStateLike, Sampler,
+                      VectorLike)
 from ._sklearn_compat import Interval, StrOptions, _num_samples, available_if
 from ._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
                           combined_exposure)
@@ -52,7 +56,7 @@ class _Param(NamedTuple):
     constraints: list
     type: str
     doc: str
-    keyword: str = None  # a method's option: the keyword of its ``fit`` (None: the name)
+    keyword: str | None = None  # a method's option: the keyword of its ``fit`` (None: the name)
 
 
 class _Method(NamedTuple):
@@ -78,9 +82,10 @@ def _has_pass_glm_mapping(family):
 # The fitting methods. Each entry is all the estimators know of a method: the function that
 # fits, its options (the estimators' parameters that reach it, with their defaults,
 # constraints and docs), the families it supports and what it can do (streams, dask
-# arrays). The estimators' ``__init__``, ``_parameter_constraints`` and the parameter
-# sections of their docstrings are generated from it (``_glm_estimator``), in the order of
-# the table: a new method is its inference function and one entry here.
+# arrays). The estimators' ``_parameter_constraints`` and the parameter sections of their
+# docstrings are generated from it (``_glm_estimator``), in the order of the table, which
+# also checks that their typed ``__init__`` takes these parameters: a new method is its
+# inference function, one entry here and its options in the ``__init__`` signatures.
 _METHODS = {
     "laplace": _Method(
         laplace, doc="""
@@ -264,6 +269,32 @@ def _check_exposure_input(X):
 
 class _BaseBayesianGLM(BaseEstimator):
     """Shared fit and posterior-predictive machinery; subclasses fix the family."""
+
+    # the parameters of every model, in the order of the method table (checked by
+    # ``_glm_estimator``); the models PASS-GLM fits add its options after kl_beta
+    def __init__(self, *, method: FitMethod = "laplace", prior_scale: float = 1.0,
+                 intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
+                 tol: float = 1e-10, max_iter: int = 500, kl_beta: float | None = None,
+                 sampler: Sampler = "nuts", n_draws: int = 4000, n_burnin: int | None = None,
+                 thin: int | None = None, n_walkers: int | None = None, n_chains: int = 4,
+                 n_jobs: int | None = None, random_state: RandomStateLike = None,
+                 verbose: int = 0) -> None:
+        self.method = method
+        self.prior_scale = prior_scale
+        self.intercept_prior_scale = intercept_prior_scale
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.kl_beta = kl_beta
+        self.sampler = sampler
+        self.n_draws = n_draws
+        self.n_burnin = n_burnin
+        self.thin = thin
+        self.n_walkers = n_walkers
+        self.n_chains = n_chains
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -548,7 +579,7 @@ class _BaseBayesianGLM(BaseEstimator):
         """Targets drawn by the family, in the estimator's encoding of y."""
         return y
 
-    def credible_interval(self, level=0.95):
+    def credible_interval(self, level: float = 0.95) -> tuple[FloatArray, FloatArray]:
         """Equal-tailed marginal credible intervals of ``[coef..., intercept]``.
 
         For a Gaussian posterior (``method="laplace"``, ``"kl_proximal"``, ``"pass_glm"``)
@@ -570,7 +601,7 @@ class _BaseBayesianGLM(BaseEstimator):
         check_is_fitted(self)
         return self.posterior_.credible_interval(level)
 
-    def summary(self, level=0.95):
+    def summary(self, level: float = 0.95) -> Any:
         """Table of the posterior: one row per parameter.
 
         Rows are named after ``feature_names_in_`` when the estimator was fitted on a
@@ -601,7 +632,8 @@ class _BaseBayesianGLM(BaseEstimator):
         check_is_fitted(self)
         return summary_table(self, level)
 
-    def sample_y(self, X, n_draws=1000, random_state=None):
+    def sample_y(self, X: MatrixLike, n_draws: int = 1000,
+                 random_state: RandomStateLike = None) -> Prediction:
         """Draw targets from the posterior predictive distribution at each row of X.
 
         Each draw takes parameters ``theta`` from ``posterior_`` (Gaussian draws, or for
@@ -654,7 +686,9 @@ class _BaseBayesianGLM(BaseEstimator):
         draws = draw_targets(self.family_, eta, exposure, rng)
         return self._decode_draws(draws.T)
 
-    def to_arviz(self, X=None, y=None, *, n_draws=1000, n_chains=4, random_state=None):
+    def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
+                 n_draws: int = 1000, n_chains: int = 4,
+                 random_state: RandomStateLike = None) -> Any:
         """The fit as ArviZ data, for ArviZ's diagnostics, model comparison and plots.
 
         Needs ArviZ (``pip install arviz``, or the ``arviz`` extra of skcoreset). Groups:
@@ -783,36 +817,42 @@ def _param_doc(name, param):
     return f"    {name} : {param.type}, default={default}\n{_fill(param.doc, ' ' * 8)}\n"
 
 
-def _init_storing(defaults):
-    """An ``__init__`` taking the parameters ``defaults`` (name -> default) as keyword-only
-    arguments and storing each unchanged, as scikit-learn requires. Its ``__signature__``
-    lists them, which is what ``get_params``, ``clone``, ``repr`` and ``help`` read."""
-    signature = inspect.Signature(
-        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
-           for name, default in defaults.items()])
-
-    def __init__(self, **params):
-        unknown = [name for name in params if name not in defaults]
-        if unknown:
-            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
-                            f"argument {unknown[0]!r}")
-        for name, default in defaults.items():
-            setattr(self, name, params.get(name, default))
-
-    __init__.__signature__ = signature
-    return __init__
+def _check_signature(cls, params):
+    """Raise a TypeError unless ``cls.__init__`` takes exactly ``params`` (name -> _Param) as
+    keyword-only arguments with their defaults, in their order: the explicit, typed
+    signature that type checkers read must be the table's."""
+    written = [param for name, param in inspect.signature(cls.__init__).parameters.items()
+               if name != "self"]
+    names = [param.name for param in written]
+    expected = list(params)
+    if names != expected:
+        missing = [name for name in expected if name not in names]
+        extra = [name for name in names if name not in expected]
+        difference = "; ".join(
+            [f"missing {missing}"] * bool(missing) + [f"unexpected {extra}"] * bool(extra)
+            or [f"order {names}, expected {expected}"])
+        raise TypeError(f"{cls.__name__}.__init__ does not take the parameters of the method "
+                        f"table: {difference}.")
+    for param in written:
+        default = params[param.name].default
+        if param.kind is not inspect.Parameter.KEYWORD_ONLY:
+            raise TypeError(f"{cls.__name__}.__init__: parameter {param.name!r} must be "
+                            "keyword-only.")
+        if type(param.default) is not type(default) or param.default != default:
+            raise TypeError(f"{cls.__name__}.__init__: parameter {param.name!r} has default "
+                            f"{param.default!r}, the method table {default!r}.")
 
 
 def _glm_estimator(family, attrs_doc, **family_params):
-    """Class decorator of an estimator of ``family`` (an instance): its ``__init__``,
+    """Class decorator of an estimator of ``family`` (an instance): its
     ``_parameter_constraints`` and the ``{common_params}`` of its docstring from the method
     table, after ``family_params`` (name -> _Param, documented in the class docstring);
-    ``{common_attrs}`` from ``attrs_doc``."""
+    ``{common_attrs}`` from ``attrs_doc``. The class writes its ``__init__`` out, typed, for
+    type checkers and IDEs; this checks at import that it takes the table's parameters
+    (names, order, defaults), so that a new method's option cannot be left out of it."""
     def decorate(cls):
         params = {**family_params, **_glm_params(family)}
-        cls.__init__ = _init_storing({name: param.default for name, param in params.items()})
-        cls.__init__.__qualname__ = f"{cls.__name__}.__init__"
+        _check_signature(cls, params)
         cls._parameter_constraints = {name: param.constraints
                                       for name, param in params.items()}
         documented = {name: param for name, param in params.items() if name not in family_params}
@@ -907,6 +947,24 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
     """The binary classifiers: two class labels, probabilities integrated over the
     posterior; subclasses fix the family (its link)."""
 
+    def __init__(self, *, method: FitMethod = "laplace", prior_scale: float = 1.0,
+                 intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
+                 tol: float = 1e-10, max_iter: int = 500, kl_beta: float | None = None,
+                 pass_degree: int = 2, pass_radius: float | Literal["auto"] = "auto",
+                 sampler: Sampler = "nuts", n_draws: int = 4000, n_burnin: int | None = None,
+                 thin: int | None = None, n_walkers: int | None = None, n_chains: int = 4,
+                 n_jobs: int | None = None, random_state: RandomStateLike = None,
+                 verbose: int = 0) -> None:
+        self.pass_degree = pass_degree
+        self.pass_radius = pass_radius
+        super().__init__(method=method, prior_scale=prior_scale,
+                         intercept_prior_scale=intercept_prior_scale,
+                         fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                         kl_beta=kl_beta, sampler=sampler, n_draws=n_draws,
+                         n_burnin=n_burnin, thin=thin, n_walkers=n_walkers,
+                         n_chains=n_chains, n_jobs=n_jobs, random_state=random_state,
+                         verbose=verbose)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
@@ -937,7 +995,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         self.intercept_ = np.array([intercept])
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None) -> Self:
         """Fit the posterior.
 
         Parameters
@@ -959,7 +1017,8 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
 
     @available_if(_uses_pass_glm)
     @fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self, X: MatrixLike, y: VectorLike, classes: ArrayLike | None = None,
+                    sample_weight: VectorLike | None = None) -> Self:
         """Add a chunk of a stream to PASS-GLM's sufficient statistics (``method="pass_glm"``).
 
         The statistics are sums over rows, so fitting chunk by chunk gives the same posterior
@@ -984,7 +1043,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         """
         return self._partial_fit(X, y, sample_weight, classes=classes)
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> Prediction:
         """Linear predictor at the posterior mean, ``X @ coef_ + intercept_``.
 
         Parameters
@@ -1001,7 +1060,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
             return predict_lazily(self, "decision_function", X)
         return self._linear_predictor(X)
 
-    def predict_proba(self, X, return_std=False):
+    def predict_proba(self, X: MatrixLike, return_std: bool = False) -> Prediction:
         """Class probabilities integrated over the posterior.
 
         ``P(y = classes_[1] | x) = E[F(eta)]`` over the posterior of the linear predictor
@@ -1040,7 +1099,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
             return proba, np.sqrt(var)
         return proba
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> Prediction:
         """Logarithm of :meth:`predict_proba`.
 
         Parameters
@@ -1058,7 +1117,7 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> Prediction:
         """Most probable class under the posterior predictive.
 
         Parameters
@@ -1080,7 +1139,8 @@ class _BaseBinaryClassifier(ClassifierMixin, _BaseBayesianGLM):
         # mean is > 0
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
-    def score(self, X, y, sample_weight=None):
+    def score(self, X: MatrixLike, y: VectorLike,
+              sample_weight: VectorLike | None = None) -> float:
         """Mean accuracy of :meth:`predict` on X against y (weighted by ``sample_weight``).
 
         Parameters
@@ -1206,8 +1266,11 @@ _EXPOSURE_DOC = """exposure : float or array-like of shape (n_samples,), default
             ``offset + log(exposure)``, as in statsmodels' GLM."""
 
 
-def _exposure_doc(method):
-    method.__doc__ = method.__doc__.replace("{exposure}", _EXPOSURE_DOC)
+_Documented = TypeVar("_Documented", bound=Callable[..., Any])
+
+
+def _exposure_doc(method: _Documented) -> _Documented:
+    method.__doc__ = (method.__doc__ or "").replace("{exposure}", _EXPOSURE_DOC)
     return method
 
 
@@ -1244,7 +1307,8 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
 
     @_exposure_doc
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None, exposure=None, offset=None):
+    def fit(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
+            exposure: VectorLike | None = None, offset: VectorLike | None = None) -> Self:
         """Fit the posterior.
 
         Parameters
@@ -1279,7 +1343,9 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         return self._fit(X, y, sample_weight, exposure=exposure, offset=offset)
 
     @_exposure_doc
-    def predict(self, X, return_std=False, exposure=None, offset=None):
+    def predict(self, X: MatrixLike, return_std: bool = False,
+                exposure: VectorLike | None = None,
+                offset: VectorLike | None = None) -> Prediction:
         """Posterior predictive mean count, and optionally its standard deviation.
 
         Parameters
@@ -1305,7 +1371,8 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         return self._predict_counts(X, return_std, self._exposure_of(X, exposure, offset))
 
     @_exposure_doc
-    def score(self, X, y, sample_weight=None, exposure=None, offset=None):
+    def score(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
+              exposure: VectorLike | None = None, offset: VectorLike | None = None) -> float:
         """Coefficient of determination R^2 of :meth:`predict` (with ``exposure`` and
         ``offset``) against y.
 
@@ -1339,7 +1406,9 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         return self._r2_score(X, y, sample_weight, self._exposure_of(X, exposure, offset))
 
     @_exposure_doc
-    def sample_y(self, X, n_draws=1000, random_state=None, exposure=None, offset=None):
+    def sample_y(self, X: MatrixLike, n_draws: int = 1000, random_state: RandomStateLike = None,
+                 exposure: VectorLike | None = None,
+                 offset: VectorLike | None = None) -> Prediction:
         """Draw from the posterior predictive distribution of the counts at each row of X.
 
         Each draw takes parameters from ``posterior_`` (Gaussian draws, or for
@@ -1369,8 +1438,10 @@ class _BaseCountRegression(RegressorMixin, _BaseBayesianGLM):
         return self._sample_y(X, n_draws, random_state, self._exposure_of(X, exposure, offset))
 
     @_exposure_doc
-    def to_arviz(self, X=None, y=None, *, exposure=None, offset=None, n_draws=1000,
-                 n_chains=4, random_state=None):
+    def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
+                 exposure: VectorLike | None = None, offset: VectorLike | None = None,
+                 n_draws: int = 1000, n_chains: int = 4,
+                 random_state: RandomStateLike = None) -> Any:
         """The fit as ArviZ data (see
         :meth:`BayesianLogisticRegression.to_arviz
         <skcoreset.BayesianLogisticRegression.to_arviz>` for the groups).
@@ -1477,6 +1548,26 @@ class BayesianPoissonRegression(_BaseCountRegression):
     ((3,), (3,))
     """
 
+    def __init__(self, *, link: Literal["log", "softplus"] = "log",
+                 method: FitMethod = "laplace", prior_scale: float = 1.0,
+                 intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
+                 tol: float = 1e-10, max_iter: int = 500, kl_beta: float | None = None,
+                 pass_degree: int = 2, pass_radius: float | Literal["auto"] = "auto",
+                 sampler: Sampler = "nuts", n_draws: int = 4000, n_burnin: int | None = None,
+                 thin: int | None = None, n_walkers: int | None = None, n_chains: int = 4,
+                 n_jobs: int | None = None, random_state: RandomStateLike = None,
+                 verbose: int = 0) -> None:
+        self.link = link
+        self.pass_degree = pass_degree
+        self.pass_radius = pass_radius
+        super().__init__(method=method, prior_scale=prior_scale,
+                         intercept_prior_scale=intercept_prior_scale,
+                         fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                         kl_beta=kl_beta, sampler=sampler, n_draws=n_draws,
+                         n_burnin=n_burnin, thin=thin, n_walkers=n_walkers,
+                         n_chains=n_chains, n_jobs=n_jobs, random_state=random_state,
+                         verbose=verbose)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         # a degree-2 polynomial in place of exp() on [-R, R] fits counts only roughly
@@ -1488,7 +1579,8 @@ class BayesianPoissonRegression(_BaseCountRegression):
 
     @available_if(_uses_pass_glm)
     @fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, sample_weight=None):
+    def partial_fit(self, X: MatrixLike, y: VectorLike,
+                    sample_weight: VectorLike | None = None) -> Self:
         """Add a chunk of a stream to PASS-GLM's sufficient statistics (``method="pass_glm"``).
 
         The statistics are sums over rows, so fitting chunk by chunk gives the same posterior
@@ -1590,6 +1682,24 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
     ((3,), (3,))
     """
 
+    # no PASS-GLM options: the negative binomial model has no PASS-GLM mapping
+    def __init__(self, *, alpha: float | Literal["auto"] = "auto",
+                 method: FitMethod = "laplace", prior_scale: float = 1.0,
+                 intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
+                 tol: float = 1e-10, max_iter: int = 500, kl_beta: float | None = None,
+                 sampler: Sampler = "nuts", n_draws: int = 4000, n_burnin: int | None = None,
+                 thin: int | None = None, n_walkers: int | None = None, n_chains: int = 4,
+                 n_jobs: int | None = None, random_state: RandomStateLike = None,
+                 verbose: int = 0) -> None:
+        self.alpha = alpha
+        super().__init__(method=method, prior_scale=prior_scale,
+                         intercept_prior_scale=intercept_prior_scale,
+                         fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,
+                         kl_beta=kl_beta, sampler=sampler, n_draws=n_draws,
+                         n_burnin=n_burnin, thin=thin, n_walkers=n_walkers,
+                         n_chains=n_chains, n_jobs=n_jobs, random_state=random_state,
+                         verbose=verbose)
+
     def _family(self):
         return NegativeBinomialFamily(alpha=self.alpha)
 
@@ -1643,7 +1753,7 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
             self.family_ = self.family_.with_alpha(self.alpha_)
         return super()._store(result)
 
-    def alpha_interval(self, level=0.95):
+    def alpha_interval(self, level: float = 0.95) -> tuple[float, float]:
         """Equal-tailed interval of ``alpha`` at ``level``: ``alpha_ exp(-/+ z
         log_alpha_std_)`` from the Laplace approximation in ``log alpha``, or with
         ``method="mcmc"`` the quantiles of ``alpha_samples_`` (``[alpha_, alpha_]`` for a

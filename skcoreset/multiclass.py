@@ -5,7 +5,9 @@
 lost. :class:`BayesianOneVsRestClassifier` keeps it.
 """
 
+from collections.abc import Iterator
 from numbers import Integral
+from typing import Any, Self
 
 import numpy as np
 from scipy.special import softmax
@@ -21,6 +23,7 @@ from ._sklearn_compat import HasMethods, Interval
 from ._validation import ACCEPT_SPARSE, check_sample_weight
 from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
 from .linear_model import BayesianLogisticRegression, BayesianProbitRegression
+from ._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 
 __all__ = ["BayesianOneVsRestClassifier"]
 
@@ -96,18 +99,19 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, *, n_draws=1000, random_state=None):
+    def __init__(self, estimator: Any = None, *, n_draws: int = 1000,
+                 random_state: RandomStateLike = None) -> None:
         self.estimator = estimator
         self.n_draws = n_draws
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
         tags.input_tags.sparse = True
         return tags
 
-    def _base_estimator(self):
+    def _base_estimator(self) -> BayesianLogisticRegression | BayesianProbitRegression:
         if self.estimator is None:
             return BayesianLogisticRegression()
         if not isinstance(self.estimator, (BayesianLogisticRegression, BayesianProbitRegression)):
@@ -119,7 +123,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         return self.estimator
 
     @fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: VectorLike,
+            sample_weight: VectorLike | None = None) -> Self:
         """Fit one binary posterior per class (one in all with two classes).
 
         Parameters
@@ -156,7 +161,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         self._draw_seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         return self
 
-    def predict_proba(self, X, return_std=False):
+    def predict_proba(self, X: MatrixLike, return_std: bool = False) -> Prediction:
         """Class probabilities and, optionally, their posterior standard deviations.
 
         Parameters
@@ -191,7 +196,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             std[rows] = q.std(axis=1)
         return (proba, std) if return_std else proba
 
-    def _normalised_draws(self, X, n_draws, rng):
+    def _normalised_draws(self, X: FloatArray, n_draws: int,
+                          rng: np.random.RandomState) -> Iterator[tuple[slice, FloatArray]]:
         """``(rows, q)`` by blocks of rows: the per-draw normalised one-vs-rest
         probabilities ``q`` of shape (rows, n_draws, n_classes), for ``n_draws`` draws from
         each binary posterior."""
@@ -206,14 +212,14 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
                 axis=-1)
             yield rows, softmax(log_p, axis=-1)
 
-    def _per_class(self):
+    def _per_class(self) -> list[tuple[Any, Any]]:
         """``(label, binary model)`` pairs: each class against the rest, or with two classes
         the one model, for its positive class ``classes_[1]``."""
         if len(self.estimators_) == 1:
             return [(self.classes_[1], self.estimators_[0])]
         return list(zip(self.classes_, self.estimators_))
 
-    def summary(self, level=0.95):
+    def summary(self, level: float = 0.95) -> Any:
         """The posterior table of each binary model (:meth:`BayesianLogisticRegression.summary
         <skcoreset.BayesianLogisticRegression.summary>`), one block of rows per class.
 
@@ -240,7 +246,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         table.attrs = {"level": level}
         return table
 
-    def sample_y(self, X, n_draws=1000, random_state=None):
+    def sample_y(self, X: MatrixLike, n_draws: int = 1000,
+                 random_state: RandomStateLike = None) -> Prediction:
         """Class labels drawn from the posterior predictive distribution at each row of X.
 
         Each draw takes parameters from every binary posterior, normalises the one-vs-rest
@@ -279,7 +286,9 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             out[:, rows] = self.classes_[index].T
         return out
 
-    def to_arviz(self, X=None, y=None, *, n_draws=1000, n_chains=4, random_state=None):
+    def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
+                 n_draws: int = 1000, n_chains: int = 4,
+                 random_state: RandomStateLike = None) -> Any:
         """ArviZ data of each binary model
         (:meth:`BayesianLogisticRegression.to_arviz
         <skcoreset.BayesianLogisticRegression.to_arviz>`), by class.
@@ -313,7 +322,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             n_draws=n_draws, n_chains=n_chains, random_state=random_state)
             for label, est in self._per_class()}
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> Prediction:
         """The class of highest :meth:`predict_proba`.
 
         Parameters

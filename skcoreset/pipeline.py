@@ -10,6 +10,8 @@ coreset steps are skipped, so predictions are made for every row.
 import inspect
 import time
 from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any, Self
 
 from sklearn import get_config
 from sklearn import pipeline as sk_pipeline
@@ -17,6 +19,7 @@ from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, Met
                                             get_routing_for_object, process_routing)
 
 from ._atomic import atomic
+from ._typing import MatrixLike, Prediction, VectorLike
 
 __all__ = ["Pipeline", "make_pipeline"]
 
@@ -100,6 +103,8 @@ class Pipeline(sk_pipeline.Pipeline):
     (569, 2)
     """
 
+    steps: list[tuple[str, Any]]
+
     def _split_params(self, params):
         """``{"step__param": v}`` -> ``{step: {param: v}}``."""
         by_step = defaultdict(dict)
@@ -164,7 +169,7 @@ class Pipeline(sk_pipeline.Pipeline):
         return step.fit(X, y, **params).transform(X), y, weights
 
     @atomic
-    def fit(self, X, y=None, **params):
+    def fit(self, X: MatrixLike, y: VectorLike | None = None, **params: Any) -> Self:
         """Fit the steps in order; coreset steps replace the data by their weighted subset.
 
         When a step's fit raises (or is interrupted), every step is left as it was.
@@ -219,7 +224,7 @@ class Pipeline(sk_pipeline.Pipeline):
             by_step[name].update(routed[name][method])
         return by_step
 
-    def get_metadata_routing(self):
+    def get_metadata_routing(self) -> Any:
         """Routing of metadata to the steps (used when metadata routing is enabled).
 
         As scikit-learn's Pipeline, except that coreset steps are routed the metadata of
@@ -271,7 +276,8 @@ class Pipeline(sk_pipeline.Pipeline):
             router.add(method_mapping=mapping, **{name: routing})
         return router
 
-    def score(self, X, y=None, sample_weight=None, **params):
+    def score(self, X: MatrixLike, y: VectorLike | None = None,
+              sample_weight: VectorLike | None = None, **params: Any) -> float:
         """Transform X by the steps (coreset steps skipped) and score the final estimator.
 
         As :meth:`sklearn.pipeline.Pipeline.score`, except that without metadata routing
@@ -302,7 +308,8 @@ class Pipeline(sk_pipeline.Pipeline):
             return super().score(X, y, sample_weight=sample_weight, **params)
         final = self.steps[-1][1]
         try:
-            accepted = inspect.signature(final.score).parameters
+            accepted: Mapping[str, inspect.Parameter] = inspect.signature(
+                final.score).parameters
         except (TypeError, ValueError):
             accepted = {}
         takes_any = any(p.kind == p.VAR_KEYWORD for p in accepted.values())
@@ -319,7 +326,8 @@ class Pipeline(sk_pipeline.Pipeline):
             params = {**params, "sample_weight": sample_weight}
         return final.score(Xt, y, **params)
 
-    def fit_transform(self, X, y=None, **params):
+    def fit_transform(self, X: MatrixLike, y: VectorLike | None = None,
+                      **params: Any) -> Any:
         """Fit, then transform all of X (coreset steps skipped).
 
         Parameters
@@ -337,7 +345,8 @@ class Pipeline(sk_pipeline.Pipeline):
         """
         return self.fit(X, y, **params).transform(X)
 
-    def fit_predict(self, X, y=None, **params):
+    def fit_predict(self, X: MatrixLike, y: VectorLike | None = None,
+                    **params: Any) -> Prediction:
         """Fit, then predict for every row of X (coreset steps skipped).
 
         Parameters
@@ -366,7 +375,7 @@ class Pipeline(sk_pipeline.Pipeline):
             yield index, name, step
 
 
-def make_pipeline(*steps, verbose=False):
+def make_pipeline(*steps: Any, verbose: bool = False) -> Pipeline:
     """Build a :class:`Pipeline` from steps, naming them after their lowercased class names.
 
     Parameters
@@ -390,7 +399,7 @@ def make_pipeline(*steps, verbose=False):
     """
     names = [type(step).__name__.lower() for step in steps]
     counts = {name: names.count(name) for name in names}
-    seen = defaultdict(int)
+    seen: defaultdict[str, int] = defaultdict(int)
     unique = []
     for name in names:  # duplicates become name-1, name-2, ... as in scikit-learn
         if counts[name] > 1:

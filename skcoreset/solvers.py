@@ -22,11 +22,13 @@ underflow nor overflow.
 
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ._numbers import is_number
 from ._progress import Progress, format_seconds
+from ._typing import ArrayInput
 
 __all__ = ["SolverResult", "giga", "frank_wolfe"]
 
@@ -106,12 +108,12 @@ class SolverResult:
     stop_reason: str
 
     @property
-    def converged(self):
+    def converged(self) -> bool:
         """Whether the solver stopped before its iteration budget ran out (bool)."""
         return self.stop_reason != "n_iter"
 
     @property
-    def size(self):
+    def size(self) -> int:
         """Number of non-zero weights, the coreset size (int)."""
         return int(np.count_nonzero(self.weights))
 
@@ -313,7 +315,8 @@ def _float64_product(vectors, column):
     return out
 
 
-def giga(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
+def giga(vectors: Any, target: ArrayInput | None = None, n_iter: int = 100, *,
+         tol: float = 0.0, verbose: int = 0) -> SolverResult:
     """Greedy Iterative Geodesic Ascent (Campbell & Broderick 2018, Algorithm 1).
 
     Builds a sparse non-negative ``w`` with ``sum_n w_n L_n ~ L`` by ascending the alignment
@@ -611,7 +614,8 @@ def _finish(progress, vectors, weights, target, history, stop_reason):
     return SolverResult(weights, error, history, len(history), stop_reason)
 
 
-def frank_wolfe(vectors, target=None, n_iter=100, *, tol=0.0, verbose=0):
+def frank_wolfe(vectors: Any, target: ArrayInput | None = None, n_iter: int = 100, *,
+                tol: float = 0.0, verbose: int = 0) -> SolverResult:
     """Frank–Wolfe on the simplex-constrained problem of Campbell & Broderick 2018, Eq. (5).
 
     Minimises ``||L - sum_n w_n L_n||`` over ``w >= 0`` with ``sum_n sigma_n w_n = sigma``,

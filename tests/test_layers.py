@@ -14,8 +14,9 @@ import skcoreset
 # The layers, lowest first, named by the package's top-level modules and subpackages. A
 # module may import from its own layer and the layers below, never from one above.
 LAYERS = [
-    # plain helpers: numbers, docstrings, progress lines, the public warnings, test tools
-    {"_numbers", "_docstrings", "_progress", "exceptions", "_testing"},
+    # plain helpers: numbers, docstrings, progress lines, the public warnings, test tools,
+    # the type aliases of the public signatures
+    {"_numbers", "_docstrings", "_progress", "exceptions", "_testing", "_typing"},
     # input checks and the one place that touches scikit-learn's private helpers
     {"_validation", "_sklearn_compat", "_atomic"},
     # dense factorisations, the linear predictor, where rows are stored

@@ -126,8 +126,8 @@ class Part(NamedTuple):
     weights: np.ndarray
     X: np.ndarray
     y: np.ndarray
-    target: np.ndarray = None
-    error: float = None
+    target: np.ndarray | None = None
+    error: float | None = None
 
     @property
     def size(self):

@@ -48,8 +48,8 @@ class InferenceResult:
     posterior: object
     n_iter: int
     converged: bool
-    log_evidence: float = None
-    elbo: float = None
+    log_evidence: float | None = None
+    elbo: float | None = None
     extra: dict = field(default_factory=dict)
 
 
@@ -223,7 +223,7 @@ class _Sums(NamedTuple):
     theta: np.ndarray
     loglik: float
     grad: np.ndarray
-    neg_hessian: np.ndarray = None
+    neg_hessian: np.ndarray | None = None
 
 
 def _loglik_sums(family, theta, fit_intercept, neg_hessian, X, y, sample_weight):

@@ -149,7 +149,7 @@ class _Chain:
 
     position: np.ndarray  # z after the last iteration
     rng: np.random.Generator
-    step_size: float = None  # None until the warm-up has adapted it
+    step_size: float | None = None  # None until the warm-up has adapted it
 
 
 def _advance(target, chain, n_warmup, n_draws, thin, max_tree_depth=MAX_TREE_DEPTH,

@@ -5,8 +5,10 @@ import warnings
 from abc import ABCMeta, abstractmethod
 from functools import partial
 from numbers import Integral, Real
+from typing import Any, Literal, Self
 
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
@@ -25,6 +27,7 @@ from .._sklearn_compat import Interval, StrOptions, _get_output_config, _num_sam
 from .._validation import ACCEPT_SPARSE, check_sample_weight, combined_exposure
 from ._merge_reduce import merge_reduce_chunks
 from ._subset import WeightedSubset, _attrs_array, weighted_subset
+from .._typing import ArrayInput, FloatArray, MatrixLike, RandomStateLike, VectorLike
 
 
 def _float_dtypes(X):
@@ -258,8 +261,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, M=100, *, model="auto", prior_scale=1.0, intercept_prior_scale=10.0,
-                 fit_intercept=True, random_state=None, verbose=0):
+    def __init__(self, M: int | Literal["auto"] = 100, *, model: str = "auto",
+                 prior_scale: float = 1.0, intercept_prior_scale: float = 10.0,
+                 fit_intercept: bool = True,
+                 random_state: RandomStateLike = None, verbose: int = 0) -> None:
         self.M = M
         self.model = model
         self.prior_scale = prior_scale
@@ -345,7 +350,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         return self.family_.encode_target(y, getattr(self, "classes_", None))
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None, exposure=None, offset=None):
+    def fit(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
+            exposure: VectorLike | None = None, offset: VectorLike | None = None) -> Self:
         """Build the coreset.
 
         Parameters
@@ -490,7 +496,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self._n_samples_fit = n_samples
         self._coreset_rows = float_rows(rows)[np.flatnonzero(keep)[order]]
 
-    def fit_coreset(self, X, y, sample_weight=None, exposure=None, offset=None):
+    def fit_coreset(self, X: MatrixLike, y: VectorLike,
+                    sample_weight: VectorLike | None = None,
+                    exposure: VectorLike | None = None,
+                    offset: VectorLike | None = None) -> tuple[Any, Any, FloatArray]:
         """Build the coreset and return it as arrays.
 
         Parameters
@@ -521,7 +530,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             y_core = y_core / self._coreset_exposure
         return X_core, y_core, self.sample_weight_.copy()
 
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> Any:
         """Return X unchanged (after checking its features): a coreset acts at fit time only.
 
         A coreset is a training-time operation: the weighted subset is handed on by
@@ -588,7 +597,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             weights = np.concatenate([weights[:1] / 2, weights[:1] / 2, weights[1:]])
         return rows, weights, self.sample_indices_[rows]
 
-    def fit_transform(self, X, y=None, **fit_params):
+    def fit_transform(self, X: MatrixLike, y: VectorLike | None = None,
+                      **fit_params: Any) -> Any:
         """Build the coreset and return its weighted subset of X.
 
         This is how the coreset reaches the next step of a Pipeline, whose ``fit`` calls
@@ -628,7 +638,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self.fit(X, y, **fit_params)
         return self._weighted_subset(X)
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self,
+                              input_features: ArrayInput | None = None) -> NDArray[np.object_]:
         """Feature names pass through unchanged (a coreset selects rows, not columns).
 
         Parameters
@@ -671,8 +682,10 @@ class LikelihoodCoreset(BaseCoreset):
         "noise_scale": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, M=100, *, model="auto", link="log", noise_scale=1.0, prior_scale=1.0,
-                 intercept_prior_scale=10.0, fit_intercept=True, random_state=None, verbose=0):
+    def __init__(self, M: int | Literal["auto"] = 100, *, model: str = "auto", link: str = "log",
+                 noise_scale: float = 1.0, prior_scale: float = 1.0,
+                 intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
+                 random_state: RandomStateLike = None, verbose: int = 0) -> None:
         super().__init__(M, model=model, prior_scale=prior_scale,
                          intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, random_state=random_state,

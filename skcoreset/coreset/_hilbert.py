@@ -3,6 +3,7 @@ then a sparse non-negative vector-sum solver (GIGA or Frank-Wolfe)."""
 
 import warnings
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from .._docstrings import fill_doc
 from .._progress import Progress, format_seconds
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset, uniform_fallback
 from ._projection import project_loglik, relative_weights
+from .._typing import RandomStateLike
 
 # projection_dim="auto": the papers' J = 500, or M when larger (see _HILBERT_PARAMS_DOC).
 _AUTO_MIN_PROJECTION = 500
@@ -49,10 +51,12 @@ class _HilbertCoreset(LikelihoodCoreset):
         "max_memory": [Interval(Real, 0, None, closed="neither"), None],
     }
 
-    def __init__(self, M=100, *, projection_dim="auto", weighting="laplace", n_subsample=None,
-                 max_memory=4.0, model="auto", link="log", noise_scale=1.0, prior_scale=1.0,
-                 intercept_prior_scale=10.0, fit_intercept=True, random_state=None,
-                 verbose=0):
+    def __init__(self, M: int = 100, *, projection_dim: int | Literal["auto"] = "auto",
+                 weighting: str = "laplace", n_subsample: int | None = None,
+                 max_memory: float | None = 4.0, model: str = "auto", link: str = "log",
+                 noise_scale: float = 1.0, prior_scale: float = 1.0,
+                 intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
+                 random_state: RandomStateLike = None, verbose: int = 0) -> None:
         super().__init__(M, model=model, link=link, noise_scale=noise_scale,
                          prior_scale=prior_scale, intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, random_state=random_state,

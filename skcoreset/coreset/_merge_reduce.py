@@ -59,7 +59,7 @@ class BlockContext:
     family: object
     prior_prec: np.ndarray
     seed: int
-    thetas: np.ndarray = None
+    thetas: np.ndarray | None = None
 
     def compress(self, part, key):
         """Coreset of a weighted part by the base constructor (observation (2)).

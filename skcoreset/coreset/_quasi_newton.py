@@ -22,6 +22,7 @@ meets a target.
 import time
 import warnings
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 from scipy import linalg
@@ -38,6 +39,7 @@ from ._calibration import LaplaceKL, SecondOrderFit
 from ._candidates import draw_candidates
 from ._potentials import PotentialEvaluator
 from ._samplers import EnsembleSampler, LaplaceSampler
+from .._typing import RandomStateLike
 
 # Rows x draws per chunk of a full-data pass: 32 MB of float64 scratch whatever N.
 _CHUNK_ELEMENTS = 2**22
@@ -558,11 +560,15 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         "stratify": ["boolean"],
     }
 
-    def __init__(self, M="auto", *, candidates="auto", target_kl=0.1, max_rows=20_000,
-                 max_time=None, n_draws="auto", max_iter=0, tol=1e-3, n_iter_no_change=4,
-                 n_subsample="auto", sampler="laplace", stratify=True, model="auto",
-                 link="log", noise_scale=1.0, prior_scale=1.0, intercept_prior_scale=10.0,
-                 fit_intercept=True, random_state=None, verbose=0):
+    def __init__(self, M: int | Literal["auto"] = "auto", *, candidates: str = "auto",
+                 target_kl: float = 0.1, max_rows: int = 20_000,
+                 max_time: float | None = None, n_draws: int | Literal["auto"] = "auto",
+                 max_iter: int = 0, tol: float = 1e-3, n_iter_no_change: int = 4,
+                 n_subsample: int | Literal["auto"] | None = "auto",
+                 sampler: str = "laplace", stratify: bool = True, model: str = "auto",
+                 link: str = "log", noise_scale: float = 1.0, prior_scale: float = 1.0,
+                 intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
+                 random_state: RandomStateLike = None, verbose: int = 0) -> None:
         super().__init__(M, model=model, link=link, noise_scale=noise_scale,
                          prior_scale=prior_scale, intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, random_state=random_state,

@@ -14,6 +14,7 @@ from ..families import LogitLink
 from .._sklearn_compat import Interval
 from ._projection import relative_weights
 from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
+from .._typing import RandomStateLike
 
 # R = a / sqrt(I) with a = 3 (Huggins, Campbell & Broderick 2016, §4 "Experimental setup")
 _RADIUS_CONSTANT = 3.0
@@ -172,9 +173,10 @@ class SensitivityCoreset(BaseCoreset):
         "stratify": ["boolean"],
     }
 
-    def __init__(self, M=100, *, n_clusters=6, radius=None, stratify=True, model="auto",
-                 prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True,
-                 random_state=None, verbose=0):
+    def __init__(self, M: int = 100, *, n_clusters: int = 6, radius: float | None = None,
+                 stratify: bool = True, model: str = "auto", prior_scale: float = 1.0,
+                 intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
+                 random_state: RandomStateLike = None, verbose: int = 0) -> None:
         super().__init__(M, model=model, prior_scale=prior_scale,
                          intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, random_state=random_state,

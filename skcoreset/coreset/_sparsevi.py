@@ -21,6 +21,7 @@ This module holds the greedy loop and the estimator; the moment estimators are i
 
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -32,6 +33,7 @@ from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset, unifo
 from ._samplers import EnsembleSampler, LaplaceSampler
 from ._sparsevi_moments import _ExactGaussianMoments, _MonteCarloMoments
 from ._sparsevi_steps import _optimise_weights
+from .._typing import RandomStateLike
 
 # Greedy steps in a row that re-select a coreset point without lowering the best KL so
 # far before the construction stops (the coreset has stopped growing and improving).
@@ -358,10 +360,13 @@ class SparseVICoreset(LikelihoodCoreset):
         "sampler": [StrOptions({"auto", "exact", "laplace", "mcmc"})],
     }
 
-    def __init__(self, M=100, *, n_draws=100, n_iter_opt=100, learning_rate="auto",
-                 n_subsample="auto", sampler="auto", model="auto", link="log", noise_scale=1.0,
-                 prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True,
-                 random_state=None, verbose=0):
+    def __init__(self, M: int = 100, *, n_draws: int = 100, n_iter_opt: int = 100,
+                 learning_rate: float | Literal["auto"] = "auto",
+                 n_subsample: int | Literal["auto"] | None = "auto", sampler: str = "auto",
+                 model: str = "auto", link: str = "log", noise_scale: float = 1.0,
+                 prior_scale: float = 1.0, intercept_prior_scale: float = 10.0,
+                 fit_intercept: bool = True, random_state: RandomStateLike = None,
+                 verbose: int = 0) -> None:
         super().__init__(M, model=model, link=link, noise_scale=noise_scale,
                          prior_scale=prior_scale, intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, random_state=random_state,

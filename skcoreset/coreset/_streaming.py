@@ -3,8 +3,10 @@
 
 from dataclasses import dataclass
 from numbers import Integral
+from typing import Any, Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 from joblib import Parallel, delayed
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
@@ -18,6 +20,7 @@ from ._base import (COMMON_ATTRS_DOC, BaseCoreset, _float_dtypes, resolve_model,
 from .._docstrings import fill_doc
 from ._merge_reduce import BlockContext, MergeTree, make_context, merge_reduce_chunks
 from ._uniform import UniformCoreset
+from .._typing import MatrixLike, RandomStateLike, VectorLike
 
 
 def _leaf_task(context, X, y, sample_weight, offset, block):
@@ -165,8 +168,9 @@ class StreamingCoreset(BaseCoreset):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, base_coreset=None, block_size=10_000, *, n_jobs=None,
-                 random_state=None, verbose=0):
+    def __init__(self, base_coreset: Any = None, block_size: int = 10_000, *,
+                 n_jobs: int | None = None, random_state: RandomStateLike = None,
+                 verbose: int = 0) -> None:
         self.base_coreset = base_coreset
         self.block_size = block_size
         self.n_jobs = n_jobs
@@ -190,7 +194,7 @@ class StreamingCoreset(BaseCoreset):
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"Invalid base_coreset of StreamingCoreset: {exc}") from None
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> Self:
         """Set the parameters of this estimator (and, with ``base_coreset__<name>``, of the
         base constructor).
 
@@ -213,8 +217,9 @@ class StreamingCoreset(BaseCoreset):
     def _likelihood_params(self):
         return self._base()
 
+    # the base constructor's, read-only (the coreset constructors store their own M)
     @property
-    def M(self):
+    def M(self) -> int:  # type: ignore[override]
         """The budget of the base constructor (the size bound of the coreset)."""
         return self._base().M
 
@@ -314,7 +319,8 @@ class StreamingCoreset(BaseCoreset):
         return root
 
     @fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self, X: MatrixLike, y: VectorLike, classes: ArrayLike | None = None,
+                    sample_weight: VectorLike | None = None) -> Self:
         """Consume the next rows of a stream.
 
         The rows are cut into blocks of ``block_size`` (a call with fewer rows is one

@@ -1,7 +1,10 @@
 """The weighted subset a coreset hands on: the rows with their weights, as an ndarray or in
 a DataFrame's attrs, and how estimators read it back."""
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 
 from .._sklearn_compat import _num_samples
@@ -119,8 +122,10 @@ class SparseWeightedSubset(sparse.csr_matrix):
     ((4, 3), array([2.5, 2.5, 2.5, 2.5]))
     """
 
-    def __init__(self, arg1, shape=None, dtype=None, copy=False, *, sample_weight=None,
-                 sample_indices=None, n_samples_fit=None):
+    def __init__(self, arg1: Any, shape: tuple[int, int] | None = None, dtype: Any = None,
+                 copy: bool = False, *, sample_weight: ArrayLike | None = None,
+                 sample_indices: ArrayLike | None = None,
+                 n_samples_fit: int | None = None) -> None:
         # scipy builds derived matrices of the same class from (data, indices, indptr):
         # those get no weights
         super().__init__(arg1, shape=shape, dtype=dtype, copy=copy)

@@ -2,6 +2,7 @@
 
 from .._backend import InMemoryRows
 from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
+from .._typing import RandomStateLike
 
 
 @fill_sampling_doc
@@ -54,9 +55,10 @@ class UniformCoreset(BaseCoreset):
 
     _parameter_constraints = {**BaseCoreset._parameter_constraints, "stratify": ["boolean"]}
 
-    def __init__(self, M=100, *, stratify=True, model="auto", prior_scale=1.0,
-                 intercept_prior_scale=10.0, fit_intercept=True, random_state=None,
-                 verbose=0):
+    def __init__(self, M: int = 100, *, stratify: bool = True, model: str = "auto",
+                 prior_scale: float = 1.0, intercept_prior_scale: float = 10.0,
+                 fit_intercept: bool = True, random_state: RandomStateLike = None,
+                 verbose: int = 0) -> None:
         super().__init__(M, model=model, prior_scale=prior_scale,
                          intercept_prior_scale=intercept_prior_scale,
                          fit_intercept=fit_intercept, random_state=random_state,

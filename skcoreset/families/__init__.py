@@ -28,6 +28,7 @@ draw); the result has the shape of ``eta``. All functions stay finite for ``|eta
 model is a symmetric :class:`Link` and a few-line subclass of :class:`BinaryFamily`.
 """
 
+from typing import Any
 import inspect
 from types import MappingProxyType
 
@@ -45,7 +46,7 @@ FAMILIES = MappingProxyType({family.name: family for family in (
     LogisticFamily, ProbitFamily, PoissonFamily, GaussianFamily, NegativeBinomialFamily)})
 
 
-def make_family(model, **params):
+def make_family(model: str, **params: Any) -> Family:
     """The family of a registered name, or ``model`` itself when it is a :class:`Family`.
 
     Parameters

@@ -3,14 +3,17 @@ rules behind its expectations, and the target checks shared by several families.
 
 from abc import ABC, abstractmethod
 from functools import partial
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from numpy.polynomial.hermite_e import hermegauss
 from numpy.polynomial.laguerre import laggauss
 from numpy.polynomial.legendre import leggauss
 from sklearn.utils import column_or_1d
 
 from ._links import LOG_RATE_MAX, LOG_VAR_MAX, Link, lognormal_moments  # noqa: F401
+from .._typing import FloatArray, RandomStateLike
 
 # Gaussians wider than this are integrated by splitting (see LogisticFamily): Hermite nodes
 # spaced on the scale of the standard deviation miss curvature concentrated near 0.
@@ -20,7 +23,7 @@ _N_LAGUERRE = 64
 _NARROW_NODES = ((1e-3, 4), (3e-2, 8))
 
 
-def gauss_hermite(n_points):
+def gauss_hermite(n_points: int) -> tuple[FloatArray, FloatArray]:
     """Return the nodes and weights of Gauss-Hermite quadrature for N(0, 1).
 
     ``sum(weights * f(nodes))`` approximates ``E[f(z)]`` for ``z ~ N(0, 1)``; it is exact for
@@ -39,7 +42,7 @@ def gauss_hermite(n_points):
     return nodes, weights / np.sqrt(2.0 * np.pi)
 
 
-def gauss_laguerre(n_points):
+def gauss_laguerre(n_points: int) -> tuple[FloatArray, FloatArray]:
     """Return the nodes and weights of Gauss-Laguerre quadrature.
 
     ``sum(weights * f(nodes))`` approximates ``int_0^inf exp(-x) f(x) dx``.
@@ -226,12 +229,12 @@ class Family(ABC):
         The link passed to ``__init__``.
     """
 
-    name = None
+    name: str | None = None
     binary = False
     float32_loglik = False
-    pass_glm_mapping = None
+    pass_glm_mapping: str | None = None
 
-    def __init__(self, link, n_quadrature=32):
+    def __init__(self, link: Link | str, n_quadrature: int = 32) -> None:
         if not isinstance(link, Link):
             raise TypeError(f"link must be a skcoreset.families.Link, got {link!r}.")
         self.link = link
@@ -247,7 +250,7 @@ class Family(ABC):
 
     # --- the likelihood (abstract) -------------------------------------------------------
     @abstractmethod
-    def loglik(self, y, eta):
+    def loglik(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """The log-likelihood ``log p(y | eta)`` of each point, normalising constants
         included (so sums of it are log marginal likelihood terms).
 
@@ -264,7 +267,7 @@ class Family(ABC):
         """
 
     @abstractmethod
-    def d1(self, y, eta):
+    def d1(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """First derivative of :meth:`loglik` in ``eta``.
 
         Parameters
@@ -280,7 +283,7 @@ class Family(ABC):
         """
 
     @abstractmethod
-    def d2(self, y, eta):
+    def d2(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """Second derivative of :meth:`loglik` in ``eta`` (non-positive for the
         log-concave likelihoods here).
 
@@ -297,7 +300,7 @@ class Family(ABC):
         """
 
     @abstractmethod
-    def predictive_variance(self, mean, var):
+    def predictive_variance(self, mean: FloatArray, var: FloatArray) -> FloatArray:
         """Variance of a new target given the posterior moments of its mean.
 
         Parameters
@@ -313,7 +316,7 @@ class Family(ABC):
         """
 
     @abstractmethod
-    def sample(self, eta, random_state=None):
+    def sample(self, eta: FloatArray, random_state: RandomStateLike = None) -> FloatArray:
         """Draw targets, in the encoding of :meth:`fit_target`, given linear predictors.
 
         Parameters
@@ -329,7 +332,7 @@ class Family(ABC):
         """
 
     # --- the mean ------------------------------------------------------------------------
-    def mean(self, eta):
+    def mean(self, eta: FloatArray) -> FloatArray:
         """The conditional mean ``E[y | eta]``, the inverse link (for a binary family the
         probability of the positive class).
 
@@ -344,7 +347,7 @@ class Family(ABC):
         """
         return self.link.inverse(eta)
 
-    def initial_predictor(self, mean_target):
+    def initial_predictor(self, mean_target: float) -> float:
         """The constant linear predictor that fits the weighted mean of the encoded targets:
         where Newton's method starts the intercept.
 
@@ -361,7 +364,8 @@ class Family(ABC):
         return self.link(mean_target)
 
     # --- targets ---------------------------------------------------------------------------
-    def fit_target(self, y, classes=None):
+    def fit_target(self, y: ArrayLike,
+                   classes: ArrayLike | None = None) -> tuple[FloatArray, Any]:
         """Validate the training targets and learn what their encoding needs.
 
         Parameters
@@ -381,7 +385,7 @@ class Family(ABC):
         """
         return self.encode_target(y), None
 
-    def encode_target(self, y, classes=None):
+    def encode_target(self, y: ArrayLike, classes: ArrayLike | None = None) -> FloatArray:
         """Validate and encode targets with the ``classes`` returned by :meth:`fit_target`
         (a later block of a stream, or the targets of a fitted model).
 
@@ -402,7 +406,7 @@ class Family(ABC):
 
     # --- parameters estimated from data ----------------------------------------------------
     @property
-    def unresolved(self):
+    def unresolved(self) -> bool:
         """Whether parameters set to ``"auto"`` wait to be estimated from data.
 
         They are estimated by :meth:`resolve`; the likelihood cannot be evaluated until
@@ -410,7 +414,7 @@ class Family(ABC):
         """
         return False
 
-    def pilot_family(self):
+    def pilot_family(self) -> "Family":
         """The family whose fit gives the means :meth:`resolve` needs (an unresolved
         family only; e.g. the Poisson model for the negative binomial overdispersion).
 
@@ -420,7 +424,7 @@ class Family(ABC):
         """
         raise TypeError(f"{self!r} has no parameters to estimate from data.")
 
-    def resolve(self, y, mean, sample_weight):
+    def resolve(self, y: FloatArray, mean: FloatArray, sample_weight: FloatArray) -> "Family":
         """The family with every parameter set to ``"auto"`` estimated from targets and
         the fitted means of a pilot fit of :meth:`pilot_family`.
 
@@ -444,7 +448,7 @@ class Family(ABC):
         return self
 
     # --- one pass over many rows ---------------------------------------------------------
-    def loglik_constant(self, y):
+    def loglik_constant(self, y: FloatArray) -> FloatArray:
         """The terms of :meth:`loglik` that do not depend on ``eta`` (e.g. ``-log y!``).
 
         A sum of log-likelihoods evaluated many times at the same targets (Newton's passes
@@ -462,7 +466,8 @@ class Family(ABC):
         """
         return np.zeros(np.shape(y))
 
-    def loglik_and_derivatives(self, y, eta, second=False):
+    def loglik_and_derivatives(self, y: FloatArray, eta: FloatArray,
+                               second: bool = False) -> tuple[FloatArray, ...]:
         """:meth:`loglik` without :meth:`loglik_constant`, and its derivatives, from one
         evaluation, which a subclass overrides to share the work of the terms (e.g. one
         exponential).
@@ -485,7 +490,8 @@ class Family(ABC):
         terms = (self.loglik(y, eta) - self.loglik_constant(y), self.d1(y, eta))
         return terms + (self.d2(y, eta),) if second else terms
 
-    def loglik_in_place(self, y, eta, scratch):
+    def loglik_in_place(self, y: FloatArray, eta: FloatArray,
+                        scratch: FloatArray) -> None:
         """Overwrite ``eta`` with :meth:`loglik` up to a per-row constant: the potentials of
         the Monte Carlo coreset constructions (only their differences across draws enter),
         an ``(n, S)`` block at a time.
@@ -519,7 +525,8 @@ class Family(ABC):
         grad_v = 0.5 * (self.d2(y, eta) @ weights)
         return value, grad_m, grad_v
 
-    def expected_loglik(self, y, m, v):
+    def expected_loglik(self, y: FloatArray, m: FloatArray,
+                        v: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``E[log p(y | eta)]`` for ``eta ~ N(m, v)`` and its gradients.
 
         Gauss-Hermite quadrature with ``n_quadrature`` nodes, fewer where the variance is
@@ -549,7 +556,7 @@ class Family(ABC):
         return piecewise([(n_points == k, partial(self._quadrature_loglik, n_points=int(k)))
                           for k in counts], y, m, v)
 
-    def expected_mean(self, m, v):
+    def expected_mean(self, m: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Mean and variance of ``E[y | eta]`` over ``eta ~ N(m, v)``, by Gauss-Hermite
         quadrature with ``n_quadrature`` nodes (families override it with closed forms).
 

@@ -11,9 +11,13 @@ Gaussian posterior of ``eta``). Every function stays finite for ``|eta|`` up to 
 """
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 from scipy.special import erfcx, expit, log_expit, log_ndtr, logit, ndtr, ndtri, owens_t
+
+from .._typing import FloatArray
 
 # exp() overflows past ~709; log links evaluate exp(min(eta, LOG_RATE_MAX)) so that
 # log-likelihoods and derivatives of absurd predictors stay finite (and hugely negative).
@@ -60,7 +64,7 @@ class Link(ABC):
         ``y in {-1, +1}`` (:class:`~skcoreset.families.BinaryFamily`).
     """
 
-    name = None
+    name: str | None = None
     symmetric = False
 
     def __repr__(self):
@@ -88,7 +92,7 @@ class Link(ABC):
         """
 
     @abstractmethod
-    def inverse(self, eta):
+    def inverse(self, eta: FloatArray) -> FloatArray:
         """The mean of a linear predictor, ``mu = g^-1(eta)``.
 
         Parameters
@@ -103,7 +107,8 @@ class Link(ABC):
         """
 
     @abstractmethod
-    def inverse_derivatives(self, eta, mean=None):
+    def inverse_derivatives(self, eta: FloatArray,
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """First and second derivatives of the inverse link in ``eta``.
 
         Parameters
@@ -120,7 +125,7 @@ class Link(ABC):
             which broadcast against ``eta``.
         """
 
-    def log_inverse(self, eta):
+    def log_inverse(self, eta: FloatArray) -> FloatArray:
         """``log g^-1(eta)``, for links onto positive means.
 
         This default takes the log of :meth:`inverse`; links whose inverse underflows
@@ -138,7 +143,7 @@ class Link(ABC):
         """
         return np.log(self.inverse(eta))
 
-    def log_inverse_derivatives(self, eta):
+    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[Any, ...]:
         """First and second derivatives of :meth:`log_inverse` in ``eta``.
 
         This default forms ``mu' / mu`` and ``mu'' / mu - (mu' / mu)^2`` from
@@ -159,7 +164,8 @@ class Link(ABC):
         ratio = d1 / mean
         return ratio, d2 / mean - ratio**2
 
-    def gaussian_moments(self, m, v):
+    def gaussian_moments(self, m: FloatArray,
+                         v: FloatArray) -> tuple[FloatArray, FloatArray] | None:
         """Mean and variance of ``g^-1(eta)`` over ``eta ~ N(m, v)`` in closed form.
 
         Parameters
@@ -185,15 +191,17 @@ class IdentityLink(Link):
         """``eta = mean``."""
         return np.asarray(mean, dtype=float)
 
-    def inverse(self, eta):
+    def inverse(self, eta: FloatArray) -> FloatArray:
         """``mu = eta``."""
         return np.asarray(eta, dtype=float)
 
-    def inverse_derivatives(self, eta, mean=None):
+    def inverse_derivatives(self, eta: FloatArray,
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """``(1, 0)``."""
         return 1.0, 0.0
 
-    def gaussian_moments(self, m, v):
+    def gaussian_moments(self, m: FloatArray,
+                         v: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``(m, v)``: the mean is the predictor itself."""
         return np.asarray(m, dtype=float), np.asarray(v, dtype=float)
 
@@ -207,24 +215,26 @@ class LogLink(Link):
         """``eta = log(mean)``."""
         return np.log(mean)
 
-    def inverse(self, eta):
+    def inverse(self, eta: FloatArray) -> FloatArray:
         """``mu = exp(min(eta, 500))``: finite at any predictor."""
         return np.exp(np.minimum(eta, LOG_RATE_MAX))
 
-    def inverse_derivatives(self, eta, mean=None):
+    def inverse_derivatives(self, eta: FloatArray,
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """``(mu, mu)``: both derivatives of ``exp`` are the mean."""
         mean = self.inverse(eta) if mean is None else mean
         return mean, mean
 
-    def log_inverse(self, eta):
+    def log_inverse(self, eta: FloatArray) -> FloatArray:
         """``log mu = eta`` (uncapped)."""
         return np.asarray(eta, dtype=float)
 
-    def log_inverse_derivatives(self, eta):
+    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[Any, ...]:
         """``(1, 0)``."""
         return 1.0, 0.0
 
-    def gaussian_moments(self, m, v):
+    def gaussian_moments(self, m: FloatArray,
+                         v: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The log-normal moments ``exp(m + v / 2)`` and ``exp(2 m + v) (e^v - 1)``."""
         return lognormal_moments(m, v)
 
@@ -242,23 +252,24 @@ class SoftplusLink(Link):
         mean = np.asarray(mean, dtype=float)
         return mean + np.log(-np.expm1(-mean))
 
-    def inverse(self, eta):
+    def inverse(self, eta: FloatArray) -> FloatArray:
         """``mu = log(1 + exp(eta))``, stable."""
         return np.logaddexp(0.0, eta)
 
-    def inverse_derivatives(self, eta, mean=None):
+    def inverse_derivatives(self, eta: FloatArray,
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """``(sigmoid(eta), sigmoid(eta) sigmoid(-eta))``."""
         sig = expit(eta)
         return sig, sig * expit(np.negative(eta))
 
-    def log_inverse(self, eta):
+    def log_inverse(self, eta: FloatArray) -> FloatArray:
         """``log softplus(eta)``, equal to ``eta`` to double precision below -35 (where the
         softplus itself would underflow)."""
         eta = np.asarray(eta, dtype=float)
         small = eta < SOFTPLUS_LOG_CUTOFF
         return np.where(small, eta, np.log(self.inverse(np.where(small, 0.0, eta))))
 
-    def log_inverse_derivatives(self, eta):
+    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[Any, ...]:
         """``r = sigmoid / softplus`` and ``r (1 - sigmoid) - r^2``."""
         ratio = np.exp(log_expit(eta) - self.log_inverse(eta))
         return ratio, ratio * (1.0 - expit(eta)) - ratio**2
@@ -277,21 +288,22 @@ class LogitLink(Link):
         """``eta = log(p / (1 - p))``."""
         return logit(mean)
 
-    def inverse(self, eta):
+    def inverse(self, eta: FloatArray) -> FloatArray:
         """``p = sigmoid(eta)``."""
         return expit(eta)
 
-    def inverse_derivatives(self, eta, mean=None):
+    def inverse_derivatives(self, eta: FloatArray,
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """``p q`` and ``p q (q - p)`` with ``p = sigmoid(eta)``, ``q = sigmoid(-eta)``
         (``q`` evaluated, not ``1 - p``, which cancels to 0 for large ``eta``)."""
         p, q = expit(eta), expit(np.negative(eta))
         return p * q, p * q * (q - p)
 
-    def log_inverse(self, eta):
+    def log_inverse(self, eta: FloatArray) -> FloatArray:
         """``log sigmoid(eta)``, stable."""
         return log_expit(eta)
 
-    def log_inverse_derivatives(self, eta):
+    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[Any, ...]:
         """``sigmoid(-eta)`` and ``-sigmoid(eta) sigmoid(-eta)``."""
         q = expit(np.negative(eta))
         return q, -expit(eta) * q
@@ -316,21 +328,22 @@ class ProbitLink(Link):
         """``eta = Phi^-1(p)``."""
         return ndtri(mean)
 
-    def inverse(self, eta):
+    def inverse(self, eta: FloatArray) -> FloatArray:
         """``p = Phi(eta)``."""
         return ndtr(eta)
 
-    def inverse_derivatives(self, eta, mean=None):
+    def inverse_derivatives(self, eta: FloatArray,
+                            mean: FloatArray | None = None) -> tuple[Any, ...]:
         """``phi(eta)`` and ``-eta phi(eta)``."""
         eta = np.asarray(eta, dtype=float)
         pdf = np.exp(-0.5 * eta**2) / np.sqrt(2.0 * np.pi)
         return pdf, -eta * pdf
 
-    def log_inverse(self, eta):
+    def log_inverse(self, eta: FloatArray) -> FloatArray:
         """``log Phi(eta)``, stable in both tails."""
         return log_ndtr(eta)
 
-    def log_inverse_derivatives(self, eta):
+    def log_inverse_derivatives(self, eta: FloatArray) -> tuple[Any, ...]:
         """The inverse Mills ratio ``r = phi / Phi`` and ``-r (eta + r)``."""
         eta = np.asarray(eta, dtype=float)
         r = np.sqrt(2.0 / np.pi) / erfcx(-eta / np.sqrt(2.0))
@@ -342,7 +355,8 @@ class ProbitLink(Link):
             gap = np.where(far, series, gap)
         return r, -r * gap
 
-    def gaussian_moments(self, m, v):
+    def gaussian_moments(self, m: FloatArray,
+                         v: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``Phi(h)`` and ``Phi(h) Phi(-h) - 2 T(h, 1 / sqrt(1 + 2 v))``,
         ``h = m / sqrt(1 + v)``."""
         m, v = np.asarray(m, dtype=float), np.asarray(v, dtype=float)
@@ -356,7 +370,7 @@ LINKS = {link.name: link for link in (IdentityLink, LogLink, SoftplusLink, Logit
                                       ProbitLink)}
 
 
-def make_link(link, allowed=None):
+def make_link(link: Link | str, allowed: Iterable[str] | None = None) -> Link:
     """The link of a name, or ``link`` itself when it is a :class:`Link`.
 
     Parameters

@@ -1,10 +1,14 @@
 """Bernoulli likelihoods of two classes, encoded ``y in {-1, +1}``, with a symmetric link."""
 
+from typing import Any
+
 import numpy as np
 from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import Family, as_column, by_width, wide_gaussian_nodes
+from ._links import Link
+from .._typing import ArrayInput, FloatArray, RandomStateLike
 
 
 def _plus_minus(positive):
@@ -63,7 +67,7 @@ class BinaryFamily(Family):
 
     binary = True
 
-    def __init__(self, link, n_quadrature=32):
+    def __init__(self, link: Link, n_quadrature: int = 32) -> None:
         super().__init__(link, n_quadrature=n_quadrature)
         if not link.symmetric:
             raise ValueError(
@@ -78,7 +82,8 @@ class BinaryFamily(Family):
 
     # --- targets ---------------------------------------------------------------------------
     @classmethod
-    def check_classes(cls, labels, *, source="y", hint="", one_class_ok=False):
+    def check_classes(cls, labels: ArrayInput, *, source: str = "y", hint: str = "",
+                      one_class_ok: bool = False) -> Any:
         """The two class labels, sorted, from labels (or declared classes).
 
         Parameters
@@ -119,7 +124,8 @@ class BinaryFamily(Family):
             "{} contains only one class ({}); the {} model needs samples of two "
             "classes.".format(source, classes[0] if len(classes) else "none", model))
 
-    def fit_target(self, y, classes=None, *, hint=""):
+    def fit_target(self, y: ArrayInput, classes: ArrayInput | None = None, *,
+                   hint: str = "") -> tuple[FloatArray, Any]:
         """Validate the labels; ``classes`` (sorted) from ``classes`` when given, else from y.
 
         Parameters
@@ -149,7 +155,8 @@ class BinaryFamily(Family):
         return self.encode_target(y, classes), classes
 
     @staticmethod
-    def encode_target(y, classes=None, *, hint="", all_seen=False):
+    def encode_target(y: ArrayInput, classes: ArrayInput = None, *, hint: str = "",
+                      all_seen: bool = False) -> FloatArray:
         """±1 labels against known ``classes``; unseen labels raise a ``ValueError``.
 
         Parameters
@@ -171,7 +178,7 @@ class BinaryFamily(Family):
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
             raise ValueError("Input y contains NaN or infinity.")
-        unseen = [] if all_seen else np.setdiff1d(np.unique(y), classes)
+        unseen: Any = [] if all_seen else np.setdiff1d(np.unique(y), classes)
         if len(unseen):
             raise ValueError(f"y contains labels {unseen[:5].tolist()} not in classes_ "
                              f"{np.asarray(classes).tolist()}.{hint}")
@@ -180,7 +187,7 @@ class BinaryFamily(Family):
         return _plus_minus(y == classes[1])
 
     # --- the likelihood: log F at the margin y eta -------------------------------------------
-    def loglik(self, y, eta):
+    def loglik(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``log F(y eta)``.
 
         Parameters
@@ -196,7 +203,7 @@ class BinaryFamily(Family):
         """
         return self.link.log_inverse(as_column(y, eta) * eta)
 
-    def d1(self, y, eta):
+    def d1(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``y (log F)'(y eta)``.
 
         Parameters
@@ -213,7 +220,7 @@ class BinaryFamily(Family):
         y = as_column(y, eta)
         return y * self.link.log_inverse_derivatives(y * eta)[0]
 
-    def d2(self, y, eta):
+    def d2(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``(log F)''(y eta)`` (``y^2 = 1``).
 
         Parameters
@@ -229,7 +236,8 @@ class BinaryFamily(Family):
         """
         return self.link.log_inverse_derivatives(as_column(y, eta) * eta)[1]
 
-    def loglik_and_derivatives(self, y, eta, second=False):
+    def loglik_and_derivatives(self, y: FloatArray, eta: FloatArray,
+                               second: bool = False) -> tuple[FloatArray, ...]:
         """The log-likelihood and its derivatives from one evaluation at the margins.
 
         Parameters
@@ -253,7 +261,7 @@ class BinaryFamily(Family):
         terms = (self.link.log_inverse(margin), y * d1)
         return terms + (d2,) if second else terms
 
-    def initial_predictor(self, mean_target):
+    def initial_predictor(self, mean_target: float) -> float:
         """The link of ``P(y = +1) = (1 + mean) / 2`` for the mean of ±1 labels, clipped
         to ``[1e-6, 1 - 1e-6]`` so that one class only gives a finite start.
 
@@ -268,7 +276,7 @@ class BinaryFamily(Family):
         """
         return self.link(np.clip(0.5 * (1.0 + mean_target), 1e-6, 1 - 1e-6))
 
-    def predictive_variance(self, mean, var):
+    def predictive_variance(self, mean: FloatArray, var: FloatArray) -> FloatArray:
         """Variance of the positive-class indicator, ``E[p] (1 - E[p])`` (the posterior
         variance ``var`` of p is part of it: ``E[p (1 - p)] + Var[p]``).
 
@@ -283,7 +291,7 @@ class BinaryFamily(Family):
         """
         return mean * (1.0 - mean)
 
-    def sample(self, eta, random_state=None):
+    def sample(self, eta: FloatArray, random_state: RandomStateLike = None) -> FloatArray:
         """Draws of ±1 labels given linear predictors.
 
         Parameters
@@ -302,7 +310,8 @@ class BinaryFamily(Family):
         return np.where(rng.random_sample(np.shape(eta)) < self.mean(eta), 1.0, -1.0)
 
     # --- expectations over a Gaussian linear predictor -------------------------------------
-    def expected_loglik(self, y, m, v):
+    def expected_loglik(self, y: FloatArray, m: FloatArray,
+                        v: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``E[log F(y eta)]`` for ``eta ~ N(m, v)`` and its gradients in ``m`` and ``v``.
 
         Gauss-Hermite quadrature for ``v <= 1`` (:meth:`Family.expected_loglik`); for wider
@@ -323,7 +332,7 @@ class BinaryFamily(Family):
         """
         return by_width(v, super().expected_loglik, self._wide_expected_loglik, y, m, v)
 
-    def expected_mean(self, m, v):
+    def expected_mean(self, m: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Mean and variance of ``P(y = +1 | eta) = F(eta)`` over ``eta ~ N(m, v)``.
 
         The link's closed form where it has one (:meth:`Link.gaussian_moments`, e.g. the

@@ -6,6 +6,7 @@ from sklearn.utils import check_random_state
 from .._numbers import check_positive_number
 from ._base import Family, as_column
 from ._links import IdentityLink
+from .._typing import FloatArray, RandomStateLike
 
 
 class GaussianFamily(Family):
@@ -24,7 +25,7 @@ class GaussianFamily(Family):
 
     name = "gaussian"
 
-    def __init__(self, noise_scale=1.0, n_quadrature=32):
+    def __init__(self, noise_scale: float = 1.0, n_quadrature: int = 32) -> None:
         super().__init__(IdentityLink(), n_quadrature=n_quadrature)
         self.noise_scale = check_positive_number("noise_scale", noise_scale)
 
@@ -38,7 +39,7 @@ class GaussianFamily(Family):
     def _log_norm(self):
         return -0.5 * np.log(2.0 * np.pi * self.noise_scale**2)
 
-    def loglik(self, y, eta):
+    def loglik(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``-(y - eta)^2 / (2 noise^2) - log(2 pi noise^2) / 2``.
 
         Parameters
@@ -55,7 +56,7 @@ class GaussianFamily(Family):
         resid = as_column(y, eta) - eta
         return -0.5 * self._precision * resid**2 + self._log_norm()
 
-    def d1(self, y, eta):
+    def d1(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``(y - eta) / noise^2``.
 
         Parameters
@@ -71,7 +72,7 @@ class GaussianFamily(Family):
         """
         return self._precision * (as_column(y, eta) - eta)
 
-    def d2(self, y, eta):
+    def d2(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``-1 / noise^2`` everywhere.
 
         Parameters
@@ -87,7 +88,8 @@ class GaussianFamily(Family):
         """
         return np.full(np.shape(eta), -self._precision)
 
-    def loglik_in_place(self, y, eta, scratch):
+    def loglik_in_place(self, y: FloatArray, eta: FloatArray,
+                        scratch: FloatArray) -> None:
         """In place: ``eta <- -(y - eta)^2 / (2 noise^2)`` (the normaliser dropped).
 
         Parameters
@@ -103,7 +105,7 @@ class GaussianFamily(Family):
         np.square(eta, out=eta)
         np.multiply(eta, -0.5 * self._precision, out=eta)
 
-    def predictive_variance(self, mean, var):
+    def predictive_variance(self, mean: FloatArray, var: FloatArray) -> FloatArray:
         """``noise_scale^2 + Var[eta]``.
 
         Parameters
@@ -117,7 +119,7 @@ class GaussianFamily(Family):
         """
         return self.noise_scale**2 + var
 
-    def sample(self, eta, random_state=None):
+    def sample(self, eta: FloatArray, random_state: RandomStateLike = None) -> FloatArray:
         """Gaussian draws of targets given linear predictors.
 
         Parameters
@@ -135,7 +137,8 @@ class GaussianFamily(Family):
         return np.asarray(eta, dtype=float) + self.noise_scale * rng.standard_normal(
             np.shape(eta))
 
-    def expected_loglik(self, y, m, v):
+    def expected_loglik(self, y: FloatArray, m: FloatArray,
+                        v: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``E[log p(y | eta)]`` over ``eta ~ N(m, v)`` in closed form,
         ``-((y - m)^2 + v) / (2 noise^2) - log(2 pi noise^2) / 2``, and its gradients.
 
@@ -154,7 +157,7 @@ class GaussianFamily(Family):
         value = -0.5 * self._precision * ((y - m) ** 2 + v) + self._log_norm()
         return value, self._precision * (y - m), np.full(m.shape, -0.5 * self._precision)
 
-    def expected_mean(self, m, v):
+    def expected_mean(self, m: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``(m, v)``: the mean is the linear predictor itself.
 
         Parameters

@@ -6,6 +6,7 @@ from scipy.special import expit, ndtr
 from ._base import as_column, exp_log1p_exp_neg, half_lines, normal_pdf
 from ._links import LogitLink
 from .binary import BinaryFamily
+from .._typing import FloatArray
 
 
 class LogisticFamily(BinaryFamily):
@@ -31,11 +32,11 @@ class LogisticFamily(BinaryFamily):
     float32_loglik = True
     pass_glm_mapping = "logistic"
 
-    def __init__(self, n_quadrature=32):
+    def __init__(self, n_quadrature: int = 32) -> None:
         super().__init__(LogitLink(), n_quadrature=n_quadrature)
 
     # --- the likelihood --------------------------------------------------------------------
-    def loglik(self, y, eta):
+    def loglik(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``log sigmoid(y eta) = min(s, 0) - log(1 + exp(-|s|))``, ``s = y eta``.
 
         Stable, and about twice as fast as :func:`scipy.special.log_expit` on large
@@ -68,7 +69,7 @@ class LogisticFamily(BinaryFamily):
         s = as_column(y, eta) * eta
         return np.minimum(s, 0.0) - np.log1p(np.exp(-np.abs(s)))
 
-    def d1(self, y, eta):
+    def d1(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``y sigmoid(-y eta)``.
 
         Parameters
@@ -85,7 +86,7 @@ class LogisticFamily(BinaryFamily):
         y = as_column(y, eta)
         return y * expit(-y * eta)
 
-    def d2(self, y, eta):
+    def d2(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``-sigmoid(eta) sigmoid(-eta)`` (not ``p (1 - p)``, which cancels to 0 for
         ``eta >> 1``); the same for both labels.
 
@@ -102,7 +103,8 @@ class LogisticFamily(BinaryFamily):
         """
         return -expit(eta) * expit(-eta)
 
-    def loglik_and_derivatives(self, y, eta, second=False):
+    def loglik_and_derivatives(self, y: FloatArray, eta: FloatArray,
+                               second: bool = False) -> tuple[FloatArray, ...]:
         """The log-likelihood and its derivatives from one exponential.
 
         With ``s = y eta`` and ``e = exp(-|s|)``: ``log sigmoid(s) = min(s, 0) - log1p(e)``,
@@ -133,7 +135,8 @@ class LogisticFamily(BinaryFamily):
             return loglik, d1
         return loglik, d1, -e / (one_plus_e * one_plus_e)
 
-    def loglik_in_place(self, y, eta, scratch):
+    def loglik_in_place(self, y: FloatArray, eta: FloatArray,
+                        scratch: FloatArray) -> None:
         """In place: ``eta <- log sigmoid(y eta) = min(z, 0) - log1p(exp(-|z|))``,
         ``z = y eta``, from SIMD numpy ufuncs (:func:`scipy.special.log_expit` is a scalar
         loop, ~10x slower).

@@ -1,6 +1,9 @@
 """Negative binomial likelihood (NB2) for overdispersed counts, with log link."""
 
+from typing import cast
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import digamma, expit, gammaln, log_expit, polygamma
 from sklearn.utils import check_random_state
 
@@ -8,6 +11,7 @@ from .._numbers import check_positive_number
 from ._base import Family, as_column, check_non_negative_targets
 from ._links import LOG_VAR_MAX, LogLink
 from .poisson import PoissonFamily
+from .._typing import FloatArray, Moments, RandomStateLike
 
 # alpha -> 0 is the Poisson limit; underdispersed data get this (the Poisson model, in effect).
 _MIN_ALPHA = 1e-8
@@ -47,7 +51,7 @@ class NegativeBinomialFamily(Family):
 
     name = "negative_binomial"
 
-    def __init__(self, alpha="auto", n_quadrature=32):
+    def __init__(self, alpha: float | str = "auto", n_quadrature: int = 32) -> None:
         super().__init__(LogLink(), n_quadrature=n_quadrature)
         if isinstance(alpha, str) and alpha != "auto":
             raise ValueError(f"alpha must be a positive number or 'auto', got {alpha!r}.")
@@ -68,7 +72,7 @@ class NegativeBinomialFamily(Family):
                 "as alpha to evaluate the likelihood directly.")
         return 1.0 / self.alpha
 
-    def encode_target(self, y, classes=None):
+    def encode_target(self, y: ArrayLike, classes: ArrayLike | None = None) -> FloatArray:
         """Non-negative targets (counts or rates) as float64; NaN, infinite and negative
         values raise ``ValueError``.
 
@@ -86,11 +90,11 @@ class NegativeBinomialFamily(Family):
         return check_non_negative_targets(y, "Negative binomial")
 
     @property
-    def unresolved(self):
+    def unresolved(self) -> bool:
         """Whether ``alpha`` is ``"auto"``, still to be estimated (:meth:`resolve`)."""
         return isinstance(self.alpha, str)
 
-    def pilot_family(self):
+    def pilot_family(self) -> Family:
         """The Poisson model with log link: its fit has the means of the negative binomial
         model (the same mean function), from which :meth:`resolve` estimates ``alpha``.
 
@@ -100,7 +104,7 @@ class NegativeBinomialFamily(Family):
         """
         return PoissonFamily(link="log")
 
-    def resolve(self, y, mean, sample_weight):
+    def resolve(self, y: FloatArray, mean: FloatArray, sample_weight: FloatArray) -> Family:
         """This family with ``alpha="auto"`` set to its method-of-moments estimate.
 
         Under NB2, ``E[(y - mu)^2] = mu + alpha mu^2``, so with the means ``mu_n`` of a
@@ -125,11 +129,11 @@ class NegativeBinomialFamily(Family):
         if not self.unresolved:
             return self
         w = sample_weight
-        alpha = np.sum(w * ((y - mean) ** 2 - mean)) / np.sum(w * mean**2)
+        alpha: float = np.sum(w * ((y - mean) ** 2 - mean)) / np.sum(w * mean**2)
         alpha = float(max(alpha, _MIN_ALPHA)) if np.isfinite(alpha) else _MIN_ALPHA
         return NegativeBinomialFamily(alpha=alpha, n_quadrature=self.n_quadrature)
 
-    def with_alpha(self, alpha):
+    def with_alpha(self, alpha: float | str) -> "NegativeBinomialFamily":
         """Return this family with the overdispersion ``alpha``.
 
         Parameters
@@ -144,7 +148,8 @@ class NegativeBinomialFamily(Family):
         """
         return NegativeBinomialFamily(alpha=float(alpha), n_quadrature=self.n_quadrature)
 
-    def log_alpha_derivatives(self, y, eta, second=True):
+    def log_alpha_derivatives(self, y: FloatArray, eta: FloatArray,
+                              second: bool = True) -> tuple[FloatArray, ...]:
         """Differentiate :meth:`loglik` in ``rho = log alpha``.
 
         ``dl/drho``, ``d2l/drho2`` and ``d2l/drho deta`` follow from the derivatives in
@@ -186,7 +191,7 @@ class NegativeBinomialFamily(Family):
     initial_predictor = PoissonFamily.initial_predictor  # the same mean function
 
     # --- the likelihood: u = eta - log r, mu / (r + mu) = sigmoid(u) ---------------------
-    def loglik(self, y, eta):
+    def loglik(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """The NB2 log-likelihood of the class docstring, with ``mu = exp(eta)``.
 
         Parameters
@@ -208,7 +213,7 @@ class NegativeBinomialFamily(Family):
         ``eta``-free Gamma-function terms."""
         return y * log_expit(u) - self._r * np.logaddexp(0.0, u)
 
-    def loglik_constant(self, y):
+    def loglik_constant(self, y: FloatArray) -> FloatArray:
         """``log Gamma(y + r) - log Gamma(r) - log y!``, the terms without ``eta``.
 
         Parameters
@@ -224,7 +229,8 @@ class NegativeBinomialFamily(Family):
         y = np.asarray(y, dtype=float)
         return gammaln(y + r) - gammaln(r) - gammaln(y + 1.0)
 
-    def loglik_and_derivatives(self, y, eta, second=False):
+    def loglik_and_derivatives(self, y: FloatArray, eta: FloatArray,
+                               second: bool = False) -> tuple[FloatArray, ...]:
         """``y log sigmoid(u) - r log(1 + e^u)`` (``u = eta - log r``) and its derivatives
         ``y sigmoid(-u) - r sigmoid(u)`` and ``-(y + r) sigmoid(u) sigmoid(-u)``, from one
         evaluation.
@@ -250,7 +256,7 @@ class NegativeBinomialFamily(Family):
         terms = (self._loglik_kernel(y, u), y * q - r * p)
         return terms + (-(y + r) * p * q,) if second else terms
 
-    def d1(self, y, eta):
+    def d1(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``y sigmoid(-u) - r sigmoid(u) = r (y - mu) / (r + mu)``, ``u = eta - log r``.
 
         Parameters
@@ -268,7 +274,7 @@ class NegativeBinomialFamily(Family):
         u = eta - np.log(r)
         return as_column(y, eta) * expit(-u) - r * expit(u)  # r (y - mu) / (r + mu)
 
-    def d2(self, y, eta):
+    def d2(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``-(y + r) sigmoid(u) sigmoid(-u)``, ``u = eta - log r``.
 
         Parameters
@@ -286,7 +292,7 @@ class NegativeBinomialFamily(Family):
         u = eta - np.log(r)
         return -(as_column(y, eta) + r) * expit(u) * expit(-u)
 
-    def expected_mean(self, m, v):
+    def expected_mean(self, m: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The log-normal moments of ``mu = exp(eta)`` over ``eta ~ N(m, v)``
         (:meth:`LogLink.gaussian_moments`).
 
@@ -299,9 +305,10 @@ class NegativeBinomialFamily(Family):
         -------
         mean, var : ndarray of shape (n,)
         """
-        return self.link.gaussian_moments(m, v)
+        # LogLink's closed form
+        return cast(Moments, self.link.gaussian_moments(m, v))
 
-    def predictive_variance(self, mean, var):
+    def predictive_variance(self, mean: FloatArray, var: FloatArray) -> FloatArray:
         """``E[mu + alpha mu^2] + Var[mu] = E[mu] + Var[mu] + alpha (Var[mu] + E[mu]^2)``,
         capped at ``exp(700)`` like the variance of the mean
         (:meth:`LogLink.gaussian_moments`).
@@ -319,7 +326,7 @@ class NegativeBinomialFamily(Family):
             total = mean + var + (var + mean**2) / self._r
         return np.minimum(total, np.exp(LOG_VAR_MAX))
 
-    def sample(self, eta, random_state=None):
+    def sample(self, eta: FloatArray, random_state: RandomStateLike = None) -> FloatArray:
         """Negative binomial draws of counts given linear predictors.
 
         Parameters

@@ -1,12 +1,16 @@
 """Poisson likelihood for counts (and non-negative rates), with log or softplus link."""
 
+from typing import cast
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import gammaln, ndtr
 from sklearn.utils import check_random_state
 
 from ._base import (Family, as_column, by_width, check_non_negative_targets,
                     exp_log1p_exp_neg, half_lines, normal_pdf)
-from ._links import LOG_RATE_MAX, SOFTPLUS_LOG_CUTOFF, LogLink, make_link
+from ._links import LOG_RATE_MAX, SOFTPLUS_LOG_CUTOFF, Link, LogLink, make_link
+from .._typing import FloatArray, Moments, RandomStateLike
 
 
 class PoissonFamily(Family):
@@ -30,7 +34,7 @@ class PoissonFamily(Family):
 
     name = "poisson"
 
-    def __init__(self, link="log", n_quadrature=32):
+    def __init__(self, link: Link | str = "log", n_quadrature: int = 32) -> None:
         super().__init__(make_link(link, allowed=("log", "softplus")),
                          n_quadrature=n_quadrature)
         # the canonical link has closed forms and one-exponential derivatives and kernel
@@ -40,17 +44,18 @@ class PoissonFamily(Family):
         return {"link": self.link_name, **super()._params()}
 
     @property
-    def link_name(self):
+    def link_name(self) -> str | None:
         """The name of :attr:`link`, ``"log"`` or ``"softplus"``."""
         return self.link.name
 
+    # a read-only property where other families have a class constant
     @property
-    def pass_glm_mapping(self):
+    def pass_glm_mapping(self) -> str | None:  # type: ignore[override]
         """``"poisson"`` with the log link (``y s - e^s``, the canonical form PASS-GLM
         approximates), else None."""
         return "poisson" if self._log_link else None
 
-    def encode_target(self, y, classes=None):
+    def encode_target(self, y: ArrayLike, classes: ArrayLike | None = None) -> FloatArray:
         """Non-negative targets (counts or rates) as float64; NaN, infinite and negative
         values raise ``ValueError``.
 
@@ -68,7 +73,8 @@ class PoissonFamily(Family):
         return check_non_negative_targets(y, "Poisson")
 
     @staticmethod
-    def exposure_as_weight(y, sample_weight, exposure):
+    def exposure_as_weight(y: FloatArray, sample_weight: FloatArray,
+                           exposure: FloatArray) -> tuple[FloatArray, FloatArray, float]:
         """Counts observed over an exposure, as rates weighted by the exposure.
 
         The model ``y_n ~ Poisson(e_n mu(eta_n))`` (the rate ``mu`` per unit of exposure
@@ -102,7 +108,7 @@ class PoissonFamily(Family):
                     + exposure * gammaln(rates + 1.0))
         return rates, sample_weight * exposure, float(sample_weight @ constant)
 
-    def initial_predictor(self, mean_target):
+    def initial_predictor(self, mean_target: float) -> float:
         """The link of the mean count, clipped below at 1e-3 (a finite start for all-zero
         counts).
 
@@ -118,7 +124,7 @@ class PoissonFamily(Family):
         return self.link(np.maximum(mean_target, 1e-3))
 
     # --- the likelihood: y log(rate) - rate - log(y!) ------------------------------------
-    def loglik(self, y, eta):
+    def loglik(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``y log(rate) - rate - log Gamma(y + 1)`` with ``rate = link.inverse(eta)``.
 
         Parameters
@@ -140,7 +146,7 @@ class PoissonFamily(Family):
         # y * log_rate with the convention 0 * log 0 = 0
         return np.where(y > 0, y * self.link.log_inverse(eta), 0.0) - rate
 
-    def loglik_constant(self, y):
+    def loglik_constant(self, y: FloatArray) -> FloatArray:
         """``-log Gamma(y + 1)``, the terms without ``eta``.
 
         Parameters
@@ -154,7 +160,8 @@ class PoissonFamily(Family):
         """
         return -gammaln(np.asarray(y, dtype=float) + 1.0)
 
-    def loglik_and_derivatives(self, y, eta, second=False):
+    def loglik_and_derivatives(self, y: FloatArray, eta: FloatArray,
+                               second: bool = False) -> tuple[FloatArray, ...]:
         """``y log(rate) - rate`` and its derivatives ``y (log rate)' - rate'`` and
         ``y (log rate)'' - rate''``, from one evaluation of the rate (one exponential for
         the log link, whose derivatives are the rate itself).
@@ -183,7 +190,7 @@ class PoissonFamily(Family):
         terms = (loglik, y * log_d1 - rate_d1)
         return terms + (y * log_d2 - rate_d2,) if second else terms
 
-    def d1(self, y, eta):
+    def d1(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``y (log rate)' - rate'``: ``y - rate`` for the log link.
 
         Parameters
@@ -203,7 +210,7 @@ class PoissonFamily(Family):
         rate_d1 = self.link.inverse_derivatives(eta)[0]
         return y * self.link.log_inverse_derivatives(eta)[0] - rate_d1
 
-    def d2(self, y, eta):
+    def d2(self, y: FloatArray, eta: FloatArray) -> FloatArray:
         """``y (log rate)'' - rate''``: ``-rate`` for the log link.
 
         Parameters
@@ -223,7 +230,8 @@ class PoissonFamily(Family):
         rate_d2 = self.link.inverse_derivatives(eta)[1]
         return y * self.link.log_inverse_derivatives(eta)[1] - rate_d2
 
-    def loglik_in_place(self, y, eta, scratch):
+    def loglik_in_place(self, y: FloatArray, eta: FloatArray,
+                        scratch: FloatArray) -> None:
         """In place: ``eta <- y log(rate) - rate`` (``-log y!`` dropped), from vectorised
         ufuncs in the two scratch buffers.
 
@@ -258,7 +266,7 @@ class PoissonFamily(Family):
         np.multiply(log_rate, y[:, None], out=eta)
         np.subtract(eta, rate, out=eta)
 
-    def predictive_variance(self, mean, var):
+    def predictive_variance(self, mean: FloatArray, var: FloatArray) -> FloatArray:
         """``E[rate] + Var[rate]``: Poisson noise plus the posterior uncertainty of the rate.
 
         Parameters
@@ -272,7 +280,8 @@ class PoissonFamily(Family):
         """
         return mean + var
 
-    def sample(self, eta, random_state=None, exposure=None):
+    def sample(self, eta: FloatArray, random_state: RandomStateLike = None,
+               exposure: FloatArray | None = None) -> FloatArray:
         """Poisson draws of counts given linear predictors.
 
         Parameters
@@ -294,7 +303,8 @@ class PoissonFamily(Family):
             rate = as_column(exposure, eta) * rate
         return check_random_state(random_state).poisson(rate).astype(float)
 
-    def loglik_with_exposure(self, y, eta, exposure):
+    def loglik_with_exposure(self, y: FloatArray, eta: FloatArray,
+                             exposure: FloatArray) -> FloatArray:
         """``log p(y | eta)`` of counts observed over an exposure, ``y ~ Poisson(e rate)``:
         ``y log(e rate) - e rate - log y!`` (for the log link, :meth:`loglik` at
         ``eta + log e``).
@@ -317,7 +327,8 @@ class PoissonFamily(Family):
         return (np.where(y > 0, y * log_mean, 0.0) - exposure * self.mean(eta)
                 + self.loglik_constant(y))
 
-    def expected_loglik(self, y, m, v):
+    def expected_loglik(self, y: FloatArray, m: FloatArray,
+                        v: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``E[log p(y | eta)]`` for ``eta ~ N(m, v)`` and its gradients: in closed form for
         the log link (``y m - exp(m + v / 2) - log y!``), by quadrature otherwise
         (:meth:`Family.expected_loglik`).
@@ -357,7 +368,7 @@ class PoissonFamily(Family):
         mean = e_max + e_r
         return mean, np.maximum(e_max_sq + 2.0 * e_max_r + e_r_sq - mean**2, 0.0)
 
-    def expected_mean(self, m, v):
+    def expected_mean(self, m: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Mean and variance of the rate over ``eta ~ N(m, v)``: log-normal moments for the
         log link (:meth:`LogLink.gaussian_moments`); for the softplus link Gauss-Hermite
         quadrature for ``v <= 1`` and a splitting of the softplus beyond.
@@ -372,5 +383,6 @@ class PoissonFamily(Family):
         mean, var : ndarray of shape (n,)
         """
         if self._log_link:
-            return self.link.gaussian_moments(m, v)
+            # LogLink's closed form
+            return cast(Moments, self.link.gaussian_moments(m, v))
         return by_width(v, super().expected_mean, self._softplus_wide_moments, m, v)

@@ -24,5 +24,5 @@ class ProbitFamily(BinaryFamily):
     name = "probit"
     pass_glm_mapping = "probit"
 
-    def __init__(self, n_quadrature=32):
+    def __init__(self, n_quadrature: int = 32) -> None:
         super().__init__(ProbitLink(), n_quadrature=n_quadrature)

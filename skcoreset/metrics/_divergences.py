@@ -1,14 +1,17 @@
 """KL divergences and mean errors between Gaussian (or moment-matched) posteriors."""
 
+from typing import Any
+
 import numpy as np
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
 from .._linalg import gaussian_kl_cholesky, stable_cholesky
 from .._posterior import GaussianPosterior
+from .._typing import ArrayInput
 
 
-def _check_mean_cov(mean, cov, name):
+def _check_mean_cov(mean: ArrayInput, cov: ArrayInput, name: str) -> tuple[Any, Any]:
     mean = check_array(mean, ensure_2d=False, dtype=np.float64, input_name=f"mean{name}")
     cov = check_array(cov, ensure_2d=False, dtype=np.float64, input_name=f"cov{name}")
     if mean.ndim != 1:
@@ -19,7 +22,8 @@ def _check_mean_cov(mean, cov, name):
     return mean, cov
 
 
-def gaussian_kl(mean0, cov0, mean1, cov1):
+def gaussian_kl(mean0: ArrayInput, cov0: ArrayInput, mean1: ArrayInput,
+                cov1: ArrayInput) -> float:
     """Kullback-Leibler divergence ``KL(N(mean0, cov0) || N(mean1, cov1))``.
 
     Computed from Cholesky factors (triangular solves, no explicit inverse), with the
@@ -68,7 +72,7 @@ def gaussian_kl(mean0, cov0, mean1, cov1):
     return float(kl)
 
 
-def as_gaussian(obj, name):
+def as_gaussian(obj: Any, name: str) -> GaussianPosterior:
     """The (moment-matched) Gaussian posterior of a fitted estimator, pipeline or posterior."""
     if hasattr(obj, "steps"):  # a Pipeline: the posterior lives in its final estimator
         obj = obj.steps[-1][1]
@@ -87,7 +91,7 @@ def as_gaussian(obj, name):
     return GaussianPosterior(mean, cov)
 
 
-def posterior_kl(estimator_a, estimator_b):
+def posterior_kl(estimator_a: Any, estimator_b: Any) -> float:
     """``KL(posterior of estimator_a || posterior of estimator_b)``.
 
     The typical use is ``posterior_kl(fitted_on_coreset, fitted_on_full_data)`` or the
@@ -141,7 +145,8 @@ def posterior_kl(estimator_a, estimator_b):
     return float(post_a.kl(post_b))
 
 
-def _check_same_length(post_a, post_b, name_a, name_b):
+def _check_same_length(post_a: GaussianPosterior, post_b: GaussianPosterior, name_a: str,
+                       name_b: str) -> None:
     if post_a.mean.shape != post_b.mean.shape:
         raise ValueError(
             f"The posteriors are over parameters of different lengths: {name_a} has "
@@ -149,7 +154,7 @@ def _check_same_length(post_a, post_b, name_a, name_b):
             "features, or fit_intercept differs).")
 
 
-def mean_error_sd(estimator_a, estimator_b):
+def mean_error_sd(estimator_a: Any, estimator_b: Any) -> float:
     """Largest difference between two posterior means, in standard deviations of the second.
 
     ``max_j |mean_a[j] - mean_b[j]| / sd_b[j]`` over the parameters ``[coef..., intercept]``,

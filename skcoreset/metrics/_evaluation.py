@@ -1,7 +1,7 @@
 """How well a coreset stands in for its data: the posterior it gives, in nats, and its
 log-likelihood at given parameters."""
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from sklearn.utils import check_array, column_or_1d
@@ -16,6 +16,7 @@ from .._validation import ACCEPT_SPARSE, check_sample_weight
 from ..coreset import UniformCoreset
 from ..coreset._base import is_training_data
 from ._divergences import as_gaussian, mean_error_sd
+from .._typing import ArrayInput, FloatArray, MatrixLike, VectorLike
 
 # Elements per temporary block (32 MB of float64): bounds the memory of N x S log-likelihood blocks.
 _BLOCK_ELEMENTS = 2**22
@@ -47,8 +48,11 @@ def _check_coreset(coreset_indices, coreset_weights, n_samples):
     return indices, weights
 
 
-def loglik_relative_error(X, y, coreset_indices, coreset_weights, theta, *, model="logistic",
-                          link="log", noise_scale=1.0, fit_intercept=True, sample_weight=None):
+def loglik_relative_error(X: MatrixLike, y: VectorLike, coreset_indices: ArrayInput,
+                          coreset_weights: ArrayInput, theta: ArrayInput, *,
+                          model: str = "logistic", link: str = "log",
+                          noise_scale: float = 1.0, fit_intercept: bool = True,
+                          sample_weight: VectorLike | None = None) -> float | FloatArray:
     """Relative error of a coreset's weighted log-likelihood at given parameter values.
 
     For each parameter vector ``theta_s``,
@@ -204,7 +208,9 @@ def _encode_coreset_target(coreset, y):
         "coreset was built from.")
 
 
-def coreset_quality(coreset, X, y, sample_weight=None, *, full_posterior=None):
+def coreset_quality(coreset: Any, X: MatrixLike, y: VectorLike,
+                    sample_weight: VectorLike | None = None, *,
+                    full_posterior: Any = None) -> CoresetQuality:
     """How well a fitted coreset stands in for the full data, in nats and posterior sds.
 
     Fits the Laplace approximation of the posterior given the coreset (its rows

@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.utils import check_array, check_scalar
 
 from .._backend import row_chunks
+from .._typing import ArrayInput
 
 # Elements per temporary block (32 MB of float64): bounds the memory of Gram-matrix blocks and
 # polynomial feature blocks.
@@ -73,8 +74,9 @@ def _use_features(n_total, n_features, degree):
             and n_features**degree <= _BLOCK_ELEMENTS)
 
 
-def polynomial_mmd(samples_a, samples_b, *, degree=3, coef0=0.2, unbiased=False,
-                   squared=True):
+def polynomial_mmd(samples_a: ArrayInput, samples_b: ArrayInput, *, degree: int = 3,
+                   coef0: float = 0.2, unbiased: bool = False,
+                   squared: bool = True) -> float:
     """Maximum mean discrepancy between two sample sets with a polynomial kernel.
 
     The kernel is ``k(x, y) = (x . y + coef0)^degree``. Huggins et al. (2016, Section 4)

@@ -61,8 +61,8 @@ class WeightedRows:
     y: np.ndarray
     sample_weight: np.ndarray
     fit_intercept: bool
-    strata: np.ndarray = None
-    fractions: np.ndarray = None
+    strata: np.ndarray | None = None
+    fractions: np.ndarray | None = None
 
     def eta(self, theta):
         return linear_predictor(self.X, theta, self.fit_intercept)
@@ -73,7 +73,7 @@ class Pilot(WeightedRows):
     """Pilot rows (:class:`WeightedRows`) and ``theta``, the mode of their weighted log
     posterior (to :data:`PILOT_TOL`)."""
 
-    theta: np.ndarray = None
+    theta: np.ndarray | None = None
 
     @classmethod
     def of(cls, rows, theta):

@@ -83,10 +83,10 @@ class PassGLMStatistics:
     coef: np.ndarray
     n_samples: int = 0
     sum_weight: float = 0.0
-    moment1: np.ndarray = None
-    gram: np.ndarray = None
+    moment1: np.ndarray | None = None
+    gram: np.ndarray | None = None
     higher: dict = field(default_factory=dict)
-    linear: np.ndarray = None
+    linear: np.ndarray | None = None
     constant: float = 0.0
 
     @classmethod

@@ -16,6 +16,7 @@ A degree-``M`` polynomial stands in for the GLM mapping function of a family
 The degree rules keep the surrogate bounded above, so that its posterior is proper.
 """
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -48,7 +49,7 @@ class _Mapping(NamedTuple):
     chebyshev: object  # the function argument of chebyshev_coefficients
     binary: bool  # labels ±1: a 0/1 linear term, class strata
     margin: bool  # phi(y s) rather than y s - f(s)
-    family: type  # evaluates the exact log-likelihood (the accuracy estimate)
+    family: Callable[[], object]  # evaluates the exact log-likelihood (the accuracy estimate)
 
 
 _MAPPINGS = {
