@@ -4,7 +4,7 @@ a DataFrame's attrs, and how estimators read it back."""
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, DTypeLike
 from scipy import sparse
 
 from .._sklearn_compat import _num_samples
@@ -122,8 +122,9 @@ class SparseWeightedSubset(sparse.csr_matrix):
     ((4, 3), array([2.5, 2.5, 2.5, 2.5]))
     """
 
-    def __init__(self, arg1: Any, shape: tuple[int, int] | None = None, dtype: Any = None,
-                 copy: bool = False, *, sample_weight: ArrayLike | None = None,
+    def __init__(self, arg1: Any, shape: tuple[int, int] | None = None,
+                 dtype: DTypeLike | None = None, copy: bool = False, *,
+                 sample_weight: ArrayLike | None = None,
                  sample_indices: ArrayLike | None = None,
                  n_samples_fit: int | None = None) -> None:
         # scipy builds derived matrices of the same class from (data, indices, indptr):
