@@ -7,7 +7,8 @@ radius, d = 20 and 100) at N = 1e5 and 1e6 (``--quick``: N = 1e5). For each meth
 gives the fit time and the posterior-mean error to the reference posterior, in units of the
 reference posterior standard deviation (max over coefficients). The reference is the Laplace
 approximation (a long MCMC at these sizes costs hours on this machine; Laplace and the exact
-posterior agree here within Monte Carlo error by Bernstein-von Mises, see tests/inference/test_mcmc.py).
+posterior agree here within Monte Carlo error by Bernstein-von Mises, see
+tests/inference/test_mcmc.py).
 Compared in the same run: ``BayesianLogisticRegression`` with ``method`` in {laplace,
 kl_proximal, pass_glm}, scikit-learn's ``LogisticRegression`` (MAP only, same prior), one
 ``X.T @ X`` product (the floor of any method that forms second moments), and PASS-GLM on a

@@ -17,7 +17,8 @@ d = 20 it took 276 s for N = 1e4 and 1000 draws on this shared machine), scikit-
 ``LogisticRegression`` (MAP, C = 1) and ``SGDClassifier``
 (log loss, alpha = 1/N, 5 epochs); point estimates have no variance. Reference posterior:
 Laplace (at N >= 1e4 with d = 20 Laplace and the exact posterior agree within MC error,
-Bernstein-von Mises, see tests/inference/test_mcmc.py; the paper also finds Laplace the most accurate).
+Bernstein-von Mises, see tests/inference/test_mcmc.py; the paper also finds Laplace the most
+accurate).
 Errors: mean over coefficients of |mean - ref mean| / ref sd, and of |var / ref var - 1|.
 Then PASS-LR2 on a dask ``LocalCluster`` with 1 and 2 worker processes (helper reused from
 benchmarks/bench_methods.py). Timings in the main loop use one BLAS thread (threadpoolctl).

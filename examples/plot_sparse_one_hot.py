@@ -2,12 +2,13 @@
 Sparse one-hot features: ColumnTransformer, coreset and posterior
 =================================================================
 
-Categorical columns one-hot encoded by :class:`~sklearn.preprocessing.OneHotEncoder` come
-as a scipy.sparse matrix, and a :class:`~sklearn.compose.ColumnTransformer` keeps its
-output sparse when most entries are zero. Every skcoreset estimator and coreset constructor
-takes that matrix as it is: products with it run through sparse BLAS, the Hessians are
-sums of sparse products over blocks of rows, and no dense copy of the rows is made. The
-coreset's rows reach the estimator sparse too.
+Categorical columns one-hot encoded by
+:class:`~sklearn.preprocessing.OneHotEncoder` come as a scipy.sparse matrix, and a
+:class:`~sklearn.compose.ColumnTransformer` keeps its output sparse when most entries
+are zero. Every skcoreset estimator and coreset constructor takes that matrix as it is:
+products with it run through sparse BLAS, the Hessians are sums of sparse products over
+blocks of rows, and no dense copy of the rows is made. The coreset's rows reach the
+estimator sparse too.
 """
 
 # %%
