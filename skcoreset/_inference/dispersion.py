@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._design import rmatvec
+from .._design import linear_predictor, rmatvec
 from ._common import LogPosterior
 from .laplace import laplace
 
@@ -35,9 +35,7 @@ def _profile_derivatives(family, X, y, w, offset, fit_intercept, posterior):
     theorem) and ``h'' = H_rr - H_rt^T H_tt^-1 H_tr``, the Schur complement of the joint
     Hessian, whose inverse is minus the marginal variance of ``rho`` in the joint Laplace
     approximation."""
-    eta = X @ posterior.mean[:len(posterior.mean) - int(fit_intercept)]
-    if fit_intercept:
-        eta = eta + posterior.mean[-1]
+    eta = linear_predictor(X, posterior.mean, fit_intercept)
     if offset is not None:
         eta = eta + offset
     d_rho, d_rho_rho, d_rho_eta = family.log_alpha_derivatives(y, eta)

@@ -30,7 +30,7 @@ import numpy as np
 from scipy import linalg
 
 from .._backend import dense_rows
-from .._design import split_theta
+from .._design import linear_predictor
 from .._linalg import gaussian_kl_cholesky
 from .._posterior import GaussianPosterior
 from ._samplers import LaplaceSampler
@@ -77,8 +77,7 @@ class SecondOrderFit:
     def __init__(self, X, y, family, fit_intercept, theta, precision, grad_sum,
                  neg_hessian_sum):
         chol = linalg.cholesky(precision, lower=True)  # precision = C C^T, Sigma = C^-T C^-1
-        coef, intercept = split_theta(theta, fit_intercept)
-        eta = X @ coef + intercept
+        eta = linear_predictor(X, theta, fit_intercept)
         X = dense_rows(X)  # the whitened rows B are dense whatever X
         design = np.hstack([X, np.ones((len(X), 1))]) if fit_intercept else X
         # b_m = L^T a_m with L = C^-T: solve C b = a for all rows at once
