@@ -109,16 +109,21 @@ class GaussianPosterior(_Moments):
         self.mean = np.asarray(mean, dtype=float)
         if cov is None:
             precision = np.asarray(precision, dtype=float)
-            prec_chol = stable_cholesky(precision)
-            # solved in place of the identity, and the factor freed before the next one:
-            # two p x p arrays fewer at the peak (64 MB at p = 2000)
-            cov = linalg.cho_solve((prec_chol, True), np.eye(len(self.mean)), overwrite_b=True)
-            del prec_chol
+            # the inverse from the Cholesky factor in place (LAPACK potri: a third of the
+            # flops of solving for the identity, and no second p x p array; 64 MB fewer
+            # at the peak at p = 2000); potri fills the lower triangle
+            cov, info = linalg.lapack.dpotri(stable_cholesky(precision), lower=1,
+                                             overwrite_c=1)
+            if info != 0:
+                raise linalg.LinAlgError(f"LAPACK dpotri failed (info={info}).")
+            upper = np.triu_indices(len(cov), 1)
+            cov[upper] = cov.T[upper]
             self._precision = precision
         else:
             cov = np.asarray(cov, dtype=float)
+            cov = 0.5 * (cov + cov.T)
             self._precision = None
-        self.cov = 0.5 * (cov + cov.T)
+        self.cov = cov
         self.cov_cholesky = stable_cholesky(self.cov)
 
     def sample(self, n_samples: int = 1,

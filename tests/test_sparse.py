@@ -205,6 +205,43 @@ def test_one_vs_rest_on_sparse():
                                rtol=1e-9)
 
 
+def test_large_sparse_laplace_forms_two_hessians_and_equals_dense(monkeypatch):
+    """From LARGE_N rows on, a sparse fit takes inexact Newton steps (conjugate gradients
+    with Hessian products) from one Hessian at the start, and the exact one at the mode:
+    the same posterior as the dense fit's exact Newton steps."""
+    from skcoreset._inference._common import LogPosterior
+    from skcoreset._inference.laplace import LARGE_N
+
+    X, y = one_hot_data(LARGE_N + 1000, n_levels=(30, 12, 40), seed=3)
+    hessians = []
+    neg_hessian, value_and_grad = LogPosterior.neg_hessian, LogPosterior.value_and_grad
+
+    def counted(self, eta, dtype=np.float64):
+        hessians.append(issparse_rows(self))
+        return neg_hessian(self, eta, dtype)
+
+    def counted_fused(self, theta, rows_per_block=None, neg_hessian=None):
+        if neg_hessian is not None:
+            hessians.append(issparse_rows(self))
+        return value_and_grad(self, theta, rows_per_block, neg_hessian)
+
+    def issparse_rows(log_post):
+        return sparse.issparse(log_post.X)
+
+    monkeypatch.setattr(LogPosterior, "neg_hessian", counted)
+    monkeypatch.setattr(LogPosterior, "value_and_grad", counted_fused)
+    est = BayesianLogisticRegression().fit(X, y)
+    assert hessians == [True, True]
+    hessians.clear()
+    dense = BayesianLogisticRegression().fit(X.toarray(), y)
+    assert len(hessians) >= 2 and not any(hessians)
+    sd = np.sqrt(np.diag(dense.posterior_.cov))
+    assert np.max(np.abs(est.posterior_.mean - dense.posterior_.mean) / sd) < 1e-6
+    # the covariances at modes 1e-6 sd apart
+    np.testing.assert_allclose(est.posterior_.cov, dense.posterior_.cov, rtol=1e-6,
+                               atol=1e-6 * np.max(np.abs(dense.posterior_.cov)))
+
+
 def test_laplace_fit_on_wide_sparse_data_never_densifies_the_rows():
     """A dense copy of these rows would be 320 MB; fit and predictions stay far below."""
     n, d = 40_000, 1000

@@ -150,8 +150,10 @@ class LogPosterior:
         coef, intercept = split_theta(theta, self.fit_intercept)
         n, d = self.X.shape
         if rows_per_block is None:
-            rows_per_block = (sparse_block_rows(self.X) if issparse(self.X)
-                              else block_rows(len(self.prior_prec)))
+            # sparse products stream through the nonzeros whatever the rows: one block,
+            # unless the Hessian's Grams are summed per block as well
+            rows_per_block = (block_rows(len(self.prior_prec)) if not issparse(self.X)
+                              else n if neg_hessian is None else sparse_block_rows(self.X))
         eta = np.empty(n)
         loglik = 0.0
         grad_x = np.zeros(d)
@@ -209,6 +211,23 @@ class LogPosterior:
         H = weighted_gram(self.X, np.maximum(c, 0.0), self.fit_intercept, dtype=dtype)
         H[np.diag_indices_from(H)] += self.prior_prec
         return H
+
+    @property
+    def cheap_products(self):
+        """Whether a product with the Hessian costs far less than the Hessian: for sparse
+        rows, a product is two passes over the nonzeros, the Hessian a sum over every pair of
+        nonzeros in each row and a ``p x p`` factorisation."""
+        return issparse(self.X)
+
+    def neg_hessian_product(self, eta):
+        """The function ``v -> H v`` for :meth:`neg_hessian` ``H`` at ``eta``, by two
+        products with X (``H`` is never formed)."""
+        c = np.maximum(-self.sample_weight * self.family.d2(self.y, eta), 0.0)
+
+        def product(v):
+            latent = linear_predictor(self.X, v, self.fit_intercept)
+            return rmatvec(self.X, c * latent, self.fit_intercept) + self.prior_prec * v
+        return product
 
     def log_prior_normaliser(self):
         """``log`` of the prior's normalising constant (:func:`prior_log_normaliser`)."""

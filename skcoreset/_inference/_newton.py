@@ -32,6 +32,16 @@ And two for large problems, also off by default:
 * a starting Hessian (``initial_neg_hessian``, e.g. that of a subsample's mode): the first
   steps are chord steps with it.
 
+An objective whose Hessian costs far more than a product with it (``refines_steps``, e.g. a
+log posterior over sparse one-hot rows, whose Hessian sums every pair of nonzeros of every row
+while a product is two passes over the nonzeros) has its steps away from a fresh Hessian
+refined by preconditioned conjugate gradients on ``H s = g`` (:func:`refined_step`): the
+factored stale or approximate Hessian preconditions products with the current one
+(:meth:`NewtonObjective.neg_hessian_product`), so each step is an inexact Newton step
+(Dembo, Eisenstat & Steihaug 1982; Nocedal & Wright 2006, chapter 7) and the exact Hessian is
+formed once, to confirm convergence. The preconditioner is refreshed only when the conjugate
+gradients stall.
+
 An objective whose :meth:`NewtonObjective.value_and_derivatives` evaluates the value, the
 gradient and a Hessian in one pass over its data (``fuses_derivatives``) gets that call where a
 fresh Hessian is expected at the trial point: the exact one when the chord steps' rate
@@ -68,6 +78,12 @@ APPROX_MARGIN = 1e-2
 # With approximate Hessians, a stale one is refreshed when that is predicted to save more
 # than this many chord steps (an approximate Hessian costs about one step).
 REFRESH_COST = 1.0
+# Refined steps: the conjugate gradients stop once the residual's preconditioned norm is
+# this fraction of the gradient's, so each step shrinks the decrement by about its square
+# (1e-4) besides Newton's quadratic rate; they give up (and refresh the preconditioner) after
+# CG_MAX_ITER products.
+CG_FORCING = 1e-2
+CG_MAX_ITER = 50
 
 
 def _refresh_pays(decrement, last_decrement, hessian_decrement, target):
@@ -147,8 +163,18 @@ class NewtonObjective(abc.ABC):
 
     def direction(self, factor, grad):
         """The Newton step ``s = H^-1 g`` and the decrement ``g^T H^-1 g``."""
-        step = linalg.cho_solve((factor, True), grad)
+        step = linalg.cho_solve((factor, True), grad, check_finite=False)
         return step, grad @ step
+
+    #: Whether steps away from a fresh Hessian are refined by conjugate gradients with
+    #: :meth:`neg_hessian_product` (:func:`refined_step`): for objectives whose Hessian costs
+    #: far more than a product with it.
+    refines_steps = False
+
+    def neg_hessian_product(self, x, state):
+        """A function ``v -> H v`` for the negative Hessian ``H`` at ``x`` (needed only with
+        ``refines_steps``)."""
+        raise NotImplementedError
 
 
 @dataclass
@@ -181,6 +207,49 @@ class NewtonResult:
     n_iter: int
     converged: bool
     gradient: object = None
+
+
+def refined_step(objective, x, state, factor, grad, chord_step, chord_decrement):
+    """The step ``s ~ H^-1 g`` for the negative Hessian ``H`` at ``x``, by conjugate gradients
+    preconditioned with ``factor`` (a stale or approximate Hessian's, applied by
+    :meth:`NewtonObjective.direction`), from ``s = 0``; ``chord_step`` and
+    ``chord_decrement`` are that preconditioner applied to ``g`` (the first direction).
+
+    Stops when the residual ``r = g - H s`` has ``r^T M^-1 r <= CG_FORCING^2 g^T M^-1 g``.
+    From ``s = 0`` every iterate satisfies ``g^T s = s^T H s > 0`` (Galerkin), so ``g^T s``
+    is an ascent estimate of the decrement ``g^T H^-1 g`` from below, the gain a quadratic
+    model predicts for the step.
+
+    Returns
+    -------
+    step : ndarray
+    decrement : float
+        ``g^T s``.
+    solved : bool
+        Whether the residual met the forcing term within ``CG_MAX_ITER`` products (otherwise
+        the last iterate, still an ascent direction).
+    """
+    product = objective.neg_hessian_product(x, state)
+    target = CG_FORCING**2 * chord_decrement
+    step = np.zeros_like(chord_step)
+    residual = np.array(grad, dtype=float)
+    preconditioned, rz = chord_step, chord_decrement
+    direction = preconditioned
+    for _ in range(CG_MAX_ITER):
+        curvature = direction @ (h_direction := product(direction))
+        if not curvature > 0:  # no curvature left along it (rounding): keep what we have
+            break
+        alpha = rz / curvature
+        step = step + alpha * direction
+        residual = residual - alpha * h_direction
+        preconditioned, rz_new = objective.direction(factor, residual)
+        if rz_new <= target:
+            return step, float(grad @ step), True
+        direction = preconditioned + (rz_new / rz) * direction
+        rz = rz_new
+    if not np.any(step):
+        return chord_step, chord_decrement, False
+    return step, float(grad @ step), False
 
 
 def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_steps=0,
@@ -234,6 +303,7 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
         neg_hessian = initial_neg_hessian
         factor = objective.factor(neg_hessian)
     margin = APPROX_MARGIN if approx_steps else CHORD_MARGIN
+    refine = objective.refines_steps
     last_decrement = hessian_decrement = np.inf
     n_iter = 0
     while True:
@@ -257,9 +327,16 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
         elif grad is None:
             grad = objective.gradient(x, state)
         step, decrement = objective.direction(factor, grad)
+        if refine and not fresh:
+            step, decrement, solved = refined_step(objective, x, state, factor, grad, step,
+                                                   decrement)
+            if not (solved or fresh):  # the preconditioner no longer serves: refresh it
+                reuse = False
+                need_exact = need_exact or decrement / 2 <= tol
+                continue
         if fresh or hessian_decrement == np.inf:
             hessian_decrement = decrement
-        if not fresh and (decrement > CHORD_RATE * last_decrement or (
+        if not fresh and not refine and (decrement > CHORD_RATE * last_decrement or (
                 approx_steps and _refresh_pays(decrement, last_decrement, hessian_decrement,
                                                2 * tol * margin))):
             reuse = False  # the stale Hessian no longer pays: refresh it, with the exact
@@ -287,7 +364,7 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
                 n_iter += 1
                 continue
             full_steps = 0  # line-search this step and all later ones
-        reuse = reuse_below is not None and decrement < reuse_below
+        reuse = refine or (reuse_below is not None and decrement < reuse_below)
         # Where a fresh Hessian will be wanted at the new point, evaluate it with the value
         # (one pass over the data instead of two): the exact one when a chord step, which
         # shrinks the decrement by about the previous one's rate, predicts convergence
@@ -297,7 +374,8 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
         if objective.fuses_derivatives and not fresh:
             if last_decrement < np.inf and decrement**2 / last_decrement / 2 <= tol * margin:
                 fuse = "exact"
-            elif approx_steps and last_decrement == np.inf and decrement / 2 > tol * margin:
+            elif (approx_steps and not refine and last_decrement == np.inf
+                  and decrement / 2 > tol * margin):
                 fuse = "approx"
         last_decrement = decrement
         t = 1.0

@@ -30,6 +30,9 @@ class LogPosteriorObjective(NewtonObjective):
         # rejected line-search trial is wasted, which is rare near the mode), and a Hessian
         # with them where Newton expects one (saves its pass over X)
         self.fuses_derivatives = approx and hasattr(log_post, "value_and_grad")
+        # large problems whose Hessian costs far more than a product with it (sparse rows):
+        # inexact Newton steps by conjugate gradients, one exact Hessian at the mode
+        self.refines_steps = approx and getattr(log_post, "cheap_products", False)
         self._grad = (None, None)
 
     def value(self, theta):
@@ -53,6 +56,9 @@ class LogPosteriorObjective(NewtonObjective):
 
     def neg_hessian(self, theta, eta):
         return self.log_post.neg_hessian(eta)
+
+    def neg_hessian_product(self, theta, eta):
+        return self.log_post.neg_hessian_product(eta)
 
     def approx_neg_hessian(self, theta, eta):
         if self.approx:
@@ -195,7 +201,7 @@ def find_mode(log_post, theta0=None, *, neg_hessian0=None, tol, max_iter, verbos
     large = log_post.n_rows >= LARGE_N
     if theta0 is None:
         theta0 = _initial_theta_of(log_post)
-        if large:
+        if large and not getattr(log_post, "cheap_products", False):
             theta0, neg_hessian0 = thinned_start(log_post, theta0, tol=_THINNED_TOL,
                                                  max_iter=max_iter)
     return newton_map(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose,

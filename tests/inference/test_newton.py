@@ -6,8 +6,9 @@ from scipy import optimize
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
-from skcoreset._inference._newton import (NewtonObjective, newton_maximise, rounding_slack,
-                                          warn_not_converged)
+from skcoreset._inference import _newton
+from skcoreset._inference._newton import (NewtonObjective, newton_maximise, refined_step,
+                                          rounding_slack, warn_not_converged)
 from skcoreset._linalg import shift_to_definite
 
 
@@ -163,6 +164,79 @@ def test_fused_evaluations_return_the_same_mode_and_the_exact_hessian(initial):
     H = objective.neg_hessian(fused.x, X @ fused.x)
     np.testing.assert_allclose(fused.neg_hessian, H, rtol=1e-14)
     g = objective.gradient(fused.x, X @ fused.x)
+    assert g @ np.linalg.solve(H, g) / 2 <= 1e-12
+
+
+class ProductLogistic(LogisticPosterior):
+    """Steps refined by conjugate gradients with Hessian products; counts the Hessians
+    formed and the products taken."""
+
+    refines_steps = True
+
+    def __init__(self, X, y, prior=1.0):
+        super().__init__(X, y, prior)
+        self.n_hessians = self.n_products = 0
+
+    def neg_hessian(self, x, eta):
+        self.n_hessians += 1
+        return super().neg_hessian(x, eta)
+
+    def neg_hessian_product(self, x, eta):
+        p = expit(eta)
+
+        def product(v):
+            self.n_products += 1
+            return self.X.T @ (p * (1 - p) * (self.X @ v)) + self.prior * v
+        return product
+
+
+def test_a_refined_step_solves_the_newton_system_from_a_poor_preconditioner():
+    X, y = _logistic_data(n=600, d=6, seed=5)
+    objective = ProductLogistic(X, y)
+    x = np.full(6, 0.3)
+    eta = X @ x
+    H = LogisticPosterior(X, y).neg_hessian(x, eta)
+    g = objective.gradient(x, eta)
+    stale = np.diag(np.diag(H)) * 2.0  # a Jacobi preconditioner, off by a factor of 2
+    factor = objective.factor(stale)
+    chord, chord_decrement = objective.direction(factor, g)
+    step, decrement, solved = refined_step(objective, x, eta, factor, g, chord,
+                                           chord_decrement)
+    newton = np.linalg.solve(H, g)
+    assert solved and 0 < objective.n_products <= 7  # conjugate gradients: at most p + 1
+    # the forcing term: the residual's preconditioned norm below 1e-2 of the gradient's
+    residual = g - H @ step
+    assert residual @ np.linalg.solve(stale, residual) <= _newton.CG_FORCING**2 * (
+        g @ np.linalg.solve(stale, g))
+    # so the step is within a few percent of Newton's in the norm of H
+    error = step - newton
+    assert error @ H @ error <= 4 * _newton.CG_FORCING**2 * (g @ newton)
+    # Galerkin: g^T s = s^T H s, a lower estimate of the decrement g^T H^-1 g
+    assert decrement == pytest.approx(step @ H @ step, rel=1e-10)
+    assert decrement <= g @ newton
+
+
+@pytest.mark.parametrize("max_cg", [_newton.CG_MAX_ITER, 1])
+def test_refined_steps_reach_the_exact_mode_with_two_hessians(monkeypatch, max_cg):
+    """From a start without a Hessian: one at the start preconditions every step and the
+    exact one confirms the mode (when the conjugate gradients stall, the preconditioner is
+    refreshed instead)."""
+    X, y = _logistic_data(n=3000, d=5, seed=6)
+    exact = newton_maximise(LogisticPosterior(X, y), np.zeros(5), tol=1e-12, max_iter=50)
+    monkeypatch.setattr(_newton, "CG_MAX_ITER", max_cg)
+    objective = ProductLogistic(X, y)
+    refined = newton_maximise(objective, np.zeros(5), tol=1e-12, max_iter=50,
+                              reuse_below=1.0, approx_steps=True)
+    assert refined.converged and objective.n_products > 0
+    if max_cg > 1:
+        assert objective.n_hessians == 2
+    else:  # a single product cannot meet the forcing term: a fresh preconditioner instead
+        assert objective.n_hessians > 2
+    H = LogisticPosterior(X, y).neg_hessian(refined.x, X @ refined.x)
+    # the same mode to a decrement of 1e-12 nats: 1e-6 posterior sd
+    assert np.max(np.abs(refined.x - exact.x) * np.sqrt(np.diag(H))) < 1e-6
+    np.testing.assert_allclose(refined.neg_hessian, H, rtol=1e-14)
+    g = objective.gradient(refined.x, X @ refined.x)
     assert g @ np.linalg.solve(H, g) / 2 <= 1e-12
 
 
