@@ -3,7 +3,7 @@ CSR matrix.
 
 Run by hand: ``python benchmarks/bench_sparse.py [--quick] [--n N] [--columns D]
 [--nnz K] [--M M ...] [--repeats R]`` (defaults: N = 1e6 rows, D = 2,000 one-hot columns,
-K = 10 nonzeros per row, i.e. 0.5 % density; ``--quick``: N = 1e5).
+K = 10 nonzeros per row, i.e. 0.5 % density; ``--M auto 1000``; ``--quick``: N = 1e5).
 
 The rows are K categorical features of D / K levels each, one-hot encoded (as
 ``OneHotEncoder`` returns them), each feature's levels drawn with skewed (Dirichlet 0.5)
@@ -13,7 +13,7 @@ frequencies so that many levels are rare, and logistic labels from random level 
 * ``laplace``: ``BayesianLogisticRegression()`` on all rows (the mode by Newton's method,
   every Hessian ``X^T W X`` a sum of sparse products over row blocks, and its Cholesky);
 * ``qnc-M``: ``Pipeline([QuasiNewtonCoreset(M), BayesianLogisticRegression()])``, the
-  coreset pipeline, for each ``--M``;
+  coreset pipeline, for each ``--M`` (``auto``: the default ``QuasiNewtonCoreset()``);
 * ``sklearn``: ``LogisticRegression(C=1)`` (L-BFGS; our prior N(0, 1) on the coefficients is
   its penalty at C = prior_scale^2) with its default tolerance.
 
@@ -94,7 +94,8 @@ def main():
     parser.add_argument("--n", type=float, default=1e6)
     parser.add_argument("--columns", type=int, default=2000)
     parser.add_argument("--nnz", type=int, default=10)
-    parser.add_argument("--M", type=int, nargs="+", default=[1000])
+    parser.add_argument("--M", type=lambda v: v if v == "auto" else int(v), nargs="+",
+                        default=["auto", 1000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
@@ -134,7 +135,7 @@ def main():
             coreset = models[name].named_steps["coreset"]
             q = coreset_quality(coreset, X, y, full_posterior=full)
             quality = (f"{len(coreset.sample_indices_)} rows: KL {q.kl:.3g} nats, mean error "
-                       f"{q.max_mean_error_sd:.2g} sd")
+                       f"{q.max_mean_error_sd:.2g} sd (kl_estimate_ {coreset.kl_estimate_:.3g})")
         print(f"| {name} | {median:.2f} | {median / base:.2f} | {peaks[name] / size:.2f} "
               f"| {quality} |")
 
