@@ -16,7 +16,8 @@ def stable_cholesky(matrix):
     Adds the smallest diagonal jitter that makes the factorisation succeed, so covariances
     that are singular to rounding error (e.g. from a nearly flat direction) still factor.
     """
-    matrix = 0.5 * (matrix + matrix.T)
+    matrix = matrix + matrix.T
+    matrix *= 0.5
     if not np.all(np.isfinite(matrix)):
         # a curvature or covariance built from data whose squares overflow float64
         raise ValueError(
@@ -26,8 +27,9 @@ def stable_cholesky(matrix):
     scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
     jitter = 0.0
     for _ in range(10):
-        try:
-            return linalg.cholesky(matrix + jitter * np.eye(len(matrix)), lower=True)
+        try:  # no p x p temporaries without jitter (32 MB each at p = 2000)
+            shifted = matrix if jitter == 0.0 else matrix + jitter * np.eye(len(matrix))
+            return linalg.cholesky(shifted, lower=True, check_finite=False)
         except linalg.LinAlgError:
             jitter = max(10.0 * jitter, 1e-12 * scale)
     raise linalg.LinAlgError("Matrix is not positive definite, even with diagonal jitter.")
