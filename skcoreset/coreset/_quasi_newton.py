@@ -593,10 +593,16 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         return self.n_subsample
 
     def _whole_data(self, data, rng):
+        """Every row of positive weight with its own weight: in memory in their order,
+        sharing X when every row has positive weight; gathered from the chunks on a
+        cluster."""
         self.history_, self.kl_estimate_ = np.empty((0, 3)), 0.0
         self.n_iter_, self.stop_reason_ = 0, "whole data"
         self.kl_path_ = np.empty((0, 2))
-        return data.subsample(data.n_positive(), rng)  # every row of positive weight
+        if data.chunked:
+            return data.subsample(data.n_positive(), rng)
+        rows = np.flatnonzero(data.sample_weight > 0)
+        return data.take(rows, data.sample_weight[rows])
 
     def _fit_rows(self, data, family, prior_prec, rng):
         """The coreset of a row storage: the same steps in memory, on a ``np.memmap`` (read
@@ -610,7 +616,21 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         n_candidates = data.n_positive()
         budget = min(self.max_rows if auto else self.M, n_candidates)
         p = len(prior_prec)
-        first = min(budget, max(_MIN_AUTO_ROWS, p * (p + 3) // 2)) if auto else budget
+        needed = p * (p + 3) // 2  # the second-order moments the coreset must match
+        self._all_rows_reason, wide = None, None
+        if auto and 2 * needed >= n_candidates:
+            wide = (f"a posterior of {p} parameters needs about {needed:,} coreset rows "
+                    "(p(p+3)/2) to match the full data's to second order, at least half of "
+                    f"the {n_candidates:,} rows of positive weight")
+            if not (data.chunked or data.file_backed):
+                # no coreset can stand in for these data: the exact answer, before any pass
+                self._all_rows_reason = (
+                    f"{wide}; with M='auto' the coreset is every row (exact), so the next "
+                    "step fits all rows",
+                    "For a wide design, fit the estimator on all rows directly; an integer M "
+                    "forces a smaller, approximate coreset (see kl_estimate_).")
+                return self._whole_data(data, rng)
+        first = min(budget, max(_MIN_AUTO_ROWS, needed)) if auto else budget
         if first == n_candidates:  # the whole data: nothing to approximate
             return self._whole_data(data, rng)
         n_subsample = self._resolve_subsample(n_candidates)
@@ -624,7 +644,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
                 uniform=self.candidates == "uniform", subsample=n_subsample)
             laplace_kl = LaplaceKL(found.laplace, family, prior_prec, self.fit_intercept)
             part, calibrated = self._exact_step(found, family, laplace_kl, first, budget,
-                                                start, progress)
+                                                start, progress, wide)
             result = quasi_newton_weights(
                 data, part, family, weights=calibrated, prior_prec=prior_prec,
                 fit_intercept=self.fit_intercept, n_draws=self.n_draws_,
@@ -653,10 +673,12 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         part = self._fit_rows(InMemoryRows(X, y, sample_weight), family, prior_prec, rng)
         return part.indices, part.weights
 
-    def _exact_step(self, found, family, laplace_kl, size, budget, start, progress):
+    def _exact_step(self, found, family, laplace_kl, size, budget, start, progress,
+                    wide=None):
         """The candidates at ``size`` rows (growing up to ``budget`` with ``M="auto"``) and
         their weights after the exact first step; sets ``kl_path_`` and warns when a budget
-        stops the growth short of ``target_kl``."""
+        stops the growth short of ``target_kl`` (saying why no budget can meet it when
+        ``wide``, the wide design's rows needed, is given)."""
         auto = isinstance(self.M, str)
         path = []
         while True:
@@ -670,11 +692,16 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
             if size >= budget or (self.max_time is not None and elapsed >= self.max_time):
                 limit = (f"max_rows={self.max_rows}" if size >= budget
                          else f"max_time={self.max_time:g} s ({elapsed:.1f} s spent)")
+                advice = ("Raise the budget for a closer coreset." if wide is None else
+                          "The target is out of reach of any coreset much smaller than "
+                          f"the data: {wide} (rows on a cluster or in a np.memmap are not "
+                          "gathered whole into this process). Fit the estimator on all rows "
+                          "directly (it reads them where they are).")
                 warnings.warn(
                     f"QuasiNewtonCoreset: the coreset stopped growing at {part.size} rows, "
                     f"the budget {limit}, with an estimated KL(coreset posterior || full "
                     f"posterior) of {kl:.3g} nats, above target_kl={self.target_kl:g}. "
-                    "Raise the budget for a closer coreset.", UserWarning)
+                    f"{advice}", UserWarning)
                 break
             size = min(budget, _next_budget(path, self.target_kl))
         self.kl_path_ = np.array(path, dtype=float)
