@@ -16,7 +16,8 @@ from S draws of ``pi_w`` (a warm-started Laplace approximation or an emcee ensem
 full-data potentials enter only through their sum per draw, accumulated over row chunks.
 The first step is taken with exact moments under the full data's Laplace approximation
 (:mod:`._calibration`); with ``M="auto"`` the candidate set grows until the KL estimate
-meets a target.
+meets a target, or is every row when the posterior has too many parameters for any coreset
+much smaller than the data.
 """
 
 import time
@@ -430,7 +431,8 @@ _QN_ATTRS_DOC = """
     stop_reason_ : str
         Why the iterations stopped: ``"tol"``, ``"n_iter_no_change"``, ``"max_iter"``,
         ``"constant potentials"`` (nothing to regress on), or ``"whole data"`` when the
-        coreset holds every row of positive weight, which is then the exact answer.
+        coreset holds every row of positive weight (``M`` at least their number, or a wide
+        design with ``M="auto"``), which is then the exact answer.
 """
 
 _fill_qn_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC,
@@ -458,7 +460,11 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         Number of rows in the coreset (all rows with positive weight when there are
         fewer). Weights that the optimisation drives to zero are dropped, so the coreset
         may be smaller. ``"auto"``: the smallest of a growing sequence of sizes whose KL
-        estimate is below ``target_kl``, up to ``max_rows`` rows and ``max_time`` seconds.
+        estimate is below ``target_kl``, up to ``max_rows`` rows and ``max_time`` seconds;
+        every row of positive weight, with a warning and without a pass over the data, when
+        the ``p (p + 3) / 2`` rows a posterior of ``p`` parameters needs are at least half
+        of them (a wide design, see Notes), except for rows in a ``np.memmap`` or a dask
+        array, which keep the budget.
     {qn_params}
     {common_params}
     Attributes
@@ -500,6 +506,17 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     the returned weights. With about ``p (p + 3) / 2`` well-spread candidates the step can
     match the second-order terms exactly; ``M="auto"`` starts there (at least 500 rows) and
     grows the budget where the decay of the estimate predicts it meets ``target_kl``.
+
+    **Wide designs.** When ``p (p + 3) / 2`` is at least half of the rows of positive weight
+    (e.g. 2,001 parameters of one-hot columns, 2e6 moments, and 1e6 rows) no coreset much
+    smaller than the data can stand in for it, and one of about as many rows saves nothing
+    and is never exact. ``M="auto"`` then returns every row of positive weight with its own
+    weight (``stop_reason_="whole data"``, ``kl_estimate_=0``) before any pass over the data,
+    and warns, naming the numbers; ``fit_coreset`` and a Pipeline hand X itself to the next
+    step, not a copy, when every row has positive weight. An integer ``M`` still builds a
+    coreset of that size (approximate: see ``kl_estimate_``). Rows in a ``np.memmap`` or a
+    dask array are not gathered whole into this process: they keep the budget
+    ``max_rows``, and the budget's warning says that no coreset can meet the target.
 
     **The Monte Carlo iterations** (Algorithm 1 of Naik, Chen & Campbell, 2022) then draw
     S samples from ``pi_w`` (its Laplace approximation, or emcee walkers) and regress the
