@@ -3,7 +3,8 @@ CSR matrix.
 
 Run by hand: ``python benchmarks/bench_sparse.py [--quick] [--n N] [--columns D]
 [--nnz K] [--M M ...] [--repeats R]`` (defaults: N = 1e6 rows, D = 2,000 one-hot columns,
-K = 10 nonzeros per row, i.e. 0.5 % density; ``--quick``: N = 1e5).
+K = 10 nonzeros per row, i.e. 0.5 % density; ``--quick``: N = 1e5; ``--M auto`` for the
+default budget).
 
 The rows are K categorical features of D / K levels each, one-hot encoded (as
 ``OneHotEncoder`` returns them), each feature's levels drawn with skewed (Dirichlet 0.5)
@@ -58,6 +59,11 @@ def one_hot_rows(n, n_columns, nnz, rng):
     return X, y
 
 
+def _budget(text):
+    """A coreset budget on the command line: an integer or "auto"."""
+    return text if text == "auto" else int(text)
+
+
 def sparse_bytes(X):
     return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
 
@@ -94,7 +100,7 @@ def main():
     parser.add_argument("--n", type=float, default=1e6)
     parser.add_argument("--columns", type=int, default=2000)
     parser.add_argument("--nnz", type=int, default=10)
-    parser.add_argument("--M", type=int, nargs="+", default=[1000])
+    parser.add_argument("--M", type=_budget, nargs="+", default=[1000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
