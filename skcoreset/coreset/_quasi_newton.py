@@ -516,7 +516,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     step, not a copy, when every row has positive weight. An integer ``M`` still builds a
     coreset of that size (approximate: see ``kl_estimate_``). Rows in a ``np.memmap`` or a
     dask array are not gathered whole into this process: they keep the budget
-    ``max_rows``, and the budget's warning says that no coreset can meet the target.
+    ``max_rows``, and the budget's warning says why the target is out of reach.
 
     **The Monte Carlo iterations** (Algorithm 1 of Naik, Chen & Campbell, 2022) then draw
     S samples from ``pi_w`` (its Laplace approximation, or emcee walkers) and regress the
