@@ -58,6 +58,11 @@ def one_hot_rows(n, n_columns, nnz, rng):
     return X, y
 
 
+def _budget(text):
+    """A coreset budget on the command line: an integer or "auto"."""
+    return text if text == "auto" else int(text)
+
+
 def sparse_bytes(X):
     return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
 
@@ -94,8 +99,7 @@ def main():
     parser.add_argument("--n", type=float, default=1e6)
     parser.add_argument("--columns", type=int, default=2000)
     parser.add_argument("--nnz", type=int, default=10)
-    parser.add_argument("--M", type=lambda v: v if v == "auto" else int(v), nargs="+",
-                        default=["auto", 1000])
+    parser.add_argument("--M", type=_budget, nargs="+", default=["auto", 1000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()

@@ -68,16 +68,31 @@ def row_keys(start, stop, seed=0):
     return out
 
 
+def is_every_row(indices, n):
+    """Whether ``indices`` are ``0, 1, ..., n - 1`` in order: rows taken so are the array
+    itself, which need not be copied (a coreset of the whole data)."""
+    indices = np.asarray(indices)
+    if len(indices) != n or indices.dtype.kind not in "iu":
+        return False
+    # n strictly increasing integers from 0 to n - 1 are exactly 0, ..., n - 1
+    return n == 0 or (indices[0] == 0 and indices[-1] == n - 1
+                      and bool(np.all(indices[1:] > indices[:-1])))
+
+
 def take_rows(X, indices):
     """Rows of X (ndarray, memmap, DataFrame, scipy.sparse matrix, which stays sparse, or
-    dask array; only these rows of a dask array are computed and gathered)."""
+    dask array; only these rows of a dask array are computed and gathered). Every row in
+    order is X itself (as an ndarray or a CSR matrix), not a copy."""
     if hasattr(X, "iloc"):
         return X.iloc[indices]
     if is_dask_collection(X):
         return np.asarray(X[indices].compute())
     if sparse.issparse(X):  # row indexing of CSC is O(nnz) too: no conversion of all rows
+        if is_every_row(indices, X.shape[0]):
+            return X.tocsr()
         return (X if X.format in ("csr", "csc") else X.tocsr())[indices].tocsr()
-    return np.asarray(X)[indices]
+    X = np.asarray(X)
+    return X if is_every_row(indices, len(X)) else X[indices]
 
 
 def float_rows(X):
@@ -136,7 +151,10 @@ class Part(NamedTuple):
         return len(self.indices)
 
     def take(self, rows, weights, error=None):
-        """The sub-part of the given local rows, with new weights, for the same data."""
+        """The sub-part of the given local rows, with new weights, for the same data (every
+        row in order: the same arrays, not copies)."""
+        if is_every_row(rows, self.size):
+            return Part(self.indices, weights, self.X, self.y, self.target, error)
         return Part(self.indices[rows], weights, self.X[rows], self.y[rows], self.target,
                     error)
 

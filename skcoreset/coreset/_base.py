@@ -17,7 +17,7 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 from scipy import sparse
 
 from .._backend import (DaskRows, InMemoryRows, dense_rows, float_rows, is_dask_collection,
-                        take_rows, uniform_subset)
+                        is_every_row, take_rows, uniform_subset)
 from .._numbers import is_number
 from ..families import FAMILIES, Family, make_family
 from .._inference import prior_precision, resolve_family
@@ -131,6 +131,8 @@ def is_training_data(coreset, X):
     if _num_samples(X) != coreset._n_samples_fit:
         return False
     rows, stored = float_rows(take_rows(X, coreset.sample_indices_)), coreset._coreset_rows
+    if rows is stored:  # the whole training data, kept without a copy
+        return True
     if rows.shape != stored.shape:
         return False
     if sparse.issparse(rows) or sparse.issparse(stored):
@@ -178,13 +180,23 @@ def warn_if_weight_lost(coreset, kept, total):
 
 def warn_if_all_rows(coreset, data):
     """Warn when the budget ``M`` is at least the number of rows available (rows of positive
-    weight), or the coreset holds all of them: it then saves nothing over the data."""
+    weight), or the coreset holds all of them: it then saves nothing over the data.
+
+    A constructor that chose every row on purpose sets ``_all_rows_reason`` to the two
+    sentences of the warning, what happened and what to do, which replace the generic ones
+    (one warning per fit).
+    """
     n_available = (data.n if data.chunked
                    else int(np.count_nonzero(data.sample_weight > 0)))
     budget = coreset._budget()
     size = len(coreset.sample_indices_)
     if n_available <= 1 or (size < n_available
                             and (budget is None or budget < n_available)):
+        return
+    if coreset._all_rows_reason is not None:
+        what, advice = coreset._all_rows_reason
+        warnings.warn(f"{type(coreset).__name__}: {what}. {advice}", UserWarning,
+                      stacklevel=3)
         return
     if budget is not None and budget >= n_available:
         what = (f"M={budget} is at least the {n_available} rows of positive weight in the "
@@ -250,6 +262,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     >>> EveryOther(M=10).fit(X, [0, 1, 0, 1, 1, 0]).sample_indices_
     array([0, 2, 4])
     """
+
+    # (what happened, what to do) of the warning when a fit chose every row on purpose
+    # (see warn_if_all_rows); set by the constructors that do
+    _all_rows_reason: tuple[str, str] | None = None
 
     _parameter_constraints = {
         "M": [Interval(Integral, 1, None, closed="left")],
@@ -494,7 +510,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self.sample_indices_ = np.asarray(indices[keep][order], dtype=np.intp)
         self.sample_weight_ = np.asarray(weights[keep][order], dtype=float)
         self._n_samples_fit = n_samples
-        self._coreset_rows = float_rows(rows)[np.flatnonzero(keep)[order]]
+        rows, positions = float_rows(rows), np.flatnonzero(keep)[order]
+        # all of them in order (the whole data): kept as they are, not copied
+        self._coreset_rows = rows if is_every_row(positions, rows.shape[0]) else rows[positions]
 
     def fit_coreset(self, X: MatrixLike, y: VectorLike,
                     sample_weight: VectorLike | None = None,
@@ -515,8 +533,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
 
         Returns
         -------
-        X_core : ndarray or DataFrame of shape (n_coreset, n_features)
-            The selected rows (a DataFrame keeps its row labels).
+        X_core : ndarray, CSR matrix or DataFrame of shape (n_coreset, n_features)
+            The selected rows (a DataFrame keeps its row labels; sparse rows stay sparse).
+            A coreset of every row is X itself (as an ndarray or a CSR matrix), not a copy.
         y_core : ndarray or Series of shape (n_coreset,)
             Their targets: with ``exposure`` or ``offset``, the rates ``y / exposure``.
         sample_weight_core : ndarray of shape (n_coreset,)

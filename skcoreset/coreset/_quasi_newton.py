@@ -16,7 +16,8 @@ from S draws of ``pi_w`` (a warm-started Laplace approximation or an emcee ensem
 full-data potentials enter only through their sum per draw, accumulated over row chunks.
 The first step is taken with exact moments under the full data's Laplace approximation
 (:mod:`._calibration`); with ``M="auto"`` the candidate set grows until the KL estimate
-meets a target.
+meets a target, or is every row when the posterior has too many parameters for any coreset
+much smaller than the data.
 """
 
 import time
@@ -430,7 +431,8 @@ _QN_ATTRS_DOC = """
     stop_reason_ : str
         Why the iterations stopped: ``"tol"``, ``"n_iter_no_change"``, ``"max_iter"``,
         ``"constant potentials"`` (nothing to regress on), or ``"whole data"`` when the
-        coreset holds every row of positive weight, which is then the exact answer.
+        coreset holds every row of positive weight (``M`` at least their number, or a wide
+        design with ``M="auto"``), which is then the exact answer.
 """
 
 _fill_qn_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC,
@@ -458,7 +460,11 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         Number of rows in the coreset (all rows with positive weight when there are
         fewer). Weights that the optimisation drives to zero are dropped, so the coreset
         may be smaller. ``"auto"``: the smallest of a growing sequence of sizes whose KL
-        estimate is below ``target_kl``, up to ``max_rows`` rows and ``max_time`` seconds.
+        estimate is below ``target_kl``, up to ``max_rows`` rows and ``max_time`` seconds;
+        every row of positive weight, with a warning and without a pass over the data, when
+        the ``p (p + 3) / 2`` rows a posterior of ``p`` parameters needs are at least half
+        of them (a wide design, see Notes), except for rows in a ``np.memmap`` or a dask
+        array, which keep the budget.
     {qn_params}
     {common_params}
     Attributes
@@ -500,6 +506,17 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     the returned weights. With about ``p (p + 3) / 2`` well-spread candidates the step can
     match the second-order terms exactly; ``M="auto"`` starts there (at least 500 rows) and
     grows the budget where the decay of the estimate predicts it meets ``target_kl``.
+
+    **Wide designs.** When ``p (p + 3) / 2`` is at least half of the rows of positive weight
+    (e.g. 2,001 parameters of one-hot columns, 2e6 moments, and 1e6 rows) no coreset much
+    smaller than the data can stand in for it, and one of about as many rows saves nothing
+    and is never exact. ``M="auto"`` then returns every row of positive weight with its own
+    weight (``stop_reason_="whole data"``, ``kl_estimate_=0``) before any pass over the data,
+    and warns, naming the numbers; ``fit_coreset`` and a Pipeline hand X itself to the next
+    step, not a copy, when every row has positive weight. An integer ``M`` still builds a
+    coreset of that size (approximate: see ``kl_estimate_``). Rows in a ``np.memmap`` or a
+    dask array are not gathered whole into this process: they keep the budget
+    ``max_rows``, and the budget's warning says why the target is out of reach.
 
     **The Monte Carlo iterations** (Algorithm 1 of Naik, Chen & Campbell, 2022) then draw
     S samples from ``pi_w`` (its Laplace approximation, or emcee walkers) and regress the
@@ -593,10 +610,16 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         return self.n_subsample
 
     def _whole_data(self, data, rng):
+        """Every row of positive weight with its own weight: in memory in their order,
+        sharing X when every row has positive weight; gathered from the chunks on a
+        cluster."""
         self.history_, self.kl_estimate_ = np.empty((0, 3)), 0.0
         self.n_iter_, self.stop_reason_ = 0, "whole data"
         self.kl_path_ = np.empty((0, 2))
-        return data.subsample(data.n_positive(), rng)  # every row of positive weight
+        if data.chunked:
+            return data.subsample(data.n_positive(), rng)
+        rows = np.flatnonzero(data.sample_weight > 0)
+        return data.take(rows, data.sample_weight[rows])
 
     def _fit_rows(self, data, family, prior_prec, rng):
         """The coreset of a row storage: the same steps in memory, on a ``np.memmap`` (read
@@ -610,7 +633,21 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         n_candidates = data.n_positive()
         budget = min(self.max_rows if auto else self.M, n_candidates)
         p = len(prior_prec)
-        first = min(budget, max(_MIN_AUTO_ROWS, p * (p + 3) // 2)) if auto else budget
+        needed = p * (p + 3) // 2  # the second-order moments the coreset must match
+        self._all_rows_reason, wide = None, None
+        if auto and 2 * needed >= n_candidates:
+            wide = (f"a posterior of {p} parameters needs about {needed:,} coreset rows "
+                    "(p(p+3)/2) to match the full data's to second order, at least half of "
+                    f"the {n_candidates:,} rows of positive weight")
+            if not (data.chunked or data.file_backed):
+                # no coreset can stand in for these data: the exact answer, before any pass
+                self._all_rows_reason = (
+                    f"{wide}; with M='auto' the coreset is every row (exact), so the next "
+                    "step fits all rows",
+                    "For a wide design, fit the estimator on all rows directly; an integer M "
+                    "forces a smaller, approximate coreset (see kl_estimate_).")
+                return self._whole_data(data, rng)
+        first = min(budget, max(_MIN_AUTO_ROWS, needed)) if auto else budget
         if first == n_candidates:  # the whole data: nothing to approximate
             return self._whole_data(data, rng)
         n_subsample = self._resolve_subsample(n_candidates)
@@ -624,7 +661,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
                 uniform=self.candidates == "uniform", subsample=n_subsample)
             laplace_kl = LaplaceKL(found.laplace, family, prior_prec, self.fit_intercept)
             part, calibrated = self._exact_step(found, family, laplace_kl, first, budget,
-                                                start, progress)
+                                                start, progress, wide)
             result = quasi_newton_weights(
                 data, part, family, weights=calibrated, prior_prec=prior_prec,
                 fit_intercept=self.fit_intercept, n_draws=self.n_draws_,
@@ -653,10 +690,12 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         part = self._fit_rows(InMemoryRows(X, y, sample_weight), family, prior_prec, rng)
         return part.indices, part.weights
 
-    def _exact_step(self, found, family, laplace_kl, size, budget, start, progress):
+    def _exact_step(self, found, family, laplace_kl, size, budget, start, progress,
+                    wide=None):
         """The candidates at ``size`` rows (growing up to ``budget`` with ``M="auto"``) and
         their weights after the exact first step; sets ``kl_path_`` and warns when a budget
-        stops the growth short of ``target_kl``."""
+        stops the growth short of ``target_kl`` (saying why no budget can meet it when
+        ``wide``, the wide design's rows needed, is given)."""
         auto = isinstance(self.M, str)
         path = []
         while True:
@@ -670,11 +709,16 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
             if size >= budget or (self.max_time is not None and elapsed >= self.max_time):
                 limit = (f"max_rows={self.max_rows}" if size >= budget
                          else f"max_time={self.max_time:g} s ({elapsed:.1f} s spent)")
+                advice = ("Raise the budget for a closer coreset." if wide is None else
+                          "The target is out of reach of any coreset much smaller than "
+                          f"the data: {wide} (rows on a cluster or in a np.memmap are not "
+                          "gathered whole into this process). Fit the estimator on all rows "
+                          "directly (it reads them where they are).")
                 warnings.warn(
                     f"QuasiNewtonCoreset: the coreset stopped growing at {part.size} rows, "
                     f"the budget {limit}, with an estimated KL(coreset posterior || full "
                     f"posterior) of {kl:.3g} nats, above target_kl={self.target_kl:g}. "
-                    "Raise the budget for a closer coreset.", UserWarning)
+                    f"{advice}", UserWarning)
                 break
             size = min(budget, _next_budget(path, self.target_kl))
         self.kl_path_ = np.array(path, dtype=float)

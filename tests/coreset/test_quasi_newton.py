@@ -458,3 +458,120 @@ def test_growth_follows_the_power_law_of_the_path():
     assert _next_budget([(1000, 1.0), (1500, 0.25)], 0.1) == expected
     assert _next_budget([(1000, 1.0), (1500, 0.9)], 0.1) == 3000  # slow decay: doubles
     assert _next_budget([(1000, 1.0), (1500, 0.11)], 0.1) == 1875  # nearly there: 1.25
+
+
+# -- wide designs: M="auto" returns every row when p (p + 3) / 2 >= n_positive / 2 -------
+
+# 3 categorical features of 7 levels one-hot encoded and an intercept: p = 22 parameters,
+# whose coreset needs p (p + 3) / 2 = 275 rows, half of 550
+_WIDE_P, _WIDE_NEEDED = 22, 275
+
+
+def _one_hot_design(n, seed=0):
+    """One-hot codes of 3 categorical features of 7 levels (skewed level frequencies, so
+    some levels are rare) with logistic labels from random level effects, as CSR."""
+    from scipy import sparse
+
+    rng = np.random.default_rng(seed)
+    codes = np.column_stack([7 * j + rng.choice(7, size=n, p=rng.dirichlet(np.ones(7)))
+                             for j in range(3)])
+    X = sparse.csr_matrix((np.ones(3 * n), codes.ravel(), np.arange(0, 3 * n + 1, 3)),
+                          shape=(n, 21))
+    y = (rng.random(n) < expit(X @ rng.normal(0.0, 0.7, size=21) - 0.5)).astype(int)
+    return X, y
+
+
+def _wide_fit(X, y, **fit_params):
+    """Fit QuasiNewtonCoreset() whose pilot fit would raise; its warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        coreset = QuasiNewtonCoreset(random_state=0).fit(X, y, **fit_params)
+    return coreset, [str(w.message) for w in caught if "QuasiNewtonCoreset" in str(w.message)]
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_wide_design_is_fitted_on_every_row(monkeypatch, dense):
+    def no_candidates(*args, **kwargs):
+        raise AssertionError("the candidates were drawn")
+
+    monkeypatch.setattr(_quasi_newton, "draw_candidates", no_candidates)
+    X, y = _one_hot_design(600)
+    X = X.toarray() if dense else X
+    # 550 rows of positive weight: p (p + 3) / 2 = 275 is half of them
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, size=600)
+    weights[::12] = 0.0
+    assert np.count_nonzero(weights) == 2 * _WIDE_NEEDED
+    coreset, messages = _wide_fit(X, y, sample_weight=weights)
+    assert coreset.stop_reason_ == "whole data" and coreset.kl_estimate_ == 0.0
+    assert coreset.n_iter_ == 0 and coreset.kl_path_.shape == (0, 2)
+    np.testing.assert_array_equal(coreset.sample_indices_, np.flatnonzero(weights))
+    np.testing.assert_array_equal(coreset.sample_weight_, weights[weights > 0])
+    assert len(messages) == 1, messages
+    assert (f"{_WIDE_P} parameters needs about {_WIDE_NEEDED} coreset rows" in messages[0]
+            and "half of the 550 rows of positive weight" in messages[0]
+            and "an integer M forces" in messages[0])
+    # one row more: below the threshold, the candidates are drawn
+    weights[12] = 1.0
+    with pytest.raises(AssertionError, match="candidates were drawn"):
+        _wide_fit(X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_wide_design_hands_on_the_data_itself(dense):
+    X, y = _one_hot_design(500)
+    X = X.toarray() if dense else X
+    with pytest.warns(UserWarning, match="coreset is every row") as record:
+        pipe = Pipeline([("coreset", QuasiNewtonCoreset(random_state=0)),
+                         ("clf", BayesianLogisticRegression())]).fit(X, y)
+    assert sum("QuasiNewtonCoreset" in str(w.message) for w in record) == 1
+    full = BayesianLogisticRegression().fit(X, y)
+    np.testing.assert_allclose(pipe[-1].posterior_.mean, full.posterior_.mean, rtol=1e-9,
+                               atol=1e-12)
+    np.testing.assert_allclose(pipe[-1].posterior_.cov, full.posterior_.cov, rtol=1e-9,
+                               atol=1e-12)
+    # every row of positive weight: the rows handed on are X's, in their order, not a copy
+    with pytest.warns(UserWarning, match="coreset is every row"):
+        X_core, y_core, w_core = QuasiNewtonCoreset(random_state=0).fit_coreset(X, y)
+    np.testing.assert_array_equal(y_core, y)
+    np.testing.assert_array_equal(w_core, 1.0)
+    # so does a budget M of every row
+    with pytest.warns(UserWarning, match="M=1000 is at least"):
+        X_budget, _, _ = QuasiNewtonCoreset(M=1000).fit_coreset(X, y)
+    for rows in (X_core, X_budget):
+        if dense:
+            assert np.shares_memory(rows, X) and rows.shape == X.shape
+        else:
+            assert np.shares_memory(rows.data, X.data)
+            assert np.shares_memory(rows.indices, X.indices)
+            assert (rows != X).nnz == 0
+    # a plain Pipeline's weighted subset splits one row (N + 1 rows): the same posterior
+    with pytest.warns(UserWarning, match="coreset is every row"):
+        subset = QuasiNewtonCoreset(random_state=0).fit_transform(X, y)
+    np.testing.assert_array_equal(subset.sample_indices, np.r_[0, np.arange(500)])
+    plain = BayesianLogisticRegression().fit(subset, y)
+    np.testing.assert_allclose(plain.posterior_.mean, full.posterior_.mean, rtol=1e-9,
+                               atol=1e-12)
+
+
+def test_wide_design_out_of_memory_keeps_the_budget(tmp_path):
+    """Rows in a np.memmap or on a cluster are not gathered whole: the coreset stays within
+    max_rows and the budget's warning says why no coreset meets the target."""
+    X, y = _one_hot_design(550)
+    X = X.toarray()
+    path = tmp_path / "X.dat"
+    mm = np.memmap(path, dtype=np.float64, mode="w+", shape=X.shape)
+    mm[:] = X
+    mm.flush()
+    inputs = [(np.memmap(path, dtype=np.float64, mode="r", shape=X.shape), y)]
+    try:
+        import dask.array as da
+        inputs.append((da.from_array(X, chunks=200), da.from_array(y, chunks=200)))
+    except ImportError:  # pragma: no cover - the test extra installs dask
+        pass
+    for X_rows, y_rows in inputs:
+        with pytest.warns(UserWarning, match="out of reach of any coreset") as record:
+            coreset = QuasiNewtonCoreset(max_rows=60, random_state=0).fit(X_rows, y_rows)
+        message = next(str(w.message) for w in record if "out of reach" in str(w.message))
+        assert f"about {_WIDE_NEEDED} coreset rows" in message and "max_rows=60" in message
+        assert coreset.stop_reason_ != "whole data"
+        assert 0 < len(coreset.sample_indices_) <= 60
