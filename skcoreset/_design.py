@@ -237,27 +237,38 @@ def add_sparse_gram(out, X, c, fit_intercept, extra=()):
         out[d:, d:] += dense.T @ dense_c
 
 
-# When the position pairs of rows of k nonzeros are summed (:func:`_add_pair_gram`), else a
-# sparse product: at most this many nonzeros per row (the pairs grow as k^2 / 2) ...
-_PAIR_MAX_NNZ = 64
-# ... at least this many rows of that length in the block (each pair costs a few numpy calls)
-_PAIR_MIN_ROWS = 2048
-# ... and boxes of at most this many entries per row and pair (each box is zeroed, added
-# to the Gram twice and stays in cache only while small)
-_PAIR_BOX_PER_ROW = 4.0
+# Which rows of a sparse block :func:`_add_pair_gram` sums over position pairs: a cost model in
+# units of about 10 ns, measured on one thread (/1 BLAS thread, blocks of 2**20 nonzeros).
+# The position-pair sum of n rows of k nonzeros costs ``n P + S + 2000 P`` for the P = k (k -
+# 1) / 2 pairs (each row's pair one bincount entry; S the entries of their boxes, each
+# zeroed and added twice; about 20 us of numpy calls per pair); the sparse product costs
+# ``n k^2`` (5-30 ns per product of two nonzeros) plus ``d^2`` for its dense result, shared
+# by the block's rows. Measured crossovers (pairs / sparse product time): one-hot rows,
+# d = 2,000: k = 10, 1e5 rows: 0.03 / 0.22 s; k = 100: 0.17 / 0.50 s; k = 300, 3,495 rows:
+# 0.93 / 1.03 s (the calls' cost). Positions spanning w of d = 2,000 columns (k = 10):
+# 1e5 rows, w = 400: 0.10 / 0.52 s, w = 800: 0.32 / 0.31 s, w = 2000: 2.1 / 0.34 s; 8,192
+# rows, w = 200: 0.009 / 0.027 s, w = 400: 0.078 / 0.028 s. Wide boxes that tile the Gram
+# still win (k = 10, d = 10,000, 4,096 rows: 0.22 / 0.93 s), overlapping ones (text-like
+# rows, every position spanning most columns) lose and take the sparse product.
+_PAIR_CALL_COST = 2000
 
 
 def _add_pair_gram(gram, X, c):
-    """Add ``X_g.T @ diag(c_g) @ X_g`` to ``gram`` (``d x d``) for the groups ``g`` of rows of
-    X (CSR) with equal numbers of nonzeros where the position-pair sum is cheaper than a
-    sparse product (:func:`_add_position_pairs`); returns the indices of the rows left for
-    the sparse product, or None for all of them."""
+    """Add ``X_g.T @ diag(c_g) @ X_g`` to ``gram`` (``d x d``) for the groups ``g`` of rows
+    of X (CSR) with equal numbers of nonzeros whose position-pair sum
+    (:func:`_add_position_pairs`) is cheaper than a sparse product (``_PAIR_CALL_COST``);
+    returns the indices of the other rows, or None for all of them."""
+    n, d = X.shape
     counts = np.diff(X.indptr)
     lengths = np.bincount(counts)
-    done = np.zeros(len(counts), dtype=bool)
-    for k in np.flatnonzero(lengths[1:_PAIR_MAX_NNZ + 1] >= _PAIR_MIN_ROWS) + 1:
-        rows = None if lengths[k] == len(counts) else np.flatnonzero(counts == k)
-        if _add_position_pairs(gram, X, c, k, rows):
+    done = np.zeros(n, dtype=bool)
+    for k in np.flatnonzero(lengths):
+        n_k, pairs = int(lengths[k]), k * (k - 1) // 2
+        budget = n_k * k * k + d * d * n_k / n - n_k * pairs  # S + 2000 P must fit
+        if k == 0 or _PAIR_CALL_COST * pairs > budget:  # dear even with empty boxes
+            continue
+        rows = None if n_k == n else np.flatnonzero(counts == k)
+        if _add_position_pairs(gram, X, c, k, rows, budget - _PAIR_CALL_COST * pairs):
             if rows is None:
                 return np.empty(0, dtype=np.intp)
             done[rows] = True
@@ -266,10 +277,10 @@ def _add_pair_gram(gram, X, c):
     return np.flatnonzero(~done & (counts > 0))  # empty rows add nothing
 
 
-def _add_position_pairs(gram, X, c, k, rows):
+def _add_position_pairs(gram, X, c, k, rows, max_boxes):
     """Add the Gram of the ``rows`` of X (all with None) with ``k`` nonzeros each, summed
     over the pairs of positions ``a < b`` within the rows; False (and nothing added) when
-    that is dearer than a sparse product.
+    the boxes below hold more than ``max_boxes`` entries.
 
     The columns found at position ``a`` of the rows span a range ``[lo_a, hi_a]`` (for
     one-hot rows with sorted indices: one feature's levels), so the products
@@ -277,19 +288,17 @@ def _add_position_pairs(gram, X, c, k, rows):
     box of the Gram, ``(lo_a.., lo_b..)``, that stays in cache; the Gram gets the box and its
     transpose, and the diagonal the squares ``c_i v_ia^2``. This holds for unsorted indices
     and duplicate entries too (a duplicate pair's box entry lands on the diagonal, twice).
-    For one-hot rows (all values 1) the pairs' weights are ``c`` itself. N = 1e6 one-hot
-    rows of 10 nonzeros over 2,000 columns: 0.53 s against 1.5 s for the sparse products.
+    For one-hot rows (all values 1) the pairs' weights are ``c`` itself.
     """
     starts = X.indptr[:-1] if rows is None else X.indptr[rows]
     entries = starts + np.arange(k)[:, None]  # (k, n_rows), one position per row
     columns = X.indices[entries].astype(np.intp)
-    values = X.data[entries].astype(np.float64)
-    n_rows = columns.shape[1]
     lo = columns.min(axis=1)
     width = columns.max(axis=1) - lo + 1
-    boxes = (np.sum(np.outer(width, width)) - np.sum(width * width)) / 2
-    if boxes > _PAIR_BOX_PER_ROW * n_rows * k * (k - 1) / 2:
+    if (np.sum(width) ** 2 - np.sum(width * width)) / 2 > max_boxes:
         return False
+    values = X.data[entries].astype(np.float64)
+    n_rows = columns.shape[1]
     weights = None if c is None else c if rows is None else c[rows]
     unit = bool(np.all(values == 1.0))
     weighted = values if weights is None else values * weights  # c_i v_ia, per position
