@@ -4,9 +4,10 @@ Parameter vectors are ``theta = [coef..., intercept]`` (intercept last, as in th
 files) when ``fit_intercept`` is true. The intercept column is never materialised, so a large
 ``X`` is not copied.
 
-``X`` may be a scipy.sparse CSR matrix: products go through sparse BLAS, Grams are sums of
-sparse products over row blocks (:func:`weighted_gram`) and latent variances quadratic forms
-over each row's nonzeros (:func:`latent_variances`), so no dense copy of many rows is made.
+``X`` may be a scipy.sparse CSR matrix: products go through sparse BLAS, Grams are summed over
+row blocks, over the pairs of nonzero positions of equally long rows (one-hot rows) or by
+sparse products (:func:`add_sparse_gram`), and latent variances are quadratic forms over each
+row's nonzeros (:func:`latent_variances`), so no dense copy of many rows is made.
 """
 
 import numpy as np
@@ -107,8 +108,8 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     overflow (:func:`add_scaled_gram`); a non-finite result (e.g. from huge entries of X)
     falls back to float64.
 
-    A sparse (CSR) X is summed over blocks of its rows by sparse products
-    (:func:`add_sparse_gram`), always in float64.
+    A sparse (CSR) X is summed over blocks of its rows (:func:`add_sparse_gram`: position
+    pairs of one-hot-like rows, sparse products of the others), always in float64.
     """
     n, d = X.shape
     if sparse.issparse(X):
