@@ -221,7 +221,7 @@ def add_sparse_gram(out, X, c, fit_intercept, extra=()):
     rest = _add_pair_gram(out[:d, :d], X, c)
     if rest is None or len(rest):
         X_r, c_r = (X, c) if rest is None else (X[rest], None if c is None else c[rest])
-        scaled = X_r if c_r is None else sparse.csr_matrix(
+        scaled = X_r if c_r is None else type(X_r)(
             (X_r.data * np.repeat(c_r, np.diff(X_r.indptr)), X_r.indices, X_r.indptr),
             shape=X_r.shape)
         # the d x d product is nearly dense for one-hot rows: adding it as a dense array
