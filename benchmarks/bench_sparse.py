@@ -1,7 +1,7 @@
 """Sparse one-hot features: our fits against scikit-learn's LogisticRegression on the same
 CSR matrix.
 
-Run by hand: ``python benchmarks/bench_sparse.py [--quick] [--n N] [--columns D]
+Run by hand: ``python benchmarks/bench_sparse.py [--quick] [--gram] [--n N] [--columns D]
 [--nnz K] [--M M ...] [--repeats R]`` (defaults: N = 1e6 rows, D = 2,000 one-hot columns,
 K = 10 nonzeros per row, i.e. 0.5 % density; ``--M auto 1000``; ``--quick``: N = 1e5).
 
@@ -16,6 +16,15 @@ frequencies so that many levels are rare, and logistic labels from random level 
   coreset pipeline, for each ``--M`` (``auto``: the default ``QuasiNewtonCoreset()``);
 * ``sklearn``: ``LogisticRegression(C=1)`` (L-BFGS; our prior N(0, 1) on the coefficients is
   its penalty at C = prior_scale^2) with its default tolerance.
+
+``--gram`` times the Hessian's Gram ``A^T diag(c) A`` alone (``A = [X, 1]``, ``c = p (1 - p)``
+at random coefficients), as the Laplace fit forms it in each Newton step: the position-pair
+sum of one-hot rows against the sparse product over row blocks that it replaced (named
+baseline, the same code with the position-pair sum switched off), alternately in one run,
+on the one-hot rows above, the same rows with each feature's first level dropped
+(``OneHotEncoder(drop="first")``: 0-10 nonzeros per row) and text-like rows (20-200
+nonzeros per row over 5,000 columns of Zipf frequencies, positive values; N = 2e4), which
+must take the sparse product and not slow down.
 
 Times are the medians of ``--repeats`` rounds; memory is the peak of Python's allocations
 (``tracemalloc``, which sees every numpy and scipy array) during the first round's fit, as
@@ -38,7 +47,7 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
-from skcoreset import BayesianLogisticRegression, QuasiNewtonCoreset
+from skcoreset import BayesianLogisticRegression, QuasiNewtonCoreset, _design
 from skcoreset.metrics import coreset_quality
 from skcoreset.pipeline import Pipeline
 
@@ -61,6 +70,61 @@ def one_hot_rows(n, n_columns, nnz, rng):
 def _budget(text):
     """A coreset budget on the command line: an integer or "auto"."""
     return text if text == "auto" else int(text)
+
+
+def text_rows(n, n_columns, rng):
+    """CSR rows of 20-200 nonzeros (before duplicates are summed) over ``n_columns`` of Zipf
+    frequencies, positive values: a TF-IDF-like shape."""
+    counts = rng.integers(20, 201, size=n)
+    frequencies = 1.0 / np.arange(1, n_columns + 1)
+    columns = rng.choice(n_columns, size=counts.sum(), p=frequencies / frequencies.sum())
+    X = sparse.csr_matrix((rng.random(len(columns)), columns,
+                           np.concatenate([[0], np.cumsum(counts)])), shape=(n, n_columns))
+    X.sum_duplicates()
+    return X
+
+
+def gram_shapes(n, n_columns, nnz, rng):
+    """The designs of ``--gram``, by name."""
+    one_hot, _ = one_hot_rows(n, n_columns, nnz, rng)
+    first_levels = np.arange(0, n_columns, n_columns // nnz)
+    kept = np.setdiff1d(np.arange(n_columns), first_levels)
+    return {f"one-hot, {nnz} per row": one_hot,
+            "one-hot, drop first level": one_hot[:, kept].tocsr(),
+            "text-like, 20-200 per row": text_rows(min(n, 20_000), 5000, rng)}
+
+
+def bench_gram(args, n):
+    """The ``--gram`` table: position-pair sum against the sparse product, per shape."""
+    rng = np.random.default_rng(0)
+    shapes = gram_shapes(n, args.columns, args.nnz, rng)
+    saved = _design._PAIR_CALL_COST
+    ways = {"pairs": saved, "sparse product": np.inf}  # inf: no rows take the pairs
+    print("| design | N | columns | nonzeros per row | position pairs (s) | "
+          "sparse product, baseline (s) | speed-up | largest difference |")
+    print("|---|---|---|---|---|---|---|---|")
+    with threadpool_limits(limits=1):
+        for name, X in shapes.items():
+            c = rng.random(X.shape[0]) * 0.25
+            times = {way: [] for way in ways}
+            grams = {}
+            try:
+                for round_ in range(args.repeats):
+                    for way, cost in list(ways.items())[::1 - 2 * (round_ % 2)]:  # ABBA
+                        _design._PAIR_CALL_COST = cost
+                        start = time.perf_counter()
+                        grams[way] = _design.weighted_gram(X, c, True)
+                        times[way].append(time.perf_counter() - start)
+            finally:
+                _design._PAIR_CALL_COST = saved
+            pairs, product = (np.median(times[way]) for way in ways)
+            scale = np.max(np.abs(grams["sparse product"]))
+            error = np.max(np.abs(grams["pairs"] - grams["sparse product"])) / scale
+            counts = np.diff(X.indptr)
+            print(f"| {name} | {X.shape[0]:.0e} | {X.shape[1]} | {counts.min()}-{counts.max()}"
+                  f" | {pairs:.3f} | {product:.3f} | {product / pairs:.2f} | {error:.1e} |",
+                  flush=True)
+            del grams
 
 
 def sparse_bytes(X):
@@ -102,8 +166,12 @@ def main():
     parser.add_argument("--M", type=_budget, nargs="+", default=["auto", 1000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--gram", action="store_true",
+                        help="time the Hessian's Gram alone (see above)")
     args = parser.parse_args()
     n = int(1e5 if args.quick else args.n)
+    if args.gram:
+        return bench_gram(args, n)
     X, y = one_hot_rows(n, args.columns, args.nnz, np.random.default_rng(0))
     size = sparse_bytes(X)
     print(f"N = {n}, {X.shape[1]} one-hot columns, {X.nnz / n:.0f} nonzeros per row "

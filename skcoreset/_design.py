@@ -4,9 +4,10 @@ Parameter vectors are ``theta = [coef..., intercept]`` (intercept last, as in th
 files) when ``fit_intercept`` is true. The intercept column is never materialised, so a large
 ``X`` is not copied.
 
-``X`` may be a scipy.sparse CSR matrix: products go through sparse BLAS, Grams are sums of
-sparse products over row blocks (:func:`weighted_gram`) and latent variances quadratic forms
-over each row's nonzeros (:func:`latent_variances`), so no dense copy of many rows is made.
+``X`` may be a scipy.sparse CSR matrix: products go through sparse BLAS, Grams are summed over
+row blocks, over the pairs of nonzero positions of equally long rows (one-hot rows) or by
+sparse products (:func:`add_sparse_gram`), and latent variances are quadratic forms over each
+row's nonzeros (:func:`latent_variances`), so no dense copy of many rows is made.
 """
 
 import numpy as np
@@ -107,8 +108,8 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
     overflow (:func:`add_scaled_gram`); a non-finite result (e.g. from huge entries of X)
     falls back to float64.
 
-    A sparse (CSR) X is summed over blocks of its rows by sparse products
-    (:func:`add_sparse_gram`), always in float64.
+    A sparse (CSR) X is summed over blocks of its rows (:func:`add_sparse_gram`: position
+    pairs of one-hot-like rows, sparse products of the others), always in float64.
     """
     n, d = X.shape
     if sparse.issparse(X):
@@ -208,26 +209,119 @@ def add_sparse_gram(out, X, c, fit_intercept, extra=()):
     """Add ``B.T @ diag(c) @ B`` to ``out`` for the block of rows ``B = [A, e_1, ...]``,
     ``A = [X, 1]`` (or ``X``) of a sparse (CSR) X; ``c=None``: unit weights.
 
-    ``X_b.T @ (c * X_b)`` is one sparse product, added into the dense ``d x d`` corner; the
-    intercept and ``extra`` columns are dense, so their products with X are sparse
-    matrix-vector products. Nothing of X is densified.
+    The ``d x d`` corner is summed over the pairs of nonzero positions of rows of equal
+    length (:func:`_add_position_pairs`, e.g. one-hot rows) where that is cheaper, and by
+    one sparse product ``X_r.T @ (c * X_r)`` of the other rows. The intercept and ``extra``
+    columns are dense, so their products with X are sparse matrix-vector products. Nothing
+    of X is densified.
     """
     n, d = X.shape
     X = X.tocsr()
-    c = np.ones(n) if c is None else np.asarray(c, dtype=np.float64)
-    scaled = X.copy()
-    scaled.data = scaled.data * np.repeat(c, np.diff(X.indptr))
-    # the d x d product is nearly dense for one-hot rows: adding it as a dense array costs a
-    # fifth of scattering its nonzeros (N = 1e5 rows, d = 2000)
-    out[:d, :d] += (X.T @ scaled).toarray()
+    c = None if c is None else np.asarray(c, dtype=np.float64)
+    rest = _add_pair_gram(out[:d, :d], X, c)
+    if rest is None or len(rest):
+        X_r, c_r = (X, c) if rest is None else (X[rest], None if c is None else c[rest])
+        scaled = X_r if c_r is None else type(X_r)(
+            (X_r.data * np.repeat(c_r, np.diff(X_r.indptr)), X_r.indices, X_r.indptr),
+            shape=X_r.shape)
+        # the d x d product is nearly dense for one-hot rows: adding it as a dense array
+        # costs a fifth of scattering its nonzeros (N = 1e5 rows, d = 2000)
+        out[:d, :d] += (X_r.T @ scaled).toarray()
     columns = ([np.ones(n)] if fit_intercept else []) + [np.asarray(e, dtype=np.float64)
                                                          for e in extra]
     if columns:
         dense = np.column_stack(columns)
-        cross = np.asarray(scaled.T @ dense)  # (d, k): X.T @ (c * e)
+        dense_c = dense if c is None else c[:, None] * dense
+        cross = np.asarray(X.T @ dense_c)  # (d, k): X.T @ (c * e)
         out[:d, d:] += cross
         out[d:, :d] += cross.T
-        out[d:, d:] += dense.T @ (c[:, None] * dense)
+        out[d:, d:] += dense.T @ dense_c
+
+
+# Which rows of a sparse block :func:`_add_pair_gram` sums over position pairs: a cost model in
+# units of about 10 ns, measured on one thread (/1 BLAS thread, blocks of 2**20 nonzeros).
+# The position-pair sum of n rows of k nonzeros costs ``n P + S + 2000 P`` for the P = k (k -
+# 1) / 2 pairs (each row's pair one bincount entry; S the entries of their boxes, each
+# zeroed and added twice; about 20 us of numpy calls per pair); the sparse product costs
+# ``n k^2`` (5-30 ns per product of two nonzeros) plus ``d^2`` for its dense result, shared
+# by the block's rows. Measured crossovers (pairs / sparse product time): one-hot rows,
+# d = 2,000: k = 10, 1e5 rows: 0.03 / 0.22 s; k = 100: 0.17 / 0.50 s; k = 300, 3,495 rows:
+# 0.93 / 1.03 s (the calls' cost). Positions spanning w of d = 2,000 columns (k = 10):
+# 1e5 rows, w = 400: 0.10 / 0.52 s, w = 800: 0.32 / 0.31 s, w = 2000: 2.1 / 0.34 s; 8,192
+# rows, w = 200: 0.009 / 0.027 s, w = 400: 0.078 / 0.028 s. Wide boxes that tile the Gram
+# still win (k = 10, d = 10,000, 4,096 rows: 0.22 / 0.93 s), overlapping ones (text-like
+# rows, every position spanning most columns) lose and take the sparse product.
+_PAIR_CALL_COST = 2000
+
+
+def _add_pair_gram(gram, X, c):
+    """Add ``X_g.T @ diag(c_g) @ X_g`` to ``gram`` (``d x d``) for the groups ``g`` of rows
+    of X (CSR) with equal numbers of nonzeros whose position-pair sum
+    (:func:`_add_position_pairs`) is cheaper than a sparse product (``_PAIR_CALL_COST``);
+    returns the indices of the other rows, or None for all of them."""
+    n, d = X.shape
+    counts = np.diff(X.indptr)
+    lengths = np.bincount(counts)
+    done = np.zeros(n, dtype=bool)
+    for k in np.flatnonzero(lengths):
+        n_k, pairs = int(lengths[k]), k * (k - 1) // 2
+        budget = n_k * k * k + d * d * n_k / n - n_k * pairs  # S + 2000 P must fit
+        if k == 0 or _PAIR_CALL_COST * pairs > budget:  # dear even with empty boxes
+            continue
+        rows = None if n_k == n else np.flatnonzero(counts == k)
+        if _add_position_pairs(gram, X, c, k, rows, budget - _PAIR_CALL_COST * pairs):
+            if rows is None:
+                return np.empty(0, dtype=np.intp)
+            done[rows] = True
+    if not done.any():
+        return None
+    return np.flatnonzero(~done & (counts > 0))  # empty rows add nothing
+
+
+def _add_position_pairs(gram, X, c, k, rows, max_boxes):
+    """Add the Gram of the ``rows`` of X (all with None) with ``k`` nonzeros each, summed
+    over the pairs of positions ``a < b`` within the rows; False (and nothing added) when
+    the boxes below hold more than ``max_boxes`` entries.
+
+    The columns found at position ``a`` of the rows span a range ``[lo_a, hi_a]`` (for
+    one-hot rows with sorted indices: one feature's levels), so the products
+    ``c_i v_ia v_ib`` of a pair of positions are summed by one ``np.bincount`` into a small
+    box of the Gram, ``(lo_a.., lo_b..)``, that stays in cache; the Gram gets the box and its
+    transpose, and the diagonal the squares ``c_i v_ia^2``. This holds for unsorted indices
+    and duplicate entries too (a duplicate pair's box entry lands on the diagonal, twice).
+    For one-hot rows (all values 1) the pairs' weights are ``c`` itself.
+    """
+    starts = X.indptr[:-1] if rows is None else X.indptr[rows]
+    entries = starts + np.arange(k)[:, None]  # (k, n_rows), one position per row
+    columns = X.indices[entries].astype(np.intp)
+    lo = columns.min(axis=1)
+    width = columns.max(axis=1) - lo + 1
+    if (np.sum(width) ** 2 - np.sum(width * width)) / 2 > max_boxes:
+        return False
+    values = X.data[entries].astype(np.float64)
+    n_rows = columns.shape[1]
+    weights = None if c is None else c if rows is None else c[rows]
+    unit = bool(np.all(values == 1.0))
+    weighted = values if weights is None else values * weights  # c_i v_ia, per position
+    squares = np.bincount(columns.ravel(), weights=(weighted * values).ravel(),
+                          minlength=len(gram))
+    gram[np.diag_indices_from(gram)] += squares
+    columns -= lo[:, None]  # offsets within each position's range
+    index = np.empty(n_rows, dtype=np.intp)
+    product = None if unit else np.empty(n_rows)
+    for a in range(k):
+        rows_a = slice(lo[a], lo[a] + width[a])
+        for b in range(a + 1, k):
+            np.multiply(columns[a], width[b], out=index)
+            index += columns[b]
+            if not unit:
+                weights = np.multiply(weighted[a], values[b], out=product)
+            box = np.bincount(index, weights=weights, minlength=width[a] * width[b])
+            box = box.reshape(width[a], width[b])
+            cols_b = slice(lo[b], lo[b] + width[b])
+            gram[rows_a, cols_b] += box
+            gram[cols_b, rows_a] += box.T
+    return True
 
 
 def latent_moments(X, mean, cov_chol, fit_intercept):

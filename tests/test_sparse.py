@@ -16,6 +16,7 @@ from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegre
                        BayesianPoissonRegression, BayesianProbitRegression,
                        FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
                        SparseVICoreset, SparseWeightedSubset, StreamingCoreset, UniformCoreset)
+from skcoreset import _design as design
 from skcoreset._design import latent_variances, row_quadratic_forms, weighted_gram
 from skcoreset.metrics import coreset_quality
 from skcoreset.multiclass import BayesianOneVsRestClassifier
@@ -73,6 +74,85 @@ def test_sparse_grams_and_latent_variances_match_dense(fit_intercept):
     sym = factor @ factor.T
     np.testing.assert_allclose(row_quadratic_forms(X, sym, fit_intercept),
                                row_quadratic_forms(dense, sym, fit_intercept), rtol=1e-10)
+
+
+def _one_hot_codes(n, levels, rng):
+    """CSR one-hot rows: one nonzero per feature of ``levels[j]`` levels (skewed)."""
+    offsets = np.cumsum([0, *levels])
+    codes = np.column_stack([offsets[j] + rng.choice(m, size=n, p=rng.dirichlet(np.ones(m)))
+                             for j, m in enumerate(levels)])
+    k = len(levels)
+    return sparse.csr_matrix((np.ones(n * k), codes.ravel(), np.arange(0, n * k + 1, k)),
+                             shape=(n, offsets[-1]))
+
+
+def _dense_gram(X, c, fit_intercept, extra):
+    A = np.column_stack([X.toarray()] + [np.ones(X.shape[0])] * fit_intercept + list(extra))
+    return A.T @ (c[:, None] * A)
+
+
+def _sparse_gram_cases(rng, n=5000):
+    """Sparse designs that the position-pair Gram takes (in whole or in part), by name."""
+    one_hot = _one_hot_codes(n, (6, 9, 4, 12), rng)
+    scaled = (one_hot @ sparse.diags(rng.lognormal(size=one_hot.shape[1]))).tocsr()
+    # drop="first": the first level of each feature is no column, so rows have 0-4 nonzeros
+    dropped = one_hot[:, np.flatnonzero(~np.isin(np.arange(31), [0, 6, 15, 19]))].tocsr()
+    with_numeric = sparse.hstack([scaled, sparse.random(n, 1, density=0.4, random_state=0)],
+                                 format="csr")
+    shuffled = scaled.copy()  # unsorted indices within each row, and duplicate entries
+    order = np.argsort(rng.random((n, 4)), axis=1) + 4 * np.arange(n)[:, None]
+    shuffled.indices, shuffled.data = shuffled.indices[order.ravel()], shuffled.data[order.ravel()]
+    repeated = np.arange(0, 4 * n - 1, 7)  # entry 7 i repeats entry 7 i + 1's column
+    shuffled.indices[repeated] = shuffled.indices[repeated + 1]
+    shuffled.data[::11] = 0.0  # explicit zeros
+    shuffled.has_sorted_indices = False
+    assert not shuffled.has_canonical_format
+    return {"one-hot": one_hot, "scaled": scaled, "drop-first": dropped,
+            "with numeric": with_numeric, "non-canonical": shuffled}
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_position_pair_gram_matches_dense(fit_intercept):
+    rng = np.random.default_rng(1)
+    for name, X in _sparse_gram_cases(rng).items():
+        n = X.shape[0]
+        c = rng.random(n)
+        c[::13] = 0.0
+        for weights, extra in ((c, ()), (None, ()), (c, (rng.normal(size=n),
+                                                         rng.random(n)))):
+            want = _dense_gram(X, np.ones(n) if weights is None else weights,
+                               fit_intercept, extra)
+            got = weighted_gram(X, weights, fit_intercept, extra=extra)
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max(),
+                                       err_msg=name)
+
+
+def test_position_pair_gram_takes_rows_by_cost(monkeypatch):
+    """One-hot rows go the position-pair way, text-like rows (every position spanning most
+    columns) the sparse product, both giving the Gram."""
+    calls = []
+    original = design._add_position_pairs
+
+    def spy(gram, X, c, k, rows, max_boxes):
+        taken = original(gram, X, c, k, rows, max_boxes)
+        calls.append((k, taken))
+        return taken
+
+    monkeypatch.setattr(design, "_add_position_pairs", spy)
+    rng = np.random.default_rng(2)
+    one_hot = _one_hot_codes(3000, (5, 7, 3), rng)
+    c = rng.random(3000)
+    np.testing.assert_allclose(weighted_gram(one_hot, c, True),
+                               _dense_gram(one_hot, c, True, ()), rtol=1e-12)
+    assert calls == [(3, True)]
+    calls.clear()
+    # 10 nonzeros in every row, anywhere among 400 columns: the boxes overlap
+    columns = np.sort(np.argsort(rng.random((3000, 400)), axis=1)[:, :10], axis=1)
+    text = sparse.csr_matrix((rng.random(30000), columns.ravel(), np.arange(0, 30001, 10)),
+                             shape=(3000, 400))
+    np.testing.assert_allclose(weighted_gram(text, c, True), _dense_gram(text, c, True, ()),
+                               rtol=1e-12)
+    assert calls == [(10, False)]
 
 
 def test_sparse_quadratic_forms_of_empty_rows_are_the_intercept_term():
