@@ -26,6 +26,13 @@ on the one-hot rows above, the same rows with each feature's first level dropped
 nonzeros per row over 5,000 columns of Zipf frequencies, positive values; N = 2e4), which
 must take the sparse product and not slow down.
 
+``--frame``: the same rows as a table to encode, as the user holds them (the K features as
+integer level codes, and a mostly-zero log-normal "amount" column the labels do not
+depend on), and every fit a pipeline starting with ``ColumnTransformer([OneHotEncoder(),
+StandardScaler(with_mean=False)])``, so each time includes the encoding: the coreset
+pipeline with the default ``QuasiNewtonCoreset()``, ``BayesianLogisticRegression()`` on
+all rows, and scikit-learn's ``LogisticRegression(C=1)``.
+
 Times are the medians of ``--repeats`` rounds; memory is the peak of Python's allocations
 (``tracemalloc``, which sees every numpy and scipy array) during the first round's fit, as
 a multiple of the sparse matrix's own bytes (data + indices + indptr). The table also gives
@@ -44,7 +51,10 @@ import warnings
 import numpy as np
 from scipy import sparse
 from scipy.special import expit
+from sklearn.compose import ColumnTransformer
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from skcoreset import BayesianLogisticRegression, QuasiNewtonCoreset, _design
@@ -141,6 +151,39 @@ def make_fits(M_values):
     return fits
 
 
+def table_rows(n, n_columns, nnz, rng):
+    """The rows of :func:`one_hot_rows` (same draws) before encoding: ``nnz`` columns of
+    integer level codes, then a log-normal amount, zero in 60 % of the rows."""
+    X, y = one_hot_rows(n, n_columns, nnz, rng)
+    levels = n_columns // nnz
+    codes = X.indices.reshape(n, nnz) - np.arange(nnz) * levels
+    amount = rng.lognormal(0.0, 1.0, size=n) * (rng.random(n) >= 0.6)
+    return np.column_stack([codes, amount]), y
+
+
+def encoder(nnz):
+    """The user's ``ColumnTransformer``: one-hot codes, the amount scaled keeping zeros."""
+    return ColumnTransformer([("codes", OneHotEncoder(), list(range(nnz))),
+                              ("amount", StandardScaler(with_mean=False), [nnz])])
+
+
+def make_table_fits(nnz):
+    return {
+        "laplace": lambda X, y: Pipeline([("columns", encoder(nnz)),
+                                          ("clf", BayesianLogisticRegression())]).fit(X, y),
+        "qnc-auto": lambda X, y: Pipeline([
+            ("columns", encoder(nnz)), ("coreset", QuasiNewtonCoreset(random_state=0)),
+            ("clf", BayesianLogisticRegression())]).fit(X, y),
+        "sklearn": lambda X, y: make_pipeline(encoder(nnz),
+                                              LogisticRegression(C=1.0)).fit(X, y),
+    }
+
+
+def final_step(model):
+    """The fitted estimator at the end of a pipeline, or the model itself."""
+    return model.steps[-1][1] if hasattr(model, "steps") else model
+
+
 def timed(fit, X, y, trace):
     """Seconds, fitted model and (with ``trace``) peak traced bytes of one fit."""
     gc.collect()
@@ -166,32 +209,42 @@ def main():
     parser.add_argument("--M", type=_budget, nargs="+", default=["auto", 1000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--frame", action="store_true",
+                        help="fit pipelines from the unencoded table (see above)")
     parser.add_argument("--gram", action="store_true",
                         help="time the Hessian's Gram alone (see above)")
     args = parser.parse_args()
     n = int(1e5 if args.quick else args.n)
     if args.gram:
         return bench_gram(args, n)
-    X, y = one_hot_rows(n, args.columns, args.nnz, np.random.default_rng(0))
+    rng = np.random.default_rng(0)
+    if args.frame:
+        data, y = table_rows(n, args.columns, args.nnz, rng)
+        X = encoder(args.nnz).fit_transform(data).tocsr()
+        fits = make_table_fits(args.nnz)
+    else:
+        X, y = one_hot_rows(n, args.columns, args.nnz, rng)
+        data, fits = X, make_fits(args.M)
     size = sparse_bytes(X)
     print(f"N = {n}, {X.shape[1]} one-hot columns, {X.nnz / n:.0f} nonzeros per row "
           f"(density {X.nnz / (n * X.shape[1]):.2%}), {y.mean():.1%} positives; sparse "
           f"matrix {size / 2**20:.0f} MiB (dense would be {8 * n * X.shape[1] / 2**30:.1f} "
-          "GiB); one BLAS thread")
-    fits = make_fits(args.M)
+          "GiB); one BLAS thread"
+          + ("; fits from the table, encoding included" if args.frame else ""))
     times = {name: [] for name in fits}
     models, peaks = {}, {}
     with threadpool_limits(limits=1):
         for round_ in range(args.repeats):
             for name, fit in fits.items():
-                seconds, models[name], peak = timed(fit, X, y, trace=round_ == 0)
+                seconds, models[name], peak = timed(fit, data, y, trace=round_ == 0)
                 times[name].append(seconds)
                 peaks.setdefault(name, peak)
                 print(f"  round {round_ + 1}: {name:<10} {seconds:8.2f} s", flush=True)
 
-    full = models["laplace"].posterior_
+    full = final_step(models["laplace"]).posterior_
     sd = np.sqrt(np.diag(full.cov))
-    map_sklearn = np.append(models["sklearn"].coef_.ravel(), models["sklearn"].intercept_)
+    sklearn = final_step(models["sklearn"])
+    map_sklearn = np.append(sklearn.coef_.ravel(), sklearn.intercept_)
     base = np.median(times["sklearn"])
     print()
     print("| fit | time (s) | time / sklearn | peak memory / sparse matrix | quality |")
