@@ -10,8 +10,10 @@ The rows are K categorical features of D / K levels each, one-hot encoded (as
 frequencies so that many levels are rare, and logistic labels from random level effects
 (about 27 % positives). Every fit runs with one BLAS thread, alternately in one process:
 
-* ``laplace``: ``BayesianLogisticRegression()`` on all rows (the mode by Newton's method,
-  every Hessian ``X^T W X`` a sum of sparse products over row blocks, and its Cholesky);
+* ``laplace``: ``BayesianLogisticRegression()`` on all rows (the mode by inexact Newton
+  steps, conjugate gradients with Hessian products preconditioned by the Hessian at the
+  start; the exact Hessian ``X^T W X`` at the mode, summed over row blocks, and its
+  Cholesky);
 * ``qnc-M``: ``Pipeline([QuasiNewtonCoreset(M), BayesianLogisticRegression()])``, the
   coreset pipeline, for each ``--M`` (``auto``: the default ``QuasiNewtonCoreset()``);
 * ``sklearn``: ``LogisticRegression(C=1)`` (L-BFGS; our prior N(0, 1) on the coefficients is
@@ -226,7 +228,7 @@ def main():
         X, y = one_hot_rows(n, args.columns, args.nnz, rng)
         data, fits = X, make_fits(args.M)
     size = sparse_bytes(X)
-    print(f"N = {n}, {X.shape[1]} one-hot columns, {X.nnz / n:.0f} nonzeros per row "
+    print(f"N = {n}, {X.shape[1]} columns, {X.nnz / n:.0f} nonzeros per row "
           f"(density {X.nnz / (n * X.shape[1]):.2%}), {y.mean():.1%} positives; sparse "
           f"matrix {size / 2**20:.0f} MiB (dense would be {8 * n * X.shape[1] / 2**30:.1f} "
           "GiB); one BLAS thread"

@@ -6,14 +6,16 @@ Categorical columns one-hot encoded by
 :class:`~sklearn.preprocessing.OneHotEncoder` come as a scipy.sparse matrix, and a
 :class:`~sklearn.compose.ColumnTransformer` keeps its output sparse when most entries
 are zero. Every skcoreset estimator and coreset constructor takes that matrix as it is:
-products with it run through sparse BLAS, the Hessians are sums of sparse products over
-blocks of rows, and no dense copy of the rows is made. The coreset's rows reach the
-estimator sparse too.
+products with it run through sparse BLAS, the Hessians are summed over blocks of
+rows, and no dense copy of the rows is made. The coreset's rows reach the estimator
+sparse too.
 """
 
 # %%
 # Real-shaped data: a rare-level categorical column, a device type and a skewed amount
 # -------------------------------------------------------------------------------------
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy.special import expit
@@ -68,3 +70,22 @@ print(f"{type(subset).__name__} of {subset.shape[0]} rows, weights summing to "
 quality = coreset_quality(pipe.named_steps["coreset"], X, y)
 print(f"KL(coreset || all rows) = {quality.kl:.3f} nats, largest posterior-mean error "
       f"{quality.max_mean_error_sd:.2f} sd")
+
+# %%
+# Many columns: when no coreset can stand in for the data
+# -------------------------------------------------------
+# A coreset matches the posterior of ``p`` parameters to second order only with about
+# ``p (p + 3) / 2`` rows. With a 400-level column next to the others that is about
+# 100,000 rows, more than these 50,000: the default ``QuasiNewtonCoreset()`` then
+# hands on every row (the exact answer, without copying the matrix) and says so.
+frame["customer"] = rng.integers(0, 400, size=n).astype(str)
+wide = ColumnTransformer([("cat", OneHotEncoder(), ["shop", "device", "customer"]),
+                          ("num", StandardScaler(with_mean=False), ["amount"])])
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    wide_pipe = Pipeline([("columns", wide),
+                          ("coreset", QuasiNewtonCoreset(random_state=0)),
+                          ("clf", BayesianLogisticRegression())]).fit(frame, y)
+coreset = wide_pipe.named_steps["coreset"]
+print(f"{len(coreset.sample_indices_)} of {n} rows ({coreset.stop_reason_});")
+print(str(caught[0].message)[:160], "...")
