@@ -355,7 +355,8 @@ _QN_PARAMS_DOC = """
 
     max_rows : int, default=20000
         With ``M="auto"``: the largest coreset. When the KL estimate is still above
-        ``target_kl`` at this size, ``fit`` warns.
+        ``target_kl`` at this size, ``fit`` warns. When no coreset of this size can come
+        close (``p (p + 3) / 2`` above twice ``max_rows``), every row instead (see ``M``).
 
     max_time : float or None, default=None
         With ``M="auto"``: no larger coreset is tried once this many seconds have passed
@@ -463,8 +464,8 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         estimate is below ``target_kl``, up to ``max_rows`` rows and ``max_time`` seconds;
         every row of positive weight, with a warning and without a pass over the data, when
         the ``p (p + 3) / 2`` rows a posterior of ``p`` parameters needs are at least half
-        of them (a wide design, see Notes), except for rows in a ``np.memmap`` or a dask
-        array, which keep the budget.
+        of them or more than twice ``max_rows`` (a wide design, see Notes), except for rows
+        in a ``np.memmap`` or a dask array, which keep the budget.
     {qn_params}
     {common_params}
     Attributes
@@ -510,7 +511,10 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     **Wide designs.** When ``p (p + 3) / 2`` is at least half of the rows of positive weight
     (e.g. 2,001 parameters of one-hot columns, 2e6 moments, and 1e6 rows) no coreset much
     smaller than the data can stand in for it, and one of about as many rows saves nothing
-    and is never exact. ``M="auto"`` then returns every row of positive weight with its own
+    and is never exact. When it is more than twice ``max_rows`` (e.g. 986 parameters, 5e5
+    moments) no coreset within the budget can: on the benchmarks ``target_kl=0.1`` took
+    about three quarters of ``p (p + 3) / 2`` rows (d = 50 and 100), and a fifth of them
+    left 4 nats (d = 100). ``M="auto"`` then returns every row of positive weight with its own
     weight (``stop_reason_="whole data"``, ``kl_estimate_=0``) before any pass over the data,
     and warns, naming the numbers; ``fit_coreset`` and a Pipeline hand X itself to the next
     step, not a copy, when every row has positive weight. An integer ``M`` still builds a
@@ -635,18 +639,27 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         p = len(prior_prec)
         needed = p * (p + 3) // 2  # the second-order moments the coreset must match
         self._all_rows_reason, wide = None, None
+        advice = ""
         if auto and 2 * needed >= n_candidates:
             wide = (f"a posterior of {p} parameters needs about {needed:,} coreset rows "
                     "(p(p+3)/2) to match the full data's to second order, at least half of "
                     f"the {n_candidates:,} rows of positive weight")
-            if not (data.chunked or data.file_backed):
-                # no coreset can stand in for these data: the exact answer, before any pass
-                self._all_rows_reason = (
-                    f"{wide}; with M='auto' the coreset is every row (exact), so the next "
-                    "step fits all rows",
-                    "For a wide design, fit the estimator on all rows directly; an integer M "
-                    "forces a smaller, approximate coreset (see kl_estimate_).")
-                return self._whole_data(data, rng)
+        elif auto and needed > 2 * self.max_rows:
+            # the sizes that met target_kl=0.1 held 3/4 of p(p+3)/2 rows (d = 50, 100): not
+            # even half of them fit in the budget
+            wide = (f"a posterior of {p} parameters needs about {needed:,} coreset rows "
+                    "(p(p+3)/2) to match the full data's to second order, more than twice "
+                    f"max_rows={self.max_rows}")
+            advice = " or raise max_rows,"
+        if wide is not None and not (data.chunked or data.file_backed):
+            # no coreset within reach can stand in for these data: the exact answer, before
+            # any pass over them
+            self._all_rows_reason = (
+                f"{wide}; with M='auto' the coreset is every row (exact), so the next step "
+                "fits all rows",
+                f"For a wide design, fit the estimator on all rows directly;{advice} an "
+                "integer M forces a smaller, approximate coreset (see kl_estimate_).")
+            return self._whole_data(data, rng)
         first = min(budget, max(_MIN_AUTO_ROWS, needed)) if auto else budget
         if first == n_candidates:  # the whole data: nothing to approximate
             return self._whole_data(data, rng)

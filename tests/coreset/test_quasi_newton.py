@@ -516,6 +516,27 @@ def test_wide_design_is_fitted_on_every_row(monkeypatch, dense):
         _wide_fit(X, y, sample_weight=weights)
 
 
+def test_a_budget_far_below_the_rows_needed_gives_every_row(monkeypatch):
+    """p (p + 3) / 2 below half the rows but above twice max_rows: no coreset within the
+    budget comes close, so every row, at once; at twice max_rows the coreset is built."""
+    def no_candidates(*args, **kwargs):
+        raise AssertionError("the candidates were drawn")
+
+    monkeypatch.setattr(_quasi_newton, "draw_candidates", no_candidates)
+    X, y = _one_hot_design(2000)
+    assert 2 * _WIDE_NEEDED < 2000
+    budget = (_WIDE_NEEDED - 1) // 2  # 137: needed = 275 > 274
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        coreset = QuasiNewtonCoreset(max_rows=budget, random_state=0).fit(X, y)
+    messages = [str(w.message) for w in caught if "QuasiNewtonCoreset" in str(w.message)]
+    assert coreset.stop_reason_ == "whole data" and len(coreset.sample_indices_) == 2000
+    assert len(messages) == 1 and f"more than twice max_rows={budget}" in messages[0]
+    assert "raise max_rows" in messages[0]
+    with pytest.raises(AssertionError, match="candidates were drawn"):
+        QuasiNewtonCoreset(max_rows=budget + 1, random_state=0).fit(X, y)
+
+
 @pytest.mark.parametrize("dense", [False, True])
 def test_wide_design_hands_on_the_data_itself(dense):
     X, y = _one_hot_design(500)
