@@ -127,32 +127,42 @@ def test_position_pair_gram_matches_dense(fit_intercept):
                                        err_msg=name)
 
 
-def test_position_pair_gram_takes_rows_by_cost(monkeypatch):
+@pytest.fixture
+def position_groups(monkeypatch):
+    """The lengths ``k`` of the groups of rows summed over position pairs, as they are taken."""
+    taken = []
+    original = design._position_groups
+
+    def spy(X, max_boxes):
+        for group in original(X, max_boxes):
+            taken.append(len(group.columns))
+            yield group
+
+    monkeypatch.setattr(design, "_position_groups", spy)
+    return taken
+
+
+def _text_like_rows(rng, n=3000):
+    """10 nonzeros in every row, anywhere among 400 columns: every position's boxes overlap."""
+    columns = np.sort(np.argsort(rng.random((n, 400)), axis=1)[:, :10], axis=1)
+    return sparse.csr_matrix((rng.random(10 * n), columns.ravel(), np.arange(0, 10 * n + 1, 10)),
+                             shape=(n, 400))
+
+
+def test_position_pair_gram_takes_rows_by_cost(position_groups):
     """One-hot rows go the position-pair way, text-like rows (every position spanning most
     columns) the sparse product, both giving the Gram."""
-    calls = []
-    original = design._add_position_pairs
-
-    def spy(gram, X, c, k, rows, max_boxes):
-        taken = original(gram, X, c, k, rows, max_boxes)
-        calls.append((k, taken))
-        return taken
-
-    monkeypatch.setattr(design, "_add_position_pairs", spy)
     rng = np.random.default_rng(2)
     one_hot = _one_hot_codes(3000, (5, 7, 3), rng)
     c = rng.random(3000)
     np.testing.assert_allclose(weighted_gram(one_hot, c, True),
                                _dense_gram(one_hot, c, True, ()), rtol=1e-12)
-    assert calls == [(3, True)]
-    calls.clear()
-    # 10 nonzeros in every row, anywhere among 400 columns: the boxes overlap
-    columns = np.sort(np.argsort(rng.random((3000, 400)), axis=1)[:, :10], axis=1)
-    text = sparse.csr_matrix((rng.random(30000), columns.ravel(), np.arange(0, 30001, 10)),
-                             shape=(3000, 400))
+    assert position_groups == [3]
+    position_groups.clear()
+    text = _text_like_rows(rng)
     np.testing.assert_allclose(weighted_gram(text, c, True), _dense_gram(text, c, True, ()),
                                rtol=1e-12)
-    assert calls == [(10, False)]
+    assert position_groups == []
 
 
 def test_sparse_quadratic_forms_of_empty_rows_are_the_intercept_term():
