@@ -7,7 +7,8 @@ files) when ``fit_intercept`` is true. The intercept column is never materialise
 ``X`` may be a scipy.sparse CSR matrix: products go through sparse BLAS, Grams are summed over
 row blocks, over the pairs of nonzero positions of equally long rows (one-hot rows) or by
 sparse products (:func:`add_sparse_gram`), and latent variances are quadratic forms over each
-row's nonzeros (:func:`latent_variances`), so no dense copy of many rows is made.
+row's nonzeros, by the same position pairs for one-hot rows (:func:`latent_variances`), so no
+dense copy of many rows is made.
 """
 
 import numpy as np
@@ -275,11 +276,14 @@ def _add_pair_gram(gram, X, c):
 class _PositionGroup:
     """The rows of a CSR matrix with ``k`` nonzeros each, position by position: ``rows``
     (None: all of them), ``columns`` and ``values`` of shape (k, n_rows), the entries at each
-    position, and the range ``[lo, lo + width)`` of the columns at each position."""
+    position, the range ``[lo, lo + width)`` of the columns at each position and the
+    ``offsets`` of the columns within it; ``unit``: all values are 1 (one-hot rows)."""
 
     def __init__(self, rows, columns, values, lo, width):
         self.rows, self.columns, self.values, self.lo, self.width = (rows, columns, values,
                                                                      lo, width)
+        self.offsets = columns - lo[:, None]
+        self.unit = bool(np.all(values == 1.0))
 
 
 def _position_groups(X, max_boxes):
@@ -336,14 +340,13 @@ def _add_position_pairs(gram, group, c):
     and the diagonal the squares ``c_i v_ia^2`` (a duplicate pair's box entry lands on the
     diagonal, twice). For one-hot rows (all values 1) the pairs' weights are ``c`` itself.
     """
-    columns, values, lo, width = group.columns, group.values, group.lo, group.width
-    k, n_rows = columns.shape
-    unit = bool(np.all(values == 1.0))
+    values, offsets, lo, width, unit = (group.values, group.offsets, group.lo, group.width,
+                                        group.unit)
+    k, n_rows = values.shape
     weighted = values if c is None else values * c  # c_i v_ia, per position
-    squares = np.bincount(columns.ravel(), weights=(weighted * values).ravel(),
+    squares = np.bincount(group.columns.ravel(), weights=(weighted * values).ravel(),
                           minlength=len(gram))
     gram[np.diag_indices_from(gram)] += squares
-    offsets = columns - lo[:, None]  # within each position's range
     index = np.empty(n_rows, dtype=np.intp)
     product = None if unit else np.empty(n_rows)
     weights = c
@@ -442,8 +445,8 @@ def _sparse_latent_variances(X, factor, fit_intercept, mean, lower):
 
 def row_quadratic_forms(X, matrix, fit_intercept):
     """``a_n^T matrix a_n`` for every design row ``a_n = [x_n, 1]`` (or ``x_n``) and a
-    symmetric ``matrix`` of shape (p, p); for a sparse (CSR) X over the pairs of each row's
-    nonzeros (:func:`_sparse_quadratic_forms`)."""
+    symmetric ``matrix`` of shape (p, p); for a sparse (CSR) X over the position pairs of
+    one-hot-like rows or the pairs of each row's nonzeros (:func:`_sparse_quadratic_forms`)."""
     d = X.shape[1]
     if not sparse.issparse(X):
         product = linear_predictor(X, matrix, fit_intercept)  # row n: (matrix a_n)^T
@@ -509,11 +512,9 @@ def _add_pair_quadratic_forms(out, X, sigma):
     done = np.zeros(n, dtype=bool)
     diagonal = np.ascontiguousarray(np.diagonal(sigma))
     for group in _position_groups(X, max_boxes):
-        columns, values, lo, width = group.columns, group.values, group.lo, group.width
-        k, n_rows = columns.shape
-        unit = bool(np.all(values == 1.0))
-        total = np.einsum("ij,ij->j", values * values, diagonal[columns])
-        offsets = columns - lo[:, None]  # within each position's range
+        values, offsets, lo, width = group.values, group.offsets, group.lo, group.width
+        k, n_rows = values.shape
+        total = np.einsum("ij,ij->j", values * values, diagonal[group.columns])
         index = np.empty(n_rows, dtype=np.intp)
         terms = np.empty(n_rows)
         pair_sum = np.zeros(n_rows)
@@ -524,7 +525,7 @@ def _add_pair_quadratic_forms(out, X, sigma):
                 np.multiply(offsets[a], width[b], out=index)
                 index += offsets[b]
                 np.take(box, index, out=terms)
-                if not unit:
+                if not group.unit:
                     terms *= values[a]
                     terms *= values[b]
                 pair_sum += terms
