@@ -276,13 +276,12 @@ def _add_pair_gram(gram, X, c):
 class _PositionGroup:
     """The rows of a CSR matrix with ``k`` nonzeros each, position by position: ``rows``
     (None: all of them), ``columns`` and ``values`` of shape (k, n_rows), the entries at each
-    position, the range ``[lo, lo + width)`` of the columns at each position and the
-    ``offsets`` of the columns within it; ``unit``: all values are 1 (one-hot rows)."""
+    position, and the range ``[lo, lo + width)`` of the columns at each position;
+    ``unit``: all values are 1 (one-hot rows)."""
 
     def __init__(self, rows, columns, values, lo, width):
         self.rows, self.columns, self.values, self.lo, self.width = (rows, columns, values,
                                                                      lo, width)
-        self.offsets = columns - lo[:, None]
         self.unit = bool(np.all(values == 1.0))
 
 
@@ -340,9 +339,9 @@ def _add_position_pairs(gram, group, c):
     and the diagonal the squares ``c_i v_ia^2`` (a duplicate pair's box entry lands on the
     diagonal, twice). For one-hot rows (all values 1) the pairs' weights are ``c`` itself.
     """
-    values, offsets, lo, width, unit = (group.values, group.offsets, group.lo, group.width,
-                                        group.unit)
+    values, lo, width, unit = group.values, group.lo, group.width, group.unit
     k, n_rows = values.shape
+    offsets = group.columns - lo[:, None]  # within each position's range
     weighted = values if c is None else values * c  # c_i v_ia, per position
     squares = np.bincount(group.columns.ravel(), weights=(weighted * values).ravel(),
                           minlength=len(gram))
@@ -464,6 +463,7 @@ def _sparse_quadratic_forms(X, sigma):
     groups of one-hot-like rows of equal length, over the pairs of each row's nonzeros
     (:func:`_pairwise_quadratic_forms`) for the others."""
     n = X.shape[0]
+    sigma = np.ascontiguousarray(sigma)  # once (e.g. the d x d corner of a p x p matrix)
     out = np.zeros(n)
     size = sparse_block_rows(X)
     for start in range(0, n, size):
@@ -479,18 +479,17 @@ def _sparse_quadratic_forms(X, sigma):
 
 # Which rows :func:`_add_pair_quadratic_forms` sums over position pairs, in the units of
 # ``_PAIR_CALL_COST`` (about 10 ns, one thread): the generic sum costs about 4 per term, k^2
-# terms per row of k nonzeros (each an entry of sigma gathered from anywhere, plus index
-# arithmetic); the position-pair sum ``n P + S / 10 + 1000 P`` for the P = k (k - 1) / 2
-# pairs of n rows (per row and pair an index, a gather from the box and an add; the S
-# entries of the boxes copied once per block of rows; the numpy calls of a pair). Measured
-# (generic / pairs): one-hot rows, d = 2,000, k = 10, 2e5 rows: 0.69 / 0.094 s; k = 100,
-# 1e5 rows: 28.5 / 1.19 s; k = 300, 2e4 rows: 34.5 / 2.33 s; k = 10 positions spanning w
-# columns, 1e5 rows: w = 400: 0.40 / 0.035 s, w = 800: 0.37 / 0.045 s, w = 2,000: 0.39 /
-# 0.18 s (the box copies); text-like rows (20-200 nonzeros of 5,000 columns, groups of about
-# 100 rows): 3.6 s generic / 315 s by pairs, which the call cost excludes.
+# terms per row of k nonzeros (mostly the index arithmetic of its pairs); the position-pair
+# sum ``n P + 1000 P`` for the P = k (k - 1) / 2 pairs of n rows (per row and pair an index,
+# a gather and an add; the numpy calls of a pair). Measured (generic / pairs, one thread):
+# one-hot rows, d = 2,000, k = 10, 2e5 rows: 0.64 / 0.076 s; k = 100, 1e5 rows: 25 / 0.95 s;
+# k = 300 (d = 1,800), 2e4 rows: 33 / 1.8 s; k = 10 positions spanning w columns, 1e5 rows:
+# w = 800: 0.37 / 0.03 s, w = 2,000: 0.38 / 0.04 s (gathering from sigma itself: copying
+# each pair's box first took 0.07 and 0.21 s); text-like rows (20-200 nonzeros of 5,000
+# columns, about 100 rows of each length): 3.4 s generic / 3.5 s by pairs, which the model
+# leaves to the generic sum.
 _PAIRWISE_TERM_COST = 4
 _QUADFORM_CALL_COST = 1000
-_BOX_ENTRIES_PER_UNIT = 10
 
 
 def _add_pair_quadratic_forms(out, X, sigma):
@@ -498,33 +497,35 @@ def _add_pair_quadratic_forms(out, X, sigma):
     of X (CSR) whose position-pair sum is cheaper than the generic one; returns the indices
     of the other nonempty rows, or None for all of them.
 
-    For a pair of positions ``a < b`` the rows' terms are ``2 v_a v_b sigma[col_a, col_b]``,
-    gathered from a contiguous copy of the box ``sigma[lo_a.., lo_b..]`` (in cache, unlike
-    the ``d x d`` sigma); the diagonal terms are ``v_a^2 sigma[col_a, col_a]``.
+    For a pair of positions ``a < b`` the rows' terms ``2 v_a v_b sigma[col_a, col_b]`` are
+    gathered from the C-contiguous ``sigma`` by flat index ``col_a d + col_b``; the diagonal
+    terms are ``v_a^2 sigma[col_a, col_a]``. For one-hot rows the entries themselves lie in
+    one small box of sigma per pair (in cache), but gathering from a wide box costs no more
+    than index arithmetic, so the boxes' sizes are not limited.
     """
     n = X.shape[0]
+    d = sigma.shape[1]
 
     def max_boxes(n_k, k):
         pairs = k * (k - 1) // 2
-        return _BOX_ENTRIES_PER_UNIT * (_PAIRWISE_TERM_COST * n_k * k * k
-                                        - (n_k + _QUADFORM_CALL_COST) * pairs)
+        cheaper = (n_k + _QUADFORM_CALL_COST) * pairs <= _PAIRWISE_TERM_COST * n_k * k * k
+        return np.inf if cheaper else -1
 
     done = np.zeros(n, dtype=bool)
-    diagonal = np.ascontiguousarray(np.diagonal(sigma))
+    flat = sigma.ravel()  # a view: sigma is C-contiguous
+    diagonal = np.diagonal(sigma)
     for group in _position_groups(X, max_boxes):
-        values, offsets, lo, width = group.values, group.offsets, group.lo, group.width
-        k, n_rows = values.shape
-        total = np.einsum("ij,ij->j", values * values, diagonal[group.columns])
-        index = np.empty(n_rows, dtype=np.intp)
+        columns, values = group.columns, group.values
+        k, n_rows = columns.shape
+        total = np.einsum("ij,ij->j", values * values, diagonal[columns])
+        row_start, index = np.empty(n_rows, dtype=np.intp), np.empty(n_rows, dtype=np.intp)
         terms = np.empty(n_rows)
         pair_sum = np.zeros(n_rows)
-        for a in range(k):
-            rows_a = slice(lo[a], lo[a] + width[a])
+        for a in range(k - 1):
+            np.multiply(columns[a], d, out=row_start)
             for b in range(a + 1, k):
-                box = sigma[rows_a, lo[b]:lo[b] + width[b]].ravel()  # a contiguous copy
-                np.multiply(offsets[a], width[b], out=index)
-                index += offsets[b]
-                np.take(box, index, out=terms)
+                np.add(row_start, columns[b], out=index)
+                np.take(flat, index, out=terms)
                 if not group.unit:
                     terms *= values[a]
                     terms *= values[b]
