@@ -34,10 +34,10 @@ random positive definite matrix), the posterior variances of the linear predicto
 ``predict_proba(return_std=True)``, KL-proximal VI and QuasiNewtonCoreset's candidates: the
 position-pair sum of one-hot rows against the generic sum over each row's pairs of nonzeros
 that it replaced (named baseline, called directly), alternately in one run, on the one-hot
-rows above and the text-like rows of ``--gram`` (mostly left to the generic sum, and not to slow
-down); then
-one fit each (not repeated) of ``BayesianLogisticRegression(method="kl_proximal")`` on
-2e5 one-hot rows with the new and the generic sum.
+rows above and the text-like rows of ``--gram`` (mostly left to the generic sum, and not to
+slow down); then one fit each (not repeated) of
+``BayesianLogisticRegression(method="kl_proximal")`` on 2e5 one-hot rows with the new and
+the generic sum.
 
 ``--frame``: the same rows as a table to encode, as the user holds them (the K features as
 integer level codes, and a mostly-zero log-normal "amount" column the labels do not
