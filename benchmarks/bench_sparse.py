@@ -1,9 +1,10 @@
 """Sparse one-hot features: our fits against scikit-learn's LogisticRegression on the same
 CSR matrix.
 
-Run by hand: ``python benchmarks/bench_sparse.py [--quick] [--gram] [--n N] [--columns D]
-[--nnz K] [--M M ...] [--repeats R]`` (defaults: N = 1e6 rows, D = 2,000 one-hot columns,
-K = 10 nonzeros per row, i.e. 0.5 % density; ``--M auto 1000``; ``--quick``: N = 1e5).
+Run by hand: ``python benchmarks/bench_sparse.py [--quick] [--gram] [--quadforms] [--n N]
+[--columns D] [--nnz K] [--M M ...] [--repeats R]`` (defaults: N = 1e6 rows, D = 2,000
+one-hot columns, K = 10 nonzeros per row, i.e. 0.5 % density; ``--M auto 1000``; ``--quick``:
+N = 1e5).
 
 The rows are K categorical features of D / K levels each, one-hot encoded (as
 ``OneHotEncoder`` returns them), each feature's levels drawn with skewed (Dirichlet 0.5)
@@ -27,6 +28,16 @@ on the one-hot rows above, the same rows with each feature's first level dropped
 (``OneHotEncoder(drop="first")``: 0-10 nonzeros per row) and text-like rows (20-200
 nonzeros per row over 5,000 columns of Zipf frequencies, positive values; N = 2e4), which
 must take the sparse product and not slow down.
+
+``--quadforms`` times the per-row quadratic forms ``x_n^T Sigma x_n`` alone (``Sigma`` a
+random positive definite matrix), the posterior variances of the linear predictor behind
+``predict_proba(return_std=True)``, KL-proximal VI and QuasiNewtonCoreset's candidates: the
+position-pair sum of one-hot rows against the generic sum over each row's pairs of nonzeros
+that it replaced (named baseline, called directly), alternately in one run, on the one-hot
+rows above and the text-like rows of ``--gram`` (mostly left to the generic sum, and not to
+slow down); then one fit each (not repeated) of
+``BayesianLogisticRegression(method="kl_proximal")`` on 2e5 one-hot rows with the new and
+the generic sum.
 
 ``--frame``: the same rows as a table to encode, as the user holds them (the K features as
 integer level codes, and a mostly-zero log-normal "amount" column the labels do not
@@ -139,6 +150,51 @@ def bench_gram(args, n):
             del grams
 
 
+def bench_quadforms(args, n):
+    """The ``--quadforms`` table: position-pair quadratic forms against the generic sum."""
+    rng = np.random.default_rng(0)
+    one_hot, _ = one_hot_rows(n, args.columns, args.nnz, rng)
+    shapes = {f"one-hot, {args.nnz} per row": one_hot,
+              "text-like, 20-200 per row": text_rows(min(n, 20_000), 5000, rng)}
+    ways = {"pairs": _design._sparse_quadratic_forms,
+            "generic": _design._pairwise_quadratic_forms}
+    print("| design | N | columns | nonzeros per row | position pairs (s) | "
+          "generic sum, baseline (s) | speed-up | largest relative difference |")
+    print("|---|---|---|---|---|---|---|---|")
+    with threadpool_limits(limits=1):
+        for name, X in shapes.items():
+            d = X.shape[1]
+            factor = rng.normal(size=(d, 50)) / np.sqrt(50)
+            sigma = factor @ factor.T + np.eye(d)  # positive definite, cheap to form
+            times = {way: [] for way in ways}
+            forms = {}
+            for round_ in range(args.repeats):
+                for way, function in list(ways.items())[::1 - 2 * (round_ % 2)]:  # ABBA
+                    start = time.perf_counter()
+                    forms[way] = function(X, sigma)
+                    times[way].append(time.perf_counter() - start)
+            pairs, generic = (np.median(times[way]) for way in ways)
+            error = np.max(np.abs(forms["pairs"] - forms["generic"]) / forms["generic"])
+            counts = np.diff(X.indptr)
+            print(f"| {name} | {X.shape[0]:.0e} | {d} | {counts.min()}-{counts.max()} | "
+                  f"{pairs:.3f} | {generic:.3f} | {generic / pairs:.2f} | {error:.1e} |",
+                  flush=True)
+        X, y = one_hot_rows(min(n, 200_000), args.columns, args.nnz, rng)
+        saved = _design._sparse_quadratic_forms
+        seconds = {}
+        try:
+            for way in ways:
+                _design._sparse_quadratic_forms = ways[way]
+                start = time.perf_counter()
+                BayesianLogisticRegression(method="kl_proximal").fit(X, y)
+                seconds[way] = time.perf_counter() - start
+        finally:
+            _design._sparse_quadratic_forms = saved
+        print(f"\nBayesianLogisticRegression(method='kl_proximal'), N = {X.shape[0]:.0e}, one "
+              f"fit each: {seconds['pairs']:.2f} s with position pairs, "
+              f"{seconds['generic']:.2f} s with the generic sum (baseline)")
+
+
 def sparse_bytes(X):
     return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
 
@@ -215,10 +271,14 @@ def main():
                         help="fit pipelines from the unencoded table (see above)")
     parser.add_argument("--gram", action="store_true",
                         help="time the Hessian's Gram alone (see above)")
+    parser.add_argument("--quadforms", action="store_true",
+                        help="time the per-row quadratic forms alone (see above)")
     args = parser.parse_args()
     n = int(1e5 if args.quick else args.n)
     if args.gram:
         return bench_gram(args, n)
+    if args.quadforms:
+        return bench_quadforms(args, n)
     rng = np.random.default_rng(0)
     if args.frame:
         data, y = table_rows(n, args.columns, args.nnz, rng)

@@ -127,32 +127,90 @@ def test_position_pair_gram_matches_dense(fit_intercept):
                                        err_msg=name)
 
 
-def test_position_pair_gram_takes_rows_by_cost(monkeypatch):
+@pytest.fixture
+def position_groups(monkeypatch):
+    """The lengths ``k`` of the groups of rows summed over position pairs, as they are taken."""
+    taken = []
+    original = design._position_groups
+
+    def spy(X, max_boxes):
+        for group in original(X, max_boxes):
+            taken.append(len(group.columns))
+            yield group
+
+    monkeypatch.setattr(design, "_position_groups", spy)
+    return taken
+
+
+def _text_like_rows(rng, n=3000):
+    """10 nonzeros in every row, anywhere among 400 columns: every position's boxes overlap."""
+    columns = np.sort(np.argsort(rng.random((n, 400)), axis=1)[:, :10], axis=1)
+    return sparse.csr_matrix((rng.random(10 * n), columns.ravel(), np.arange(0, 10 * n + 1, 10)),
+                             shape=(n, 400))
+
+
+def test_position_pair_gram_takes_rows_by_cost(position_groups):
     """One-hot rows go the position-pair way, text-like rows (every position spanning most
     columns) the sparse product, both giving the Gram."""
-    calls = []
-    original = design._add_position_pairs
-
-    def spy(gram, X, c, k, rows, max_boxes):
-        taken = original(gram, X, c, k, rows, max_boxes)
-        calls.append((k, taken))
-        return taken
-
-    monkeypatch.setattr(design, "_add_position_pairs", spy)
     rng = np.random.default_rng(2)
     one_hot = _one_hot_codes(3000, (5, 7, 3), rng)
     c = rng.random(3000)
     np.testing.assert_allclose(weighted_gram(one_hot, c, True),
                                _dense_gram(one_hot, c, True, ()), rtol=1e-12)
-    assert calls == [(3, True)]
-    calls.clear()
-    # 10 nonzeros in every row, anywhere among 400 columns: the boxes overlap
-    columns = np.sort(np.argsort(rng.random((3000, 400)), axis=1)[:, :10], axis=1)
-    text = sparse.csr_matrix((rng.random(30000), columns.ravel(), np.arange(0, 30001, 10)),
-                             shape=(3000, 400))
+    assert position_groups == [3]
+    position_groups.clear()
+    text = _text_like_rows(rng)
     np.testing.assert_allclose(weighted_gram(text, c, True), _dense_gram(text, c, True, ()),
                                rtol=1e-12)
-    assert calls == [(10, False)]
+    assert position_groups == []
+
+
+def _dense_quadratic_forms(X, sym, fit_intercept):
+    A = np.column_stack([X.toarray()] + [np.ones(X.shape[0])] * fit_intercept)
+    return np.einsum("ni,ij,nj->n", A, sym, A)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_position_pair_quadratic_forms_match_dense(fit_intercept, position_groups):
+    rng = np.random.default_rng(3)
+    cases = _sparse_gram_cases(rng, n=3000)
+    cases["empty rows"] = cases["drop-first"][:, 4:].tocsr()  # also rows of 0 nonzeros
+    assert np.any(np.diff(cases["empty rows"].indptr) == 0)
+    for name, X in cases.items():
+        p = X.shape[1] + int(fit_intercept)
+        factor = rng.normal(size=(p, p))
+        sym = factor @ factor.T
+        position_groups.clear()
+        got = row_quadratic_forms(X, sym, fit_intercept)
+        assert position_groups, name  # summed over position pairs, not the generic way
+        np.testing.assert_allclose(got, _dense_quadratic_forms(X, sym, fit_intercept),
+                                   rtol=1e-12, err_msg=name)
+
+
+def test_position_pair_quadratic_forms_count_each_pair_twice():
+    """Exact one-hot rows and a sigma of distinct entries: every off-diagonal entry
+    ``sigma[a, b]`` of a row's pair counts twice (a dropped factor 2 fails here)."""
+    X = _one_hot_codes(2000, (3, 4, 5), np.random.default_rng(4))
+    sym = np.add.outer(np.arange(12.0), np.arange(12.0)) ** 2 + 1.0
+    columns = X.indices.reshape(-1, 3)
+    want = (sym[columns, columns].sum(axis=1)
+            + 2.0 * sum(sym[columns[:, a], columns[:, b]] for a, b in ((0, 1), (0, 2), (1, 2))))
+    np.testing.assert_array_equal(row_quadratic_forms(X, sym, False), want)
+
+
+def test_quadratic_forms_of_overlapping_rows_take_the_generic_sum(position_groups):
+    """Rows of many lengths, few of each, every position spanning most columns (text-like):
+    the generic sum over each row's pairs of nonzeros, with the same answer."""
+    rng = np.random.default_rng(5)
+    counts = rng.integers(20, 60, size=300)
+    columns = np.concatenate([rng.choice(200, size=k, replace=False) for k in counts])
+    X = sparse.csr_matrix((rng.random(counts.sum()), columns,
+                           np.concatenate([[0], np.cumsum(counts)])), shape=(300, 200))
+    factor = rng.normal(size=(201, 201))
+    sym = factor @ factor.T
+    np.testing.assert_allclose(row_quadratic_forms(X, sym, True),
+                               _dense_quadratic_forms(X, sym, True), rtol=1e-12)
+    assert position_groups == []
 
 
 def test_sparse_quadratic_forms_of_empty_rows_are_the_intercept_term():
