@@ -451,19 +451,22 @@ def row_quadratic_forms(X, matrix, fit_intercept):
         product = linear_predictor(X, matrix, fit_intercept)  # row n: (matrix a_n)^T
         out = np.einsum("ij,ij->i", product[:, :d], X)
         return out + product[:, d] if fit_intercept else out
-    out = _sparse_quadratic_forms(X.tocsr(), matrix[:d, :d])
+    # the whole (contiguous) matrix: the columns of X index its leading d x d block, and a
+    # copy of that block would be one more d x d array (32 MB at d = 2000)
+    out = _sparse_quadratic_forms(X.tocsr(), np.asarray(matrix))
     if fit_intercept:
         out += 2.0 * np.asarray(X @ matrix[:d, d]) + matrix[d, d]
     return out
 
 
 def _sparse_quadratic_forms(X, sigma):
-    """``x_n^T sigma x_n`` for every row of a CSR matrix X, over blocks of rows of about
-    ``2**20`` nonzeros: summed over position pairs (:func:`_add_pair_quadratic_forms`) for
-    groups of one-hot-like rows of equal length, over the pairs of each row's nonzeros
+    """``x_n^T sigma x_n`` for every row of a CSR matrix X (``sigma`` at least ``d x d``:
+    its leading block is used), over blocks of rows of about ``2**20`` nonzeros: summed
+    over position pairs (:func:`_add_pair_quadratic_forms`) for groups of one-hot-like rows
+    of equal length, over the pairs of each row's nonzeros
     (:func:`_pairwise_quadratic_forms`) for the others."""
     n = X.shape[0]
-    sigma = np.ascontiguousarray(sigma)  # once (e.g. the d x d corner of a p x p matrix)
+    sigma = np.ascontiguousarray(sigma)  # once, if ever (the flat gathers need it)
     out = np.zeros(n)
     size = sparse_block_rows(X)
     for start in range(0, n, size):
@@ -498,7 +501,8 @@ def _add_pair_quadratic_forms(out, X, sigma):
     of the other nonempty rows, or None for all of them.
 
     For a pair of positions ``a < b`` the rows' terms ``2 v_a v_b sigma[col_a, col_b]`` are
-    gathered from the C-contiguous ``sigma`` by flat index ``col_a d + col_b``; the diagonal
+    gathered from the C-contiguous ``sigma`` (``q x q``, ``q >= d``) by flat index
+    ``col_a q + col_b``; the diagonal
     terms are ``v_a^2 sigma[col_a, col_a]``. For one-hot rows the entries themselves lie in
     one small box of sigma per pair (in cache), but gathering from a wide box costs no more
     than index arithmetic, so the boxes' sizes are not limited.
