@@ -153,10 +153,8 @@ class Part(NamedTuple):
     def take(self, rows, weights, error=None):
         """The sub-part of the given local rows, with new weights, for the same data (every
         row in order: the same arrays, not copies)."""
-        if is_every_row(rows, self.size):
-            return Part(self.indices, weights, self.X, self.y, self.target, error)
-        return Part(self.indices[rows], weights, self.X[rows], self.y[rows], self.target,
-                    error)
+        return Part(take_rows(self.indices, rows), weights, take_rows(self.X, rows),
+                    take_rows(self.y, rows), self.target, error)
 
     def union(self, other):
         """The union of parts of disjoint rows (their targets add up)."""

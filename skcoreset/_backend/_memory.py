@@ -4,7 +4,7 @@ matrix whose rows stay sparse."""
 import numpy as np
 from scipy import sparse
 
-from ._chunks import Part, float_rows, is_every_row, row_chunks, row_width
+from ._chunks import Part, float_rows, row_chunks, row_width, take_rows
 from ._sampling import (importance_draws, merge_priority_lists, priority_chunk,
                         uniform_subset)
 
@@ -104,9 +104,8 @@ class InMemoryRows:
     def take(self, indices, weights):
         """The given rows as a :class:`Part` with the given weights; every row in order
         shares X and y (float rows are not copied: a coreset of the whole data)."""
-        if is_every_row(indices, self.n):
-            return Part(indices, weights, float_rows(self.X), self.y)
-        return Part(indices, weights, float_rows(self.X[indices]), self.y[indices])
+        return Part(indices, weights, float_rows(take_rows(self.X, indices)),
+                    take_rows(self.y, indices))
 
     def subsample(self, size, rng, *, stream=0):
         """Up to ``size`` distinct rows of positive weight, uniformly without replacement,

@@ -207,10 +207,13 @@ class LogPosterior:
         """``-d^2 log posterior / d theta^2``: the Laplace precision at ``theta``; with
         ``dtype=np.float32`` an approximation from single-precision Grams (for Newton steps
         only, see :func:`~skcoreset._design.weighted_gram`)."""
-        c = -self.sample_weight * self.family.d2(self.y, eta)
-        H = weighted_gram(self.X, np.maximum(c, 0.0), self.fit_intercept, dtype=dtype)
+        H = weighted_gram(self.X, self._curvature(eta), self.fit_intercept, dtype=dtype)
         H[np.diag_indices_from(H)] += self.prior_prec
         return H
+
+    def _curvature(self, eta):
+        """Each row's weight in the Hessian, ``c_n = -w_n d2_n >= 0``: ``H = A^T C A + P``."""
+        return np.maximum(-self.sample_weight * self.family.d2(self.y, eta), 0.0)
 
     @property
     def cheap_products(self):
@@ -222,7 +225,7 @@ class LogPosterior:
     def neg_hessian_product(self, eta):
         """The function ``v -> H v`` for :meth:`neg_hessian` ``H`` at ``eta``, by two
         products with X (``H`` is never formed)."""
-        c = np.maximum(-self.sample_weight * self.family.d2(self.y, eta), 0.0)
+        c = self._curvature(eta)
 
         def product(v):
             latent = linear_predictor(self.X, v, self.fit_intercept)

@@ -17,7 +17,7 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 from scipy import sparse
 
 from .._backend import (DaskRows, InMemoryRows, dense_rows, float_rows, is_dask_collection,
-                        is_every_row, take_rows, uniform_subset)
+                        take_rows, uniform_subset)
 from .._numbers import is_number
 from ..families import FAMILIES, Family, make_family
 from .._inference import prior_precision, resolve_family
@@ -510,9 +510,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self.sample_indices_ = np.asarray(indices[keep][order], dtype=np.intp)
         self.sample_weight_ = np.asarray(weights[keep][order], dtype=float)
         self._n_samples_fit = n_samples
-        rows, positions = float_rows(rows), np.flatnonzero(keep)[order]
         # all of them in order (the whole data): kept as they are, not copied
-        self._coreset_rows = rows if is_every_row(positions, rows.shape[0]) else rows[positions]
+        self._coreset_rows = take_rows(float_rows(rows), np.flatnonzero(keep)[order])
 
     def fit_coreset(self, X: MatrixLike, y: VectorLike,
                     sample_weight: VectorLike | None = None,
