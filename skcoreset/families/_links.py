@@ -270,9 +270,23 @@ class SoftplusLink(Link):
         return np.where(small, eta, np.log(self.inverse(np.where(small, 0.0, eta))))
 
     def log_inverse_derivatives(self, eta: FloatArray) -> tuple[Any, ...]:
-        """``r = sigmoid / softplus`` and ``r (1 - sigmoid) - r^2``."""
+        """``r = sigmoid / softplus`` and ``r (1 - sigmoid) - r^2``; for ``eta <= 0`` the
+        second as ``r^2 (log(1 + u) / u - 1)`` with ``u = exp(eta)``, which keeps its sign
+        where the first form cancels to rounding (``eta`` below about -30)."""
+        eta = np.asarray(eta, dtype=float)
         ratio = np.exp(log_expit(eta) - self.log_inverse(eta))
-        return ratio, ratio * (1.0 - expit(eta)) - ratio**2
+        second = ratio * (1.0 - expit(eta)) - ratio**2
+        negative = eta <= 0.0
+        u = np.exp(np.where(negative, eta, 0.0))
+        # log(1 + u) / u - 1 = sum_k (-u)^k / (k + 1), k >= 1: its series below u = 0.1
+        # (16 terms: relative error 1e-16), directly above (relative error <= 2e-15)
+        series = np.zeros_like(u)
+        for k in range(16, 0, -1):
+            series = (-u) * (1.0 / (k + 1) + series)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            direct = np.log1p(u) / u - 1.0
+        stable = ratio**2 * np.where(u < 0.1, series, direct)
+        return ratio, np.where(negative, stable, second)
 
 
 class LogitLink(Link):

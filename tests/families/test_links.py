@@ -129,3 +129,17 @@ def test_links_are_stateless_and_named():
         make_link("probit", allowed=("log", "softplus"))
     with pytest.raises(ValueError, match="link must be"):
         make_link(3)
+
+
+def test_softplus_log_curvature_keeps_its_sign_far_below_zero():
+    """``(log softplus)''`` is ``-exp(eta) / 2`` to leading order as ``eta -> -inf``; the
+    form ``r (1 - sigmoid) - r^2`` cancels to rounding there (it gave +2.3e-16 at -33, a
+    Poisson Hessian of the wrong sign)."""
+    eta = np.array([-700.0, -100.0, -33.0, -20.0])
+    second = make_link("softplus").log_inverse_derivatives(eta)[1]
+    u = np.exp(eta)
+    # log log(1 + u) = eta - u / 2 + 5 u^2 / 24 + O(u^3); d/deta u^k = k u^k
+    expected = -u / 2 + 5 * u**2 / 6
+    np.testing.assert_allclose(second, expected, rtol=1e-13)
+    eta = np.linspace(-60.0, 60.0, 2001)
+    assert np.all(make_link("softplus").log_inverse_derivatives(eta)[1] < 0.0)

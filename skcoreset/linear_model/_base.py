@@ -1,0 +1,616 @@
+"""What every estimator shares: validation, the fit of in-memory and dask rows through the
+method table, the posterior-predictive moments, credible intervals, the summary, predictive
+draws and the ArviZ export."""
+
+import warnings
+from functools import partial
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
+
+from .._arviz import draw_targets, inference_data
+from .._backend import DaskRows, is_dask_collection
+from .._dask_predict import exposure_as_weight_lazily, sample_y_lazily
+from .._design import latent_moments, linear_predictor, split_theta
+from .._inference import (PassGLMStream, prior_precision, resolve_family,
+                          sample_predictive_moments)
+from .._numbers import is_number
+from .._posterior import SamplePosterior
+from .._summary import MCMC_DIAGNOSTICS, summary_table
+from .._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
+from .._validation import ACCEPT_SPARSE, check_exposure, check_sample_weight
+from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
+from ..families import FAMILIES
+from ._methods import METHODS, STREAMING_METHODS
+
+
+# Rows drawn from all chunks of a dask array to estimate a family's "auto" parameters (the
+# estimators in memory use at most as many).
+_RESOLVE_ROWS = 10_000
+# Unweighted training rows up to this many are kept for the data groups of to_arviz().
+_ARVIZ_TRAINING_ROWS = 5_000
+
+
+def _rows_info(n_rows, total_weight, weighted):
+    """What the header of ``summary()`` says of the rows of a fit."""
+    return {"rows": int(n_rows), "total_weight": float(total_weight), "weighted": weighted}
+
+
+def uses_pass_glm(estimator):
+    """``partial_fit`` exists only for the methods that accumulate sufficient statistics."""
+    spec = METHODS.get(estimator.method)
+    if spec is None or not spec.streams:
+        # available_if passes this message on (hasattr(estimator, "partial_fit") is False)
+        raise AttributeError(
+            f"partial_fit is only available with method={STREAMING_METHODS}, which accumulates "
+            f"sufficient statistics; this estimator has method={estimator.method!r}. Use "
+            f"set_params(method={STREAMING_METHODS}) to fit a stream chunk by chunk, or call fit.")
+    return True
+
+
+def _check_exposure_input(X):
+    """``exposure`` has one entry per row of the data: refuse a coreset's weighted subset
+    (its rows are not the rows the exposure was given for)."""
+    if carries_weights(X):
+        raise ValueError(
+            "exposure and offset cannot be combined with a coreset's weighted subset: its "
+            "rows are not the rows they were given for. Pass them to the coreset step "
+            "instead, in skcoreset.pipeline.Pipeline: <coreset step>__exposure=... (or "
+            "coreset.set_fit_request(exposure=True) with metadata routing); the coreset then "
+            "hands on the rates y / exposure weighted by the exposure, the same Poisson "
+            "posterior.")
+
+
+class BaseBayesianGLM(BaseEstimator):
+    """Shared fit and posterior-predictive machinery; subclasses fix the family."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X, as CSR (ACCEPT_SPARSE)
+        return tags
+
+    def _prior(self, n_features):
+        return prior_precision(n_features, prior_scale=self.prior_scale,
+                               intercept_prior_scale=self.intercept_prior_scale,
+                               fit_intercept=self.fit_intercept)
+
+    def _method(self):
+        """The table entry of ``method``, after checking it supports the family and the
+        options it reads."""
+        spec = METHODS[self.method]
+        family = self._family()
+        if spec.supports is not None and not spec.supports(family):
+            works = [method for method, other in METHODS.items()
+                     if other.supports is None or other.supports(family)]
+            supported = [name for name, cls in FAMILIES.items() if spec.supports(cls())]
+            this = family.name if family.name not in supported else repr(family)
+            raise ValueError(
+                f"method={self.method!r} supports the {', '.join(supported)} models, not "
+                f"{this}; use method= one of {works}.")
+        if spec.check is not None:
+            spec.check(self)
+        return spec
+
+    def _method_options(self, spec):
+        """Keyword arguments of the inference function specific to the method."""
+        return {option.keyword or name: getattr(self, name)
+                for name, option in spec.options.items()}
+
+    def _encode_target(self, y, classes=None):
+        """Validate y for the family and encode it (classification: set ``classes_``)."""
+        return self._family().fit_target(y, classes)[0]
+
+    def _encode_more(self, y):
+        """Encode the targets of a later ``partial_fit`` chunk as the first were."""
+        return self._family().encode_target(y)
+
+    def _fitted_family(self, X, y_encoded, sample_weight, prior, offset=None):
+        """The family with its "auto" parameters estimated from the data; stored."""
+        self.family_ = resolve_family(self._family(), X, y_encoded, sample_weight,
+                                      prior_prec=prior, fit_intercept=self.fit_intercept,
+                                      offset=offset)
+        return self.family_
+
+    def _exposure_of(self, X, exposure, offset):
+        """The multiplier of the mean of each row of X (count models), or None."""
+        return None
+
+    def _store(self, result):
+        """Fitted attributes from an :class:`InferenceResult`."""
+        self._fitted_method = self.method
+        self._fit_info = {**getattr(self, "_fit_info", {}), "converged": result.converged}
+        self.posterior_ = result.posterior
+        self.n_iter_ = result.n_iter
+        if isinstance(result.posterior, SamplePosterior):
+            self.posterior_samples_ = result.posterior.samples
+        elif hasattr(self, "posterior_samples_"):
+            del self.posterior_samples_
+        for name in ("log_evidence", "elbo"):  # set only where the method gives one
+            if getattr(result, name) is not None:
+                setattr(self, name + "_", getattr(result, name))
+            elif hasattr(self, name + "_"):
+                delattr(self, name + "_")
+        for name in MCMC_DIAGNOSTICS:  # method="mcmc" only
+            if name in result.extra:
+                setattr(self, name + "_", result.extra[name])
+            elif hasattr(self, name + "_"):
+                delattr(self, name + "_")
+        # the chains of the draws, stored step by step: NUTS chains or ensemble walkers
+        self._mcmc_n_chains = result.extra.get("n_chains", result.extra.get("n_walkers"))
+        if self._mcmc_n_chains is None:
+            del self._mcmc_n_chains
+        coef, intercept = split_theta(self.posterior_.mean, self.fit_intercept)
+        self._set_coef(coef, float(intercept))
+        return self
+
+    def _fit(self, X, y, sample_weight, exposure=None, offset=None):
+        """Validate, fit the posterior and set the fitted attributes common to both models.
+
+        ``exposure`` and ``offset`` (count models) combine into the multiplier of the mean
+        (:func:`~skcoreset._validation.combined_exposure`). For a family that fits counts
+        over an exposure as rates weighted by it (:meth:`PoissonFamily.exposure_as_weight`,
+        exact for every method) they become those; otherwise (the negative binomial model)
+        an offset ``log(exposure)`` in the linear predictor.
+        """
+        if exposure is not None or offset is not None:
+            _check_exposure_input(X)
+        X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
+        if is_dask_collection(X):
+            return self._fit_dask(X, y, sample_weight, self._exposure_of(X, exposure, offset))
+        # PASS-GLM finds non-finite entries of X in its one pass over the data (from the
+        # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
+        finds_non_finite = METHODS[self.method].finds_non_finite
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
+                             ensure_all_finite=not finds_non_finite,
+                             accept_sparse=ACCEPT_SPARSE)
+        y_encoded = self._encode_target(y)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        exposure = self._exposure_of(X, exposure, offset)
+        self._keep_training_rows(X, y_encoded, sample_weight, exposure)
+        self._fit_info = _rows_info(X.shape[0], sample_weight.sum(),
+                                    not np.all(sample_weight == 1.0))
+        log_constant = 0.0
+        options = {}
+        if exposure is not None and hasattr(self._family(), "exposure_as_weight"):
+            y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
+                y_encoded, sample_weight, exposure)
+        elif exposure is not None:
+            options["offset"] = np.log(exposure)
+        spec = self._method()
+        prior = self._prior(X.shape[1])
+        result = spec.fit(
+            X, y_encoded,
+            self._fitted_family(X, y_encoded, sample_weight, prior, options.get("offset")),
+            sample_weight=sample_weight, prior_prec=prior, fit_intercept=self.fit_intercept,
+            tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
+            **self._method_options(spec), **options)
+        return self._finish_fit(result, log_constant, exposure is not None)
+
+    def _finish_fit(self, result, log_constant, on_exposure):
+        """The fitted attributes of a fit of rows in memory or on dask: the evidence of the
+        counts (``log_constant`` from fitting counts over an exposure as weighted rates),
+        PASS-GLM's stream, and the posterior."""
+        for name in ("log_evidence", "elbo"):
+            if getattr(result, name) is not None:
+                setattr(result, name, getattr(result, name) + log_constant)
+        self._start_stream(result)
+        self._fitted_on_exposure = on_exposure
+        return self._store(result)
+
+    def _keep_training_rows(self, X, y_encoded, sample_weight, exposure):
+        """Keep the training rows (references, no copies) for the data groups of
+        :meth:`to_arviz`: only an unweighted fit of at most ``_ARVIZ_TRAINING_ROWS`` rows,
+        whose rows are observations (a coreset's weighted rows are not)."""
+        keep = X.shape[0] <= _ARVIZ_TRAINING_ROWS and np.all(sample_weight == 1.0)
+        self._training_rows = (X, y_encoded, exposure) if keep else None
+
+    def _start_stream(self, result):
+        """Keep PASS-GLM's stream (statistics, pilot sample and pilot fit), from which
+        ``partial_fit`` continues; None after the other methods."""
+        self._pass_stream = (PassGLMStream.of_result(result, self._stream_settings())
+                             if METHODS[self.method].streams else None)
+
+    def _stream_settings(self):
+        return (self.pass_degree, self.pass_radius, self.fit_intercept)
+
+    def _fit_dask(self, X, y, sample_weight, exposure=None):
+        """Fit rows held in dask arrays where their chunks live: every pass over the rows is
+        a task per chunk and a tree of tasks summing the results, and only sums over rows
+        (and, for PASS-GLM, its pilot rows) reach this process.
+
+        y and the weights are validated from a one-pass summary (a witness of y's values
+        and the extreme weights, :class:`~skcoreset._backend.DaskRows`), with the checks and
+        messages of in-memory input; non-finite X (or an invalid exposure) raises in the
+        first task that reads it.
+        """
+        import dask.array as da
+
+        X = da.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got an array with {X.ndim} dimensions.")
+        if X.shape[0] < 1 or X.shape[1] < 1:
+            raise ValueError(f"Found array with shape {X.shape}; at least one row and one "
+                             "feature are required.")
+        log_constant = 0.0
+        if exposure is not None and not hasattr(self._family(), "exposure_as_weight"):
+            raise ValueError(
+                f"exposure and offset of {type(self).__name__} are fitted on rows in memory; "
+                "with dask arrays they are supported by BayesianPoissonRegression, which "
+                "fits counts over an exposure as weighted rates. Compute the arrays first.")
+        if exposure is not None:
+            y, sample_weight, log_constant = exposure_as_weight_lazily(
+                self._family(), X, y, sample_weight, exposure)
+        self._training_rows = None
+        rows = DaskRows.from_arrays(X, y, sample_weight)
+        summary = rows.summary
+        check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
+        self._fit_info = _rows_info(X.shape[0], summary.total_weight,
+                                    summary.min_weight != 1.0 or summary.max_weight != 1.0)
+        if summary.witness.dtype.kind in "fc":
+            assert_all_finite(summary.witness, input_name="y")
+        self._encode_target(summary.witness)  # the target checks; sets classes_
+        family = self._family()
+        rows = rows.encoded(partial(family.encode_target,
+                                    classes=getattr(self, "classes_", None)))
+        self.n_features_in_ = X.shape[1]
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        spec = self._method()
+        prior = self._prior(X.shape[1])
+        if family.unresolved:  # parameters estimated from rows drawn from all chunks
+            pilot = rows.subsample(_RESOLVE_ROWS, np.random.RandomState(0))
+            family = self._fitted_family(pilot.X, pilot.y, pilot.weights, prior)
+        self.family_ = family
+        result = spec.fit(rows, None, family, sample_weight=None, prior_prec=prior,
+                          fit_intercept=self.fit_intercept, tol=self.tol,
+                          max_iter=self.max_iter, verbose=self.verbose,
+                          **self._method_options(spec))
+        return self._finish_fit(result, log_constant, exposure is not None)
+
+    def _partial_fit(self, X, y, sample_weight, classes=None):
+        """Add a chunk to PASS-GLM's statistics and pilot sample and refresh the posterior.
+
+        The statistics do not depend on the polynomial, so for ``pass_radius="auto"`` it is
+        chosen again after every chunk, from the pilot rows of the sample of all rows so
+        far (the rows a ``fit`` on all of them would take, its pilot fit started at the
+        previous one): the stream ends with the polynomial of all its rows, without
+        another pass.
+        """
+        stream = getattr(self, "_pass_stream", None)
+        first_call = stream is None
+        if first_call and hasattr(self, "posterior_"):
+            raise ValueError(
+                f"partial_fit cannot continue a fit made with method="
+                f"{self._fitted_method!r}: that posterior has no sufficient statistics to add "
+                "chunks to. Call fit with method='pass_glm' (partial_fit then continues from "
+                "it), or partial_fit on an unfitted clone (sklearn.base.clone) to start a new "
+                "stream.")
+        settings = self._stream_settings()
+        if not first_call and settings != stream.settings:
+            raise ValueError(
+                f"(pass_degree, pass_radius, fit_intercept) changed from {stream.settings} "
+                f"to {settings} since the stream started; the statistics accumulated so far "
+                "use the old values. Restore them, or call fit (or partial_fit on an unfitted "
+                "clone) to start again.")
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, reset=first_call,
+                             accept_sparse=ACCEPT_SPARSE)
+        y_encoded = (self._encode_target(y, classes=classes) if first_call
+                     else self._encode_more(y))
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        prior = self._prior(X.shape[1])
+        if first_call:
+            options = self._method_options(self._method())
+            self.family_ = self._family()
+            stream = PassGLMStream.start(self.family_, X.shape[1], degree=options["degree"],
+                                         radius=options["radius"],
+                                         fit_intercept=self.fit_intercept, settings=settings)
+        result, self._pass_stream = stream.add(
+            X, y_encoded, sample_weight, self.family_, radius=self.pass_radius,
+            prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose)
+        self._training_rows = None  # a stream's rows are not kept
+        before = {} if first_call else self._fit_info
+        self._fit_info = _rows_info(
+            before.get("rows", 0) + X.shape[0],
+            before.get("total_weight", 0.0) + sample_weight.sum(),
+            before.get("weighted", False) or not np.all(sample_weight == 1.0))
+        return self._store(result)
+
+    def _check_predict_input(self, X):
+        check_is_fitted(self)
+        reject_weighted_subset(X)
+        return validate_data(self, X, dtype=np.float64, reset=False,
+                             accept_sparse=ACCEPT_SPARSE)
+
+    def _predictive_moments(self, X, exposure=None):
+        """Posterior mean and variance of ``exposure * E[y | x]`` at each row of X (the
+        exposure of counts; None for 1).
+
+        Averages over the draws for a sample posterior (MCMC); otherwise integrates over the
+        Gaussian posterior of the linear predictor (Gauss-Hermite or closed form).
+        """
+        X = self._check_predict_input(X)
+        if exposure is not None:
+            exposure = check_exposure(exposure, X.shape[0])
+        family = self.family_
+        if isinstance(self.posterior_, SamplePosterior):
+            return sample_predictive_moments(X, self.posterior_.samples, family,
+                                             self.fit_intercept, scale=exposure)
+        m, v = latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
+                              self.fit_intercept)
+        mean, var = family.expected_mean(m, v)
+        return (mean, var) if exposure is None else (exposure * mean, exposure**2 * var)
+
+    def _linear_predictor(self, X):
+        X = self._check_predict_input(X)
+        return X @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
+
+    def _decode_draws(self, y):
+        """Targets drawn by the family, in the estimator's encoding of y."""
+        return y
+
+    def credible_interval(self, level: float = 0.95) -> tuple[FloatArray, FloatArray]:
+        """Equal-tailed marginal credible intervals of ``[coef..., intercept]``.
+
+        For a Gaussian posterior (``method="laplace"``, ``"kl_proximal"``, ``"pass_glm"``)
+        ``mean -/+ z sd`` with ``z`` the normal quantile at ``(1 + level) / 2``; for
+        ``method="mcmc"`` the ``(1 - level) / 2`` and ``(1 + level) / 2`` empirical quantiles
+        of the posterior draws, which keep any skewness.
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Posterior probability inside each interval, strictly between 0 and 1.
+
+        Returns
+        -------
+        lower, upper : ndarray of shape (n_params,)
+            Bounds in the order of ``posterior_.mean``: the coefficients, then the intercept
+            when ``fit_intercept=True``.
+        """
+        check_is_fitted(self)
+        return self.posterior_.credible_interval(level)
+
+    def summary(self, level: float = 0.95) -> Any:
+        """Table of the posterior: one row per parameter.
+
+        Rows are named after ``feature_names_in_`` when the estimator was fitted on a
+        DataFrame with string column names (else ``x0``, ``x1``, ...), with the intercept last
+        as ``"intercept"`` (when ``fit_intercept=True``). Columns:
+
+        - ``mean``, ``sd``: posterior mean and standard deviation;
+        - ``lower``, ``upper``: the equal-tailed credible interval at ``level``
+          (:meth:`credible_interval`);
+        - for ``method="mcmc"`` only, the diagnostics of the run: ``ess``
+          (``effective_sample_size_``), ``r_hat`` (``r_hat_``) and ``acceptance``
+          (``acceptance_fraction_``, one value for the whole run, repeated on every row);
+          for ``sampler="nuts"`` also ``divergences`` (``n_divergences_``) and
+          ``tree_depth`` (the mean of ``sample_stats_["tree_depth"]``), repeated too.
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Posterior probability inside the credible intervals, strictly between 0 and 1.
+
+        Returns
+        -------
+        table : pandas.DataFrame or dict
+            A DataFrame indexed by parameter name (``table.attrs["level"]`` holds ``level``)
+            when pandas is installed; otherwise a dict of 1-D arrays with the same columns
+            in the same order, after a ``"parameter"`` entry holding the names.
+        """
+        check_is_fitted(self)
+        return summary_table(self, level)
+
+    def sample_y(self, X: MatrixLike, n_draws: int = 1000,
+                 random_state: RandomStateLike = None) -> Prediction:
+        """Draw targets from the posterior predictive distribution at each row of X.
+
+        Each draw takes parameters ``theta`` from ``posterior_`` (Gaussian draws, or for
+        ``method="mcmc"`` draws resampled from the chain) and then a target at every row from
+        the likelihood given ``theta`` (``family_.sample``), so the draws include both the
+        posterior uncertainty and the noise of y. Quantiles over the draws give posterior
+        predictive intervals.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to draw targets for.
+        n_draws : int, default=1000
+            Number of draws.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the parameter and target draws.
+
+        Returns
+        -------
+        y_draws : ndarray of shape (n_draws, n_samples)
+            One row per draw (note: the transpose of the layout of
+            :meth:`sklearn.gaussian_process.GaussianProcessRegressor.sample_y`). Class labels
+            from ``classes_`` for the classifier, counts (as floats) for the count models.
+            For a dask X, a lazy dask array (chunked along the rows of X, each block drawn
+            from its own random stream fixed by ``random_state``).
+        """
+        return self._sample_y(X, n_draws, random_state)
+
+    def _sample_y(self, X, n_draws, random_state, exposure=None):
+        """:meth:`sample_y` of counts over ``exposure`` (one multiplier of the mean per
+        row of X, or None)."""
+        dask_input = is_dask_collection(X)
+        if not dask_input:
+            X = self._check_predict_input(X)
+        if not is_number(n_draws, Integral) or n_draws < 1:
+            raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
+        rng = check_random_state(random_state)
+        if dask_input:
+            rows = () if exposure is None else (("exposure", exposure),)
+            return sample_y_lazily(self, X, n_draws, rng, rows)
+        if exposure is not None:
+            exposure = check_exposure(exposure, X.shape[0])
+        return self._draw_targets(X, self.posterior_.sample(n_draws, random_state=rng), rng,
+                                  exposure)
+
+    def _draw_targets(self, X, theta, rng, exposure=None):
+        """Targets drawn at the rows of X for each parameter draw (rows of ``theta``), over
+        ``exposure`` (count models), as an array of shape (draws, rows)."""
+        eta = linear_predictor(X, theta, self.fit_intercept)
+        draws = draw_targets(self.family_, eta, exposure, rng)
+        return self._decode_draws(draws.T)
+
+    def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
+                 n_draws: int = 1000, n_chains: int = 4,
+                 random_state: RandomStateLike = None) -> Any:
+        """The fit as ArviZ data, for ArviZ's diagnostics, model comparison and plots.
+
+        Needs ArviZ (``pip install arviz``, or the ``arviz`` extra of skcoreset). Groups:
+
+        - ``posterior``: ``coef`` (dimension ``feature``, named as in :meth:`summary`) and
+          ``intercept`` (when fitted), by chain. A Gaussian posterior (``method="laplace"``,
+          ``"kl_proximal"``, ``"pass_glm"``) gives ``n_chains`` independent chains of
+          ``n_draws`` independent draws, so ArviZ's R-hat is defined (and about 1). With
+          ``method="mcmc"``, the run's own draws: one chain per NUTS chain, or per emcee
+          walker (its latest ``len(posterior_samples_) // n_walkers`` draws; the walkers of
+          an ensemble are not independent chains, so R-hat across them checks mixing rather
+          than convergence).
+        - ``sample_stats`` (``sampler="nuts"``): ``sample_stats_`` (divergences, tree depth,
+          acceptance, leapfrog steps, energy, log posterior, step size).
+        - ``log_likelihood``, ``posterior_predictive``, ``observed_data``: variable ``y``
+          (dimension ``obs_id``) for the rows ``X``, ``y`` (by default the training rows):
+          the log-likelihood of each row under each posterior draw (for ``az.loo`` and
+          ``az.waic``), one predictive draw of each row per posterior draw (for
+          ``az.plot_ppc``), and the targets. Binary targets are exported as 0/1 (1 for
+          ``classes_[1]``). The training rows are kept by an unweighted in-memory fit of at
+          most 5,000 rows; otherwise (a coreset's weighted rows, a dask array, a stream,
+          more rows) these groups need ``X`` and ``y``, and are left out with a warning.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            Rows of the data groups; with ``y``. ``None``: the training rows, when kept.
+        y : array-like of shape (n_samples,), default=None
+            Their targets.
+        n_draws : int, default=1000
+            Draws per chain of a Gaussian posterior; unused for ``method="mcmc"``, which
+            exports its own draws.
+        n_chains : int, default=4
+            Chains of a Gaussian posterior; unused for ``method="mcmc"``.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws of a Gaussian posterior and of the predictive draws.
+
+        Returns
+        -------
+        data : arviz.InferenceData
+            With ArviZ 1.0 and later, the ``xarray.DataTree`` its ``from_dict`` returns.
+
+        Raises
+        ------
+        ImportError
+            When ArviZ is not installed.
+        """
+        return self._to_arviz(X, y, None, n_draws, n_chains, random_state)
+
+    def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state):
+        check_is_fitted(self)
+        for name, value in (("n_draws", n_draws), ("n_chains", n_chains)):
+            if not is_number(value, Integral) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+        return inference_data(self, self._arviz_rows(X, y, exposure), n_draws, n_chains,
+                              random_state)
+
+    def _arviz_rows(self, X, y, exposure):
+        """``(X, y_encoded, exposure)`` of the data groups of :meth:`to_arviz`, or None."""
+        if X is None and y is None:
+            rows = getattr(self, "_training_rows", None)
+            if rows is None:
+                warnings.warn(
+                    f"{type(self).__name__}.to_arviz() has no log_likelihood, "
+                    "posterior_predictive or observed_data group: the training rows are "
+                    f"kept only by an unweighted in-memory fit of at most "
+                    f"{_ARVIZ_TRAINING_ROWS:,} rows, and this fit was weighted (e.g. on a "
+                    "coreset), larger, streamed or on dask arrays. Pass the rows to "
+                    "evaluate, e.g. to_arviz(X_test, y_test).", UserWarning, stacklevel=3)
+            return rows
+        if X is None or y is None:
+            raise ValueError("to_arviz needs both X and y for the rows of its "
+                             "log_likelihood, posterior_predictive and observed_data groups.")
+        X = self._check_predict_input(X)
+        y = self._family().encode_target(y, getattr(self, "classes_", None))
+        if len(y) != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} entries.")
+        return X, y, None if exposure is None else check_exposure(exposure, X.shape[0])
+
+    def _observed(self, y):
+        """Encoded targets as ArviZ sees them (the binary models: 0/1)."""
+        return y
+
+
+COMMON_ATTRS_DOC = """
+    posterior_ : GaussianPosterior or SamplePosterior
+        Posterior over ``theta = [coef..., intercept]`` (intercept last when fitted), with
+        ``mean``, ``cov``, ``sample(n, random_state)``, ``logpdf`` and ``kl`` (a
+        ``SamplePosterior`` of the draws for ``method="mcmc"``).
+
+    family_ : Family
+        The likelihood family of the fit (:mod:`skcoreset.families`).
+
+    n_iter_ : int
+        Number of iterations run by the fitting method.
+
+    log_evidence_ : float
+        Estimate of the log marginal likelihood ``log p(y | X)`` (including the weights):
+        the Laplace estimate, or for ``method="pass_glm"`` the evidence of the polynomial
+        surrogate. Not set by ``method="kl_proximal"``, which gives ``elbo_`` instead.
+
+    elbo_ : float
+        Evidence lower bound of the fitted Gaussian ``q`` (``method="kl_proximal"`` only).
+
+    posterior_samples_ : ndarray of shape (n_draws, n_params)
+        Posterior draws of ``[coef..., intercept]`` (``method="mcmc"`` only); ``posterior_``
+        is then a ``SamplePosterior`` whose ``mean`` and ``cov`` are their moments.
+
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has feature names that are all strings.
+
+    acceptance_fraction_ : float
+        ``method="mcmc"`` only. NUTS: the mean acceptance statistic of the iterations after
+        the warm-up (the step size is adapted to make it about 0.8). Ensemble: the mean
+        acceptance fraction of the walkers' production steps, healthy between about 0.2
+        and 0.8.
+
+    effective_sample_size_ : ndarray of shape (n_params,)
+        Effective sample size of each parameter's draws (``method="mcmc"`` only). NUTS: the
+        bulk effective sample size over the chains (Vehtari et al., 2021; ArviZ's
+        ``ess(method="bulk")``), at least ``n_draws`` unless the run warned. Ensemble:
+        ``n_walkers * n_steps / autocorr_time_`` over the production steps, at most the
+        number of draws kept. The Monte Carlo standard error of a posterior mean is about
+        ``sd / sqrt(effective_sample_size_)``.
+
+    r_hat_ : ndarray of shape (n_params,)
+        R-hat of each parameter (``method="mcmc"`` only): about 1 when every half-chain
+        samples the same distribution. NUTS: the rank-normalized split-R-hat over the
+        chains (Vehtari et al., 2021; ArviZ's ``rhat``), at most 1.01 unless the run warned.
+        Ensemble: the classic split-R-hat over the walkers (Gelman et al., 2013); each
+        walker is a short chain, so values up to about 1.02 are usual at the default run
+        length.
+
+    n_divergences_ : int
+        Number of divergent NUTS transitions after the warm-up (``sampler="nuts"`` only);
+        any warns, since the draws may then miss part of the posterior.
+
+    sample_stats_ : dict of ndarray of shape (n_chains, n_draws_per_chain)
+        Per-draw statistics of the NUTS chains (``sampler="nuts"`` only), under ArviZ's
+        names (the ``sample_stats`` group of :meth:`to_arviz`): ``lp`` (log posterior, up to
+        a constant), ``energy`` (Hamiltonian), ``acceptance_rate``, ``n_steps`` (leapfrog
+        steps), ``tree_depth`` (Stan's count of trajectory doublings), ``diverging`` and
+        ``step_size``.
+
+    autocorr_time_ : ndarray of shape (n_params,)
+        Integrated autocorrelation time of each parameter, in steps of the unthinned
+        production chain (``sampler="ensemble"`` only): emcee's estimate, the walkers'
+        autocorrelation functions averaged and summed up to Sokal's automatic window.
+"""
