@@ -31,10 +31,11 @@ from .kl_proximal import kl_proximal
 from .laplace import find_mode, initial_theta, laplace, newton_map
 from .mcmc import SAMPLERS, log_probability, mcmc, sample_predictive_moments, stretch_scale
 from .pass_glm import PassGLMStream, check_pass_degree, pass_glm
+from .potentials import PotentialEvaluator, potential_sums
 from .resolve import resolve_family
 
-__all__ = ["SAMPLERS", "InferenceResult", "LogPosterior", "PassGLMStream",
+__all__ = ["SAMPLERS", "InferenceResult", "LogPosterior", "PassGLMStream", "PotentialEvaluator",
            "check_pass_degree", "find_mode", "initial_theta", "kl_proximal", "laplace",
            "log_posterior_of", "log_probability", "mcmc", "newton_map", "pass_glm",
-           "prior_precision", "resolve_family", "sample_predictive_moments", "stretch_scale",
-           "warn_not_converged"]
+           "potential_sums", "prior_precision", "resolve_family", "sample_predictive_moments",
+           "stretch_scale", "warn_not_converged"]

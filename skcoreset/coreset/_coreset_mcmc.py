@@ -32,12 +32,12 @@ from scipy import linalg
 from threadpoolctl import threadpool_limits
 
 from .._backend import InMemoryRows
+from .._inference import PotentialEvaluator
 from .._docstrings import fill_doc
 from .._sklearn_compat import Interval, StrOptions
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
 from ._calibration import LaplaceKL
 from ._candidates import draw_candidates
-from ._potentials import PotentialEvaluator
 from ._quasi_newton import SubsampledPotentialSums
 
 # Hot DoG's Adam rates and its first movement relative to each starting weight.

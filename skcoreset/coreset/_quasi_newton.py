@@ -29,21 +29,18 @@ import numpy as np
 from scipy import linalg
 from threadpoolctl import threadpool_limits
 
-from .._backend import InMemoryRows, float_rows, row_chunks
+from .._backend import InMemoryRows, float_rows
 from .._design import linear_predictor
-from .._inference import log_posterior_of
+from .._inference import PotentialEvaluator, log_posterior_of, potential_sums
 from .._docstrings import fill_doc
 from .._progress import Progress
 from .._sklearn_compat import Interval, StrOptions
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
 from ._calibration import LaplaceKL, SecondOrderFit
 from ._candidates import draw_candidates
-from ._potentials import PotentialEvaluator
 from ._samplers import EnsembleSampler, LaplaceSampler
 from .._typing import RandomStateLike
 
-# Rows x draws per chunk of a full-data pass: 32 MB of float64 scratch whatever N.
-_CHUNK_ELEMENTS = 2**22
 # Levenberg-Marquardt damping of the regression, relative to the mean diagonal of
 # Cov_w[g, g]: its start, and the factors applied after an accepted / a rejected step.
 _DAMPING_START, _DAMPING_DOWN, _DAMPING_UP = 1e-3, 3.0, 10.0
@@ -87,15 +84,6 @@ def _next_budget(path, target):
     return int(np.ceil(M * min(_MAX_GROWTH, max(_MIN_GROWTH, growth))))
 
 
-def _potential_sums(potentials, thetas, X, y, w):
-    """``sum_n w_n f_n(theta_s)`` of some rows for every draw, in row chunks (a chunk of
-    rows x draws at a time)."""
-    sums = np.zeros(len(thetas))
-    for rows in row_chunks(X.shape[0], len(thetas), max_elements=_CHUNK_ELEMENTS):
-        sums += w[rows] @ potentials(float_rows(X[rows]), y[rows], thetas)
-    return (sums,)
-
-
 class ExactPotentialSums:
     """``sum_n s_n f_n(theta_s)`` over all rows of a storage for S draws.
 
@@ -113,7 +101,7 @@ class ExactPotentialSums:
         """Nothing to prepare: the sums are exact whatever the draws."""
 
     def __call__(self, thetas, rng):
-        return self.data.sum(_potential_sums, self.potentials, thetas)[0]
+        return self.data.sum(potential_sums, self.potentials, thetas)[0]
 
 
 class SubsampledPotentialSums:

@@ -11,9 +11,8 @@ import numpy as np
 from scipy import linalg
 
 from .._design import linear_predictor, rmatvec, row_quadratic_forms, weighted_gram
-from .._inference import laplace
+from .._inference import PotentialEvaluator, laplace
 from .._linalg import gaussian_kl_cholesky, stable_cholesky
-from ._potentials import PotentialEvaluator
 from ._sparsevi_steps import _AdamStep, _NaturalStep
 
 # n_subsample="auto": every row up to this many candidate rows, else a subsample of this

@@ -14,7 +14,7 @@ from sklearn.pipeline import Pipeline as SklearnPipeline
 from skcoreset import (BayesianLogisticRegression, BayesianPoissonRegression,
                        QuasiNewtonCoreset, StreamingCoreset, UniformCoreset)
 from skcoreset.families import make_family
-from skcoreset._inference import laplace, prior_precision
+from skcoreset._inference import laplace, potentials, prior_precision
 from skcoreset._posterior import GaussianPosterior
 from skcoreset.coreset import _quasi_newton
 from skcoreset._backend import InMemoryRows
@@ -107,7 +107,7 @@ def test_exact_sums_in_chunks_equal_direct_sum(model, monkeypatch):
     family = make_family(model)
     s = rng.random(1000)
     thetas = 0.3 * rng.normal(size=(7, 4))
-    monkeypatch.setattr(_quasi_newton, "_CHUNK_ELEMENTS", 7 * 64)  # 16 chunks
+    monkeypatch.setattr(potentials, "_CHUNK_ELEMENTS", 7 * 64)  # 16 chunks
     direct = s @ family.loglik(y, X @ thetas[:, :-1].T + thetas[:, -1])
     sums = ExactPotentialSums(InMemoryRows(X, y, s), family, True, 7)(thetas, None)
     # potentials drop per-row constants (log y!): compare the differences between draws

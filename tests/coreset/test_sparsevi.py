@@ -14,7 +14,7 @@ from skcoreset import (BayesianLogisticRegression, GIGACoreset, SparseVICoreset,
 from skcoreset.families import make_family
 from skcoreset._inference import laplace, prior_precision
 from skcoreset._posterior import GaussianPosterior
-from skcoreset.coreset._potentials import PotentialEvaluator
+from skcoreset._inference import PotentialEvaluator
 from skcoreset.coreset._samplers import LaplaceSampler
 from skcoreset.coreset import _sparsevi_moments
 from skcoreset.coreset._sparsevi import sparse_vi

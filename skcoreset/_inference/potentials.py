@@ -1,17 +1,20 @@
 """Potentials ``f_n(theta) = log p(y_n | x_n, theta)`` of many rows at many parameter draws.
 
-The N x S potentials behind every Monte Carlo coreset construction are one matrix product of
-the rows with the draws followed by one elementwise kernel, written into reused buffers and
-processed in row blocks so the scratch memory stays bounded whatever N.
+The N x S potentials behind every Monte Carlo coreset construction, and the log posterior of
+a batch of draws over all rows (:mod:`.importance`), are one matrix product of the rows with
+the draws followed by one elementwise kernel, written into reused buffers and processed in
+row blocks so the scratch memory stays bounded whatever N.
 """
 
 import numpy as np
 from scipy import sparse
 
-from .._backend import row_chunks
+from .._backend import float_rows, row_chunks
 
 # Rows x draws per block of the potential kernel: bounds the scratch memory for large N.
 _BLOCK_ELEMENTS = 65536
+# Rows x draws per chunk of a sum over rows (32 MB of float64).
+_CHUNK_ELEMENTS = 2**22
 
 
 class PotentialEvaluator:
@@ -29,20 +32,24 @@ class PotentialEvaluator:
         Number S of draws per call.
     block_elements : int, default=65536
         Rows x draws per block; bounds the scratch memory for large N.
+    kernel : callable, default=None
+        ``kernel(y, eta, scratch)`` overwriting the ``(n, S)`` linear predictors ``eta``
+        with the potentials. ``None``: ``family.loglik_in_place``, exact up to a per-row
+        constant (only centred potentials enter the constructions).
     """
 
-    def __init__(self, family, fit_intercept, n_draws, block_elements=_BLOCK_ELEMENTS):
-        # exact up to a per-row constant (only centred potentials enter the constructions):
+    def __init__(self, family, fit_intercept, n_draws, block_elements=_BLOCK_ELEMENTS,
+                 kernel=None):
         # the family's kernel of vectorised ufuncs in two scratch buffers, or its loglik
-        self.kernel = family.loglik_in_place
+        self.kernel = family.loglik_in_place if kernel is None else kernel
         self.fit_intercept = fit_intercept
         self.block = max(1, block_elements // n_draws)
         self._out = np.empty((0, n_draws))
         self._scratch = np.empty((2, self.block, n_draws))
 
-    def __call__(self, X, y, thetas):
+    def __call__(self, X, y, thetas, offset=None):
         """Potentials of shape ``(n, S)``; a view of an internal buffer, valid until the
-        next call."""
+        next call. ``offset`` (shape ``(n,)``) adds to every linear predictor of its row."""
         n = X.shape[0]
         if self._out.shape[0] < n:
             self._out = np.empty((n, thetas.shape[0]))
@@ -59,5 +66,18 @@ class PotentialEvaluator:
                 np.matmul(X[rows], coef.T, out=eta)
             if intercept is not None:
                 eta += intercept
+            if offset is not None:
+                eta += offset[rows, None]
             self.kernel(y[rows], eta, self._scratch[:, :rows.stop - rows.start])
         return out
+
+
+def potential_sums(potentials, thetas, X, y, w, offset=None):
+    """``sum_n w_n f_n(theta_s)`` of some rows for every draw, as a 1-tuple (a sum over the
+    chunks of a row storage), in row chunks (a chunk of rows x draws at a time: a
+    ``np.memmap`` is read chunk by chunk, never all at once)."""
+    sums = np.zeros(len(thetas))
+    for rows in row_chunks(X.shape[0], len(thetas), max_elements=_CHUNK_ELEMENTS):
+        chunk_offset = None if offset is None else offset[rows]
+        sums += w[rows] @ potentials(float_rows(X[rows]), y[rows], thetas, chunk_offset)
+    return (sums,)
