@@ -1,6 +1,6 @@
 """Warnings raised by skcoreset.
 
-Both are ``UserWarning`` subclasses, so the usual :mod:`warnings` filters (and scikit-learn's
+All are ``UserWarning`` subclasses, so the usual :mod:`warnings` filters (and scikit-learn's
 handling of :class:`~sklearn.exceptions.ConvergenceWarning`) apply. Silence one by its class::
 
     import warnings
@@ -11,7 +11,7 @@ handling of :class:`~sklearn.exceptions.ConvergenceWarning`) apply. Silence one 
 
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["MCMCDiagnosticWarning", "PassGLMAccuracyWarning"]
+__all__ = ["ImportanceSamplingWarning", "MCMCDiagnosticWarning", "PassGLMAccuracyWarning"]
 
 
 class MCMCDiagnosticWarning(ConvergenceWarning):
@@ -35,4 +35,16 @@ class PassGLMAccuracyWarning(UserWarning):
     or when the estimate's standard error cannot rule that out. The approximation error
     does not shrink with the number of rows while the posterior does: use a larger
     ``pass_degree`` (few features), ``pass_radius="auto"``, or ``method="laplace"``.
+    """
+
+
+class ImportanceSamplingWarning(UserWarning):
+    """Importance weights from a fitted posterior to the exact one are unreliable.
+
+    Issued by :func:`skcoreset.metrics.exact_kl` when the Pareto shape ``k-hat`` of the
+    importance weights exceeds ``min(1 - 1 / log10(S), 0.7)`` for ``S`` draws (Vehtari et
+    al., 2024): the fitted posterior is then too far from the exact one (or too narrow) for
+    its draws to stand for it, and the estimated divergence and moments can be far off,
+    usually too small. The message gives ``k-hat`` and what to change (more draws when
+    ``k-hat`` is below 0.7, else a closer fit: a larger coreset, or MCMC).
     """

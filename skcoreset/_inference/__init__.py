@@ -16,17 +16,24 @@ estimators and the metrics import from here, never from a submodule):
 * samplers: :data:`SAMPLERS`, :func:`log_probability` (the vectorised log posterior for
   emcee), :func:`stretch_scale` (the stretch move's scale), :func:`sample_predictive_moments`
   (predictive moments over draws);
+* the exact posterior of all rows by importance weighting: :func:`log_joint` (the log
+  posterior of a batch of draws, one chunked pass over the rows), :func:`importance_summary`
+  (the KL divergence of the proposal to it, Pareto-smoothed weights, weighted moments);
+  :class:`PotentialEvaluator` and :func:`potential_sums`, the rows x draws log-likelihoods
+  behind it and the Monte Carlo coreset constructions;
 * PASS-GLM streams: :class:`PassGLMStream` (the statistics, pilot sample and pilot fit that
   ``partial_fit`` adds chunks to), :func:`check_pass_degree`.
 
 Modules: ``_common`` (prior, log posterior, results), ``_newton`` (the damped Newton solver
 behind every mode), ``laplace``, ``kl_proximal``, ``pass_glm/``, ``mcmc`` (emcee's ensemble
-and the dispatch to ``nuts``), ``diagnostics`` (ESS, R-hat), ``resolve``.
+and the dispatch to ``nuts``), ``diagnostics`` (ESS, R-hat), ``resolve``, ``potentials``,
+``importance``.
 """
 
 from ._common import (InferenceResult, LogPosterior, log_posterior_of,
                       prior_precision)
 from ._newton import warn_not_converged
+from .importance import importance_summary, log_joint
 from .kl_proximal import kl_proximal
 from .laplace import find_mode, initial_theta, laplace, newton_map
 from .mcmc import SAMPLERS, log_probability, mcmc, sample_predictive_moments, stretch_scale
@@ -35,7 +42,8 @@ from .potentials import PotentialEvaluator, potential_sums
 from .resolve import resolve_family
 
 __all__ = ["SAMPLERS", "InferenceResult", "LogPosterior", "PassGLMStream", "PotentialEvaluator",
-           "check_pass_degree", "find_mode", "initial_theta", "kl_proximal", "laplace",
-           "log_posterior_of", "log_probability", "mcmc", "newton_map", "pass_glm",
-           "potential_sums", "prior_precision", "resolve_family", "sample_predictive_moments",
-           "stretch_scale", "warn_not_converged"]
+           "check_pass_degree", "find_mode", "importance_summary", "initial_theta",
+           "kl_proximal", "laplace", "log_joint", "log_posterior_of", "log_probability",
+           "mcmc", "newton_map", "pass_glm", "potential_sums", "prior_precision",
+           "resolve_family", "sample_predictive_moments", "stretch_scale",
+           "warn_not_converged"]

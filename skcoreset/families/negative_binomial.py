@@ -17,6 +17,17 @@ from .._typing import FloatArray, Moments, RandomStateLike
 _MIN_ALPHA = 1e-8
 
 
+def _loglik_kernel(y, u, r):
+    """``y log sigmoid(u) - r log(1 + exp(u))`` (``u = eta - log r``): the log-likelihood
+    without its ``eta``-free Gamma-function terms."""
+    return y * log_expit(u) - r * np.logaddexp(0.0, u)
+
+
+def _loglik_constant(y, r):
+    """``log Gamma(y + r) - log Gamma(r) - log y!``."""
+    return gammaln(y + r) - gammaln(r) - gammaln(y + 1.0)
+
+
 class NegativeBinomialFamily(Family):
     """Negative binomial likelihood (NB2) for overdispersed counts, log link.
 
@@ -206,12 +217,30 @@ class NegativeBinomialFamily(Family):
         loglik : ndarray of the shape of ``eta``
         """
         y = as_column(y, eta)
-        return self._loglik_kernel(y, eta - np.log(self._r)) + self.loglik_constant(y)
+        r = self._r
+        return _loglik_kernel(y, eta - np.log(r), r) + _loglik_constant(y, r)
 
-    def _loglik_kernel(self, y, u):
-        """``y log sigmoid(u) - r log(1 + exp(u))``: the log-likelihood without its
-        ``eta``-free Gamma-function terms."""
-        return y * log_expit(u) - self._r * np.logaddexp(0.0, u)
+    def loglik_per_alpha(self, y: FloatArray, eta: FloatArray,
+                         alpha: FloatArray) -> FloatArray:
+        """:meth:`loglik` with one overdispersion per column of ``eta``: draws of
+        ``alpha`` made jointly with the coefficients (this family's ``alpha`` is ignored).
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Counts.
+        eta : ndarray of shape (n, S)
+            Linear predictors, one column per draw.
+        alpha : ndarray of shape (S,)
+            Positive overdispersion of each draw.
+
+        Returns
+        -------
+        loglik : ndarray of shape (n, S)
+        """
+        r = 1.0 / np.asarray(alpha, dtype=float)
+        y = as_column(y, eta)
+        return _loglik_kernel(y, eta - np.log(r), r) + _loglik_constant(y, r)
 
     def loglik_constant(self, y: FloatArray) -> FloatArray:
         """``log Gamma(y + r) - log Gamma(r) - log y!``, the terms without ``eta``.
@@ -225,9 +254,7 @@ class NegativeBinomialFamily(Family):
         -------
         constant : ndarray of the shape of ``y``
         """
-        r = self._r
-        y = np.asarray(y, dtype=float)
-        return gammaln(y + r) - gammaln(r) - gammaln(y + 1.0)
+        return _loglik_constant(np.asarray(y, dtype=float), self._r)
 
     def loglik_and_derivatives(self, y: FloatArray, eta: FloatArray,
                                second: bool = False) -> tuple[FloatArray, ...]:
@@ -253,7 +280,7 @@ class NegativeBinomialFamily(Family):
         y = as_column(y, eta)
         u = eta - np.log(r)
         p, q = expit(u), expit(-u)
-        terms = (self._loglik_kernel(y, u), y * q - r * p)
+        terms = (_loglik_kernel(y, u, r), y * q - r * p)
         return terms + (-(y + r) * p * q,) if second else terms
 
     def d1(self, y: FloatArray, eta: FloatArray) -> FloatArray:

@@ -1,0 +1,169 @@
+"""The exact posterior of all rows, reached from draws of another distribution by importance
+weighting.
+
+For draws ``theta_s`` of a distribution ``q`` known up to a constant (``q~``) and the exact
+posterior ``p`` known up to a constant (``p~``: prior times the weighted likelihood of every
+row), the weights ``p~(theta_s) / q~(theta_s)`` turn expectations under ``q`` into
+expectations under ``p``, and
+
+``KL(q || p) = E_q[log q~ - log p~] + log E_q[p~ / q~]``
+
+(the unknown normalising constants cancel). :func:`log_joint` is ``log p~`` of a batch of
+draws (one pass over the rows in chunks, a rows x draws block of linear predictors at a time
+through BLAS: memory independent of the number of rows); :func:`importance_summary` the
+divergence with its standard error, the Pareto-smoothed weights (PSIS, Vehtari et al. 2024,
+through ArviZ) with their shape ``k-hat``, their effective sample size and the weighted
+posterior moments.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._backend import DaskRows
+from .dispersion import LOG_ALPHA_PRIOR_SD
+from .potentials import PotentialEvaluator, potential_sums
+
+
+class _LoglikPerAlpha:
+    """Kernel of :class:`PotentialEvaluator` for the negative binomial model with one
+    overdispersion per draw (picklable, for the tasks of a cluster)."""
+
+    def __init__(self, family, alpha):
+        self.family, self.alpha = family, alpha
+
+    def __call__(self, y, eta, scratch):
+        eta[...] = self.family.loglik_per_alpha(y, eta, self.alpha)
+
+
+def log_joint(rows, family, thetas, prior_prec, fit_intercept, *, offset=None,
+              log_alpha=None):
+    """``log p~(theta_s)``: the log prior plus the weighted log-likelihood of every row, for
+    each of S draws, up to a constant that does not depend on the draws.
+
+    Parameters
+    ----------
+    rows : InMemoryRows or DaskRows
+        The rows (an ndarray, a ``np.memmap`` read in chunks, a CSR matrix, or chunks of a
+        dask array summed where they live), targets encoded for ``family``, and weights.
+    family : Family
+    thetas : ndarray of shape (S, p)
+    prior_prec : ndarray of shape (p,)
+        Diagonal precision of the Gaussian prior of theta.
+    fit_intercept : bool
+    offset : ndarray of shape (n,), default=None
+        Added to each row's linear predictor (rows in this process only).
+    log_alpha : ndarray of shape (S,), default=None
+        Draws of ``log alpha`` of the negative binomial model made jointly with ``thetas``:
+        each draw's likelihood then has its own overdispersion (normalising terms included)
+        and the ``N(0, LOG_ALPHA_PRIOR_SD^2)`` prior of ``log alpha`` is added.
+
+    Returns
+    -------
+    log_joint : ndarray of shape (S,)
+    """
+    thetas = np.ascontiguousarray(thetas, dtype=float)
+    kernel = None if log_alpha is None else _LoglikPerAlpha(family, np.exp(log_alpha))
+    evaluator = PotentialEvaluator(family, fit_intercept, len(thetas), kernel=kernel)
+    if isinstance(rows, DaskRows):
+        if offset is not None:
+            raise ValueError("An offset of rows held in dask arrays is not supported.")
+        loglik = rows.sum(potential_sums, evaluator, thetas)[0]
+    else:
+        loglik = potential_sums(evaluator, thetas, rows.X, rows.y, rows.sample_weight,
+                                offset)[0]
+    out = loglik - 0.5 * (thetas**2) @ prior_prec
+    if log_alpha is not None:
+        out -= 0.5 * (np.asarray(log_alpha) / LOG_ALPHA_PRIOR_SD) ** 2
+    return out
+
+
+def pareto_smoothed(log_ratios, r_eff=1.0):
+    """Pareto-smoothed log importance weights, normalised, and the shape ``k-hat`` of the
+    generalized Pareto distribution fitted to the largest weights (Vehtari et al. 2024), by
+    ArviZ: ``arviz.psislw`` in ArviZ 0.x, whose input is the log ratios; the array backend
+    of arviz-stats in ArviZ 1.x, whose input is a log-likelihood (the log ratios of
+    leave-one-out cross-validation are its negatives), so it is given minus the ratios.
+
+    Equal ratios (``q`` is ``p``) have no tail: ``k-hat = -inf`` and equal weights.
+    Fewer than five draws in the tail (fewer than about 25 draws) give ``k-hat = inf``.
+    """
+    log_ratios = np.asarray(log_ratios, dtype=float)
+    n = len(log_ratios)
+    finite = log_ratios[np.isfinite(log_ratios)]
+    if finite.size == n and np.ptp(log_ratios) <= 1e-12 * max(1.0, np.max(np.abs(finite))):
+        return np.full(n, -np.log(n)), -np.inf
+    try:
+        import arviz
+    except ImportError as exc:
+        raise ImportError("The Pareto-smoothed importance weights need ArviZ, an optional "
+                          "dependency of skcoreset: pip install arviz") from exc
+    if int(arviz.__version__.split(".")[0]) < 1:
+        smoothed, k = arviz.psislw(log_ratios.copy(), reff=r_eff)
+    else:  # pragma: no cover - ArviZ 1.x
+        from arviz_stats.base import array_stats
+
+        smoothed, k = array_stats.psislw(-log_ratios, r_eff=r_eff)
+    smoothed = np.asarray(smoothed, dtype=float)
+    top = np.max(smoothed)
+    smoothed = smoothed - (top + np.log(np.sum(np.exp(smoothed - top))))
+    return smoothed, float(k)
+
+
+class ImportanceSummary(NamedTuple):
+    """What :func:`importance_summary` returns (see there)."""
+
+    kl: float
+    kl_se: float
+    pareto_k: float
+    ess: float
+    mean: np.ndarray
+    sd: np.ndarray
+    proposal_mean: np.ndarray
+
+
+def importance_summary(draws, log_q, log_p, r_eff=1.0):
+    """``KL(q || p)`` from draws of ``q``, and the exact posterior's moments by weighting.
+
+    ``KL = -mean(l) + log mean(exp(l))`` with the log ratios ``l_s = log p~ - log q~``; its
+    standard error is the delta method's, ``sd(z) / sqrt(S r_eff)`` with the influence
+    values ``z_s = -l_s + exp(l_s) / mean(exp(l))``. The weighted mean and sd use the
+    Pareto-smoothed normalised weights (:func:`pareto_smoothed`), and ``ess = 1 /
+    sum(w_s^2)`` of them.
+
+    Parameters
+    ----------
+    draws : ndarray of shape (S, p)
+        Draws of ``q``.
+    log_q, log_p : ndarray of shape (S,)
+        ``log q~`` and ``log p~`` at the draws, each up to a constant.
+    r_eff : float, default=1.0
+        Effective sample size of the draws relative to S (1 for independent draws).
+
+    Returns
+    -------
+    ImportanceSummary
+        ``(kl, kl_se, pareto_k, ess, mean, sd, proposal_mean)``: ``proposal_mean`` is the
+        draws' own mean.
+    """
+    draws = np.asarray(draws, dtype=float)
+    log_ratio = np.asarray(log_p, dtype=float) - np.asarray(log_q, dtype=float)
+    if np.any(np.isnan(log_ratio)) or np.any(log_ratio == np.inf):
+        raise FloatingPointError("The log density ratios of the draws are NaN or infinite.")
+    n = len(log_ratio)
+    top = np.max(log_ratio)
+    if top == -np.inf:
+        raise FloatingPointError("The exact posterior density is 0 at every draw.")
+    scaled = np.exp(log_ratio - top)
+    mean_scaled = scaled.mean()
+    with np.errstate(invalid="ignore"):
+        kl = float(-np.mean(log_ratio) + top + np.log(mean_scaled))
+        influence = -log_ratio + scaled / mean_scaled
+        kl_se = float(np.std(influence, ddof=1) / np.sqrt(n * r_eff))
+    log_weights, pareto_k = pareto_smoothed(log_ratio, r_eff)
+    weights = np.exp(log_weights)
+    mean = weights @ draws
+    sd = np.sqrt(np.maximum(weights @ (draws - mean) ** 2, 0.0))
+    return ImportanceSummary(kl=max(kl, 0.0), kl_se=kl_se,  # >= 0 by Jensen, but rounding
+                             pareto_k=pareto_k, ess=float(1.0 / np.sum(weights**2)),
+                             mean=mean, sd=sd, proposal_mean=draws.mean(axis=0))

@@ -1,0 +1,218 @@
+"""exact_kl against divergences computed by quadrature, MCMC on all rows and direct sums."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import integrate, sparse
+from scipy.special import gammaln, log_expit, logsumexp
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+
+from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
+                       BayesianPoissonRegression, UniformCoreset)
+from skcoreset._backend import InMemoryRows
+from skcoreset._inference import log_joint, potentials
+from skcoreset.exceptions import ImportanceSamplingWarning
+from skcoreset.families import NegativeBinomialFamily
+from skcoreset.metrics import ExactKL, exact_kl
+from skcoreset.pipeline import Pipeline
+
+from ..conftest import logistic_data, poisson_data
+
+
+def _logistic_log_post(thetas, X, y, w, prior_prec):
+    """``log prior + sum_n w_n log sigmoid(y_n eta_n)`` on a grid of thetas (G, p), y in
+    {0, 1}, intercept last: the direct sum, independent of the package's kernels."""
+    eta = X @ thetas[:, :-1].T + thetas[:, -1] if X.shape[1] < thetas.shape[1] \
+        else X @ thetas.T
+    signs = np.where(y == 1, 1.0, -1.0)[:, None]
+    return w @ log_expit(signs * eta) - 0.5 * (thetas**2) @ prior_prec
+
+
+def test_laplace_kl_matches_quadrature_in_one_dimension():
+    # ten counts, one coefficient, no intercept: a skewed posterior, Laplace visibly off
+    X, y = poisson_data(10, [1.0], seed=3)
+    reg = BayesianPoissonRegression(fit_intercept=False, prior_scale=3.0).fit(X, y)
+    q = reg.posterior_
+    m, s = float(q.mean[0]), float(q.std[0])
+
+    def log_p(t):  # the direct sum: log prior + sum_n (y_n x_n t - exp(x_n t)), up to a constant
+        return float(np.sum(y * X[:, 0] * t - np.exp(X[:, 0] * t)) - t * t / 18)
+
+    lo, hi, top = m - 15 * s, m + 15 * s, log_p(m)
+    Z = integrate.quad(lambda t: np.exp(log_p(t) - top), lo, hi, limit=200)[0]
+
+    def integrand(t):
+        log_q = -0.5 * ((t - m) / s) ** 2 - np.log(s * np.sqrt(2 * np.pi))
+        return np.exp(log_q) * (log_q - (log_p(t) - top - np.log(Z)))
+
+    expected = integrate.quad(integrand, lo, hi, limit=200)[0]
+    result = exact_kl(reg, X, y, n_draws=4000, random_state=1)
+    assert isinstance(result, ExactKL) and result.reliable and result.n_draws == 4000
+    assert expected > 0.003  # not a trivial case
+    assert abs(result.kl - expected) < 4 * result.kl_se + 5e-4
+    exact_mean = integrate.quad(lambda t: t * np.exp(log_p(t) - top), lo, hi)[0] / Z
+    assert result.mean[0] == pytest.approx(exact_mean, abs=0.05 * result.sd[0])
+    assert result.max_mean_error_sd == pytest.approx(abs(m - exact_mean) / result.sd[0],
+                                                     abs=0.05)
+
+
+def _grid_kl(log_q, log_p, area):
+    """KL(q || p) of two unnormalised log densities on the same grid (cell area ``area``)."""
+    lq = log_q - (logsumexp(log_q) + np.log(area))
+    lp = log_p - (logsumexp(log_p) + np.log(area))
+    return float(np.sum(np.exp(lq) * (lq - lp)) * area)
+
+
+def _grid(center, half_width, n=121):
+    axes = [np.linspace(c - h, c + h, n) for c, h in zip(center, half_width)]
+    mesh = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(center))
+    return mesh, np.prod([a[1] - a[0] for a in axes])
+
+
+def test_coreset_pipeline_with_mcmc_matches_grid_integration():
+    X, y = logistic_data(600, [1.0], -0.5, seed=1)
+    pipe = Pipeline([
+        ("coreset", UniformCoreset(M=500, random_state=0)),
+        ("clf", BayesianLogisticRegression(method="mcmc", n_draws=1000, random_state=0)),
+    ]).fit(X, y)
+    result = exact_kl(pipe, X, y)
+    coreset = pipe.named_steps["coreset"]
+    prec = np.array([1.0, 1 / 100])
+    post = pipe.named_steps["clf"].posterior_
+    thetas, area = _grid(post.mean, 8 * post.std)
+    log_q = _logistic_log_post(thetas, X[coreset.sample_indices_], y[coreset.sample_indices_],
+                               coreset.sample_weight_, prec)
+    log_p = _logistic_log_post(thetas, X, y, np.ones(len(y)), prec)
+    expected = _grid_kl(log_q, log_p, area)
+    assert expected > 0.02 and result.reliable
+    assert abs(result.kl - expected) < 4 * result.kl_se + 0.01
+
+
+def test_mcmc_on_all_rows_is_the_exact_posterior():
+    X, y = logistic_data(300, [1.0, -1.0], seed=2)
+    clf = BayesianLogisticRegression(method="mcmc", n_draws=500, random_state=0).fit(X, y)
+    for fit_rows in (None, (X, y), (X, y, np.ones(len(y)))):
+        result = exact_kl(clf, X, y, fit_rows=fit_rows)
+        assert result.kl == pytest.approx(0.0, abs=1e-9)
+        assert result.pareto_k < 0.3 and result.reliable
+        assert result.max_mean_error_sd < 1e-6
+    # fitted on half the rows: q is the posterior of those, and the full data's is narrower
+    half = BayesianLogisticRegression(method="mcmc", n_draws=1000, random_state=0).fit(
+        X[:150], y[:150])
+    measured = exact_kl(half, X, y, fit_rows=(X[:150], y[:150]))
+    assert measured.kl > 0.3 and measured.reliable
+
+
+def test_heavy_mismatch_warns():
+    X, y = logistic_data(5000, [1.0, 0.5], seed=4)
+    pipe = Pipeline([("coreset", UniformCoreset(M=30, random_state=0)),
+                     ("clf", BayesianLogisticRegression())]).fit(X, y)
+    with pytest.warns(ImportanceSamplingWarning, match="k-hat"):
+        result = exact_kl(pipe, X, y, n_draws=500, random_state=0)
+    assert not result.reliable and result.pareto_k > result.pareto_k_threshold
+
+
+def test_negative_binomial_with_sampled_alpha_reaches_the_full_posterior():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 1))
+    mu = np.exp(0.5 * X[:, 0] + 1.0)
+    y = rng.negative_binomial(2.0, 2.0 / (2.0 + mu))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        half = BayesianNegativeBinomialRegression(method="mcmc", n_draws=1000,
+                                                  random_state=0).fit(X[:200], y[:200])
+        full = BayesianNegativeBinomialRegression(method="mcmc", n_draws=1000,
+                                                  random_state=1).fit(X, y)
+    assert hasattr(half, "alpha_samples_")
+    result = exact_kl(half, X, y, fit_rows=(X[:200], y[:200]))
+    assert result.kl > 0.1 and result.reliable and result.mean.shape == (3,)
+    # the weighted draws of half the rows are NUTS's draws of all rows, alpha included
+    reference = np.column_stack([full.posterior_samples_, np.log(full.alpha_samples_)])
+    np.testing.assert_allclose(result.mean, reference.mean(axis=0),
+                               atol=0.2 * reference.std(axis=0).max())
+    np.testing.assert_allclose(result.sd, reference.std(axis=0), rtol=0.25)
+
+
+def test_log_joint_with_alpha_draws_is_the_direct_sum():
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(50, 2)), rng.poisson(3.0, size=50).astype(float)
+    thetas, log_alpha = rng.normal(size=(6, 3)) * 0.3, rng.normal(size=6) * 0.5 - 1.0
+    offset = rng.normal(size=50) * 0.2
+    prec = np.array([1.0, 1.0, 0.01])
+    got = log_joint(InMemoryRows(X, y, np.ones(50)), NegativeBinomialFamily(alpha=1.0),
+                    thetas, prec, True, offset=offset, log_alpha=log_alpha)
+    r = np.exp(-log_alpha)
+    mu = np.exp(X @ thetas[:, :2].T + thetas[:, 2] + offset[:, None])
+    yc = y[:, None]
+    direct = (gammaln(yc + r) - gammaln(r) - gammaln(yc + 1) + r * np.log(r / (r + mu))
+              + yc * np.log(mu / (r + mu))).sum(axis=0)
+    direct += -0.5 * (thetas**2) @ prec - 0.5 * (log_alpha / 10.0) ** 2
+    np.testing.assert_allclose(got, direct, rtol=1e-10)
+
+
+def test_storage_and_chunks_do_not_change_the_estimate(tmp_path, monkeypatch):
+    X, y = logistic_data(2000, [1.0, -0.5, 0.3], seed=5)
+    clf = BayesianLogisticRegression().fit(X, y)
+    dense = exact_kl(clf, X, y, n_draws=200, random_state=0)
+    path = tmp_path / "X.dat"
+    mapped = np.memmap(path, dtype=np.float64, mode="w+", shape=X.shape)
+    mapped[:] = X
+    monkeypatch.setattr(potentials, "_CHUNK_ELEMENTS", 200 * 64)  # 32 chunks of rows
+    for other in (mapped, sparse.csr_matrix(X)):
+        got = exact_kl(clf, other, y, n_draws=200, random_state=0)
+        assert got.kl == pytest.approx(dense.kl, rel=1e-9)
+        np.testing.assert_allclose(got.mean, dense.mean, rtol=1e-9)
+    da = pytest.importorskip("dask.array")
+    lazy = exact_kl(clf, da.from_array(X, chunks=(300, 3)), da.from_array(y, chunks=300),
+                    n_draws=200, random_state=0)
+    assert lazy.kl == pytest.approx(dense.kl, rel=1e-9)
+
+
+def test_exposure_and_weights_as_in_fit():
+    X, y = poisson_data(500, [0.3, -0.2], 0.5, seed=6)
+    exposure = np.random.default_rng(7).uniform(0.5, 2.0, len(y))
+    y = np.random.default_rng(8).poisson(exposure * np.exp(X @ [0.3, -0.2] + 0.5))
+    reg = BayesianPoissonRegression().fit(X, y, exposure=exposure)
+    counts = exact_kl(reg, X, y, exposure=exposure, n_draws=300, random_state=0)
+    rates = exact_kl(reg, X, y / exposure, sample_weight=exposure, n_draws=300,
+                     random_state=0)
+    assert counts.kl == pytest.approx(rates.kl, rel=1e-9)
+    # the negative binomial model takes the exposure as an offset
+    nb = BayesianNegativeBinomialRegression(alpha=0.5).fit(X, y, offset=np.log(exposure))
+    by_offset = exact_kl(nb, X, y, offset=np.log(exposure), n_draws=300, random_state=0)
+    by_exposure = exact_kl(nb, X, y, exposure=exposure, n_draws=300, random_state=0)
+    assert by_offset.kl == pytest.approx(by_exposure.kl, rel=1e-9)
+    assert by_offset.reliable and by_offset.kl < 0.05  # Laplace at 500 rows, d = 3
+
+
+def test_bad_inputs_raise_clear_errors():
+    X, y = logistic_data(200, [1.0], seed=9)
+    with pytest.raises(NotFittedError):
+        exact_kl(BayesianLogisticRegression(), X, y)
+    with pytest.raises(NotFittedError):
+        exact_kl(Pipeline([("c", UniformCoreset(M=20)), ("m", BayesianLogisticRegression())]),
+                 X, y)
+    with pytest.raises(TypeError, match="Bayesian GLM"):
+        exact_kl(LogisticRegression().fit(X, y), X, y)
+    clf = BayesianLogisticRegression().fit(X, y)
+    for n_draws in (1, 2.5, "100"):
+        with pytest.raises(ValueError, match="n_draws"):
+            exact_kl(clf, X, y, n_draws=n_draws)
+    with pytest.raises(ValueError, match="features"):
+        exact_kl(clf, np.hstack([X, X]), y)
+    with pytest.raises(ValueError, match="entries"):
+        exact_kl(clf, X, y[:-1])
+    with pytest.raises(ValueError, match="fit_rows"):
+        exact_kl(clf, X, y, fit_rows=(X, y))
+    with pytest.raises(ValueError, match="count models"):
+        exact_kl(clf, X, y, exposure=np.ones(len(y)))
+    mcmc = BayesianLogisticRegression(method="mcmc", n_draws=100, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="fit_rows"):
+        exact_kl(mcmc, X, y, fit_rows=[X, y])
+    pipe = Pipeline([("c", UniformCoreset(M=50, random_state=0)),
+                     ("m", BayesianLogisticRegression())]).fit(X, y)
+    with pytest.raises(ValueError, match="coreset was built from"):
+        exact_kl(Pipeline([("c", pipe.named_steps["c"]),
+                           ("m", mcmc)]), X[::-1].copy(), y)
