@@ -93,6 +93,11 @@ def _final_step(estimator, fit_rows):
 
 
 def _check_estimator(estimator):
+    if hasattr(estimator, "fit_coreset"):
+        raise TypeError(
+            f"exact_kl measures a fitted posterior, and {type(estimator).__name__} is a coreset "
+            "constructor: pass the Pipeline of the coreset and the estimator fitted on it "
+            "(or coreset_quality for the constructor's Laplace-level distance).")
     params = estimator.get_params(deep=False) if hasattr(estimator, "get_params") else {}
     if not all(key in params for key in _PRIOR_PARAMS):
         raise TypeError(

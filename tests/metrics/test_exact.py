@@ -8,6 +8,7 @@ from scipy import integrate, sparse
 from scipy.special import gammaln, log_expit, logsumexp
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
 
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
                        BayesianPoissonRegression, UniformCoreset)
@@ -92,14 +93,14 @@ def test_coreset_pipeline_with_mcmc_matches_grid_integration():
 
 def test_mcmc_on_all_rows_is_the_exact_posterior():
     X, y = logistic_data(300, [1.0, -1.0], seed=2)
-    clf = BayesianLogisticRegression(method="mcmc", n_draws=500, random_state=0).fit(X, y)
+    clf = BayesianLogisticRegression(method="mcmc", n_draws=300, random_state=0).fit(X, y)
     for fit_rows in (None, (X, y), (X, y, np.ones(len(y)))):
         result = exact_kl(clf, X, y, fit_rows=fit_rows)
         assert result.kl == pytest.approx(0.0, abs=1e-9)
         assert result.pareto_k < 0.3 and result.reliable
         assert result.max_mean_error_sd < 1e-6
     # fitted on half the rows: q is the posterior of those, and the full data's is narrower
-    half = BayesianLogisticRegression(method="mcmc", n_draws=1000, random_state=0).fit(
+    half = BayesianLogisticRegression(method="mcmc", n_draws=600, random_state=0).fit(
         X[:150], y[:150])
     measured = exact_kl(half, X, y, fit_rows=(X[:150], y[:150]))
     assert measured.kl > 0.3 and measured.reliable
@@ -121,9 +122,9 @@ def test_negative_binomial_with_sampled_alpha_reaches_the_full_posterior():
     y = rng.negative_binomial(2.0, 2.0 / (2.0 + mu))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        half = BayesianNegativeBinomialRegression(method="mcmc", n_draws=1000,
+        half = BayesianNegativeBinomialRegression(method="mcmc", n_draws=600,
                                                   random_state=0).fit(X[:200], y[:200])
-        full = BayesianNegativeBinomialRegression(method="mcmc", n_draws=1000,
+        full = BayesianNegativeBinomialRegression(method="mcmc", n_draws=800,
                                                   random_state=1).fit(X, y)
     assert hasattr(half, "alpha_samples_")
     result = exact_kl(half, X, y, fit_rows=(X[:200], y[:200]))
@@ -170,6 +171,18 @@ def test_storage_and_chunks_do_not_change_the_estimate(tmp_path, monkeypatch):
     assert lazy.kl == pytest.approx(dense.kl, rel=1e-9)
 
 
+def test_pipeline_transforms_reach_the_estimator():
+    X, y = logistic_data(1000, [1.0, -1.0], seed=10)
+    X = 3.0 * X + 5.0
+    pipe = Pipeline([("scale", StandardScaler()),
+                     ("coreset", UniformCoreset(M=900, random_state=0)),
+                     ("clf", BayesianLogisticRegression())]).fit(X, y)
+    got = exact_kl(pipe, X, y, n_draws=300, random_state=0)
+    direct = exact_kl(pipe.named_steps["clf"], pipe.named_steps["scale"].transform(X), y,
+                      n_draws=300, random_state=0)
+    assert got.kl == pytest.approx(direct.kl, rel=1e-12) and got.kl > 0.01
+
+
 def test_exposure_and_weights_as_in_fit():
     X, y = poisson_data(500, [0.3, -0.2], 0.5, seed=6)
     exposure = np.random.default_rng(7).uniform(0.5, 2.0, len(y))
@@ -196,6 +209,8 @@ def test_bad_inputs_raise_clear_errors():
                  X, y)
     with pytest.raises(TypeError, match="Bayesian GLM"):
         exact_kl(LogisticRegression().fit(X, y), X, y)
+    with pytest.raises(TypeError, match="coreset constructor"):
+        exact_kl(UniformCoreset(M=20).fit(X, y), X, y)
     clf = BayesianLogisticRegression().fit(X, y)
     for n_draws in (1, 2.5, "100"):
         with pytest.raises(ValueError, match="n_draws"):
