@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import integrate, sparse
+from scipy import integrate, sparse, stats
 from scipy.special import gammaln, log_expit, logsumexp
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
@@ -15,7 +15,7 @@ from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegre
 from skcoreset._backend import InMemoryRows
 from skcoreset._inference import log_joint, potentials
 from skcoreset.exceptions import ImportanceSamplingWarning
-from skcoreset.families import NegativeBinomialFamily
+from skcoreset.families import NegativeBinomialFamily, make_family
 from skcoreset.metrics import ExactKL, exact_kl
 from skcoreset.pipeline import Pipeline
 
@@ -151,6 +151,32 @@ def test_log_joint_with_alpha_draws_is_the_direct_sum():
               + yc * np.log(mu / (r + mu))).sum(axis=0)
     direct += -0.5 * (thetas**2) @ prec - 0.5 * (log_alpha / 10.0) ** 2
     np.testing.assert_allclose(got, direct, rtol=1e-10)
+
+
+@pytest.mark.parametrize("model", ["logistic", "probit", "poisson", "negative_binomial"])
+def test_log_joint_of_every_family_is_the_direct_sum(model):
+    """Against scipy.stats' log densities, up to one constant over the draws (the kernels
+    drop the rows' terms without the parameters)."""
+    rng = np.random.default_rng(2)
+    X, w = rng.normal(size=(80, 2)), rng.uniform(0.5, 2.0, 80)
+    thetas = rng.normal(size=(7, 3)) * 0.4
+    eta = X @ thetas[:, :2].T + thetas[:, 2]
+    if model in ("logistic", "probit"):
+        y = np.where(rng.random(80) < 0.4, 1.0, -1.0)
+        cdf = stats.logistic.logcdf if model == "logistic" else stats.norm.logcdf
+        direct = cdf(y[:, None] * eta)
+    elif model == "poisson":
+        y = rng.poisson(2.0, 80).astype(float)
+        direct = stats.poisson.logpmf(y[:, None], np.exp(eta))
+    else:
+        y = rng.poisson(2.0, 80).astype(float)
+        r = 1 / 0.7
+        direct = stats.nbinom.logpmf(y[:, None], r, r / (r + np.exp(eta)))
+    prec = np.array([1.0, 2.0, 0.1])
+    family = make_family(model, alpha=0.7)
+    got = log_joint(InMemoryRows(X, y, w), family, thetas, prec, True)
+    expected = w @ direct - 0.5 * (thetas**2) @ prec
+    np.testing.assert_allclose(got - got[0], expected - expected[0], atol=1e-9)
 
 
 def test_storage_and_chunks_do_not_change_the_estimate(tmp_path, monkeypatch):
