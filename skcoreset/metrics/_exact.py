@@ -191,8 +191,9 @@ def exact_kl(estimator: Any, X: MatrixLike, y: VectorLike,
 
     **Cost.** One pass over the rows for a block of rows x ``n_draws`` linear predictors at
     a time (bounded memory: ``X`` may be a ``np.memmap``, a CSR matrix or a dask array,
-    summed chunk by chunk where it lives): about ``n_draws / 100`` times a pass of Newton's
-    method, typically 7-17 times a Laplace fit on all rows at the default 1,000 draws.
+    summed chunk by chunk where it lives). The time is proportional to ``n_draws`` x rows:
+    at the default 1,000 draws about ten Laplace fits on all rows (30 features, 1e5-1e6
+    rows: 1.5 s at 1e5 rows, 15 s at 1e6 on one core); ``n_draws=200`` is a quick check.
 
     **When to trust it.** The estimate is reliable when the Pareto shape ``k-hat`` of the
     weights is at most ``min(1 - 1 / log10(n_draws), 0.7)`` (``reliable``). Above it an
