@@ -120,6 +120,7 @@ class ImportanceSummary(NamedTuple):
     mean: np.ndarray
     sd: np.ndarray
     proposal_mean: np.ndarray
+    log_ratio_range: float
 
 
 def importance_summary(draws, log_q, log_p, r_eff=1.0):
@@ -143,8 +144,9 @@ def importance_summary(draws, log_q, log_p, r_eff=1.0):
     Returns
     -------
     ImportanceSummary
-        ``(kl, kl_se, pareto_k, ess, mean, sd, proposal_mean)``: ``proposal_mean`` is the
-        draws' own mean.
+        ``(kl, kl_se, pareto_k, ess, mean, sd, proposal_mean, log_ratio_range)``:
+        ``proposal_mean`` is the draws' own mean, ``log_ratio_range`` the largest log ratio
+        minus the smallest (``log`` of the largest weight over the smallest).
     """
     draws = np.asarray(draws, dtype=float)
     log_ratio = np.asarray(log_p, dtype=float) - np.asarray(log_q, dtype=float)
@@ -166,4 +168,5 @@ def importance_summary(draws, log_q, log_p, r_eff=1.0):
     sd = np.sqrt(np.maximum(weights @ (draws - mean) ** 2, 0.0))
     return ImportanceSummary(kl=max(kl, 0.0), kl_se=kl_se,  # >= 0 by Jensen, but rounding
                              pareto_k=pareto_k, ess=float(1.0 / np.sum(weights**2)),
-                             mean=mean, sd=sd, proposal_mean=draws.mean(axis=0))
+                             mean=mean, sd=sd, proposal_mean=draws.mean(axis=0),
+                             log_ratio_range=float(top - np.min(log_ratio)))

@@ -23,6 +23,10 @@ _PRIOR_PARAMS = ("prior_scale", "intercept_prior_scale", "fit_intercept")
 # k-hat above which Pareto-smoothed importance sampling is unreliable whatever the number of
 # draws (Vehtari et al. 2024, Section 3)
 _MAX_PARETO_K = 0.7
+# Weights all within this factor of each other have no tail: the estimates are reliable
+# whatever the shape fitted to the top fifth of them (a fit close to exact, whose k-hat is
+# that of rounding-level differences)
+_BOUNDED_WEIGHT_RATIO = 1.1
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,9 @@ class ExactKL:
         ``min(1 - 1 / log10(n_draws), 0.7)``, the largest ``k-hat`` at which ``n_draws``
         draws give a reliable estimate.
     reliable : bool
-        Whether ``pareto_k <= pareto_k_threshold``.
+        Whether ``pareto_k <= pareto_k_threshold``, or every importance weight is within
+        10 % of every other (a fit so close to exact that its weights have no tail, whatever
+        ``k-hat`` their rounding-level differences give).
     ess : float
         Effective sample size of the (Pareto-smoothed, normalised) importance weights: how
         many independent draws of the exact posterior the weighted draws are worth.
@@ -350,7 +356,8 @@ def _fit_rows(final, coreset, coreset_index, pipeline, X, Xt, y, exposure, fit_r
 
 def _result(summary, n_draws):
     threshold = min(1.0 - 1.0 / np.log10(n_draws), _MAX_PARETO_K)
-    reliable = bool(summary.pareto_k <= threshold)
+    reliable = bool(summary.pareto_k <= threshold
+                    or summary.log_ratio_range <= np.log(_BOUNDED_WEIGHT_RATIO))
     with np.errstate(divide="ignore", invalid="ignore"):
         errors = np.abs(summary.proposal_mean - summary.mean) / summary.sd
     max_error = float(np.max(errors)) if np.all(np.isfinite(errors)) else np.inf

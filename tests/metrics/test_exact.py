@@ -13,10 +13,10 @@ from sklearn.preprocessing import StandardScaler
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
                        BayesianPoissonRegression, UniformCoreset)
 from skcoreset._backend import InMemoryRows
-from skcoreset._inference import log_joint, potentials
+from skcoreset._inference import importance_summary, log_joint, potentials
 from skcoreset.exceptions import ImportanceSamplingWarning
 from skcoreset.families import NegativeBinomialFamily, make_family
-from skcoreset.metrics import ExactKL, exact_kl
+from skcoreset.metrics import ExactKL, _exact, exact_kl
 from skcoreset.pipeline import Pipeline
 
 from ..conftest import logistic_data, poisson_data
@@ -113,6 +113,20 @@ def test_heavy_mismatch_warns():
     with pytest.warns(ImportanceSamplingWarning, match="k-hat"):
         result = exact_kl(pipe, X, y, n_draws=500, random_state=0)
     assert not result.reliable and result.pareto_k > result.pareto_k_threshold
+
+
+def test_weights_without_a_tail_are_reliable_whatever_their_k_hat():
+    rng = np.random.default_rng(0)
+    # a Cauchy tail in the seventh digit of the weights: all within 0.1 % of each other
+    log_ratio = 1e-6 * np.clip(rng.standard_cauchy(1000), -1e3, 1e3)
+    summary = importance_summary(rng.normal(size=(1000, 2)), np.zeros(1000), log_ratio)
+    assert summary.pareto_k > 0.7
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _exact._result(summary, 1000).reliable
+    spread = importance_summary(rng.normal(size=(1000, 2)), np.zeros(1000), 1e3 * log_ratio)
+    with pytest.warns(ImportanceSamplingWarning):
+        assert not _exact._result(spread, 1000).reliable
 
 
 def test_negative_binomial_with_sampled_alpha_reaches_the_full_posterior():
