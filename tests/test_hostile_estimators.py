@@ -97,7 +97,8 @@ def test_poisson_targets_must_be_non_negative_and_exposures_positive(method):
         exposure[3] = bad
         with pytest.raises(ValueError, match="exposure"):
             _reg(method).fit(X, y, exposure=exposure)
-    with pytest.raises(ValueError, match="exposure has 3 entries"):
+    with pytest.raises(ValueError, match="exposure must be 1-D with one entry per row "
+                       "of X; got 3 entries"):
         _reg(method).fit(X, y, exposure=np.ones(3))
 
 
@@ -194,14 +195,27 @@ def test_unclear_inputs_get_messages_naming_them():
         GaussianFamily(noise_scale=np.inf)
     with pytest.raises(ValueError, match="'noise_scale' parameter"):
         GIGACoreset(model="gaussian", noise_scale=np.inf).fit(X, X[:, 0])
-    with pytest.raises(TypeError, match="abstract class Family"):
-        Family()  # the contract: a family implements the likelihood and names its link
+    # the abstract base, or a subclass missing part of the likelihood, names what to use
+    usable = "Use model='logistic', 'probit', 'poisson', 'gaussian' or 'negative_binomial'"
+    with pytest.raises(TypeError, match=f"Family cannot be used as a model: it does not "
+                       f"implement d1, d2, loglik, predictive_variance, sample. {usable}"):
+        Family()
+
+    class Incomplete(Family):
+        name = "incomplete"
+
+        def loglik(self, y, eta):
+            return -eta**2
+
+    with pytest.raises(TypeError, match=f"Incomplete cannot .* implement d1, d2, "
+                       f"predictive_variance, sample. {usable}"):
+        Incomplete("identity")
 
     class Unnamed(GaussianFamily):
         name = None
 
     for coreset in (UniformCoreset(), GIGACoreset()):
-        with pytest.raises(TypeError, match="abstract base of the likelihoods"):
+        with pytest.raises(TypeError, match=f"abstract base of the likelihoods.*{usable}"):
             coreset.set_params(model=Unnamed()).fit(X, y_bin)
     est = BayesianLogisticRegression(method="pass_glm").partial_fit(X, y_bin)
     est.set_params(method="laplace")

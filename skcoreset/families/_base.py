@@ -175,6 +175,15 @@ def check_non_negative_targets(y, model="Poisson", what="non-negative"):
     return y
 
 
+USABLE_FAMILIES = (
+    "Use model='logistic', 'probit', 'poisson', 'gaussian' or 'negative_binomial', an "
+    "instance such as LogisticFamily(), ProbitFamily(), PoissonFamily(link='log'), "
+    "GaussianFamily(noise_scale=1.0) or NegativeBinomialFamily(alpha='auto'), or write a "
+    "subclass of skcoreset.families.Family that sets name and implements loglik, d1, d2, "
+    "predictive_variance and sample (a binary model: a subclass of BinaryFamily with a "
+    "symmetric Link).")
+
+
 class Family(ABC):
     """A likelihood written in the linear predictor ``eta = x @ theta``: the contract every
     family fulfils for the estimators, the inference methods and the coreset constructors.
@@ -233,6 +242,15 @@ class Family(ABC):
     binary = False
     float32_loglik = False
     pass_glm_mapping: str | None = None
+
+    def __new__(cls, *args, **kwargs):
+        # Python's own refusal ("Can't instantiate abstract class ...") names what is
+        # missing but not what to use instead
+        missing = sorted(getattr(cls, "__abstractmethods__", ()))
+        if missing:
+            raise TypeError(f"{cls.__name__} cannot be used as a model: it does not implement "
+                            f"{', '.join(missing)}. {USABLE_FAMILIES}")
+        return super().__new__(cls)
 
     def __init__(self, link: Link | str, n_quadrature: int = 32) -> None:
         if not isinstance(link, Link):

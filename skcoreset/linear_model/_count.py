@@ -17,7 +17,7 @@ from .._inference import resolve_family
 from .._posterior import SamplePosterior, check_level
 from .._sklearn_compat import Interval, StrOptions, _num_samples, available_if
 from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
-from .._validation import combined_exposure
+from .._validation import check_numeric_dtype, combined_exposure
 from ..families import NegativeBinomialFamily, PoissonFamily
 from ._base import COMMON_ATTRS_DOC, BaseBayesianGLM, uses_pass_glm
 from ._methods import Param, glm_estimator
@@ -68,6 +68,9 @@ class _BaseCountRegression(RegressorMixin, BaseBayesianGLM):
         link = self._family().link.name
         if not any(is_dask_collection(a) for a in (X, exposure, offset)):
             return combined_exposure(exposure, offset, _num_samples(X), link)
+        for name, value in (("exposure", exposure), ("offset", offset)):
+            if value is not None:
+                check_numeric_dtype(name, value)  # from the dtype, without computing
         if offset is None:
             return exposure
         combined_exposure(None, 0.0, 1, link)  # the link check

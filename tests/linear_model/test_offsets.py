@@ -187,6 +187,51 @@ def test_bad_offsets_are_refused_clearly():
                                rtol=0.03)
 
 
+_NOT_NUMBERS = {
+    "boolean mask": (lambda e: e > 1.0, "boolean array"),
+    "all-True mask": (lambda e: np.ones(len(e), dtype=bool), "boolean array"),
+    "string": (lambda e: "2", "the string '2'"),
+    "strings": (lambda e: e.astype(str), "dtype <U"),
+    "object": (lambda e: object(), "not a number"),
+    "objects": (lambda e: [object()] * len(e), "not a number"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_NOT_NUMBERS))
+@pytest.mark.parametrize("name", ["exposure", "offset"])
+def test_exposure_and_offset_that_are_not_numbers_are_refused_by_name(name, case):
+    """A boolean mask read as 0.0 and 1.0 fitted silently as if no exposure were given;
+    a string failed inside numpy with a message naming no argument."""
+    X, y, e = _counts(n=60, alpha=0)
+    make, detail = _NOT_NUMBERS[case]
+    bad = make(e)
+    expected = rf"{name} must be a number or a 1-D array of numbers, got .*{detail}"
+    for est in (BayesianPoissonRegression(), BayesianPoissonRegression(method="pass_glm"),
+                BayesianNegativeBinomialRegression(alpha=0.5),
+                UniformCoreset(M=20, model="poisson", random_state=0)):
+        with pytest.raises(TypeError, match=expected):
+            est.fit(X, y, **{name: bad})
+        assert not hasattr(est, "n_features_in_")
+    reg = BayesianPoissonRegression().fit(X, y)
+    for call in (reg.predict, reg.sample_y):
+        with pytest.raises(TypeError, match=expected):
+            call(X, **{name: bad})
+
+
+def test_dask_exposure_that_is_a_mask_is_refused_before_computing():
+    da = pytest.importorskip("dask.array")
+    X, y, e = _counts(n=60, alpha=0)
+    Xd, yd = da.from_array(X, chunks=20), da.from_array(y, chunks=20)
+    mask = da.from_array(e > 1.0, chunks=20)
+    for name in ("exposure", "offset"):
+        with pytest.raises(TypeError, match=f"{name} must be .* got a boolean array"):
+            BayesianPoissonRegression().fit(Xd, yd, **{name: mask})
+    # a zero-dimensional array is a scalar
+    one = BayesianPoissonRegression().fit(X, y, exposure=np.array(2.0))
+    two = BayesianPoissonRegression().fit(X, y, exposure=2.0)
+    np.testing.assert_array_equal(one.posterior_.mean, two.posterior_.mean)
+
+
 # --- through a coreset pipeline -------------------------------------------------------------
 
 def test_exposure_reaches_the_coreset_by_routing_and_by_step_name():
