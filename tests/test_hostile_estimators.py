@@ -2,6 +2,7 @@
 ValueError/TypeError with a message naming the problem, or fits and predicts finite numbers.
 Small data and short MCMC runs keep the module fast."""
 
+import re
 import warnings
 
 import numpy as np
@@ -258,19 +259,32 @@ def test_mcmc_start_checks_the_rounding_of_the_log_posterior():
                 _start.mcmc_start(X, y, family, sample_weight=np.full(60, scale), **kwargs)
 
 
-def test_count_predictions_stay_finite_at_absurd_predictors():
-    """At |x| = 1e3 the predictive moments exceed float64: both count models cap them alike
-    (the negative binomial squared an overflowing mean into inf)."""
+def test_count_predictions_at_absurd_predictors_are_inf_with_a_warning():
+    """At |x| = 1e3 the predictive moments exceed float64: both count models return inf
+    for those rows and say so, with the size (they were capped, silently, at exp(500) and
+    exp(700): a wrong number), and the representable rows as they are."""
     from skcoreset import BayesianNegativeBinomialRegression
 
     X, _, y = _data()
-    far = np.array([[1e3, 1e3, 1e3], [-1e3, -1e3, -1e3], [1e3, 0.0, 0.0]])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)
-        for est in (BayesianPoissonRegression(), BayesianNegativeBinomialRegression()):
-            mean, std = est.fit(X, y).predict(far, return_std=True)
-            assert np.all(np.isfinite(mean)) and np.all(np.isfinite(std)), type(est).__name__
-            assert np.all(std >= np.sqrt(mean))
+    far = np.array([[1e3, 1e3, 1e3], [1.0, -1.0, 1.0], [-1e3, -1e3, -1e3]])
+    design = np.column_stack([far, np.ones(3)])
+    for est in (BayesianPoissonRegression(), BayesianNegativeBinomialRegression(alpha=0.5)):
+        est.fit(X, y)
+        # the log-normal moments of the rate: log E = m + v / 2, log sd >= m + v / 2 too
+        m = design @ est.posterior_.mean
+        v = np.sum((design @ est.posterior_.cov_cholesky) ** 2, axis=1)
+        beyond = m + v / 2 + 0.5 * np.log(np.expm1(v)) > np.log(np.finfo(float).max)
+        np.testing.assert_array_equal(beyond, [True, False, True])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            mean, std = est.predict(far, return_std=True)
+        messages = [str(c.message) for c in caught]
+        assert len(messages) == 1 and re.search(
+            rf"{beyond.sum()} of 3 predicted .* beyond float64 \(.*\) and "
+            "are returned as inf", messages[0]), messages
+        np.testing.assert_array_equal(np.isinf(std), beyond)
+        assert np.isfinite(std[1]) and std[1] >= np.sqrt(mean[1])
+        np.testing.assert_allclose(np.log(mean[1]), m[1] + v[1] / 2, rtol=1e-12)
 
 
 def test_exposure_given_to_fit_but_not_to_score_warns():

@@ -12,7 +12,8 @@ from numpy.polynomial.laguerre import laggauss
 from numpy.polynomial.legendre import leggauss
 from sklearn.utils import column_or_1d
 
-from ._links import LOG_RATE_MAX, LOG_VAR_MAX, Link, lognormal_moments  # noqa: F401
+from ._links import (LOG_RATE_MAX, LOG_VAR_MAX, Link, lognormal_log_moments,  # noqa: F401
+                     lognormal_moments)
 from .._typing import FloatArray, RandomStateLike
 
 # Gaussians wider than this are integrated by splitting (see LogisticFamily): Hermite nodes
@@ -593,3 +594,21 @@ class Family(ABC):
         mean = mu @ weights
         var = np.maximum((mu**2) @ weights - mean**2, 0.0)
         return mean, var
+
+    def log_expected_mean(self, m: FloatArray,
+                          v: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+        """Logarithms of :meth:`expected_mean` where a closed form keeps them finite beyond
+        float64 (means growing like ``exp(eta)``); ``None`` (this default) otherwise, where
+        :meth:`expected_mean` is representable.
+
+        Parameters
+        ----------
+        m, v : ndarray of shape (n,)
+            Means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        log_moments : tuple of ndarray of shape (n,) or None
+            ``(log E[mu], log Var[mu])``.
+        """
+        return None

@@ -327,10 +327,20 @@ class BaseBayesianGLM(BaseEstimator):
 
     def _predictive_moments(self, X, exposure=None):
         """Posterior mean and variance of ``exposure * E[y | x]`` at each row of X (the
-        exposure of counts; None for 1).
+        exposure of counts; None for 1); infinite where beyond float64."""
+        mean, var, exponent = self._scaled_predictive_moments(X, exposure)
+        with np.errstate(over="ignore"):
+            return np.ldexp(mean, exponent), np.ldexp(var, 2 * exponent)
+
+    def _scaled_predictive_moments(self, X, exposure=None):
+        """:meth:`_predictive_moments` in units of ``2**exponent`` (the mean) and
+        ``4**exponent`` (the variance), with each row's non-negative integer ``exponent``:
+        rates beyond float64's square root (1e154, e.g. per unit of an exposure of 1e-160)
+        have a representable mean and standard deviation but not a variance.
 
         Averages over the draws for a sample posterior (MCMC); otherwise integrates over the
-        Gaussian posterior of the linear predictor (Gauss-Hermite or closed form).
+        Gaussian posterior of the linear predictor (in log space where the family has the
+        closed form, otherwise Gauss-Hermite or closed form).
         """
         X = self._check_predict_input(X)
         if exposure is not None:
@@ -338,11 +348,25 @@ class BaseBayesianGLM(BaseEstimator):
         family = self.family_
         if isinstance(self.posterior_, SamplePosterior):
             return sample_predictive_moments(X, self.posterior_.samples, family,
-                                             self.fit_intercept, scale=exposure)
+                                             self.fit_intercept, scale=exposure,
+                                             return_exponent=True)
         m, v = latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
                               self.fit_intercept)
-        mean, var = family.expected_mean(m, v)
-        return (mean, var) if exposure is None else (exposure * mean, exposure**2 * var)
+        logs = family.log_expected_mean(m, v)
+        if logs is None:
+            mean, var = family.expected_mean(m, v)
+            if exposure is not None:
+                mean, var = exposure * mean, exposure**2 * var
+            return mean, var, np.zeros(len(mean), dtype=int)
+        log_mean, log_var = logs
+        if exposure is not None:
+            log_mean, log_var = log_mean + np.log(exposure), log_var + 2.0 * np.log(exposure)
+        # each row's unit: the power of two nearest its mean (none below 1; none beyond
+        # 2**(2**20), where only the ratio of the std to the mean could still be finite)
+        exponent = np.clip(np.round(log_mean / np.log(2.0)), 0, 2**20).astype(int)
+        shift = exponent * np.log(2.0)
+        with np.errstate(over="ignore"):  # inf: a std/mean ratio beyond float64
+            return np.exp(log_mean - shift), np.exp(log_var - 2.0 * shift), exponent
 
     def _linear_predictor(self, X):
         X = self._check_predict_input(X)

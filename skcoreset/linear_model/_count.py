@@ -271,10 +271,25 @@ class _BaseCountRegression(RegressorMixin, BaseBayesianGLM):
             out = predict_lazily(self, "predict", X, rows=rows, return_std=return_std,
                                  columns=2 if return_std else None)
             return (out[:, 0], out[:, 1]) if return_std else out
-        mean, mean_var = self._predictive_moments(X, exposure)
+        mean, mean_var, exponent = self._scaled_predictive_moments(X, exposure)
         if return_std:
-            return mean, np.sqrt(self.family_.predictive_variance(mean, mean_var))
-        return mean
+            # in the units 2**exponent: the variance of rates beyond 1e154 overflows
+            std = np.sqrt(self.family_.predictive_variance(mean, mean_var, exponent))
+        largest = np.maximum(mean, std) if return_std else mean
+        with np.errstate(over="ignore"):
+            beyond = ~np.isfinite(np.ldexp(largest, exponent))
+            mean = np.ldexp(mean, exponent)
+            std = np.ldexp(std, exponent) if return_std else None
+        if beyond.any():
+            log10 = np.max(np.log10(largest[beyond]) + exponent[beyond] * np.log10(2.0))
+            size = f"up to about 1e{log10:.0f}" if np.isfinite(log10) else "far beyond it"
+            warnings.warn(
+                f"{beyond.sum()} of {len(mean)} predicted means or standard deviations are "
+                f"beyond float64 ({size}) and are returned as inf. "
+                "Predict over the exposure the counts are observed on (exposure= or "
+                "offset=), or fit on a scale where the rates are representable.",
+                RuntimeWarning, stacklevel=3)
+        return (mean, std) if return_std else mean
 
 
 @glm_estimator(PoissonFamily(), COMMON_ATTRS_DOC,

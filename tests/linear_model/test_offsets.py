@@ -303,3 +303,58 @@ def test_to_arviz_exposure_needs_the_rows():
     reg = BayesianPoissonRegression().fit(X, y, exposure=e)
     with pytest.raises(ValueError, match="pass X and y with them"):
         reg.to_arviz(exposure=e)
+
+
+# --- rates beyond float64's square root ------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda: BayesianPoissonRegression(),
+    lambda: BayesianNegativeBinomialRegression(alpha=0.5),
+    lambda: BayesianPoissonRegression(method="mcmc", n_draws=200, n_burnin=100,
+                                      random_state=0)])
+@pytest.mark.parametrize("exposure", [1e-160, 1e-200])
+def test_predictions_of_rates_beyond_1e154_are_the_log_space_closed_form(make, exposure):
+    """Fitted over an exposure of 1e-160 the rate per unit exposure is ~1e160: its variance
+    overflows float64, and the std was clipped to 1.007e152 for every row (or inf)."""
+    X, y, _ = _counts(n=200, alpha=0)
+    reg = make().fit(X, y, exposure=exposure)
+    mean, std = reg.predict(X[:6], return_std=True)
+    theta = np.append(reg.coef_, reg.intercept_)
+    Xi = np.column_stack([X[:6], np.ones(6)])
+    if reg.method != "mcmc":
+        # log-normal moments of the rate over eta ~ N(m, v), from the Gaussian posterior
+        L = reg.posterior_.cov_cholesky
+        m, v = Xi @ theta, np.sum((Xi @ L) ** 2, axis=1)
+        log_mean, ratio = m + v / 2, np.expm1(v)
+        alpha = getattr(reg, "alpha_", 0.0)
+    else:
+        # the same moments over the draws, in log space (logsumexp)
+        from scipy.special import logsumexp
+        eta = Xi @ reg.posterior_.samples.T
+        S = eta.shape[1]
+        log_mean = logsumexp(eta, axis=1) - np.log(S)
+        ratio = np.exp(logsumexp(2 * eta, axis=1) - np.log(S) - 2 * log_mean) - 1
+        alpha = 0.0
+    # Var[y] = E[mu] + Var[mu] + alpha (Var[mu] + E[mu]^2), divided by E[mu]^2
+    ratio_y = np.exp(-log_mean) + ratio + alpha * (ratio + 1)
+    np.testing.assert_allclose(np.log(mean), log_mean, rtol=1e-12)
+    np.testing.assert_allclose(std / mean, np.sqrt(ratio_y), rtol=1e-8)
+    assert len(np.unique(std)) == 6  # row-specific, not a cap
+    # the same model over the exposure it was fitted on: ordinary counts
+    small = reg.predict(X[:6], exposure=exposure)
+    np.testing.assert_allclose(small, mean * exposure, rtol=1e-12)
+
+
+def test_predictions_beyond_float64_warn_with_the_numbers():
+    X, y, _ = _counts(n=200, alpha=0)
+    reg = BayesianPoissonRegression().fit(X, y)
+    unit_mean = reg.predict(X[:6])
+    over = unit_mean > np.finfo(float).max / 1e308  # times 1e308 beyond the largest float
+    assert 0 < over.sum() < 6
+    with pytest.warns(RuntimeWarning, match=rf"{over.sum()} of 6 predicted means or standard "
+                      r"deviations are beyond float64 \(up to about 1e30\d\) and are "
+                      "returned as inf"):
+        mean, std = reg.predict(X[:6], return_std=True, exposure=1e308)
+    np.testing.assert_array_equal(np.isinf(mean), over)
+    np.testing.assert_allclose(mean[~over], 1e308 * unit_mean[~over], rtol=1e-12)
+    assert np.all(np.isfinite(std[~over]))
