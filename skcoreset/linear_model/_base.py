@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from .._arviz import draw_targets, inference_data
-from .._backend import DaskRows, is_dask_collection
+from .._backend import DaskRows, as_row_blocks, is_dask_collection
 from .._dask_predict import exposure_as_weight_lazily, sample_y_lazily
 from .._design import latent_moments, linear_predictor, split_theta
 from .._inference import (PassGLMStream, prior_precision, resolve_family,
@@ -227,14 +227,7 @@ class BaseBayesianGLM(BaseEstimator):
         messages of in-memory input; non-finite X (or an invalid exposure) raises in the
         first task that reads it.
         """
-        import dask.array as da
-
-        X = da.asarray(X)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got an array with {X.ndim} dimensions.")
-        if X.shape[0] < 1 or X.shape[1] < 1:
-            raise ValueError(f"Found array with shape {X.shape}; at least one row and one "
-                             "feature are required.")
+        X = as_row_blocks(X)  # the rows' blocks for the exposure and the summary alike
         log_constant = 0.0
         if exposure is not None and not hasattr(self._family(), "exposure_as_weight"):
             raise ValueError(
