@@ -1,5 +1,7 @@
 """Input checks shared by estimators and coreset constructors, with messages naming the problem."""
 
+from contextlib import contextmanager
+
 import numpy as np
 from sklearn.utils import check_array
 
@@ -67,6 +69,30 @@ def _float_vector(name, value, n_samples):
     return value
 
 
+# Hints appended to scikit-learn's messages on X and y, which say what is wrong but not what
+# is allowed.
+_INPUT_HINTS = (
+    ("inconsistent numbers of samples",
+     "X, y and sample_weight must have one entry per row of X."),
+    ("contains infinity", "X and y must hold finite numbers: drop or rescale those rows."),
+    ("y contains NaN", "y must hold finite numbers: drop the rows without a target."),
+    ("0 sample(s)", "X must have at least one row."),
+)
+
+
+@contextmanager
+def explained_input_errors():
+    """Re-raise scikit-learn's input errors (``validate_data``) with what is allowed."""
+    try:
+        yield
+    except ValueError as error:
+        message = str(error)
+        for pattern, hint in _INPUT_HINTS:
+            if pattern in message:
+                raise ValueError(f"{message.rstrip()} {hint}") from error
+        raise
+
+
 def check_sample_weight(sample_weight, n_samples, *, where=None):
     """Validate ``sample_weight`` as likelihood multipliers.
 
@@ -94,7 +120,8 @@ def check_sample_weight(sample_weight, n_samples, *, where=None):
             raise ValueError(f"sample_weight has {sample_weight.shape[0]} entries but X has "
                              f"{n_samples} rows{suffix}.")
     if not np.all(np.isfinite(sample_weight)):
-        raise ValueError(f"sample_weight contains NaN or infinity{suffix}.")
+        raise ValueError(f"sample_weight contains NaN or infinity{suffix}; weights must be "
+                         "finite numbers >= 0.")
     if np.any(sample_weight < 0):
         raise ValueError(f"sample_weight contains negative values{suffix}; weights must be "
                          ">= 0.")
@@ -121,7 +148,8 @@ def check_exposure(exposure, n_samples):
     strings and other non-numbers, ``ValueError`` for wrong shapes and values."""
     exposure = _float_vector("exposure", exposure, n_samples)
     if not np.all(np.isfinite(exposure)):
-        raise ValueError("exposure contains NaN or infinity.")
+        raise ValueError("exposure contains NaN or infinity; an exposure must be a finite "
+                         "positive number.")
     if np.any(exposure <= 0):
         raise ValueError("exposure contains values <= 0; an exposure (time, population, "
                          "area the count was observed over) must be positive. Drop rows "
@@ -152,7 +180,8 @@ def combined_exposure(exposure, offset, n_samples, link_name):
             "mean) instead, or use link='log'.")
     offset = _float_vector("offset", offset, n_samples)
     if not np.all(np.isfinite(offset)):
-        raise ValueError("offset contains NaN or infinity.")
+        raise ValueError("offset contains NaN or infinity; an offset must be a finite "
+                         "number.")
     with np.errstate(over="ignore", under="ignore"):
         total = total * np.exp(offset)
     if not np.all(np.isfinite(total) & (total > 0)):

@@ -158,9 +158,16 @@ def as_column(y, eta):
 
 def check_real_targets(y):
     """Targets as float64 of shape (n,); NaN and infinity are refused."""
-    y = column_or_1d(y, warn=True).astype(np.float64, copy=False)
+    y = column_or_1d(y, warn=True)
+    if y.dtype.kind in "USO":
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"y must hold numbers for this model, got values such as "
+                             f"{y[0]!r}; encode them as numbers first.") from None
+    y = y.astype(np.float64, copy=False)
     if not np.all(np.isfinite(y)):
-        raise ValueError("Input y contains NaN or infinity.")
+        raise ValueError("Input y contains NaN or infinity; targets must be finite numbers.")
     return y
 
 

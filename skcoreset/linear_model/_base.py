@@ -22,7 +22,8 @@ from .._numbers import is_number
 from .._posterior import SamplePosterior
 from .._summary import MCMC_DIAGNOSTICS, summary_table
 from .._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
-from .._validation import ACCEPT_SPARSE, check_exposure, check_sample_weight
+from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
+                           explained_input_errors)
 from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
 from ..families import FAMILIES
 from ._methods import METHODS, STREAMING_METHODS
@@ -164,9 +165,10 @@ class BaseBayesianGLM(BaseEstimator):
         # PASS-GLM finds non-finite entries of X in its one pass over the data (from the
         # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
         finds_non_finite = METHODS[self.method].finds_non_finite
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
-                             ensure_all_finite=not finds_non_finite,
-                             accept_sparse=ACCEPT_SPARSE)
+        with explained_input_errors():
+            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
+                                 ensure_all_finite=not finds_non_finite,
+                                 accept_sparse=ACCEPT_SPARSE)
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         exposure = self._exposure_of(X, exposure, offset)
