@@ -311,3 +311,27 @@ def test_exposure_given_to_fit_but_not_to_score_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         fitted.score(X, y)
+
+
+def test_input_errors_say_what_is_allowed():
+    """scikit-learn's messages on X and y say what is wrong; the fit adds what is allowed
+    (estimators and constructors alike)."""
+    from skcoreset import BayesianNegativeBinomialRegression, UniformCoreset
+
+    X, y_bin, y_cnt = _data()
+    for est, y in ((BayesianLogisticRegression(), y_bin), (UniformCoreset(M=5), y_bin),
+                   (BayesianPoissonRegression(), y_cnt)):
+        with pytest.raises(ValueError, match="inconsistent numbers of samples.*X, y and "
+                           "sample_weight must have one entry per row of X"):
+            est.fit(X, y[:-2])
+        with pytest.raises(ValueError, match=r"0 sample\(s\).*X must have at least one row"):
+            est.fit(X[:0], y[:0])
+        with pytest.raises(ValueError, match="X contains infinity.*X and y must hold finite"):
+            est.fit(np.where(np.arange(X.size).reshape(X.shape) == 4, np.inf, X), y)
+    with pytest.raises(ValueError, match=r"y contains NaN.*must .*finite"):
+        BayesianLogisticRegression().fit(X, np.where(np.arange(len(y_bin)) == 3, np.nan,
+                                                     y_bin))
+    for est in (BayesianPoissonRegression(), BayesianNegativeBinomialRegression()):
+        with pytest.raises(ValueError, match="y must hold numbers for this model, got "
+                           "values such as 'a'; encode them as numbers first"):
+            est.fit(X, np.array(["a", "b"] * (len(X) // 2)))

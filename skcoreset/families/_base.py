@@ -164,7 +164,7 @@ def check_real_targets(y):
             y = y.astype(np.float64)
         except (TypeError, ValueError):
             raise ValueError(f"y must hold numbers for this model, got values such as "
-                             f"{y[0]!r}; encode them as numbers first.") from None
+                             f"{y[:1].tolist()[0]!r}; encode them as numbers first.") from None
     y = y.astype(np.float64, copy=False)
     if not np.all(np.isfinite(y)):
         raise ValueError("Input y contains NaN or infinity; targets must be finite numbers.")
