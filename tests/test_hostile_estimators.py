@@ -317,10 +317,11 @@ def test_input_errors_say_what_is_allowed():
     """scikit-learn's messages on X and y say what is wrong; the fit adds what is allowed
     (estimators and constructors alike)."""
     from skcoreset import BayesianNegativeBinomialRegression, UniformCoreset
+    from skcoreset.multiclass import BayesianOneVsRestClassifier
 
     X, y_bin, y_cnt = _data()
     for est, y in ((BayesianLogisticRegression(), y_bin), (UniformCoreset(M=5), y_bin),
-                   (BayesianPoissonRegression(), y_cnt)):
+                   (BayesianPoissonRegression(), y_cnt), (BayesianOneVsRestClassifier(), y_bin)):
         with pytest.raises(ValueError, match="inconsistent numbers of samples.*X, y and "
                            "sample_weight must have one entry per row of X"):
             est.fit(X, y[:-2])
@@ -328,6 +329,8 @@ def test_input_errors_say_what_is_allowed():
             est.fit(X[:0], y[:0])
         with pytest.raises(ValueError, match="X contains infinity.*X and y must hold finite"):
             est.fit(np.where(np.arange(X.size).reshape(X.shape) == 4, np.inf, X), y)
+    with pytest.raises(ValueError, match="X contains NaN or infinity; X must hold finite"):
+        BayesianLogisticRegression(method="pass_glm").fit(np.where(X > 2, np.nan, X), y_bin)
     with pytest.raises(ValueError, match=r"y contains NaN.*must .*finite"):
         BayesianLogisticRegression().fit(X, np.where(np.arange(len(y_bin)) == 3, np.nan,
                                                      y_bin))
