@@ -23,7 +23,9 @@ def stable_cholesky(matrix):
         raise ValueError(
             "The curvature of the log posterior is not finite in float64: the data's scale "
             "overflows (values of |x| near 1e154 or beyond, whose squares exceed the largest "
-            "float). Standardise X, e.g. with sklearn.preprocessing.StandardScaler.")
+            "float, or sample_weight so large that their weighted sum does). Standardise X, "
+            "e.g. with sklearn.preprocessing.StandardScaler, and keep sample_weight of a "
+            "representable size (divide it by a constant).")
     scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
     jitter = 0.0
     for _ in range(10):

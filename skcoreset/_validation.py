@@ -1,5 +1,7 @@
 """Input checks shared by estimators and coreset constructors, with messages naming the problem."""
 
+from contextlib import contextmanager
+
 import numpy as np
 from sklearn.utils import check_array
 
@@ -14,6 +16,81 @@ ACCEPT_SPARSE = "csr"
 def _reject_boolean(name, value):
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a number or an array of numbers, got {value!r}.")
+
+
+def check_numeric_dtype(name, value, allowed="a number or a 1-D array of numbers"):
+    """``TypeError`` naming ``name`` unless ``value`` (a scalar, array-like or dask array,
+    whose dtype is read without computing it) holds real numbers. A boolean array is a mask
+    passed by mistake (read as 0.0 and 1.0 it would fit silently), a string is never a
+    number; both are refused, as are objects that do not convert to float."""
+    _reject_boolean(name, value)
+    if is_number(value):
+        return
+    dtype = getattr(value, "dtype", None)
+    if dtype is None or not hasattr(value, "shape"):
+        if isinstance(value, (str, bytes)):
+            raise TypeError(f"{name} must be {allowed}, got the string {value!r}.")
+        try:
+            dtype = np.asarray(value).dtype
+        except (TypeError, ValueError) as error:  # ragged lists
+            raise TypeError(f"{name} must be {allowed}, got {type(value).__name__} "
+                            f"({error}).") from None
+    kind = getattr(dtype, "kind", "O")
+    if kind == "b":
+        raise TypeError(f"{name} must be {allowed}, got a boolean array (a mask, which "
+                        f"would be read as 0.0 and 1.0); if 0/1 values are meant, pass "
+                        f"them as numbers, e.g. {name}.astype(float).")
+    if kind in "USVMm":
+        raise TypeError(f"{name} must be {allowed}, got an array of dtype {dtype}.")
+    if kind == "O":
+        try:
+            np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            shown = (f"a {type(value).__name__} holding an" if hasattr(value, "__len__")
+                     else f"{value!r}, an")
+            raise TypeError(f"{name} must be {allowed}, got {shown} object that is not a "
+                            "number.") from None
+
+
+def _float_vector(name, value, n_samples):
+    """``value`` (a number or array of numbers, checked by :func:`check_numeric_dtype`) as
+    a float64 array of shape ``(n_samples,)``; a scalar or 0-d array is repeated."""
+    check_numeric_dtype(name, value)
+    if not is_number(value) and np.ndim(value) == 0 and not hasattr(value, "tocsr"):
+        value = np.asarray(value, dtype=np.float64).item()
+    if is_number(value):
+        return np.full(n_samples, float(value))
+    value = check_array(value, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
+                        input_name=name)
+    if value.ndim != 1 or value.shape[0] != n_samples:
+        detail = (f"{value.shape[0]} entries but X has {n_samples} rows" if value.ndim == 1
+                  else f"an array of shape {value.shape}")
+        raise ValueError(f"{name} must be 1-D with one entry per row of X; got {detail}.")
+    return value
+
+
+# Hints appended to scikit-learn's messages on X and y, which say what is wrong but not what
+# is allowed.
+_INPUT_HINTS = (
+    ("inconsistent numbers of samples",
+     "X, y and sample_weight must have one entry per row of X."),
+    ("contains infinity", "X and y must hold finite numbers: drop or rescale those rows."),
+    ("y contains NaN", "y must hold finite numbers: drop the rows without a target."),
+    ("0 sample(s)", "X must have at least one row."),
+)
+
+
+@contextmanager
+def explained_input_errors():
+    """Re-raise scikit-learn's input errors (``validate_data``) with what is allowed."""
+    try:
+        yield
+    except ValueError as error:
+        message = str(error)
+        for pattern, hint in _INPUT_HINTS:
+            if pattern in message:
+                raise ValueError(f"{message.rstrip()} {hint}") from error
+        raise
 
 
 def check_sample_weight(sample_weight, n_samples, *, where=None):
@@ -43,7 +120,8 @@ def check_sample_weight(sample_weight, n_samples, *, where=None):
             raise ValueError(f"sample_weight has {sample_weight.shape[0]} entries but X has "
                              f"{n_samples} rows{suffix}.")
     if not np.all(np.isfinite(sample_weight)):
-        raise ValueError(f"sample_weight contains NaN or infinity{suffix}.")
+        raise ValueError(f"sample_weight contains NaN or infinity{suffix}; weights must be "
+                         "finite numbers >= 0.")
     if np.any(sample_weight < 0):
         raise ValueError(f"sample_weight contains negative values{suffix}; weights must be "
                          ">= 0.")
@@ -66,20 +144,12 @@ def check_weight_total(total, largest, n_samples):
 
 def check_exposure(exposure, n_samples):
     """Validate the exposures of count targets: a float64 array of shape ``(n_samples,)`` of
-    positive finite values (a scalar is repeated). Raises ``ValueError`` otherwise."""
-    _reject_boolean("exposure", exposure)
-    if is_number(exposure):
-        exposure = np.full(n_samples, float(exposure))
-    else:
-        exposure = check_array(exposure, ensure_2d=False, dtype=np.float64,
-                               ensure_all_finite=False, input_name="exposure")
-        if exposure.ndim != 1:
-            raise ValueError(f"exposure must be 1-D, got an array of shape {exposure.shape}.")
-        if exposure.shape[0] != n_samples:
-            raise ValueError(f"exposure has {exposure.shape[0]} entries but X has "
-                             f"{n_samples} rows.")
+    positive finite values (a scalar is repeated). Raises ``TypeError`` for booleans,
+    strings and other non-numbers, ``ValueError`` for wrong shapes and values."""
+    exposure = _float_vector("exposure", exposure, n_samples)
     if not np.all(np.isfinite(exposure)):
-        raise ValueError("exposure contains NaN or infinity.")
+        raise ValueError("exposure contains NaN or infinity; an exposure must be a finite "
+                         "positive number.")
     if np.any(exposure <= 0):
         raise ValueError("exposure contains values <= 0; an exposure (time, population, "
                          "area the count was observed over) must be positive. Drop rows "
@@ -102,21 +172,16 @@ def combined_exposure(exposure, offset, n_samples, link_name):
     total = np.ones(n_samples) if exposure is None else check_exposure(exposure, n_samples)
     if offset is None:
         return total
-    _reject_boolean("offset", offset)
+    check_numeric_dtype("offset", offset)
     if link_name != "log":
         raise ValueError(
             f"offset adds to the linear predictor, which scales the mean only with the log "
             f"link; this model has link={link_name!r}. Pass exposure (the multiplier of the "
             "mean) instead, or use link='log'.")
-    if is_number(offset):
-        offset = np.full(n_samples, float(offset))
-    offset = check_array(offset, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
-                         input_name="offset")
-    if offset.ndim != 1 or offset.shape[0] != n_samples:
-        raise ValueError(f"offset must be 1-D with one entry per row of X ({n_samples}), "
-                         f"got an array of shape {offset.shape}.")
+    offset = _float_vector("offset", offset, n_samples)
     if not np.all(np.isfinite(offset)):
-        raise ValueError("offset contains NaN or infinity.")
+        raise ValueError("offset contains NaN or infinity; an offset must be a finite "
+                         "number.")
     with np.errstate(over="ignore", under="ignore"):
         total = total * np.exp(offset)
     if not np.all(np.isfinite(total) & (total > 0)):

@@ -20,7 +20,7 @@ from ._design import linear_predictor
 from ._numbers import is_number
 from ._atomic import fit_context
 from ._sklearn_compat import HasMethods, Interval
-from ._validation import ACCEPT_SPARSE, check_sample_weight
+from ._validation import ACCEPT_SPARSE, check_sample_weight, explained_input_errors
 from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
 from .linear_model import BayesianLogisticRegression, BayesianProbitRegression
 from ._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
@@ -144,7 +144,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         """
         base = self._base_estimator()
         X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
-        X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=ACCEPT_SPARSE)
+        with explained_input_errors():
+            X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=ACCEPT_SPARSE)
         check_classification_targets(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         self.classes_ = np.unique(y)

@@ -2,6 +2,7 @@
 ValueError/TypeError with a message naming the problem, or fits and predicts finite numbers.
 Small data and short MCMC runs keep the module fast."""
 
+import re
 import warnings
 
 import numpy as np
@@ -97,7 +98,8 @@ def test_poisson_targets_must_be_non_negative_and_exposures_positive(method):
         exposure[3] = bad
         with pytest.raises(ValueError, match="exposure"):
             _reg(method).fit(X, y, exposure=exposure)
-    with pytest.raises(ValueError, match="exposure has 3 entries"):
+    with pytest.raises(ValueError, match="exposure must be 1-D with one entry per row "
+                       "of X; got 3 entries"):
         _reg(method).fit(X, y, exposure=np.ones(3))
 
 
@@ -194,14 +196,27 @@ def test_unclear_inputs_get_messages_naming_them():
         GaussianFamily(noise_scale=np.inf)
     with pytest.raises(ValueError, match="'noise_scale' parameter"):
         GIGACoreset(model="gaussian", noise_scale=np.inf).fit(X, X[:, 0])
-    with pytest.raises(TypeError, match="abstract class Family"):
-        Family()  # the contract: a family implements the likelihood and names its link
+    # the abstract base, or a subclass missing part of the likelihood, names what to use
+    usable = "Use model='logistic', 'probit', 'poisson', 'gaussian' or 'negative_binomial'"
+    with pytest.raises(TypeError, match=f"Family cannot be used as a model: it does not "
+                       f"implement d1, d2, loglik, predictive_variance, sample. {usable}"):
+        Family()
+
+    class Incomplete(Family):
+        name = "incomplete"
+
+        def loglik(self, y, eta):
+            return -eta**2
+
+    with pytest.raises(TypeError, match=f"Incomplete cannot .* implement d1, d2, "
+                       f"predictive_variance, sample. {usable}"):
+        Incomplete("identity")
 
     class Unnamed(GaussianFamily):
         name = None
 
     for coreset in (UniformCoreset(), GIGACoreset()):
-        with pytest.raises(TypeError, match="abstract base of the likelihoods"):
+        with pytest.raises(TypeError, match=f"abstract base of the likelihoods.*{usable}"):
             coreset.set_params(model=Unnamed()).fit(X, y_bin)
     est = BayesianLogisticRegression(method="pass_glm").partial_fit(X, y_bin)
     est.set_params(method="laplace")
@@ -244,19 +259,32 @@ def test_mcmc_start_checks_the_rounding_of_the_log_posterior():
                 _start.mcmc_start(X, y, family, sample_weight=np.full(60, scale), **kwargs)
 
 
-def test_count_predictions_stay_finite_at_absurd_predictors():
-    """At |x| = 1e3 the predictive moments exceed float64: both count models cap them alike
-    (the negative binomial squared an overflowing mean into inf)."""
+def test_count_predictions_at_absurd_predictors_are_inf_with_a_warning():
+    """At |x| = 1e3 the predictive moments exceed float64: both count models return inf
+    for those rows and say so, with the size (they were capped, silently, at exp(500) and
+    exp(700): a wrong number), and the representable rows as they are."""
     from skcoreset import BayesianNegativeBinomialRegression
 
     X, _, y = _data()
-    far = np.array([[1e3, 1e3, 1e3], [-1e3, -1e3, -1e3], [1e3, 0.0, 0.0]])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)
-        for est in (BayesianPoissonRegression(), BayesianNegativeBinomialRegression()):
-            mean, std = est.fit(X, y).predict(far, return_std=True)
-            assert np.all(np.isfinite(mean)) and np.all(np.isfinite(std)), type(est).__name__
-            assert np.all(std >= np.sqrt(mean))
+    far = np.array([[1e3, 1e3, 1e3], [1.0, -1.0, 1.0], [-1e3, -1e3, -1e3]])
+    design = np.column_stack([far, np.ones(3)])
+    for est in (BayesianPoissonRegression(), BayesianNegativeBinomialRegression(alpha=0.5)):
+        est.fit(X, y)
+        # the log-normal moments of the rate: log E = m + v / 2, log sd >= m + v / 2 too
+        m = design @ est.posterior_.mean
+        v = np.sum((design @ est.posterior_.cov_cholesky) ** 2, axis=1)
+        beyond = m + v / 2 + 0.5 * np.log(np.expm1(v)) > np.log(np.finfo(float).max)
+        np.testing.assert_array_equal(beyond, [True, False, True])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            mean, std = est.predict(far, return_std=True)
+        messages = [str(c.message) for c in caught]
+        assert len(messages) == 1 and re.search(
+            rf"{beyond.sum()} of 3 predicted .* beyond float64 \(.*\) and "
+            "are returned as inf", messages[0]), messages
+        np.testing.assert_array_equal(np.isinf(std), beyond)
+        assert np.isfinite(std[1]) and std[1] >= np.sqrt(mean[1])
+        np.testing.assert_allclose(np.log(mean[1]), m[1] + v[1] / 2, rtol=1e-12)
 
 
 def test_exposure_given_to_fit_but_not_to_score_warns():
@@ -283,3 +311,30 @@ def test_exposure_given_to_fit_but_not_to_score_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         fitted.score(X, y)
+
+
+def test_input_errors_say_what_is_allowed():
+    """scikit-learn's messages on X and y say what is wrong; the fit adds what is allowed
+    (estimators and constructors alike)."""
+    from skcoreset import BayesianNegativeBinomialRegression, UniformCoreset
+    from skcoreset.multiclass import BayesianOneVsRestClassifier
+
+    X, y_bin, y_cnt = _data()
+    for est, y in ((BayesianLogisticRegression(), y_bin), (UniformCoreset(M=5), y_bin),
+                   (BayesianPoissonRegression(), y_cnt), (BayesianOneVsRestClassifier(), y_bin)):
+        with pytest.raises(ValueError, match="inconsistent numbers of samples.*X, y and "
+                           "sample_weight must have one entry per row of X"):
+            est.fit(X, y[:-2])
+        with pytest.raises(ValueError, match=r"0 sample\(s\).*X must have at least one row"):
+            est.fit(X[:0], y[:0])
+        with pytest.raises(ValueError, match="X contains infinity.*X and y must hold finite"):
+            est.fit(np.where(np.arange(X.size).reshape(X.shape) == 4, np.inf, X), y)
+    with pytest.raises(ValueError, match="X contains NaN or infinity; X must hold finite"):
+        BayesianLogisticRegression(method="pass_glm").fit(np.where(X > 2, np.nan, X), y_bin)
+    with pytest.raises(ValueError, match=r"y contains NaN.*must .*finite"):
+        BayesianLogisticRegression().fit(X, np.where(np.arange(len(y_bin)) == 3, np.nan,
+                                                     y_bin))
+    for est in (BayesianPoissonRegression(), BayesianNegativeBinomialRegression()):
+        with pytest.raises(ValueError, match="y must hold numbers for this model, got "
+                           "values such as 'a'; encode them as numbers first"):
+            est.fit(X, np.array(["a", "b"] * (len(X) // 2)))

@@ -12,10 +12,10 @@ when dask input arrives.
 
 from ._chunks import (Part, block_rng, dense_rows, float_rows, is_dask_collection, row_chunks,
                       row_keys, row_width, stack_rows, take_rows)
-from ._dask import DaskRows, map_row_blocks
+from ._dask import DaskRows, as_row_blocks, map_row_blocks
 from ._memory import InMemoryRows
 from ._sampling import importance_draws, uniform_subset
 
-__all__ = ["DaskRows", "InMemoryRows", "Part", "block_rng", "dense_rows", "float_rows",
-           "importance_draws", "is_dask_collection", "map_row_blocks", "row_chunks", "row_keys",
-           "row_width", "stack_rows", "take_rows", "uniform_subset"]
+__all__ = ["DaskRows", "InMemoryRows", "Part", "as_row_blocks", "block_rng", "dense_rows",
+           "float_rows", "importance_draws", "is_dask_collection", "map_row_blocks",
+           "row_chunks", "row_keys", "row_width", "stack_rows", "take_rows", "uniform_subset"]

@@ -26,6 +26,7 @@ arrays (:func:`map_row_blocks`).
 """
 
 import operator
+import warnings
 from functools import partial, reduce
 from typing import NamedTuple
 
@@ -40,6 +41,12 @@ from ._sampling import (_allocate, _allocate_draws, merge_priority_lists,
 
 # fan-in of the associative reductions (sums, reservoirs, draws)
 _SPLIT_EVERY = 8
+# Chunks of rows are merged (as_row_blocks) when there are more than this many and they
+# hold fewer than _MIN_TASK_ELEMENTS values each on average (about 0.5 MB of float64).
+_MAX_SMALL_CHUNKS = 64
+_MIN_TASK_ELEMENTS = 2**16
+# Merged small chunks are held (persisted) up to this many values (32 MB of float64).
+_PERSIST_ELEMENTS = 2**22
 
 
 def tree_levels(items, combine, split_every=_SPLIT_EVERY, until=1):
@@ -180,8 +187,16 @@ def _as_rows(v, X, name):
     if v.ndim != 1 or v.shape[0] != X.shape[0]:
         raise ValueError(f"{name} must have shape ({X.shape[0]},), got {v.shape}.")
     rechunked = shipped.rechunk((X.chunks[0],))
-    # held on the cluster: rechunked there once, not again in every pass
-    return rechunked.persist() if shipped is not v else rechunked
+    # held on the cluster (or, from chunks too small for a task, in memory): rechunked
+    # once, not again in every pass
+    merged = _too_small(v.shape[0], 1, len(v.chunks[0])) and v.shape[0] <= _PERSIST_ELEMENTS
+    return rechunked.persist() if shipped is not v or merged else rechunked
+
+
+def _too_small(n, d, n_chunks):
+    """Whether ``n_chunks`` chunks of ``n`` rows of ``d`` values are too small to be worth
+    a task each (:func:`as_row_blocks`)."""
+    return n_chunks > _MAX_SMALL_CHUNKS and n * d < _MIN_TASK_ELEMENTS * n_chunks
 
 
 def _chunk_arrays(encode, X, y, w):
@@ -417,6 +432,51 @@ def map_row_blocks(function, X, *row_arrays, shared=(), columns=None, dtype=np.f
     return X.map_blocks(*args, chunks=(X.chunks[0], (columns,)), dtype=dtype)
 
 
+def as_row_blocks(X, block_rows=None):
+    """The one check of a dask ``X`` of rows (estimators and constructors): 2-D, of known
+    shape, with a row and a feature, all columns in one block, rows in ``block_rows`` when
+    given.
+
+    Chunks too small to be worth a task are merged: every pass over the rows is a task per
+    chunk, so a few hundred one-row chunks cost a few hundred tasks per gradient of a
+    sampler (minutes for a few hundred rows), and merge-reduce over them builds coresets
+    of one row each (several times further from the posterior than in memory). More than
+    ``_MAX_SMALL_CHUNKS`` chunks holding fewer than ``_MIN_TASK_ELEMENTS`` values on average
+    are rechunked to blocks of about that many values.
+    """
+    import dask.array as da
+
+    X = da.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D dask array, got {X.ndim} dimension(s).")
+    if np.isnan(X.shape[0]) or np.isnan(X.shape[1]):
+        raise ValueError(
+            "X has chunks of unknown size (e.g. from a dask DataFrame's to_dask_array()): "
+            "compute them first with X.compute_chunk_sizes(), or use "
+            "to_dask_array(lengths=True).")
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"Found array with shape {X.shape}; at least one row and one "
+                         "feature are required.")
+    n, d = X.shape
+    n_chunks = len(X.chunks[0])
+    merge = block_rows is None and _too_small(n, d, n_chunks)
+    if merge:
+        block_rows = min(n, -(-_MIN_TASK_ELEMENTS // d))
+    shipped = on_cluster(X)
+    rechunked = shipped.rechunk({0: block_rows or X.chunks[0], 1: -1})
+    if merge and n * d > _PERSIST_ELEMENTS:
+        # too large to hold merged: every pass still reads the small chunks
+        warnings.warn(
+            f"X has {n_chunks:,} chunks of {n / n_chunks:,.0f} rows on average: each pass "
+            f"over the rows runs a task per chunk. They are merged into blocks of "
+            f"{block_rows:,} rows in every pass; merge them once where the data are read "
+            f"instead, e.g. X = X.rechunk({{0: {block_rows}}}).persist() (with y and "
+            "sample_weight alike), or read them in larger chunks.", UserWarning, stacklevel=4)
+        return rechunked
+    # held in memory (or on the cluster): rechunked once, not again in every pass
+    return rechunked.persist() if shipped is not X or merge else rechunked
+
+
 # --------------------------------------------------------------------------------------------
 # The storage
 # --------------------------------------------------------------------------------------------
@@ -448,23 +508,8 @@ class DaskRows:
         array-likes or, for the weights, a scalar) without computing them, put all columns
         in one block (rows in ``block_rows`` when given) and summarise y and the weights."""
         import dask
-        import dask.array as da
 
-        X = da.asarray(X)
-        if X.ndim != 2:
-            raise ValueError(f"Expected a 2-D dask array, got {X.ndim} dimension(s).")
-        if np.isnan(X.shape[0]) or np.isnan(X.shape[1]):
-            raise ValueError(
-                "X has chunks of unknown size (e.g. from a dask DataFrame's to_dask_array()): "
-                "compute them first with X.compute_chunk_sizes(), or use "
-                "to_dask_array(lengths=True).")
-        if X.shape[0] < 1 or X.shape[1] < 1:
-            raise ValueError(f"Found array with shape {X.shape}; a coreset needs at least "
-                             "one row and one feature.")
-        shipped = on_cluster(X)
-        rechunked = shipped.rechunk({0: block_rows or X.chunks[0], 1: -1})
-        # held on the cluster: rechunked there once, not again in every pass
-        X = rechunked.persist() if shipped is not X else rechunked
+        X = as_row_blocks(X, block_rows)
         y = _as_rows(y, X, "y")
         w = None if sample_weight is None else _as_rows(sample_weight, X, "sample_weight")
         summarise = dask.delayed(_summarise, pure=True)

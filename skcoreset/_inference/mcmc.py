@@ -363,7 +363,7 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
 
 
 def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
-                              chunk_size=None):
+                              chunk_size=None, return_exponent=False):
     """Mean and variance over posterior draws of the conditional mean ``E[y | x, theta]``.
 
     For the logistic family this is ``P(y = 1 | x)`` averaged over the draws (the posterior
@@ -389,12 +389,18 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
         default.
     chunk_size : int, default=None
         Rows per block; by default about ``2**20 / S`` (8 MB of predictors per block).
+    return_exponent : bool, default=False
+        Return the moments in units of ``2**exponent`` (the mean) and ``4**exponent`` (the
+        variance), with the non-negative integer ``exponent`` of each row: finite where the
+        mean is beyond float64's square root (1e154) and its variance is not.
 
     Returns
     -------
     mean, var : ndarray of shape (n,)
         ``mean`` of ``scale * family.mean(x . theta)`` over the draws and its variance
         (divisor S); infinite only where the variance itself exceeds the largest float.
+    exponent : ndarray of int of shape (n,)
+        Only with ``return_exponent=True``.
     """
     draws = np.atleast_2d(draws)
     n = X.shape[0]
@@ -402,14 +408,22 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
     if chunk_size is None:
         chunk_size = max(1, _PREDICT_CHUNK_ELEMENTS // draws.shape[0])
     mean = np.empty(n)
-    var = np.empty(n)
+    sd = np.empty(n)
+    exponent = np.empty(n, dtype=int)
     for start in range(0, n, chunk_size):
         rows = slice(start, start + chunk_size)
         mu = family.mean(linear_predictor(X[rows], draws, fit_intercept))
-        exponent = np.frexp(np.max(np.abs(mu), axis=1))[1]
-        unit = np.ldexp(mu, -exponent[:, None])  # |unit| < 1: its square cannot overflow
-        factor = scale[rows] * np.ldexp(1.0, exponent)
+        power = np.frexp(np.max(np.abs(mu), axis=1))[1]
+        unit = np.ldexp(mu, -power[:, None])  # |unit| < 1: its square cannot overflow
+        # the scale times 2**power, as a factor in [0.5, 1) times a power of two
+        factor, power_of_scale = np.frexp(scale[rows])
+        exponent[rows] = power + power_of_scale
         mean[rows] = factor * unit.mean(axis=1)
-        with np.errstate(over="ignore"):  # a variance beyond the largest float is inf
-            var[rows] = (factor * unit.std(axis=1)) ** 2
-    return mean, var
+        sd[rows] = factor * unit.std(axis=1)
+    # the units only for rows beyond 1: small means stay as they are
+    shift = np.minimum(exponent, 0)
+    mean, sd, exponent = np.ldexp(mean, shift), np.ldexp(sd, shift), exponent - shift
+    if return_exponent:
+        return mean, sd**2, exponent
+    with np.errstate(over="ignore"):  # a variance beyond the largest float is inf
+        return np.ldexp(mean, exponent), np.ldexp(sd**2, 2 * exponent)

@@ -24,7 +24,8 @@ from .._inference import prior_precision, resolve_family
 from .._docstrings import fill_doc
 from .._atomic import fit_context
 from .._sklearn_compat import Interval, StrOptions, _get_output_config, _num_samples
-from .._validation import ACCEPT_SPARSE, check_sample_weight, combined_exposure
+from .._validation import (ACCEPT_SPARSE, check_sample_weight, combined_exposure,
+                           explained_input_errors)
 from ._merge_reduce import merge_reduce_chunks
 from ._subset import WeightedSubset, _attrs_array, weighted_subset
 from .._typing import ArrayInput, FloatArray, MatrixLike, RandomStateLike, VectorLike
@@ -428,8 +429,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         chunk of a dask array.
         """
         if not is_dask_collection(X):
-            X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False,
-                                 accept_sparse=ACCEPT_SPARSE)
+            with explained_input_errors():
+                X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False,
+                                     accept_sparse=ACCEPT_SPARSE)
             sample_weight = _row_weights(sample_weight, X.shape[0])
             self._set_family(resolve_model(self._likelihood_params().model, y))
             y_encoded = self._encode_target(y)

@@ -32,7 +32,7 @@ from typing import Any
 import inspect
 from types import MappingProxyType
 
-from ._base import Family, gauss_hermite, gauss_laguerre
+from ._base import USABLE_FAMILIES, Family, gauss_hermite, gauss_laguerre
 from ._links import (LINKS, IdentityLink, Link, LogitLink, LogLink, ProbitLink, SoftplusLink,
                      make_link)
 from .binary import BinaryFamily
@@ -65,11 +65,8 @@ def make_family(model: str, **params: Any) -> Family:
     """
     if isinstance(model, Family):
         if model.name is None:
-            raise TypeError(
-                f"model={model!r} is an abstract base of the likelihoods; use a family such "
-                "as LogisticFamily(), ProbitFamily(), PoissonFamily(link=...), "
-                "GaussianFamily(noise_scale=...) or NegativeBinomialFamily(alpha=...), or a "
-                "subclass that sets name and implements the likelihood.")
+            raise TypeError(f"model={model!r} is an abstract base of the likelihoods (its "
+                            f"name is None). {USABLE_FAMILIES}")
         return model
     try:
         family = FAMILIES[model]

@@ -12,7 +12,8 @@ from numpy.polynomial.laguerre import laggauss
 from numpy.polynomial.legendre import leggauss
 from sklearn.utils import column_or_1d
 
-from ._links import LOG_RATE_MAX, LOG_VAR_MAX, Link, lognormal_moments  # noqa: F401
+from ._links import (LOG_RATE_MAX, LOG_VAR_MAX, Link, lognormal_log_moments,  # noqa: F401
+                     lognormal_moments)
 from .._typing import FloatArray, RandomStateLike
 
 # Gaussians wider than this are integrated by splitting (see LogisticFamily): Hermite nodes
@@ -157,9 +158,16 @@ def as_column(y, eta):
 
 def check_real_targets(y):
     """Targets as float64 of shape (n,); NaN and infinity are refused."""
-    y = column_or_1d(y, warn=True).astype(np.float64, copy=False)
+    y = column_or_1d(y, warn=True)
+    if y.dtype.kind in "USO":
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"y must hold numbers for this model, got values such as "
+                             f"{y[:1].tolist()[0]!r}; encode them as numbers first.") from None
+    y = y.astype(np.float64, copy=False)
     if not np.all(np.isfinite(y)):
-        raise ValueError("Input y contains NaN or infinity.")
+        raise ValueError("Input y contains NaN or infinity; targets must be finite numbers.")
     return y
 
 
@@ -173,6 +181,15 @@ def check_non_negative_targets(y, model="Poisson", what="non-negative"):
     if np.any(y < 0):
         raise ValueError(f"{model} targets are {what}: y contains negative values.")
     return y
+
+
+USABLE_FAMILIES = (
+    "Use model='logistic', 'probit', 'poisson', 'gaussian' or 'negative_binomial', an "
+    "instance such as LogisticFamily(), ProbitFamily(), PoissonFamily(link='log'), "
+    "GaussianFamily(noise_scale=1.0) or NegativeBinomialFamily(alpha='auto'), or write a "
+    "subclass of skcoreset.families.Family that sets name and implements loglik, d1, d2, "
+    "predictive_variance and sample (a binary model: a subclass of BinaryFamily with a "
+    "symmetric Link).")
 
 
 class Family(ABC):
@@ -233,6 +250,15 @@ class Family(ABC):
     binary = False
     float32_loglik = False
     pass_glm_mapping: str | None = None
+
+    def __new__(cls, *args, **kwargs):
+        # Python's own refusal ("Can't instantiate abstract class ...") names what is
+        # missing but not what to use instead
+        missing = sorted(getattr(cls, "__abstractmethods__", ()))
+        if missing:
+            raise TypeError(f"{cls.__name__} cannot be used as a model: it does not implement "
+                            f"{', '.join(missing)}. {USABLE_FAMILIES}")
+        return super().__new__(cls)
 
     def __init__(self, link: Link | str, n_quadrature: int = 32) -> None:
         if not isinstance(link, Link):
@@ -575,3 +601,21 @@ class Family(ABC):
         mean = mu @ weights
         var = np.maximum((mu**2) @ weights - mean**2, 0.0)
         return mean, var
+
+    def log_expected_mean(self, m: FloatArray,
+                          v: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+        """Logarithms of :meth:`expected_mean` where a closed form keeps them finite beyond
+        float64 (means growing like ``exp(eta)``); ``None`` (this default) otherwise, where
+        :meth:`expected_mean` is representable.
+
+        Parameters
+        ----------
+        m, v : ndarray of shape (n,)
+            Means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        log_moments : tuple of ndarray of shape (n,) or None
+            ``(log E[mu], log Var[mu])``.
+        """
+        return None

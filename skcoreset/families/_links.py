@@ -34,15 +34,20 @@ _PROBIT_SERIES_BELOW = -40.0
 _PROBIT_SERIES = (1.0, -2.0, 10.0, -74.0, 706.0, -8162.0)
 
 
-def lognormal_moments(m, v):
-    """Mean and variance of ``exp(eta)`` for ``eta ~ N(m, v)``, finite for any m, v >= 0."""
+def lognormal_log_moments(m, v):
+    """Logarithms of the mean and variance of ``exp(eta)`` for ``eta ~ N(m, v)``:
+    ``m + v / 2`` and ``2 m + v + log(e^v - 1)``, finite where the moments overflow."""
     m = np.asarray(m, dtype=float)
     v = np.asarray(v, dtype=float)
-    mean = np.exp(np.minimum(m + 0.5 * v, LOG_RATE_MAX))
-    # the variance exp(2m + v) (e^v - 1), formed in log space
     with np.errstate(divide="ignore"):  # v = 0 gives log(0) = -inf, i.e. variance 0
-        log_var = 2.0 * m + 2.0 * v + np.log(-np.expm1(-v))
-    return mean, np.exp(np.minimum(log_var, LOG_VAR_MAX))
+        return m + 0.5 * v, 2.0 * m + 2.0 * v + np.log(-np.expm1(-v))
+
+
+def lognormal_moments(m, v):
+    """Mean and variance of ``exp(eta)`` for ``eta ~ N(m, v)``, finite for any m, v >= 0
+    (capped at ``exp(500)`` and ``exp(700)``; :func:`lognormal_log_moments` uncapped)."""
+    log_mean, log_var = lognormal_log_moments(m, v)
+    return np.exp(np.minimum(log_mean, LOG_RATE_MAX)), np.exp(np.minimum(log_var, LOG_VAR_MAX))
 
 
 class Link(ABC):

@@ -9,7 +9,7 @@ from sklearn.utils import check_random_state
 
 from .._numbers import check_positive_number
 from ._base import Family, as_column, check_non_negative_targets
-from ._links import LOG_VAR_MAX, LogLink
+from ._links import LOG_VAR_MAX, LogLink, lognormal_log_moments
 from .poisson import PoissonFamily
 from .._typing import FloatArray, Moments, RandomStateLike
 
@@ -335,7 +335,24 @@ class NegativeBinomialFamily(Family):
         # LogLink's closed form
         return cast(Moments, self.link.gaussian_moments(m, v))
 
-    def predictive_variance(self, mean: FloatArray, var: FloatArray) -> FloatArray:
+    def log_expected_mean(self, m: FloatArray,
+                          v: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+        """Logarithms of the log-normal moments of ``mu = exp(eta)``.
+
+        Parameters
+        ----------
+        m, v : ndarray of shape (n,)
+            Means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        log_moments : tuple of ndarray of shape (n,)
+            ``(log E[mu], log Var[mu])``.
+        """
+        return lognormal_log_moments(m, v)
+
+    def predictive_variance(self, mean: FloatArray, var: FloatArray,
+                            exponent: ArrayLike | None = None) -> FloatArray:
         """``E[mu + alpha mu^2] + Var[mu] = E[mu] + Var[mu] + alpha (Var[mu] + E[mu]^2)``,
         capped at ``exp(700)`` like the variance of the mean
         (:meth:`LogLink.gaussian_moments`).
@@ -344,13 +361,18 @@ class NegativeBinomialFamily(Family):
         ----------
         mean, var : ndarray of shape (n,)
             Posterior mean and variance of ``mu``.
+        exponent : ndarray of int of shape (n,), default=None
+            ``mean`` and ``var`` in units of ``2**exponent`` and its square (means beyond
+            float64's square root, whose variance is not representable); the variance is
+            returned in the units ``4**exponent``.
 
         Returns
         -------
         variance : ndarray of shape (n,)
         """
+        noise = mean if exponent is None else np.ldexp(mean, -np.asarray(exponent))
         with np.errstate(over="ignore"):  # E[mu]^2 beyond float64 at absurd predictors
-            total = mean + var + (var + mean**2) / self._r
+            total = noise + var + (var + mean**2) / self._r
         return np.minimum(total, np.exp(LOG_VAR_MAX))
 
     def sample(self, eta: FloatArray, random_state: RandomStateLike = None) -> FloatArray:

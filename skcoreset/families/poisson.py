@@ -9,7 +9,8 @@ from sklearn.utils import check_random_state
 
 from ._base import (Family, as_column, by_width, check_non_negative_targets,
                     exp_log1p_exp_neg, half_lines, normal_pdf)
-from ._links import LOG_RATE_MAX, SOFTPLUS_LOG_CUTOFF, Link, LogLink, make_link
+from ._links import (LOG_RATE_MAX, SOFTPLUS_LOG_CUTOFF, Link, LogLink, lognormal_log_moments,
+                     make_link)
 from .._typing import FloatArray, Moments, RandomStateLike
 
 
@@ -266,19 +267,24 @@ class PoissonFamily(Family):
         np.multiply(log_rate, y[:, None], out=eta)
         np.subtract(eta, rate, out=eta)
 
-    def predictive_variance(self, mean: FloatArray, var: FloatArray) -> FloatArray:
+    def predictive_variance(self, mean: FloatArray, var: FloatArray,
+                            exponent: ArrayLike | None = None) -> FloatArray:
         """``E[rate] + Var[rate]``: Poisson noise plus the posterior uncertainty of the rate.
 
         Parameters
         ----------
         mean, var : ndarray of shape (n,)
             Posterior mean and variance of the rate.
+        exponent : ndarray of int of shape (n,), default=None
+            ``mean`` and ``var`` in units of ``2**exponent`` and its square (rates beyond
+            float64's square root, whose variance is not representable); the variance is
+            returned in units of ``4**exponent``.
 
         Returns
         -------
         variance : ndarray of shape (n,)
         """
-        return mean + var
+        return mean + var if exponent is None else np.ldexp(mean, -np.asarray(exponent)) + var
 
     def sample(self, eta: FloatArray, random_state: RandomStateLike = None,
                exposure: FloatArray | None = None) -> FloatArray:
@@ -386,3 +392,20 @@ class PoissonFamily(Family):
             # LogLink's closed form
             return cast(Moments, self.link.gaussian_moments(m, v))
         return by_width(v, super().expected_mean, self._softplus_wide_moments, m, v)
+
+    def log_expected_mean(self, m: FloatArray,
+                          v: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+        """Logarithms of the log-normal moments (log link; ``None`` for the softplus link,
+        whose rates grow like the predictor and stay representable).
+
+        Parameters
+        ----------
+        m, v : ndarray of shape (n,)
+            Means and variances of the Gaussian linear predictors.
+
+        Returns
+        -------
+        log_moments : tuple of ndarray of shape (n,) or None
+            ``(log E[mu], log Var[mu])``.
+        """
+        return lognormal_log_moments(m, v) if self._log_link else None

@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from .._arviz import draw_targets, inference_data
-from .._backend import DaskRows, is_dask_collection
+from .._backend import DaskRows, as_row_blocks, is_dask_collection
 from .._dask_predict import exposure_as_weight_lazily, sample_y_lazily
 from .._design import latent_moments, linear_predictor, split_theta
 from .._inference import (PassGLMStream, prior_precision, resolve_family,
@@ -22,7 +22,8 @@ from .._numbers import is_number
 from .._posterior import SamplePosterior
 from .._summary import MCMC_DIAGNOSTICS, summary_table
 from .._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
-from .._validation import ACCEPT_SPARSE, check_exposure, check_sample_weight
+from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
+                           explained_input_errors)
 from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
 from ..families import FAMILIES
 from ._methods import METHODS, STREAMING_METHODS
@@ -164,9 +165,10 @@ class BaseBayesianGLM(BaseEstimator):
         # PASS-GLM finds non-finite entries of X in its one pass over the data (from the
         # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
         finds_non_finite = METHODS[self.method].finds_non_finite
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
-                             ensure_all_finite=not finds_non_finite,
-                             accept_sparse=ACCEPT_SPARSE)
+        with explained_input_errors():
+            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
+                                 ensure_all_finite=not finds_non_finite,
+                                 accept_sparse=ACCEPT_SPARSE)
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         exposure = self._exposure_of(X, exposure, offset)
@@ -227,14 +229,7 @@ class BaseBayesianGLM(BaseEstimator):
         messages of in-memory input; non-finite X (or an invalid exposure) raises in the
         first task that reads it.
         """
-        import dask.array as da
-
-        X = da.asarray(X)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got an array with {X.ndim} dimensions.")
-        if X.shape[0] < 1 or X.shape[1] < 1:
-            raise ValueError(f"Found array with shape {X.shape}; at least one row and one "
-                             "feature are required.")
+        X = as_row_blocks(X)  # the rows' blocks for the exposure and the summary alike
         log_constant = 0.0
         if exposure is not None and not hasattr(self._family(), "exposure_as_weight"):
             raise ValueError(
@@ -327,10 +322,20 @@ class BaseBayesianGLM(BaseEstimator):
 
     def _predictive_moments(self, X, exposure=None):
         """Posterior mean and variance of ``exposure * E[y | x]`` at each row of X (the
-        exposure of counts; None for 1).
+        exposure of counts; None for 1); infinite where beyond float64."""
+        mean, var, exponent = self._scaled_predictive_moments(X, exposure)
+        with np.errstate(over="ignore"):
+            return np.ldexp(mean, exponent), np.ldexp(var, 2 * exponent)
+
+    def _scaled_predictive_moments(self, X, exposure=None):
+        """:meth:`_predictive_moments` in units of ``2**exponent`` (the mean) and
+        ``4**exponent`` (the variance), with each row's non-negative integer ``exponent``:
+        rates beyond float64's square root (1e154, e.g. per unit of an exposure of 1e-160)
+        have a representable mean and standard deviation but not a variance.
 
         Averages over the draws for a sample posterior (MCMC); otherwise integrates over the
-        Gaussian posterior of the linear predictor (Gauss-Hermite or closed form).
+        Gaussian posterior of the linear predictor (in log space where the family has the
+        closed form, otherwise Gauss-Hermite or closed form).
         """
         X = self._check_predict_input(X)
         if exposure is not None:
@@ -338,11 +343,25 @@ class BaseBayesianGLM(BaseEstimator):
         family = self.family_
         if isinstance(self.posterior_, SamplePosterior):
             return sample_predictive_moments(X, self.posterior_.samples, family,
-                                             self.fit_intercept, scale=exposure)
+                                             self.fit_intercept, scale=exposure,
+                                             return_exponent=True)
         m, v = latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
                               self.fit_intercept)
-        mean, var = family.expected_mean(m, v)
-        return (mean, var) if exposure is None else (exposure * mean, exposure**2 * var)
+        logs = family.log_expected_mean(m, v)
+        if logs is None:
+            mean, var = family.expected_mean(m, v)
+            if exposure is not None:
+                mean, var = exposure * mean, exposure**2 * var
+            return mean, var, np.zeros(len(mean), dtype=int)
+        log_mean, log_var = logs
+        if exposure is not None:
+            log_mean, log_var = log_mean + np.log(exposure), log_var + 2.0 * np.log(exposure)
+        # each row's unit: the power of two nearest its mean (none below 1; none beyond
+        # 2**(2**20), where only the ratio of the std to the mean could still be finite)
+        exponent = np.clip(np.round(log_mean / np.log(2.0)), 0, 2**20).astype(int)
+        shift = exponent * np.log(2.0)
+        with np.errstate(over="ignore"):  # inf: a std/mean ratio beyond float64
+            return np.exp(log_mean - shift), np.exp(log_var - 2.0 * shift), exponent
 
     def _linear_predictor(self, X):
         X = self._check_predict_input(X)

@@ -17,7 +17,7 @@ from .._inference import resolve_family
 from .._posterior import SamplePosterior, check_level
 from .._sklearn_compat import Interval, StrOptions, _num_samples, available_if
 from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
-from .._validation import combined_exposure
+from .._validation import check_numeric_dtype, combined_exposure
 from ..families import NegativeBinomialFamily, PoissonFamily
 from ._base import COMMON_ATTRS_DOC, BaseBayesianGLM, uses_pass_glm
 from ._methods import Param, glm_estimator
@@ -68,6 +68,9 @@ class _BaseCountRegression(RegressorMixin, BaseBayesianGLM):
         link = self._family().link.name
         if not any(is_dask_collection(a) for a in (X, exposure, offset)):
             return combined_exposure(exposure, offset, _num_samples(X), link)
+        for name, value in (("exposure", exposure), ("offset", offset)):
+            if value is not None:
+                check_numeric_dtype(name, value)  # from the dtype, without computing
         if offset is None:
             return exposure
         combined_exposure(None, 0.0, 1, link)  # the link check
@@ -268,10 +271,25 @@ class _BaseCountRegression(RegressorMixin, BaseBayesianGLM):
             out = predict_lazily(self, "predict", X, rows=rows, return_std=return_std,
                                  columns=2 if return_std else None)
             return (out[:, 0], out[:, 1]) if return_std else out
-        mean, mean_var = self._predictive_moments(X, exposure)
+        mean, mean_var, exponent = self._scaled_predictive_moments(X, exposure)
         if return_std:
-            return mean, np.sqrt(self.family_.predictive_variance(mean, mean_var))
-        return mean
+            # in the units 2**exponent: the variance of rates beyond 1e154 overflows
+            std = np.sqrt(self.family_.predictive_variance(mean, mean_var, exponent))
+        largest = np.maximum(mean, std) if return_std else mean
+        with np.errstate(over="ignore"):
+            beyond = ~np.isfinite(np.ldexp(largest, exponent))
+            mean = np.ldexp(mean, exponent)
+            std = np.ldexp(std, exponent) if return_std else None
+        if beyond.any():
+            log10 = np.max(np.log10(largest[beyond]) + exponent[beyond] * np.log10(2.0))
+            size = f"up to about 1e{log10:.0f}" if np.isfinite(log10) else "far beyond it"
+            warnings.warn(
+                f"{beyond.sum()} of {len(mean)} predicted means or standard deviations are "
+                f"beyond float64 ({size}) and are returned as inf. "
+                "Predict over the exposure the counts are observed on (exposure= or "
+                "offset=), or fit on a scale where the rates are representable.",
+                RuntimeWarning, stacklevel=3)
+        return (mean, std) if return_std else mean
 
 
 @glm_estimator(PoissonFamily(), COMMON_ATTRS_DOC,

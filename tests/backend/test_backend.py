@@ -264,3 +264,47 @@ def test_streaming_partial_fit_validates_parameters_on_the_first_call():
         StreamingCoreset(block_size=0).partial_fit(X, y, classes=[-1, 1])
     with pytest.raises(ValueError, match="Invalid base_coreset.*'M'"):
         StreamingCoreset(UniformCoreset(M=0)).partial_fit(X, y, classes=[-1, 1])
+
+
+def test_chunks_too_small_for_a_task_are_merged_once():
+    """A few hundred one-row chunks cost a task per row in every pass (minutes for a
+    sampler) and, for merge-reduce, coresets of one row each: they are merged into one
+    block, held in memory, for the estimators and the constructors alike."""
+    da = pytest.importorskip("dask.array")
+    from skcoreset import BayesianLogisticRegression, FrankWolfeCoreset
+    from skcoreset._backend import as_row_blocks
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (X @ [1.0, -0.5, 0.3] + rng.logistic(size=400) > 0).astype(int)
+    tiny = da.from_array(X, chunks=(1, 3)), da.from_array(y, chunks=1)
+    blocks = as_row_blocks(tiny[0])
+    assert blocks.chunks == ((400,), (3,))
+    assert len(blocks.__dask_graph__()) == 1  # persisted: no pass reads the 400 chunks
+    rows = DaskRows.from_arrays(*tiny)
+    assert rows.sizes == [400]
+    # a few chunks of real size are the caller's choice, kept as they are
+    assert as_row_blocks(da.from_array(X, chunks=(25, 3))).chunks[0] == (25,) * 16
+    # the same coreset as from one chunk (merge-reduce no longer over one-row coresets)
+    one = da.from_array(X, chunks=(400, 3)), da.from_array(y, chunks=400)
+    merged = FrankWolfeCoreset(M=20, random_state=0).fit(*tiny)
+    whole = FrankWolfeCoreset(M=20, random_state=0).fit(*one)
+    np.testing.assert_array_equal(merged.sample_indices_, whole.sample_indices_)
+    np.testing.assert_allclose(merged.sample_weight_, whole.sample_weight_, rtol=1e-12)
+    # the estimators' check is the same function
+    reg = BayesianLogisticRegression().fit(*tiny)
+    np.testing.assert_allclose(reg.coef_, BayesianLogisticRegression().fit(X, y).coef_,
+                               rtol=1e-8)
+
+
+def test_large_data_in_small_chunks_warn_with_the_fix():
+    """Too large to hold merged: merged lazily in every pass, with a warning naming the
+    chunk size and the fix (nothing is computed)."""
+    da = pytest.importorskip("dask.array")
+    from skcoreset._backend import as_row_blocks
+
+    X = da.zeros((5_000_000, 2), chunks=(10_000, 2))
+    with pytest.warns(UserWarning, match=r"X has 500 chunks of 10,000 rows on average.*"
+                      r"X = X.rechunk\(\{0: 32768\}\).persist\(\)"):
+        blocks = as_row_blocks(X)
+    assert blocks.chunks[0][0] == 32768

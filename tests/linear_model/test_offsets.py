@@ -187,6 +187,51 @@ def test_bad_offsets_are_refused_clearly():
                                rtol=0.03)
 
 
+_NOT_NUMBERS = {
+    "boolean mask": (lambda e: e > 1.0, "boolean array"),
+    "all-True mask": (lambda e: np.ones(len(e), dtype=bool), "boolean array"),
+    "string": (lambda e: "2", "the string '2'"),
+    "strings": (lambda e: e.astype(str), "dtype <U"),
+    "object": (lambda e: object(), "not a number"),
+    "objects": (lambda e: [object()] * len(e), "not a number"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_NOT_NUMBERS))
+@pytest.mark.parametrize("name", ["exposure", "offset"])
+def test_exposure_and_offset_that_are_not_numbers_are_refused_by_name(name, case):
+    """A boolean mask read as 0.0 and 1.0 fitted silently as if no exposure were given;
+    a string failed inside numpy with a message naming no argument."""
+    X, y, e = _counts(n=60, alpha=0)
+    make, detail = _NOT_NUMBERS[case]
+    bad = make(e)
+    expected = rf"{name} must be a number or a 1-D array of numbers, got .*{detail}"
+    for est in (BayesianPoissonRegression(), BayesianPoissonRegression(method="pass_glm"),
+                BayesianNegativeBinomialRegression(alpha=0.5),
+                UniformCoreset(M=20, model="poisson", random_state=0)):
+        with pytest.raises(TypeError, match=expected):
+            est.fit(X, y, **{name: bad})
+        assert not hasattr(est, "n_features_in_")
+    reg = BayesianPoissonRegression().fit(X, y)
+    for call in (reg.predict, reg.sample_y):
+        with pytest.raises(TypeError, match=expected):
+            call(X, **{name: bad})
+
+
+def test_dask_exposure_that_is_a_mask_is_refused_before_computing():
+    da = pytest.importorskip("dask.array")
+    X, y, e = _counts(n=60, alpha=0)
+    Xd, yd = da.from_array(X, chunks=20), da.from_array(y, chunks=20)
+    mask = da.from_array(e > 1.0, chunks=20)
+    for name in ("exposure", "offset"):
+        with pytest.raises(TypeError, match=f"{name} must be .* got a boolean array"):
+            BayesianPoissonRegression().fit(Xd, yd, **{name: mask})
+    # a zero-dimensional array is a scalar
+    one = BayesianPoissonRegression().fit(X, y, exposure=np.array(2.0))
+    two = BayesianPoissonRegression().fit(X, y, exposure=2.0)
+    np.testing.assert_array_equal(one.posterior_.mean, two.posterior_.mean)
+
+
 # --- through a coreset pipeline -------------------------------------------------------------
 
 def test_exposure_reaches_the_coreset_by_routing_and_by_step_name():
@@ -258,3 +303,58 @@ def test_to_arviz_exposure_needs_the_rows():
     reg = BayesianPoissonRegression().fit(X, y, exposure=e)
     with pytest.raises(ValueError, match="pass X and y with them"):
         reg.to_arviz(exposure=e)
+
+
+# --- rates beyond float64's square root ------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda: BayesianPoissonRegression(),
+    lambda: BayesianNegativeBinomialRegression(alpha=0.5),
+    lambda: BayesianPoissonRegression(method="mcmc", n_draws=200, n_burnin=100,
+                                      random_state=0)])
+@pytest.mark.parametrize("exposure", [1e-160, 1e-200])
+def test_predictions_of_rates_beyond_1e154_are_the_log_space_closed_form(make, exposure):
+    """Fitted over an exposure of 1e-160 the rate per unit exposure is ~1e160: its variance
+    overflows float64, and the std was clipped to 1.007e152 for every row (or inf)."""
+    X, y, _ = _counts(n=200, alpha=0)
+    reg = make().fit(X, y, exposure=exposure)
+    mean, std = reg.predict(X[:6], return_std=True)
+    theta = np.append(reg.coef_, reg.intercept_)
+    Xi = np.column_stack([X[:6], np.ones(6)])
+    if reg.method != "mcmc":
+        # log-normal moments of the rate over eta ~ N(m, v), from the Gaussian posterior
+        L = reg.posterior_.cov_cholesky
+        m, v = Xi @ theta, np.sum((Xi @ L) ** 2, axis=1)
+        log_mean, ratio = m + v / 2, np.expm1(v)
+        alpha = getattr(reg, "alpha_", 0.0)
+    else:
+        # the same moments over the draws, in log space (logsumexp)
+        from scipy.special import logsumexp
+        eta = Xi @ reg.posterior_.samples.T
+        S = eta.shape[1]
+        log_mean = logsumexp(eta, axis=1) - np.log(S)
+        ratio = np.exp(logsumexp(2 * eta, axis=1) - np.log(S) - 2 * log_mean) - 1
+        alpha = 0.0
+    # Var[y] = E[mu] + Var[mu] + alpha (Var[mu] + E[mu]^2), divided by E[mu]^2
+    ratio_y = np.exp(-log_mean) + ratio + alpha * (ratio + 1)
+    np.testing.assert_allclose(np.log(mean), log_mean, rtol=1e-12)
+    np.testing.assert_allclose(std / mean, np.sqrt(ratio_y), rtol=1e-8)
+    assert len(np.unique(std)) == 6  # row-specific, not a cap
+    # the same model over the exposure it was fitted on: ordinary counts
+    small = reg.predict(X[:6], exposure=exposure)
+    np.testing.assert_allclose(small, mean * exposure, rtol=1e-12)
+
+
+def test_predictions_beyond_float64_warn_with_the_numbers():
+    X, y, _ = _counts(n=200, alpha=0)
+    reg = BayesianPoissonRegression().fit(X, y)
+    unit_mean = reg.predict(X[:6])
+    over = unit_mean > np.finfo(float).max / 1e308  # times 1e308 beyond the largest float
+    assert 0 < over.sum() < 6
+    with pytest.warns(RuntimeWarning, match=rf"{over.sum()} of 6 predicted means or standard "
+                      r"deviations are beyond float64 \(up to about 1e30\d\) and are "
+                      "returned as inf"):
+        mean, std = reg.predict(X[:6], return_std=True, exposure=1e308)
+    np.testing.assert_array_equal(np.isinf(mean), over)
+    np.testing.assert_allclose(mean[~over], 1e308 * unit_mean[~over], rtol=1e-12)
+    assert np.all(np.isfinite(std[~over]))

@@ -187,7 +187,8 @@ class PassGLMStatistics:
                     else np.zeros((p + len(extra), p + len(extra))))
         if not np.all(np.isfinite(np.diagonal(full)[:self.n_features])):
             if not np.all(np.isfinite(X.data if issparse(X) else X)):
-                raise ValueError("Input X contains NaN or infinity.")
+                raise ValueError("Input X contains NaN or infinity; X must hold finite "
+                                 "numbers: drop or impute those rows.")
         if self.model == "poisson":
             log_factorial = gammaln(y + 1.0)
             self.constant -= float(log_factorial.sum() if w is None else w @ log_factorial)
