@@ -1,6 +1,6 @@
 """Warnings raised by skcoreset.
 
-Both are ``UserWarning`` subclasses, so the usual :mod:`warnings` filters (and scikit-learn's
+All are ``UserWarning`` subclasses, so the usual :mod:`warnings` filters (and scikit-learn's
 handling of :class:`~sklearn.exceptions.ConvergenceWarning`) apply. Silence one by its class::
 
     import warnings
@@ -11,7 +11,8 @@ handling of :class:`~sklearn.exceptions.ConvergenceWarning`) apply. Silence one 
 
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["MCMCDiagnosticWarning", "PassGLMAccuracyWarning"]
+__all__ = ["CoresetAccuracyWarning", "MCMCDiagnosticWarning", "ModelMismatchWarning",
+           "PassGLMAccuracyWarning"]
 
 
 class MCMCDiagnosticWarning(ConvergenceWarning):
@@ -35,4 +36,26 @@ class PassGLMAccuracyWarning(UserWarning):
     or when the estimate's standard error cannot rule that out. The approximation error
     does not shrink with the number of rows while the posterior does: use a larger
     ``pass_degree`` (few features), ``pass_radius="auto"``, or ``method="laplace"``.
+    """
+
+
+class CoresetAccuracyWarning(UserWarning):
+    """A coreset is far from the posterior it stands in for.
+
+    Issued by the coreset constructors when their own estimate of ``KL(coreset posterior ||
+    full posterior)`` (``kl_estimate_``, between Laplace approximations under the model the
+    coreset is built for) exceeds 1 nat: posterior means may then be a standard deviation
+    or more off. The message gives the number and what to change (a larger ``M``, or
+    :class:`~skcoreset.QuasiNewtonCoreset`).
+    """
+
+
+class ModelMismatchWarning(UserWarning):
+    """A coreset is built under another model than the one fitted on it.
+
+    Issued by :class:`skcoreset.pipeline.Pipeline` (and ``fit_coreset(..., estimator=...)``)
+    when a coreset step's explicit ``model``, prior scales or ``fit_intercept`` disagree with
+    the final estimator's: the coreset's weights then match the wrong likelihood, and the
+    posterior fitted on them can be nats off. With ``model="auto"`` (the default) the coreset
+    takes the final estimator's model and prior.
     """
