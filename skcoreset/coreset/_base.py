@@ -425,6 +425,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self.model_ = self.family_.name
         self.prior_scale_ = params.prior_scale
         self.intercept_prior_scale_ = params.intercept_prior_scale
+        # an overdispersion estimated from the data, which the estimator fitted on the
+        # coreset estimates again from its rows
+        self._dispersion_estimated = (self.family_.unresolved
+                                      and hasattr(self.family_, "log_alpha_derivatives"))
 
     def _family_params(self):
         """Parameters of the family given by name (``link``, ``noise_scale``): none here."""

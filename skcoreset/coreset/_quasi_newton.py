@@ -36,7 +36,7 @@ from .._docstrings import fill_doc
 from .._progress import Progress
 from .._sklearn_compat import Interval, StrOptions
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
-from ._calibration import LaplaceKL, SecondOrderFit
+from ._calibration import DispersionSums, LaplaceKL, SecondOrderFit, dispersion_sums
 from ._candidates import draw_candidates
 from ._potentials import PotentialEvaluator
 from ._samplers import EnsembleSampler, LaplaceSampler
@@ -673,8 +673,12 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
                 stratify=self.stratify and family.binary,
                 uniform=self.candidates == "uniform", subsample=n_subsample)
             laplace_kl = LaplaceKL(found.laplace, family, prior_prec, self.fit_intercept)
+            # an overdispersion the estimator estimates again: calibrate it too
+            dispersion = (DispersionSums(*data.sum(dispersion_sums, found.laplace.mean, family,
+                                                   self.fit_intercept))
+                          if getattr(self, "_dispersion_estimated", False) else None)
             part, calibrated = self._exact_step(found, family, laplace_kl, first, budget,
-                                                start, progress, wide)
+                                                start, progress, wide, dispersion)
             result = quasi_newton_weights(
                 data, part, family, weights=calibrated, prior_prec=prior_prec,
                 fit_intercept=self.fit_intercept, n_draws=self.n_draws_,
@@ -704,7 +708,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         return part.indices, part.weights
 
     def _exact_step(self, found, family, laplace_kl, size, budget, start, progress,
-                    wide=None):
+                    wide=None, dispersion=None):
         """The candidates at ``size`` rows (growing up to ``budget`` with ``M="auto"``) and
         their weights after the exact first step; sets ``kl_path_`` and warns when a budget
         stops the growth short of ``target_kl`` (saying why no budget can meet it when
@@ -713,7 +717,8 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         path = []
         while True:
             part = found.rows.draw(size)
-            weights, kl = self._calibrated(part, family, found.laplace, laplace_kl)
+            weights, kl = self._calibrated(part, family, found.laplace, laplace_kl,
+                                           dispersion)
             path.append((part.size, kl))
             progress.line(part.size, f"KL estimate {kl:.4e} nats")
             if not auto or kl <= self.target_kl:
@@ -737,13 +742,14 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         self.kl_path_ = np.array(path, dtype=float)
         return part, weights
 
-    def _calibrated(self, part, family, full, laplace_kl):
+    def _calibrated(self, part, family, full, laplace_kl, dispersion=None):
         """The exact step's weights and their KL between Laplace approximations: the first
         penalty whose second-order KL agrees with it (within a factor 2), else the best of
         all penalties and of the starting weights. For the logistic model only weights that
         keep both classes count (the starting weights do)."""
         fit = SecondOrderFit(part.X, part.y, family, self.fit_intercept, full.mean,
-                             full.precision, full.grad_sum, full.neg_hessian_sum)
+                             full.precision, full.grad_sum, full.neg_hessian_sum,
+                             dispersion=dispersion)
         classes = np.unique(part.y) if family.binary else None
         best = (part.weights, laplace_kl(part.X, part.y, part.weights))
         for penalty in _PENALTIES:
