@@ -26,9 +26,10 @@ from .._docstrings import fill_doc
 from .._atomic import fit_context
 from .._sklearn_compat import Interval, StrOptions, _get_output_config, _num_samples
 from .._validation import ACCEPT_SPARSE, check_sample_weight, combined_exposure
+from ._calibration import laplace_distance
 from ._merge_reduce import merge_reduce_chunks
 from ._subset import WeightedSubset, _attrs_array, weighted_subset
-from ..exceptions import ModelMismatchWarning
+from ..exceptions import CoresetAccuracyWarning, ModelMismatchWarning
 from .._typing import ArrayInput, FloatArray, MatrixLike, RandomStateLike, VectorLike
 
 
@@ -178,6 +179,27 @@ def warn_if_weight_lost(coreset, kept, total):
         "model='negative_binomial') and from sample weights so small that the data hardly "
         "inform the parameters. Check the result with skcoreset.metrics.coreset_quality.",
         UserWarning, stacklevel=3)
+
+
+# A coreset further than this from the posterior it stands in for gets a warning (nats).
+MAX_KL = 1.0
+
+
+def warn_if_far(coreset, kl, mean_error=None):
+    """Warn (:class:`~skcoreset.exceptions.CoresetAccuracyWarning`) when ``kl``, the
+    coreset's estimated distance to the full data's posterior in nats, exceeds
+    :data:`MAX_KL`; ``mean_error`` is the largest posterior-mean error in sds, when known.
+    The constructor's ``_far_advice()`` says what to change."""
+    if not kl > MAX_KL:
+        return
+    means = ("" if mean_error is None else
+             f", with posterior means up to {mean_error:.2g} standard deviations off")
+    advice = coreset._far_advice()
+    warnings.warn(
+        f"{type(coreset).__name__}: the coreset posterior is an estimated {kl:.3g} nats "
+        f"from the full data's (KL between their Laplace approximations under the "
+        f"{coreset.model_} model, kl_estimate_){means}; a posterior fitted on it stands in "
+        f"poorly for the full data's. {advice}.", CoresetAccuracyWarning, stacklevel=4)
 
 
 def warn_if_all_rows(coreset, data):
@@ -497,6 +519,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """The body of :meth:`fit`; ``likelihood`` (a :class:`FitLikelihood`, or ``None``
         for the constructor's own parameters) is the model the coreset is built under."""
         self._fit_likelihood = likelihood
+        self.__dict__.pop("kl_estimate_", None)  # set again by this fit
         data = self._validated_rows(X, y, sample_weight, exposure, offset)
         family, prior_prec = self._family_and_prior(data.n_features)
         rng = check_random_state(self.random_state)
@@ -506,6 +529,12 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self._coreset_exposure = None if exposure is None else exposure[self.sample_indices_]
         warn_if_all_rows(self, data)
         warn_if_weight_lost(self, float(np.sum(self.sample_weight_)), data.total_weight())
+        mean_error = None
+        if "kl_estimate_" not in vars(self):  # the constructor did not estimate it itself
+            self.kl_estimate_, mean_error = laplace_distance(
+                data, part.X, part.y, part.weights, family, prior_prec,
+                self._likelihood_params().fit_intercept)
+        warn_if_far(self, self.kl_estimate_, mean_error)
         if self.verbose and data.chunked:
             error = "" if part.error is None else f", error {part.error:.3e}"
             print(f"[{type(self).__name__}] dask: {data.n_chunks} chunks, {data.n} rows, "
@@ -567,6 +596,11 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                 f"the exposure; model {self.model_!r} has no such form. Build the coreset "
                 "without them, or use model='poisson'.")
         return exposure
+
+    def _far_advice(self):
+        """What to change when the coreset is far from the posterior (:func:`warn_if_far`)."""
+        return (f"Increase M (now {self.M}), or use QuasiNewtonCoreset(M='auto'), which "
+                "sizes the coreset for a target accuracy (target_kl)")
 
     def _budget(self):
         """``M`` as a number of rows, or None (``"auto"``)."""
@@ -892,6 +926,17 @@ COMMON_ATTRS_DOC = """
         The likelihood model used (``model`` with ``"auto"`` resolved; a Family's name).
         In a :class:`skcoreset.pipeline.Pipeline`, ``"auto"`` is the final estimator's
         model (see ``fit_coreset``).
+
+    kl_estimate_ : float
+        How far the coreset is from the posterior it stands in for, in nats:
+        ``KL(coreset Laplace || full Laplace)``, the KL divergence between the Laplace
+        approximations of the posterior given the coreset and given all rows, under the
+        model and prior the coreset was built for (``family_``, ``prior_scale_``). It costs
+        a Laplace fit of the coreset and one or two passes over the rows (Newton's method
+        started at the coreset's mode). ``fit`` warns
+        (:class:`~skcoreset.exceptions.CoresetAccuracyWarning`) when it exceeds 1 nat. It
+        measures the Gaussian part of the posterior only; its non-Gaussian part is not
+        seen. Not set by ``partial_fit`` (a stream's rows are not kept).
 
     prior_scale_, intercept_prior_scale_ : float
         The prior scales the coreset was built under: ``prior_scale`` and

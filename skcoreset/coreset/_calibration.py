@@ -48,6 +48,7 @@ from scipy import linalg
 
 from .._backend import dense_rows, float_rows, row_chunks
 from .._design import linear_predictor, rmatvec
+from .._inference import find_mode, laplace, log_posterior_of
 from .._linalg import gaussian_kl_cholesky
 from .._posterior import GaussianPosterior
 from ._samplers import LaplaceSampler
@@ -329,6 +330,41 @@ class LaplaceKL:
         mean, chol = sampler.gaussian()
         return float(gaussian_kl_cholesky(mean, chol, self.full_mean,
                                           self.full_cov_cholesky))
+
+
+# Newton's method for the full data's mode, started at the coreset's: a good coreset's mode
+# is within a step or two of it.
+_FULL_TOL = 1e-6
+_FULL_MAX_ITER = 50
+
+
+def laplace_distance(data, X, y, weights, family, prior_prec, fit_intercept):
+    """``KL(coreset Laplace || full Laplace)`` in nats and the largest difference of the
+    two means in full-posterior sds, for a constructor that does not estimate them itself.
+
+    The coreset's Laplace approximation is fitted on its rows ``X, y, weights``; the full
+    data's (the rows of the storage ``data``) by Newton's method started at the coreset's
+    mode and curvature, so that a good coreset costs one or two passes over the rows (each
+    in row chunks, or one reduction over the chunks on a cluster).
+    """
+    # weights near the float range (1e300) overflow the sums: no estimate, (nan, nan)
+    with np.errstate(all="ignore"):
+        try:
+            core = laplace(X, y, family, sample_weight=weights, prior_prec=prior_prec,
+                           fit_intercept=fit_intercept).posterior
+            mode = find_mode(log_posterior_of(data, family, prior_prec, fit_intercept),
+                             core.mean, neg_hessian0=core.precision, tol=_FULL_TOL,
+                             max_iter=_FULL_MAX_ITER)
+            full = GaussianPosterior(mode.x, precision=mode.neg_hessian)
+        except (ValueError, linalg.LinAlgError, np.linalg.LinAlgError):
+            return np.nan, np.nan
+        kl = float(gaussian_kl_cholesky(core.mean, core.cov_cholesky, full.mean,
+                                        full.cov_cholesky))
+        sd = np.sqrt(np.einsum("ij,ij->i", full.cov_cholesky, full.cov_cholesky))
+        error = float(np.max(np.abs(core.mean - full.mean) / sd))
+    if not (np.isfinite(kl) and np.isfinite(error)):
+        return np.nan, np.nan
+    return kl, error
 
 
 def _kl(R_g, R_H):

@@ -52,7 +52,6 @@ _DAMPING_START, _DAMPING_DOWN, _DAMPING_UP = 1e-3, 3.0, 10.0
 _AUTO_EXACT_ROWS, _AUTO_SUBSAMPLE = 200_000, 50_000
 # KL estimate (nats) of the final weights above which fit warns: posterior means are then
 # typically half a standard deviation off or more
-_WARN_KL = 1.0
 # stretch moves per weight update of the "mcmc" sampler (its walkers start at the Laplace
 # approximation of pi_w, so no burn-in is needed)
 _MCMC_STEPS = 20
@@ -406,14 +405,6 @@ _QN_PARAMS_DOC = """
 """
 
 _QN_ATTRS_DOC = """
-    kl_estimate_ : float
-        The estimate, in nats, of ``KL(pi_w || pi)`` of the returned weights: half the
-        variance of the log density ratio of the two posteriors, to second order about the
-        full data's mode (see Notes). Exact to second order when both posteriors are close to
-        Gaussian; measured within a factor of 2 of the KL between the coreset's and the full
-        data's Laplace approximations on every data shape of the benchmarks. ``fit`` warns
-        when it exceeds 1 nat, or ``target_kl`` with ``M="auto"``.
-
     kl_path_ : ndarray of shape (n_sizes, 2)
         The coreset sizes tried (rows: budget M, KL estimate after the exact step); one row
         for an integer ``M``.
@@ -695,13 +686,14 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         if family.binary and len(np.unique(part.y[weights > 0])) < 2:
             weights = calibrated  # the iterations dropped a class: keep the exact step's
         self.kl_estimate_ = laplace_kl(part.X, part.y, weights)
-        if not auto and self.kl_estimate_ > _WARN_KL:
-            warnings.warn(
-                f"QuasiNewtonCoreset: the estimated KL(coreset posterior || full posterior) "
-                f"is {self.kl_estimate_:.3g} nats at M={self.M}; posterior means may be off "
-                "by a standard deviation or more. Increase M, or set M='auto' to size the "
-                "coreset for a target accuracy (target_kl).", UserWarning)
         return part.take(np.arange(part.size), weights)
+
+    def _far_advice(self):
+        if isinstance(self.M, str):
+            return ("Raise max_rows (or max_time) so that M='auto' can grow the coreset to "
+                    "target_kl")
+        return (f"Increase M (now {self.M}), or set M='auto' to size the coreset for a "
+                "target accuracy (target_kl)")
 
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
         part = self._fit_rows(InMemoryRows(X, y, sample_weight), family, prior_prec, rng)

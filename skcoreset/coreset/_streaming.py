@@ -347,6 +347,7 @@ class StreamingCoreset(BaseCoreset):
             The updated constructor.
         """
         first_call = not hasattr(self, "_stream")
+        self.__dict__.pop("kl_estimate_", None)  # a stream's rows are not kept to measure it
         if not first_call:
             self._check_stream_settings()
         X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False,
