@@ -11,7 +11,8 @@ handling of :class:`~sklearn.exceptions.ConvergenceWarning`) apply. Silence one 
 
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["ImportanceSamplingWarning", "MCMCDiagnosticWarning", "PassGLMAccuracyWarning"]
+__all__ = ["CoresetAccuracyWarning", "ImportanceSamplingWarning", "MCMCDiagnosticWarning",
+           "ModelMismatchWarning", "PassGLMAccuracyWarning"]
 
 
 class MCMCDiagnosticWarning(ConvergenceWarning):
@@ -47,4 +48,26 @@ class ImportanceSamplingWarning(UserWarning):
     its draws to stand for it, and the estimated divergence and moments can be far off,
     usually too small. The message gives ``k-hat`` and what to change (more draws when
     ``k-hat`` is below 0.7, else a closer fit: a larger coreset, or MCMC).
+    """
+
+
+class CoresetAccuracyWarning(UserWarning):
+    """A coreset is far from the posterior it stands in for.
+
+    Issued by the coreset constructors when their own estimate of ``KL(coreset posterior ||
+    full posterior)`` (``kl_estimate_``, between Laplace approximations under the model the
+    coreset is built for) exceeds 1 nat: posterior means may then be a standard deviation
+    or more off. The message gives the number and what to change (a larger ``M``, or
+    :class:`~skcoreset.QuasiNewtonCoreset`).
+    """
+
+
+class ModelMismatchWarning(UserWarning):
+    """A coreset is built under another model than the one fitted on it.
+
+    Issued by :class:`skcoreset.pipeline.Pipeline` (and ``fit_coreset(..., estimator=...)``)
+    when a coreset step's explicit ``model``, prior scales or ``fit_intercept`` disagree with
+    the final estimator's: the coreset's weights then match the wrong likelihood, and the
+    posterior fitted on them can be nats off. With ``model="auto"`` (the default) the coreset
+    takes the final estimator's model and prior.
     """

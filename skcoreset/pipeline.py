@@ -28,6 +28,14 @@ def _is_coreset(step):
     return hasattr(step, "fit_coreset")
 
 
+def _builds_for_estimator(step):
+    """Whether a coreset step's ``fit_coreset`` takes the estimator it is built for."""
+    try:
+        return "estimator" in inspect.signature(step.fit_coreset).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def _accepts_sample_weight(method):
     try:
         parameters = inspect.signature(method).parameters
@@ -139,7 +147,7 @@ class Pipeline(sk_pipeline.Pipeline):
             raise ValueError("skcoreset.pipeline.Pipeline does not support transform_input.")
 
     @staticmethod
-    def _fit_step(step, X, y, weights, params, last):
+    def _fit_step(step, X, y, weights, params, last, final=None):
         """Fit one step on (X, y) with the coreset weights so far; return the new data."""
         for name in ("exposure", "offset"):
             if weights is not None and params.get(name) is not None:
@@ -160,6 +168,9 @@ class Pipeline(sk_pipeline.Pipeline):
                     "use the coreset's weights; use an estimator that accepts sample_weight "
                     "after a coreset step.")
         if _is_coreset(step):
+            if final is not None and _builds_for_estimator(step):
+                # built under the model fitted on it (model="auto": the final estimator's)
+                params = {**params, "estimator": final}
             return step.fit_coreset(X, y, **params)
         if last:
             step.fit(X, y, **params)
@@ -202,7 +213,8 @@ class Pipeline(sk_pipeline.Pipeline):
                 continue
             start = time.perf_counter()
             X, y, weights = self._fit_step(step, X, y, weights, step_params[name],
-                                           last=index == len(self.steps) - 1)
+                                           last=index == len(self.steps) - 1,
+                                           final=self.steps[-1][1])
             if self.verbose:
                 print(f"[Pipeline] ({index + 1} of {len(self.steps)}) fitting {name}, "
                       f"total={time.perf_counter() - start:.1f}s")

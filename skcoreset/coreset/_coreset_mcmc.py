@@ -167,9 +167,6 @@ _CMCMC_ATTRS_DOC = """
         States of the chains over the last iterations (coefficients, then the intercept):
         draws that target the coreset posterior as its weights settle.
 
-    kl_estimate_ : float
-        ``KL(coreset Laplace || full Laplace)`` of the returned weights, in nats.
-
     hot_start_iter_ : int
         Chain transitions of the hot start.
 

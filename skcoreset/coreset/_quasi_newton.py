@@ -36,7 +36,7 @@ from .._docstrings import fill_doc
 from .._progress import Progress
 from .._sklearn_compat import Interval, StrOptions
 from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
-from ._calibration import LaplaceKL, SecondOrderFit
+from ._calibration import DispersionSums, LaplaceKL, SecondOrderFit, dispersion_sums
 from ._candidates import draw_candidates
 from ._samplers import EnsembleSampler, LaplaceSampler
 from .._typing import RandomStateLike
@@ -49,7 +49,6 @@ _DAMPING_START, _DAMPING_DOWN, _DAMPING_UP = 1e-3, 3.0, 10.0
 _AUTO_EXACT_ROWS, _AUTO_SUBSAMPLE = 200_000, 50_000
 # KL estimate (nats) of the final weights above which fit warns: posterior means are then
 # typically half a standard deviation off or more
-_WARN_KL = 1.0
 # stretch moves per weight update of the "mcmc" sampler (its walkers start at the Laplace
 # approximation of pi_w, so no burn-in is needed)
 _MCMC_STEPS = 20
@@ -394,14 +393,6 @@ _QN_PARAMS_DOC = """
 """
 
 _QN_ATTRS_DOC = """
-    kl_estimate_ : float
-        The estimate, in nats, of ``KL(pi_w || pi)`` of the returned weights: half the
-        variance of the log density ratio of the two posteriors, to second order about the
-        full data's mode (see Notes). Exact to second order when both posteriors are close to
-        Gaussian; measured within a factor of 2 of the KL between the coreset's and the full
-        data's Laplace approximations on every data shape of the benchmarks. ``fit`` warns
-        when it exceeds 1 nat, or ``target_kl`` with ``M="auto"``.
-
     kl_path_ : ndarray of shape (n_sizes, 2)
         The coreset sizes tried (rows: budget M, KL estimate after the exact step); one row
         for an integer ``M``.
@@ -661,8 +652,12 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
                 stratify=self.stratify and family.binary,
                 uniform=self.candidates == "uniform", subsample=n_subsample)
             laplace_kl = LaplaceKL(found.laplace, family, prior_prec, self.fit_intercept)
+            # an overdispersion the estimator estimates again: calibrate it too
+            dispersion = (DispersionSums(*data.sum(dispersion_sums, found.laplace.mean, family,
+                                                   self.fit_intercept))
+                          if getattr(self, "_dispersion_estimated", False) else None)
             part, calibrated = self._exact_step(found, family, laplace_kl, first, budget,
-                                                start, progress, wide)
+                                                start, progress, wide, dispersion)
             result = quasi_newton_weights(
                 data, part, family, weights=calibrated, prior_prec=prior_prec,
                 fit_intercept=self.fit_intercept, n_draws=self.n_draws_,
@@ -679,20 +674,21 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         if family.binary and len(np.unique(part.y[weights > 0])) < 2:
             weights = calibrated  # the iterations dropped a class: keep the exact step's
         self.kl_estimate_ = laplace_kl(part.X, part.y, weights)
-        if not auto and self.kl_estimate_ > _WARN_KL:
-            warnings.warn(
-                f"QuasiNewtonCoreset: the estimated KL(coreset posterior || full posterior) "
-                f"is {self.kl_estimate_:.3g} nats at M={self.M}; posterior means may be off "
-                "by a standard deviation or more. Increase M, or set M='auto' to size the "
-                "coreset for a target accuracy (target_kl).", UserWarning)
         return part.take(np.arange(part.size), weights)
+
+    def _far_advice(self):
+        if isinstance(self.M, str):
+            return ("Raise max_rows (or max_time) so that M='auto' can grow the coreset to "
+                    "target_kl")
+        return (f"Increase M (now {self.M}), or set M='auto' to size the coreset for a "
+                "target accuracy (target_kl)")
 
     def _build(self, X, y, sample_weight, family, prior_prec, rng):
         part = self._fit_rows(InMemoryRows(X, y, sample_weight), family, prior_prec, rng)
         return part.indices, part.weights
 
     def _exact_step(self, found, family, laplace_kl, size, budget, start, progress,
-                    wide=None):
+                    wide=None, dispersion=None):
         """The candidates at ``size`` rows (growing up to ``budget`` with ``M="auto"``) and
         their weights after the exact first step; sets ``kl_path_`` and warns when a budget
         stops the growth short of ``target_kl`` (saying why no budget can meet it when
@@ -701,7 +697,8 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         path = []
         while True:
             part = found.rows.draw(size)
-            weights, kl = self._calibrated(part, family, found.laplace, laplace_kl)
+            weights, kl = self._calibrated(part, family, found.laplace, laplace_kl,
+                                           dispersion)
             path.append((part.size, kl))
             progress.line(part.size, f"KL estimate {kl:.4e} nats")
             if not auto or kl <= self.target_kl:
@@ -725,13 +722,14 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         self.kl_path_ = np.array(path, dtype=float)
         return part, weights
 
-    def _calibrated(self, part, family, full, laplace_kl):
+    def _calibrated(self, part, family, full, laplace_kl, dispersion=None):
         """The exact step's weights and their KL between Laplace approximations: the first
         penalty whose second-order KL agrees with it (within a factor 2), else the best of
         all penalties and of the starting weights. For the logistic model only weights that
         keep both classes count (the starting weights do)."""
         fit = SecondOrderFit(part.X, part.y, family, self.fit_intercept, full.mean,
-                             full.precision, full.grad_sum, full.neg_hessian_sum)
+                             full.precision, full.grad_sum, full.neg_hessian_sum,
+                             dispersion=dispersion)
         classes = np.unique(part.y) if family.binary else None
         best = (part.weights, laplace_kl(part.X, part.y, part.weights))
         for penalty in _PENALTIES:

@@ -214,7 +214,7 @@ class StreamingCoreset(BaseCoreset):
                 "'<step>__base_coreset__M').")
         return super().set_params(**params)
 
-    def _likelihood_params(self):
+    def _own_likelihood_params(self):
         return self._base()
 
     # the base constructor's, read-only (the coreset constructors store their own M)
@@ -347,14 +347,17 @@ class StreamingCoreset(BaseCoreset):
             The updated constructor.
         """
         first_call = not hasattr(self, "_stream")
+        self.__dict__.pop("kl_estimate_", None)  # a stream's rows are not kept to measure it
         if not first_call:
             self._check_stream_settings()
         X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False,
                              reset=first_call, accept_sparse=ACCEPT_SPARSE)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if first_call:
+            self._fit_likelihood = None  # a stream is built under its own parameters
             # a first block of 0/1 may be counts: warn unless classes declares labels
-            self._set_family(resolve_model(self._base().model, y, first_block=classes is None))
+            self._set_family(resolve_model(self._likelihood_params().model, y,
+                                           first_block=classes is None))
             y_encoded = self._encode_target(y, classes)
             self._resolve_family(X, y_encoded, sample_weight)
             family, prior_prec = self._family_and_prior(X.shape[1])

@@ -25,7 +25,7 @@ from .._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, Vecto
 from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
                            explained_input_errors)
 from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
-from ..families import FAMILIES
+from ..families import FAMILIES, Family
 from ._methods import METHODS, STREAMING_METHODS
 
 
@@ -73,6 +73,20 @@ class BaseBayesianGLM(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True  # scipy.sparse X, as CSR (ACCEPT_SPARSE)
         return tags
+
+    def get_family(self) -> Family:
+        """The likelihood this estimator fits, as its parameters set it.
+
+        A coreset step before it in :class:`skcoreset.pipeline.Pipeline` is built under this
+        family with ``model="auto"``. Parameters estimated from the data (the negative
+        binomial ``alpha="auto"``) are still ``"auto"`` here; after ``fit`` the family
+        used, with them estimated, is ``family_``.
+
+        Returns
+        -------
+        family : Family
+        """
+        return self._family()
 
     def _prior(self, n_features):
         return prior_precision(n_features, prior_scale=self.prior_scale,

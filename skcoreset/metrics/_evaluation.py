@@ -180,7 +180,8 @@ class CoresetQuality(NamedTuple):
 
 
 def _coreset_prior_params(coreset):
-    """Prior scales and ``fit_intercept`` of a constructor, from its public parameters. A
+    """Prior scales and ``fit_intercept`` of a constructor, from its fitted attributes
+    (``prior_scale_``, ...) where it has them, else its public parameters. A
     meta-constructor (:class:`~skcoreset.StreamingCoreset`) has none of its own: they are
     those of its ``base_coreset`` (``None`` meaning ``UniformCoreset()``)."""
     params = coreset.get_params(deep=False)
@@ -194,7 +195,8 @@ def _coreset_prior_params(coreset):
         raise TypeError(f"coreset ({type(coreset).__name__}) has no {', '.join(missing)} "
                         "parameter(s); coreset_quality needs a skcoreset coreset "
                         "constructor.")
-    return {key: params[key] for key in _PRIOR_PARAMS}
+    # the prior it was built under (a Pipeline's final estimator's with model="auto")
+    return {key: getattr(coreset, key + "_", params[key]) for key in _PRIOR_PARAMS}
 
 
 def _encode_coreset_target(coreset, y):
