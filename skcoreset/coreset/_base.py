@@ -791,6 +791,5 @@ COMMON_ATTRS_DOC = """
 """
 
 
-fill_coreset_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
 fill_sampling_doc = fill_doc(common_params=SAMPLING_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
 fill_sampling_doc(BaseCoreset)
