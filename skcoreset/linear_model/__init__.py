@@ -11,7 +11,8 @@ the full data.
 
 Modules: ``_methods`` (the method table, from which the estimators' parameters, constraints,
 docs and typed ``__init__`` follow), ``_codegen`` (writes those ``__init__``), ``_base`` (what
-every estimator shares), ``_binary`` (the classifiers), ``_count`` (the count regressions).
+every estimator shares), ``_binary`` (the classifiers), ``_regression`` (what every regressor
+shares), ``_count`` (the count regressions).
 """
 
 from ._binary import (BayesianBinaryRegression, BayesianLogisticRegression,
