@@ -157,3 +157,16 @@ def test_one_vs_rest_with_cloglog_models():
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert all(est.family_.name == "cloglog" for est in clf.estimators_)
     assert np.all(std > 0) and clf.score(X, y) > 0.5
+
+
+def test_dask_rows_fit_and_predict_as_in_memory():
+    da = pytest.importorskip("dask.array")
+    X, y = _cloglog_data(n=1200, seed=7)
+    in_memory = BayesianBinaryRegression(link="cloglog").fit(X, y)
+    on_dask = BayesianBinaryRegression(link="cloglog").fit(
+        da.from_array(X, chunks=(300, -1)), da.from_array(y, chunks=300))
+    np.testing.assert_allclose(on_dask.posterior_.mean, in_memory.posterior_.mean, rtol=1e-8)
+    X_dask = da.from_array(X, chunks=(300, -1))
+    np.testing.assert_array_equal(on_dask.predict(X_dask).compute(), in_memory.predict(X))
+    np.testing.assert_allclose(on_dask.decision_function(X_dask).compute(),
+                               in_memory.decision_function(X), rtol=1e-8)
