@@ -40,8 +40,7 @@ shape, one seed: the full-data Laplace fit, then the quasi-Newton coreset as it 
 importance candidates (``previous``: a uniform class-stratified subset of M = 1000 rows and
 50 Monte Carlo quasi-Newton iterations of 100 draws, rebuilt from the package's pieces with
 the same seed), ``QuasiNewtonCoreset(M=1000)`` and ``QuasiNewtonCoreset(M="auto",
-target_kl=0.1)``, and Coreset MCMC (experimental, ``M=1000``, 8 chains, 2000 Hot DoG
-steps): build time, coreset size, KL(coreset Laplace || full Laplace) in nats,
+target_kl=0.1)``: build time, coreset size, KL(coreset Laplace || full Laplace) in nats,
 the largest mean error in full-posterior sd, and the ratio of the constructor's
 ``kl_estimate_`` to that KL. For the shapes in ``--nuts-shapes`` (where the full-data
 Laplace approximation is itself off), two references for the exact posterior: NUTS (NumPyro)
@@ -49,8 +48,8 @@ on all rows (``--nuts-draws`` draws, cached in ``benchmarks/results``; the KL be
 halves shows its noise floor) and self-normalised importance sampling from the Laplace fit
 with the exact full-data posterior as the target (``--coreset-draws`` draws; its effective
 sample size is printed). Against both: the KL of the moment-matched Gaussians and the largest
-mean error in sd of the full-data Laplace fit, of NUTS on the ``M="auto"`` coreset's rows
-(``--coreset-draws`` draws) and of Coreset MCMC's own draws.
+mean error in sd of the full-data Laplace fit and of NUTS on the ``M="auto"`` coreset's rows
+(``--coreset-draws`` draws).
 """
 
 import argparse
@@ -70,7 +69,6 @@ from skcoreset._inference import prior_precision
 from skcoreset._inference.nuts import nuts
 from skcoreset._backend import uniform_subset
 from skcoreset._posterior import GaussianPosterior, SamplePosterior
-from skcoreset.coreset._coreset_mcmc import CoresetMCMC
 from skcoreset.coreset._quasi_newton import ExactPotentialSums, quasi_newton_weights
 from skcoreset.datasets import (make_clustered, make_heavy_tailed, make_logistic_regression,
                                 make_misspecified_counts, make_poisson_regression,
@@ -270,8 +268,7 @@ def run_shape(name, n, nuts, nuts_draws, coreset_draws):
     cells.append(_cell(seconds, kl, sd, estimate / kl))
     fitted = {}
     for label, make_coreset in [("M=1000", partial(QuasiNewtonCoreset, M=1000)),
-                                ("auto", partial(QuasiNewtonCoreset, M="auto", target_kl=0.1)),
-                                ("coreset MCMC", partial(CoresetMCMC, M=1000))]:
+                                ("auto", partial(QuasiNewtonCoreset, M="auto", target_kl=0.1))]:
         coreset = make_coreset(model=model, random_state=0)
         start = time.perf_counter()
         with warnings.catch_warnings():
@@ -332,10 +329,7 @@ def _nuts_comparison(name, model, X, y, full, fitted, n, nuts_draws, coreset_dra
     core_seconds = time.perf_counter() - start
     candidates = [("full-data Laplace", post),
                   (f"QNC M=\"auto\" ({len(rows)} rows) + NUTS ({coreset_draws} draws, "
-                   f"{core_seconds:.0f} s)", SamplePosterior(core_draws)),
-                  ("Coreset MCMC's own draws "
-                   f"({len(fitted['coreset MCMC'].draws_)})",
-                   SamplePosterior(fitted["coreset MCMC"].draws_))]
+                   f"{core_seconds:.0f} s)", SamplePosterior(core_draws))]
     print(f"\n{name}, N = {n:.0e}: references for the exact posterior -- NUTS on all rows "
           f"({nuts_draws} draws, {seconds:.0f} s; KL between its two halves {floor:.2f} nats, "
           f"its noise floor) and importance sampling from the Laplace fit ({coreset_draws} "
@@ -353,9 +347,8 @@ def _nuts_comparison(name, model, X, y, full, fitted, n, nuts_draws, coreset_dra
 
 def run_shapes(args):
     print("| shape (N = %.0e) | full Laplace | previous QNC, M = 1000: s / KL / sd / "
-          "estimate÷KL | QNC M = 1000 | QNC M = \"auto\" (target 0.1) | Coreset MCMC, "
-          "M = 1000 |" % args.N[0])
-    print("|---|---|---|---|---|---|")
+          "estimate÷KL | QNC M = 1000 | QNC M = \"auto\" (target 0.1) |" % args.N[0])
+    print("|---|---|---|---|---|")
     for name in args.shape_names:
         run_shape(name, int(args.N[0]), name in args.nuts_shapes, args.nuts_draws,
                   args.coreset_draws)

@@ -4,13 +4,15 @@ from ._posterior import GaussianPosterior, SamplePosterior
 from .coreset import (FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
                       SparseVICoreset, SparseWeightedSubset, StreamingCoreset, UniformCoreset,
                       WeightedSubset)
-from .linear_model import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
-                           BayesianPoissonRegression, BayesianProbitRegression)
+from .linear_model import (BayesianBinaryRegression, BayesianLogisticRegression,
+                           BayesianNegativeBinomialRegression, BayesianPoissonRegression,
+                           BayesianProbitRegression)
 from .multiclass import BayesianOneVsRestClassifier
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "BayesianBinaryRegression",
     "BayesianLogisticRegression",
     "BayesianNegativeBinomialRegression",
     "BayesianOneVsRestClassifier",

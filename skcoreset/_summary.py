@@ -57,6 +57,8 @@ def summary_table(estimator, level):
 def _family_description(family):
     link = getattr(family.link, "name", None)
     text = family.name.replace("_", " ")
+    if text == link:  # a binary family of any link is named after its link
+        text = "binary"
     return f"{text} ({link} link)" if link else text
 
 

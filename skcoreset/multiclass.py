@@ -22,7 +22,8 @@ from ._atomic import fit_context
 from ._sklearn_compat import HasMethods, Interval
 from ._validation import ACCEPT_SPARSE, check_sample_weight, explained_input_errors
 from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
-from .linear_model import BayesianLogisticRegression, BayesianProbitRegression
+from .linear_model import (BayesianBinaryRegression, BayesianLogisticRegression,
+                           BayesianProbitRegression)
 from ._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 
 __all__ = ["BayesianOneVsRestClassifier"]
@@ -54,7 +55,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
 
     Parameters
     ----------
-    estimator : BayesianLogisticRegression or BayesianProbitRegression, default=None
+    estimator : BayesianLogisticRegression, BayesianProbitRegression or \
+            BayesianBinaryRegression, default=None
         The binary classifier, cloned for each class; ``None`` means
         ``BayesianLogisticRegression()``. Any fitting method works; the draws come from its
         ``posterior_`` (Gaussian draws, or resampled MCMC draws).
@@ -111,13 +113,16 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         tags.input_tags.sparse = True
         return tags
 
-    def _base_estimator(self) -> BayesianLogisticRegression | BayesianProbitRegression:
+    def _base_estimator(self) -> (BayesianLogisticRegression | BayesianProbitRegression
+                                  | BayesianBinaryRegression):
         if self.estimator is None:
             return BayesianLogisticRegression()
-        if not isinstance(self.estimator, (BayesianLogisticRegression, BayesianProbitRegression)):
+        if not isinstance(self.estimator, (BayesianLogisticRegression, BayesianProbitRegression,
+                                           BayesianBinaryRegression)):
             raise TypeError(
-                "BayesianOneVsRestClassifier needs a BayesianLogisticRegression or "
-                "BayesianProbitRegression (its posterior gives the uncertainty), got "
+                "BayesianOneVsRestClassifier needs a BayesianLogisticRegression, "
+                "BayesianProbitRegression or BayesianBinaryRegression (its posterior gives "
+                "the uncertainty), got "
                 f"{type(self.estimator).__name__}. For other "
                 "binary classifiers use sklearn.multiclass.OneVsRestClassifier.")
         return self.estimator

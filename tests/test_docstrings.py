@@ -16,8 +16,12 @@ docstrings say what the implementation computes.
 
 import importlib
 import inspect
+import pkgutil
+import re
 
 import pytest
+
+import skcoreset
 
 pytest.importorskip("numpydoc")
 from numpydoc.validate import validate  # noqa: E402
@@ -96,7 +100,8 @@ def _is_record(obj):
 
 
 def test_the_public_api_is_found():
-    for path in ("skcoreset.BayesianLogisticRegression.predict_proba",
+    # a method shared by several classes is checked once, under the first (sorted) of them
+    for path in ("skcoreset.BayesianBinaryRegression.predict_proba",
                  "skcoreset.metrics.coreset_quality", "skcoreset.families.Link.inverse",
                  "skcoreset.exceptions.MCMCDiagnosticWarning", "skcoreset.pipeline.Pipeline"):
         assert path in API
@@ -107,3 +112,43 @@ def test_docstring(path):
     errors = [(code, message) for code, message in validate(path)["errors"]
               if code in CHECKS and not (code == "PR01" and _is_record(API[path]))]
     assert errors == []
+
+
+def _unfilled_placeholders(classes):
+    """``{class name: placeholders}`` of the classes whose docstring (or whose own methods'
+    docstrings) still hold a ``{name}`` section placeholder."""
+    found = {}
+    for cls in classes:
+        docs = [cls.__doc__ or ""] + [getattr(member, "__doc__", "") or ""
+                                      for member in vars(cls).values()
+                                      if inspect.isfunction(member)]
+        placeholders = sorted({hit for doc in docs for hit in _PLACEHOLDER.findall(doc)})
+        if placeholders:
+            found[cls.__name__] = placeholders
+    return found
+
+
+_PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
+
+
+def _every_class_of_the_package():
+    for info in pkgutil.walk_packages(skcoreset.__path__, "skcoreset."):
+        module = importlib.import_module(info.name)
+        yield from (obj for obj in vars(module).values()
+                    if inspect.isclass(obj) and obj.__module__ == info.name)
+
+
+def test_no_docstring_placeholder_is_left_unfilled():
+    # every class of every module, exported or not (a constructor whose {common_params}
+    # no decorator filled fails here, by name)
+    assert _unfilled_placeholders(_every_class_of_the_package()) == {}
+
+    class NewCoreset(skcoreset.UniformCoreset):
+        """A constructor that forgot its sections.
+
+        Parameters
+        ----------
+        {common_params}
+        """
+
+    assert _unfilled_placeholders([NewCoreset]) == {"NewCoreset": ["{common_params}"]}

@@ -1,14 +1,17 @@
-"""scikit-learn's estimator checks on every public estimator and coreset constructor."""
+"""scikit-learn's estimator checks on every public estimator (under every method its family
+supports) and every exported coreset constructor, found from the packages' registries."""
+
+import inspect
 
 import numpy as np
 import sklearn
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.fixes import parse_version
 
-from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
-                       BayesianPoissonRegression, BayesianProbitRegression,
-                       FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
-                       SparseVICoreset, StreamingCoreset, UniformCoreset)
+from skcoreset import (FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
+                       SparseVICoreset, StreamingCoreset, coreset, linear_model)
+from skcoreset.linear_model._binary import _BaseBinaryClassifier
+from skcoreset.linear_model._methods import METHODS
 
 # A coreset's fit_transform hands on the weighted coreset rows (how a Pipeline's fit passes
 # the coreset to the next step), while transform after fit returns its input (predictions and
@@ -60,14 +63,12 @@ _MCMC_RANKS_REASON = ("predict_proba averages over posterior draws, decision_fun
                       "the posterior mean: near-ties swap ranks by Monte Carlo error")
 
 
-_BINARY_CLASSIFIERS = (BayesianLogisticRegression, BayesianProbitRegression)
-
-
 def _expected_failed_checks(estimator):
     expected = {}
-    if isinstance(estimator, _BINARY_CLASSIFIERS) and estimator.method == "mcmc":
+    if (isinstance(estimator, _BaseBinaryClassifier) and estimator.method == "mcmc"
+            and estimator._family().link.symmetric):  # else the score is from predict_proba
         expected["check_decision_proba_consistency"] = _MCMC_RANKS_REASON
-    if (isinstance(estimator, _BINARY_CLASSIFIERS)
+    if (isinstance(estimator, _BaseBinaryClassifier)
             and parse_version(sklearn.__version__) < parse_version("1.7")):
         expected["check_sample_weight_equivalence_on_dense_data"] = _SKLEARN_16_BINARY_REASON
     if expected:
@@ -77,34 +78,67 @@ def _expected_failed_checks(estimator):
     return {}
 
 
-ESTIMATORS = [
-    BayesianLogisticRegression(),
-    BayesianLogisticRegression(method="pass_glm"),
-    BayesianLogisticRegression(method="kl_proximal"),
-    BayesianLogisticRegression(method="mcmc", n_draws=20, n_burnin=20, n_chains=2, random_state=0),
-    BayesianProbitRegression(),
-    BayesianProbitRegression(method="pass_glm"),
-    BayesianProbitRegression(method="kl_proximal"),
-    BayesianProbitRegression(method="mcmc", n_draws=20, n_burnin=20, n_chains=2, random_state=0),
-    BayesianPoissonRegression(),
-    BayesianPoissonRegression(link="softplus"),
-    BayesianPoissonRegression(method="pass_glm"),
-    BayesianPoissonRegression(method="kl_proximal"),
-    BayesianPoissonRegression(method="mcmc", n_draws=20, n_burnin=20, n_chains=2, random_state=0),
-    BayesianNegativeBinomialRegression(),
-    BayesianNegativeBinomialRegression(alpha=0.5, method="kl_proximal"),
-    BayesianNegativeBinomialRegression(method="mcmc", n_draws=20, n_burnin=20, n_chains=2,
-                                       random_state=0),
-    UniformCoreset(M=10),
-    SensitivityOnBinaryTargets(M=10),
-    GIGACoreset(M=10, projection_dim=50),
-    FrankWolfeCoreset(M=10, projection_dim=50),
-    StreamingCoreset(GIGACoreset(M=10, projection_dim=50), block_size=50),
-    SparseVICoreset(M=5, n_draws=20, n_iter_opt=5),
-    QuasiNewtonCoreset(M=10, n_draws=20, max_iter=5),
-    ProbitCoresetOnBinaryTargets(M=10, n_draws=20, max_iter=5, model="probit"),
-    StreamingCoreset(QuasiNewtonCoreset(M=10, n_draws=20, max_iter=5), block_size=50),
-]
+# --- the estimators: every public one, under every method its family supports --------------
+
+# settings that keep a method quick under the checks
+_QUICK_METHOD = {"mcmc": {"n_draws": 20, "n_burnin": 20, "n_chains": 2, "random_state": 0}}
+# the family settings an estimator is checked with (default: its defaults); the logit and
+# probit links of BayesianBinaryRegression are the classes checked under their own names
+_FAMILY_SETTINGS = {"BayesianBinaryRegression": {"link": "cloglog"}}
+# further settings checked with the default method
+_MORE_SETTINGS = {
+    "BayesianPoissonRegression": [{"link": "softplus"}],
+    "BayesianNegativeBinomialRegression": [{"alpha": 0.5, "method": "kl_proximal"}],
+}
+
+
+def _estimators():
+    for name in linear_model.__all__:
+        cls = getattr(linear_model, name)
+        settings = _FAMILY_SETTINGS.get(name, {})
+        family = cls(**settings)._family()
+        for method, spec in METHODS.items():
+            if spec.supports is None or spec.supports(family):
+                yield cls(method=method, **settings, **_QUICK_METHOD.get(method, {}))
+        yield from (cls(**more) for more in _MORE_SETTINGS.get(name, []))
+
+
+# --- the coreset constructors: every exported one ------------------------------------------
+
+# how each is checked (small budgets; the binary-only ones on merged targets); a constructor
+# not listed is checked as cls(M=10)
+_CONSTRUCTOR_SETTINGS = {
+    "SensitivityCoreset": [SensitivityOnBinaryTargets(M=10)],
+    "GIGACoreset": [GIGACoreset(M=10, projection_dim=50)],
+    "FrankWolfeCoreset": [FrankWolfeCoreset(M=10, projection_dim=50)],
+    "StreamingCoreset": [
+        StreamingCoreset(GIGACoreset(M=10, projection_dim=50), block_size=50),
+        StreamingCoreset(QuasiNewtonCoreset(M=10, n_draws=20, max_iter=5), block_size=50)],
+    "SparseVICoreset": [SparseVICoreset(M=5, n_draws=20, n_iter_opt=5)],
+    "QuasiNewtonCoreset": [
+        QuasiNewtonCoreset(M=10, n_draws=20, max_iter=5),
+        ProbitCoresetOnBinaryTargets(M=10, n_draws=20, max_iter=5, model="probit")],
+}
+
+
+def _constructors():
+    for name in coreset.__all__:
+        cls = getattr(coreset, name)
+        if (isinstance(cls, type) and issubclass(cls, coreset.BaseCoreset)
+                and not inspect.isabstract(cls)):
+            yield from _CONSTRUCTOR_SETTINGS[name] if name in _CONSTRUCTOR_SETTINGS else [cls(M=10)]
+
+
+ESTIMATORS = [*_estimators(), *_constructors()]
+
+
+def test_the_checks_follow_the_registries():
+    checked = {type(estimator) for estimator in ESTIMATORS}
+    public = {getattr(linear_model, name) for name in linear_model.__all__}
+    assert public <= checked and len(public) >= 5
+    constructors = {cls for cls in checked if issubclass(cls, coreset.BaseCoreset)}
+    assert {GIGACoreset, QuasiNewtonCoreset, StreamingCoreset} <= constructors
+    assert len(ESTIMATORS) >= 25
 
 
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks)

@@ -936,7 +936,7 @@ COMMON_ATTRS_DOC = """
         model and prior the coreset was built for (``family_``, ``prior_scale_``). It costs
         a Laplace fit of the coreset and one of all rows (a few passes over them; about
         0.4 s at N = 1e6, d = 10), except for constructors that fit the full data's Laplace
-        approximation anyway (``QuasiNewtonCoreset``, ``CoresetMCMC``). ``fit`` warns
+        approximation anyway (``QuasiNewtonCoreset``). ``fit`` warns
         (:class:`~skcoreset.exceptions.CoresetAccuracyWarning`) when it exceeds 1 nat. It
         measures the Gaussian part of the posterior only; its non-Gaussian part is not
         seen. Not set by ``partial_fit`` (a stream's rows are not kept).
@@ -962,6 +962,5 @@ COMMON_ATTRS_DOC = """
 """
 
 
-fill_coreset_doc = fill_doc(common_params=COMMON_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
 fill_sampling_doc = fill_doc(common_params=SAMPLING_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
 fill_sampling_doc(BaseCoreset)

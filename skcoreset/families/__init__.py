@@ -7,8 +7,8 @@ predictors ``eta = x . theta`` it gives:
 * ``loglik(y, eta)``: the log-likelihood ``log p(y | eta)`` of each point (normalising
   constants included, so sums of it are log marginal likelihood terms);
 * ``d1(y, eta)``, ``d2(y, eta)``: its first and second derivatives in ``eta``;
-* ``link``: a :class:`Link` object (identity, log, softplus, logit, probit) with its inverse
-  and derivatives; ``mean(eta)``, the conditional mean ``E[y | eta]``, is its inverse;
+* ``link``: a :class:`Link` object (identity, log, softplus, logit, probit, cloglog) with its
+  inverse and derivatives; ``mean(eta)``, the conditional mean ``E[y | eta]``, is its inverse;
 * ``expected_loglik(y, m, v)``: ``E[log p(y | eta)]`` over ``eta ~ N(m, v)`` with its
   gradients in ``m`` and ``v`` (closed form where it exists, quadrature otherwise), and
   ``expected_mean(m, v)``, the mean and variance of ``E[y | eta]``;
@@ -24,17 +24,18 @@ predictors ``eta = x . theta`` it gives:
 draw); the result has the shape of ``eta``. All functions stay finite for ``|eta|`` up to 1e4.
 
 :data:`FAMILIES` maps the names accepted by ``model=`` to the family classes;
-:func:`make_family` builds one from a name (or passes an instance through). A new binary
-model is a symmetric :class:`Link` and a few-line subclass of :class:`BinaryFamily`.
+:func:`make_family` builds one from a name (or passes an instance through). A binary model
+of any link whose inverse is a distribution function (``Link.cdf``, e.g. :class:`CLogLogLink`)
+is :func:`binary_family` of that link.
 """
 
-from typing import Any
+from typing import Any, cast
 import inspect
 from types import MappingProxyType
 
 from ._base import USABLE_FAMILIES, Family, gauss_hermite, gauss_laguerre
-from ._links import (LINKS, IdentityLink, Link, LogitLink, LogLink, ProbitLink, SoftplusLink,
-                     make_link)
+from ._links import (LINKS, CLogLogLink, IdentityLink, Link, LogitLink, LogLink, ProbitLink,
+                     SoftplusLink, make_link)
 from .binary import BinaryFamily
 from .gaussian import GaussianFamily
 from .logistic import LogisticFamily
@@ -77,7 +78,36 @@ def make_family(model: str, **params: Any) -> Family:
     return family(**{key: value for key, value in params.items() if key in accepted})
 
 
-__all__ = ["FAMILIES", "LINKS", "BinaryFamily", "Family", "GaussianFamily", "IdentityLink",
-           "Link", "LogLink", "LogisticFamily", "LogitLink", "NegativeBinomialFamily",
-           "PoissonFamily", "ProbitFamily", "ProbitLink", "SoftplusLink", "gauss_hermite",
-           "gauss_laguerre", "make_family", "make_link"]
+def binary_family(link: Link | str, n_quadrature: int = 32) -> BinaryFamily:
+    """The binary family of a link: the registered family of that link where there is one
+    (:class:`LogisticFamily` for ``"logit"``, :class:`ProbitFamily` for ``"probit"``, with
+    their faster forms and PASS-GLM), else :class:`BinaryFamily` of the link.
+
+    Parameters
+    ----------
+    link : str or Link
+        The name of a link of :data:`LINKS` whose inverse is a distribution function
+        (``"logit"``, ``"probit"``, ``"cloglog"``), or a :class:`Link` instance with
+        ``cdf = True``.
+    n_quadrature : int, default=32
+        Gauss-Hermite points of the expectations over narrow Gaussians.
+
+    Returns
+    -------
+    family : BinaryFamily
+    """
+    if not isinstance(link, Link):
+        link = make_link(link, allowed=[name for name, cls in LINKS.items() if cls.cdf])
+    for family in FAMILIES.values():
+        if issubclass(family, BinaryFamily):
+            registered = family(n_quadrature=n_quadrature)
+            if registered.link == link:
+                return cast(BinaryFamily, registered)
+    return BinaryFamily(link, n_quadrature=n_quadrature)
+
+
+__all__ = ["FAMILIES", "LINKS", "BinaryFamily", "CLogLogLink", "Family", "GaussianFamily",
+           "IdentityLink", "Link", "LogLink", "LogisticFamily", "LogitLink",
+           "NegativeBinomialFamily", "PoissonFamily", "ProbitFamily", "ProbitLink",
+           "SoftplusLink", "binary_family", "gauss_hermite", "gauss_laguerre", "make_family",
+           "make_link"]

@@ -84,7 +84,7 @@ _PANEL_ETA = np.array([-64.0, -8.0, 0.0, 8.0, 64.0])
 _PANEL_NODES = 16
 
 
-def wide_gaussian_nodes(mean, var):
+def wide_gaussian_nodes(mean, var, breaks=_PANEL_ETA):
     """Nodes and weights of a quadrature rule for ``E[f(s)]``, ``s ~ N(mean, var)``, that
     stays accurate for wide Gaussians.
 
@@ -98,6 +98,9 @@ def wide_gaussian_nodes(mean, var):
     Parameters
     ----------
     mean, var : ndarray of shape (n,)
+    breaks : ndarray, default=[-64, -8, 0, 8, 64]
+        The predictors where panels end besides the multiples of the sd: where the
+        integrand's curvature changes.
 
     Returns
     -------
@@ -106,7 +109,7 @@ def wide_gaussian_nodes(mean, var):
     """
     mean = np.asarray(mean, dtype=float)
     sd = np.sqrt(np.asarray(var, dtype=float))[:, None]
-    z_of_eta = np.clip((_PANEL_ETA - mean[:, None]) / sd, _PANEL_Z[0], _PANEL_Z[-1])
+    z_of_eta = np.clip((breaks - mean[:, None]) / sd, _PANEL_Z[0], _PANEL_Z[-1])
     breaks = np.sort(np.concatenate(
         [np.broadcast_to(_PANEL_Z, (len(mean), len(_PANEL_Z))), z_of_eta], axis=1), axis=1)
     half = 0.5 * (breaks[:, 1:] - breaks[:, :-1])[..., None]
@@ -142,11 +145,11 @@ def piecewise(pieces, *arrays):
     return tuple(outputs) if outputs is not None else ()
 
 
-def by_width(v, narrow, wide, *arrays):
-    """Evaluate ``narrow(*arrays)`` where ``v <= 1`` and ``wide(*arrays)`` elsewhere; each
-    returns a tuple of arrays. Returns the merged tuple."""
+def by_width(v, narrow, wide, *arrays, threshold=_WIDE_VARIANCE):
+    """Evaluate ``narrow(*arrays)`` where ``v <= threshold`` (1 by default) and
+    ``wide(*arrays)`` elsewhere; each returns a tuple of arrays. Returns the merged tuple."""
     shape = np.broadcast(*(np.asarray(a) for a in arrays)).shape
-    is_narrow = np.broadcast_to(np.asarray(v, dtype=float), shape) <= _WIDE_VARIANCE
+    is_narrow = np.broadcast_to(np.asarray(v, dtype=float), shape) <= threshold
     return piecewise([(is_narrow, narrow), (~is_narrow, wide)], *arrays)
 
 
@@ -188,8 +191,8 @@ USABLE_FAMILIES = (
     "instance such as LogisticFamily(), ProbitFamily(), PoissonFamily(link='log'), "
     "GaussianFamily(noise_scale=1.0) or NegativeBinomialFamily(alpha='auto'), or write a "
     "subclass of skcoreset.families.Family that sets name and implements loglik, d1, d2, "
-    "predictive_variance and sample (a binary model: a subclass of BinaryFamily with a "
-    "symmetric Link).")
+    "predictive_variance and sample (a binary model: BinaryFamily with any Link, e.g. "
+    "binary_family('cloglog')).")
 
 
 class Family(ABC):

@@ -1,4 +1,4 @@
-"""Bernoulli likelihoods of two classes, encoded ``y in {-1, +1}``, with a symmetric link."""
+"""Bernoulli likelihoods of two classes, encoded ``y in {-1, +1}``, with any link onto (0, 1)."""
 
 from typing import Any
 
@@ -6,9 +6,16 @@ import numpy as np
 from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._base import Family, as_column, by_width, wide_gaussian_nodes
+from ._base import Family, as_column, by_width, piecewise, wide_gaussian_nodes
 from ._links import Link
 from .._typing import ArrayInput, FloatArray, RandomStateLike
+
+# The general form's expectations over Gaussians wider than this use Gauss-Legendre panels
+# with ends also at +-2 and 4 (where an asymmetric F, such as cloglog's 1 - exp(-e^eta),
+# turns within a few units): 32 Hermite nodes err by 2e-6 of E[log F] at variance 1 there,
+# these panels by 1e-15.
+_GENERAL_WIDE_VARIANCE = 0.1
+_GENERAL_PANEL_ETA = np.array([-64.0, -8.0, -2.0, 0.0, 2.0, 4.0, 8.0, 64.0])
 
 
 def _plus_minus(positive):
@@ -41,39 +48,51 @@ def _two_numeric_labels(y):
 
 
 class BinaryFamily(Family):
-    """Bernoulli likelihood of two classes with a symmetric link; labels encoded ±1.
+    """Bernoulli likelihood of two classes with any link onto ``(0, 1)``; labels encoded ±1.
 
-    ``P(y = +1 | eta) = F(eta)`` for the inverse link ``F``, a distribution function
-    symmetric about 0 (``F(-s) = 1 - F(s)``), so that ``log p(y | eta) = log F(y eta)``
-    for ``y in {-1, +1}``: the likelihood and its derivatives are the link's
-    :meth:`~skcoreset.families.Link.log_inverse` and its derivatives at the margin
-    ``y eta``. Targets are any two class labels: sorted, the larger one (``classes[1]``) is
-    the positive class, encoded +1.
+    ``P(y = +1 | eta) = F(eta)`` for the inverse link ``F``, a continuous distribution
+    function (:attr:`Link.cdf <skcoreset.families.Link.cdf>`), so that ``log p(y | eta)`` is
+    the link's :meth:`~skcoreset.families.Link.log_inverse` ``log F(eta)`` for ``y = +1`` and
+    its :meth:`~skcoreset.families.Link.log_complement` ``log(1 - F(eta))`` for ``y = -1``,
+    with their derivatives. For a link symmetric about 0 (``F(-s) = 1 - F(s)``: logit,
+    probit) both are ``log F(y eta)``, evaluated once at the margins ``y eta``. Targets are
+    any two class labels: sorted, the larger one (``classes[1]``) is the positive class,
+    encoded +1.
 
-    A new binary model is a symmetric :class:`~skcoreset.families.Link` and a subclass that
-    sets its :attr:`name` (the ``model=`` of the coreset constructors) and passes the link:
-    this class gives it the targets, the likelihood, predictions (closed-form Gaussian
-    moments when the link has them, quadrature otherwise) and expectations over wide
-    Gaussians. :class:`LogisticFamily` and :class:`ProbitFamily` are the registered ones.
+    A new binary model is a :class:`~skcoreset.families.Link` with ``cdf = True``:
+    :func:`~skcoreset.families.binary_family` (or this class) gives it the targets, the
+    likelihood, predictions (closed-form Gaussian moments when the link has them,
+    quadrature otherwise) and expectations over wide Gaussians.
+    :class:`LogisticFamily` and :class:`ProbitFamily` are the registered ones, with faster
+    forms of their own.
 
     Parameters
     ----------
     link : Link
-        A symmetric link (``link.symmetric``), e.g. ``LogitLink()`` or ``ProbitLink()``.
+        A link whose inverse is a distribution function (``link.cdf``), e.g.
+        ``CLogLogLink()``, ``LogitLink()`` or ``ProbitLink()``.
     n_quadrature : int, default=32
         Gauss-Hermite points of the expectations over narrow Gaussians (variance at most 1);
         wider ones use Gauss-Legendre panels (see :func:`wide_gaussian_nodes`).
+
+    Attributes
+    ----------
+    name : str
+        ``model_`` of the coreset constructors and the model in messages: the registered
+        subclass's name, else the link's (``"cloglog"``).
     """
 
     binary = True
 
     def __init__(self, link: Link, n_quadrature: int = 32) -> None:
         super().__init__(link, n_quadrature=n_quadrature)
-        if not link.symmetric:
+        if not (link.cdf or link.symmetric):  # a symmetric link is a distribution function
             raise ValueError(
                 f"A binary family needs a link whose inverse is a distribution function "
-                f"symmetric about 0 (F(-s) = 1 - F(s)), such as LogitLink() or ProbitLink(); "
-                f"got {link!r}.")
+                f"onto (0, 1) (Link.cdf), such as LogitLink(), ProbitLink() or "
+                f"CLogLogLink(); got {link!r}.")
+        if type(self).name is None:
+            self.name = link.name or "binary"
 
     def _params(self):
         # the registered subclasses fix their link; a BinaryFamily shows it
@@ -186,9 +205,45 @@ class BinaryFamily(Family):
             return np.full(len(y), 1.0 if classes[0] in (1, True) else -1.0)
         return _plus_minus(y == classes[1])
 
-    # --- the likelihood: log F at the margin y eta -------------------------------------------
+    # --- the likelihood: log F(eta) for y = +1, log(1 - F(eta)) for y = -1 ---------------
+    def _terms(self, y, eta, which):
+        """The terms ``which`` (a subset of ``("value", "d1", "d2")``) of the
+        log-likelihood: at the margins ``y eta`` for a symmetric link (one evaluation of
+        ``log F``), else ``log F`` and its derivatives on the positive labels and
+        ``log(1 - F)`` and its derivatives on the negative ones."""
+        link = self.link
+        y = as_column(y, eta)
+        if link.symmetric:
+            margin = y * eta
+            out = []
+            if "value" in which:
+                out.append(link.log_inverse(margin))
+            if "d1" in which or "d2" in which:
+                d1, d2 = link.log_inverse_derivatives(margin)
+                out += [y * d1] if "d1" in which else []
+                out += [d2] if "d2" in which else []
+            return tuple(out)
+
+        def side(log_f, derivatives):
+            def terms(eta):
+                out = [log_f(eta)] if "value" in which else []
+                if "d1" in which or "d2" in which:
+                    d1, d2 = derivatives(eta)
+                    out += [d1] if "d1" in which else []
+                    out += [d2] if "d2" in which else []
+                return tuple(out)
+            return terms
+
+        if np.size(eta) == 0:
+            return tuple(np.zeros(np.shape(eta)) for _ in which)
+        positive = np.broadcast_to(y > 0, np.shape(eta))
+        return piecewise([(positive, side(link.log_inverse, link.log_inverse_derivatives)),
+                          (~positive, side(link.log_complement,
+                                           link.log_complement_derivatives))], eta)
+
     def loglik(self, y: FloatArray, eta: FloatArray) -> FloatArray:
-        """``log F(y eta)``.
+        """``log F(eta)`` for ``y = +1``, ``log(1 - F(eta))`` for ``y = -1`` (``log F(y eta)``
+        for a symmetric link).
 
         Parameters
         ----------
@@ -201,10 +256,11 @@ class BinaryFamily(Family):
         -------
         loglik : ndarray of the shape of ``eta``
         """
-        return self.link.log_inverse(as_column(y, eta) * eta)
+        return self._terms(y, eta, ("value",))[0]
 
     def d1(self, y: FloatArray, eta: FloatArray) -> FloatArray:
-        """``y (log F)'(y eta)``.
+        """First derivative of :meth:`loglik` in ``eta`` (``y (log F)'(y eta)`` for a
+        symmetric link).
 
         Parameters
         ----------
@@ -217,11 +273,11 @@ class BinaryFamily(Family):
         -------
         d1 : ndarray of the shape of ``eta``
         """
-        y = as_column(y, eta)
-        return y * self.link.log_inverse_derivatives(y * eta)[0]
+        return self._terms(y, eta, ("d1",))[0]
 
     def d2(self, y: FloatArray, eta: FloatArray) -> FloatArray:
-        """``(log F)''(y eta)`` (``y^2 = 1``).
+        """Second derivative of :meth:`loglik` in ``eta`` (``(log F)''(y eta)`` for a
+        symmetric link, ``y^2 = 1``).
 
         Parameters
         ----------
@@ -234,11 +290,11 @@ class BinaryFamily(Family):
         -------
         d2 : ndarray of the shape of ``eta``
         """
-        return self.link.log_inverse_derivatives(as_column(y, eta) * eta)[1]
+        return self._terms(y, eta, ("d2",))[0]
 
     def loglik_and_derivatives(self, y: FloatArray, eta: FloatArray,
                                second: bool = False) -> tuple[FloatArray, ...]:
-        """The log-likelihood and its derivatives from one evaluation at the margins.
+        """The log-likelihood and its derivatives from one evaluation of the link.
 
         Parameters
         ----------
@@ -255,11 +311,7 @@ class BinaryFamily(Family):
             ``(loglik, d1)``, or ``(loglik, d1, d2)`` with ``second=True`` (the
             log-likelihood of two classes has no ``eta``-free terms).
         """
-        y = as_column(y, eta)
-        margin = y * eta
-        d1, d2 = self.link.log_inverse_derivatives(margin)
-        terms = (self.link.log_inverse(margin), y * d1)
-        return terms + (d2,) if second else terms
+        return self._terms(y, eta, ("value", "d1", "d2") if second else ("value", "d1"))
 
     def initial_predictor(self, mean_target: float) -> float:
         """The link of ``P(y = +1) = (1 + mean) / 2`` for the mean of ±1 labels, clipped
@@ -312,12 +364,13 @@ class BinaryFamily(Family):
     # --- expectations over a Gaussian linear predictor -------------------------------------
     def expected_loglik(self, y: FloatArray, m: FloatArray,
                         v: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """``E[log F(y eta)]`` for ``eta ~ N(m, v)`` and its gradients in ``m`` and ``v``.
+        """``E[log p(y | eta)]`` for ``eta ~ N(m, v)`` and its gradients in ``m`` and ``v``.
 
-        Gauss-Hermite quadrature for ``v <= 1`` (:meth:`Family.expected_loglik`); for wider
-        Gaussians, where the change of curvature of ``log F`` near 0 is narrow on the scale
-        of the Hermite nodes, Gauss-Legendre panels (:func:`wide_gaussian_nodes`), or a
-        family's own rule.
+        Gauss-Hermite quadrature for ``v <= 1`` (:meth:`Family.expected_loglik`; ``v <= 0.1``
+        for an asymmetric link); for wider Gaussians, where the change of curvature of
+        ``log F`` near 0 is narrow on the scale of the Hermite nodes, Gauss-Legendre panels
+        (:func:`wide_gaussian_nodes`, with more panel ends near 0 for an asymmetric link),
+        or a family's own rule.
 
         Parameters
         ----------
@@ -327,10 +380,10 @@ class BinaryFamily(Family):
         Returns
         -------
         value, grad_m, grad_v : ndarray of shape (n,)
-            ``grad_m = y E[(log F)'(y eta)]``, ``grad_v = E[(log F)''(y eta)] / 2`` (Bonnet's
-            and Price's theorems).
+            ``grad_m = E[d1]``, ``grad_v = E[d2] / 2`` (Bonnet's and Price's theorems).
         """
-        return by_width(v, super().expected_loglik, self._wide_expected_loglik, y, m, v)
+        return by_width(v, super().expected_loglik, self._wide_expected_loglik, y, m, v,
+                        **self._width())
 
     def expected_mean(self, m: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Mean and variance of ``P(y = +1 | eta) = F(eta)`` over ``eta ~ N(m, v)``.
@@ -350,18 +403,36 @@ class BinaryFamily(Family):
         moments = self.link.gaussian_moments(m, v)
         if moments is not None:
             return moments
-        return by_width(v, super().expected_mean, self._wide_expected_mean, m, v)
+        return by_width(v, super().expected_mean, self._wide_expected_mean, m, v,
+                        **self._width())
+
+    def _width(self):
+        """The variance above which :func:`by_width` takes the wide rule (its default for
+        a symmetric link)."""
+        return {} if self.link.symmetric else {"threshold": _GENERAL_WIDE_VARIANCE}
+
+    def _panels(self):
+        """The panel ends of :func:`wide_gaussian_nodes` (its default for a symmetric
+        link)."""
+        return {} if self.link.symmetric else {"breaks": _GENERAL_PANEL_ETA}
 
     def _wide_expected_loglik(self, y, m, v):
-        """:meth:`expected_loglik` of wide Gaussians (``v > 1``), by Gauss-Legendre panels."""
+        """:meth:`expected_loglik` of wide Gaussians, by Gauss-Legendre panels
+        (at the margins ``y eta`` for a symmetric link: the same panels, as they are
+        symmetric about 0)."""
+        if not self.link.symmetric:
+            eta, weights = wide_gaussian_nodes(m, v, **self._panels())
+            value, d1, d2 = self._terms(y, eta, ("value", "d1", "d2"))
+            return ((value * weights).sum(axis=1), (d1 * weights).sum(axis=1),
+                    0.5 * (d2 * weights).sum(axis=1))
         margin, weights = wide_gaussian_nodes(y * m, v)
         d1, d2 = self.link.log_inverse_derivatives(margin)
         return ((self.link.log_inverse(margin) * weights).sum(axis=1),
                 y * (d1 * weights).sum(axis=1), 0.5 * (d2 * weights).sum(axis=1))
 
     def _wide_expected_mean(self, m, v):
-        """:meth:`expected_mean` of wide Gaussians (``v > 1``), by Gauss-Legendre panels."""
-        eta, weights = wide_gaussian_nodes(m, v)
+        """:meth:`expected_mean` of wide Gaussians, by Gauss-Legendre panels."""
+        eta, weights = wide_gaussian_nodes(m, v, **self._panels())
         p = self.mean(eta)
         mean = (p * weights).sum(axis=1)
         return mean, np.maximum((p**2 * weights).sum(axis=1) - mean**2, 0.0)

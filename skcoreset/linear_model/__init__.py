@@ -1,6 +1,7 @@
 """Bayesian generalized linear models as scikit-learn estimators.
 
 :class:`BayesianLogisticRegression`, :class:`BayesianProbitRegression`,
+:class:`BayesianBinaryRegression` (any binary link),
 :class:`BayesianPoissonRegression` and :class:`BayesianNegativeBinomialRegression` fit a
 posterior over ``theta = [coef..., intercept]`` under the prior ``N(0, prior_scale^2 I)`` on
 the coefficients and ``N(0, intercept_prior_scale^2)`` on the intercept. ``sample_weight``
@@ -10,11 +11,14 @@ the full data.
 
 Modules: ``_methods`` (the method table, from which the estimators' parameters, constraints,
 docs and typed ``__init__`` follow), ``_codegen`` (writes those ``__init__``), ``_base`` (what
-every estimator shares), ``_binary`` (the classifiers), ``_count`` (the count regressions).
+every estimator shares), ``_binary`` (the classifiers), ``_regression`` (what every regressor
+shares), ``_count`` (the count regressions).
 """
 
-from ._binary import BayesianLogisticRegression, BayesianProbitRegression
+from ._binary import (BayesianBinaryRegression, BayesianLogisticRegression,
+                      BayesianProbitRegression)
 from ._count import BayesianNegativeBinomialRegression, BayesianPoissonRegression
 
-__all__ = ["BayesianLogisticRegression", "BayesianNegativeBinomialRegression",
-           "BayesianPoissonRegression", "BayesianProbitRegression"]
+__all__ = ["BayesianBinaryRegression", "BayesianLogisticRegression",
+           "BayesianNegativeBinomialRegression", "BayesianPoissonRegression",
+           "BayesianProbitRegression"]

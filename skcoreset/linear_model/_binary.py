@@ -13,9 +13,10 @@ from .._dask_predict import accuracy, predict_lazily
 from .._posterior import SamplePosterior
 from .._sklearn_compat import available_if
 from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
-from ..families import LogisticFamily, ProbitFamily
+from .._sklearn_compat import StrOptions
+from ..families import LINKS, Link, LogisticFamily, ProbitFamily, binary_family
 from ._base import COMMON_ATTRS_DOC, BaseBayesianGLM, uses_pass_glm
-from ._methods import glm_estimator
+from ._methods import Param, glm_estimator
 
 
 _CLASSIFIER_ATTRS_DOC = """
@@ -113,7 +114,14 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         return self._partial_fit(X, y, sample_weight, classes=classes)
 
     def decision_function(self, X: MatrixLike) -> Prediction:
-        """Linear predictor at the posterior mean, ``X @ coef_ + intercept_``.
+        """Confidence score of ``classes_[1]``: positive exactly where :meth:`predict` chooses
+        it (for a Gaussian posterior).
+
+        For a link symmetric about 0 (logit, probit) the linear predictor at the posterior
+        mean, ``X @ coef_ + intercept_``. For another link (such as cloglog, whose
+        ``F(0) = 1 - 1/e``) the sign of the linear predictor does not decide the class: the
+        score is then the log-odds ``log(p / (1 - p))`` of the posterior predictive
+        probability ``p`` of :meth:`predict_proba`.
 
         Parameters
         ----------
@@ -127,7 +135,12 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         """
         if is_dask_collection(X):
             return predict_lazily(self, "decision_function", X)
-        return self._linear_predictor(X)
+        check_is_fitted(self)
+        if self.family_.link.symmetric:
+            return self._linear_predictor(X)
+        p = self._predictive_moments(X)[0]
+        with np.errstate(divide="ignore"):
+            return np.log(p) - np.log1p(-p)
 
     def predict_proba(self, X: MatrixLike, return_std: bool = False) -> Prediction:
         """Class probabilities integrated over the posterior.
@@ -187,7 +200,8 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
             return np.log(self.predict_proba(X))
 
     def predict(self, X: MatrixLike) -> Prediction:
-        """Most probable class under the posterior predictive.
+        """Most probable class under the posterior predictive: ``classes_[1]`` where
+        ``P(y = classes_[1] | x) > 1/2`` (:meth:`predict_proba`).
 
         Parameters
         ----------
@@ -202,11 +216,13 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         check_is_fitted(self)
         if is_dask_collection(X):
             return predict_lazily(self, "predict", X, dtype=self.classes_.dtype)
-        if isinstance(self.posterior_, SamplePosterior):
-            return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
+        if (isinstance(self.posterior_, SamplePosterior)
+                or not self.family_.link.symmetric):
+            # ties (p = 1/2) go to classes_[0], as the argmax of predict_proba
+            return self.classes_[(self._predictive_moments(X)[0] > 0.5).astype(int)]
         # a symmetric Gaussian latent and a symmetric F: E[F(eta)] > 1/2 exactly when its
         # mean is > 0
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        return self.classes_[(self._linear_predictor(X) > 0).astype(int)]
 
     def score(self, X: MatrixLike, y: VectorLike,
               sample_weight: VectorLike | None = None) -> float:
@@ -382,3 +398,99 @@ class BayesianProbitRegression(_BaseBinaryClassifier):
 
     def _family(self):
         return ProbitFamily()
+
+
+# the names of the links onto (0, 1), accepted by link= besides Link instances
+_BINARY_LINKS = sorted(name for name, link in LINKS.items() if link.cdf)
+
+
+@glm_estimator(LogisticFamily(), _CLASSIFIER_ATTRS_DOC, link=Param(
+    "logit", [StrOptions(set(_BINARY_LINKS)), Link], "", "",
+    annotation="Literal[" + ", ".join(f'"{name}"' for name in _BINARY_LINKS) + "] | Link"))
+class BayesianBinaryRegression(_BaseBinaryClassifier):
+    """Bayesian binary regression with any link, with posterior uncertainty.
+
+    Fits a Gaussian posterior over the coefficients and intercept of
+    ``P(y = classes_[1] | x) = F(x . coef + intercept)`` under a Gaussian prior, for the
+    inverse link ``F`` of ``link``, with each point's log-likelihood multiplied by its
+    ``sample_weight``. ``link="logit"`` is :class:`BayesianLogisticRegression` and
+    ``link="probit"`` :class:`BayesianProbitRegression`; ``link="cloglog"``, the
+    complementary log-log link ``F(eta) = 1 - exp(-exp(eta))``, is the asymmetric one, for
+    probabilities that approach 0 and 1 at different rates (the binary model of "at least
+    one event" of a Poisson process with rate ``exp(eta)``). Coreset constructors take the
+    same likelihood as ``model=binary_family(link)``
+    (:func:`skcoreset.families.binary_family`).
+
+    Parameters
+    ----------
+    link : {{"logit", "probit", "cloglog"}} or Link, default="logit"
+        The link: its name, or a :class:`skcoreset.families.Link` instance whose inverse is
+        a distribution function (``Link.cdf``). ``method="pass_glm"`` supports the logit
+        and probit links only.
+    {common_params}
+    Attributes
+    ----------
+    {common_attrs}
+    See Also
+    --------
+    BayesianLogisticRegression : The logit link.
+    BayesianProbitRegression : The probit link.
+    statsmodels.genmod.families.family.Binomial : Its maximum-likelihood counterpart, which
+        takes the same links.
+
+    Notes
+    -----
+    :meth:`predict` chooses ``classes_[1]`` where its posterior predictive probability
+    exceeds 1/2; for an asymmetric link that is not where the linear predictor is positive,
+    and :meth:`decision_function` is the log-odds of that probability. Multi-class problems:
+    wrap the estimator in :class:`skcoreset.multiclass.BayesianOneVsRestClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import scale
+    >>> from skcoreset import BayesianBinaryRegression
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = BayesianBinaryRegression(link="cloglog").fit(scale(X), y)
+    >>> proba, std = clf.predict_proba(scale(X)[:2], return_std=True)
+    >>> proba.shape, std.shape
+    ((2, 2), (2,))
+    """
+
+    # __init__ generated from the method table (python -m skcoreset.linear_model._codegen)
+    def __init__(self, *, link: Literal["cloglog", "logit", "probit"] | Link = "logit",
+                 method: FitMethod = "laplace", prior_scale: float = 1.0,
+                 intercept_prior_scale: float = 10.0, fit_intercept: bool = True,
+                 tol: float = 1e-10, max_iter: int = 500, kl_beta: float | None = None,
+                 pass_degree: int = 2, pass_radius: float | Literal["auto"] = "auto",
+                 sampler: Literal["ensemble", "nuts"] = "nuts", n_draws: int = 4000,
+                 n_burnin: int | None = None, thin: int | None = None,
+                 n_walkers: int | None = None, n_chains: int = 4, n_jobs: int | None = None,
+                 random_state: RandomStateLike = None, verbose: int = 0) -> None:
+        self.link = link
+        self.method = method
+        self.prior_scale = prior_scale
+        self.intercept_prior_scale = intercept_prior_scale
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.kl_beta = kl_beta
+        self.pass_degree = pass_degree
+        self.pass_radius = pass_radius
+        self.sampler = sampler
+        self.n_draws = n_draws
+        self.n_burnin = n_burnin
+        self.thin = thin
+        self.n_walkers = n_walkers
+        self.n_chains = n_chains
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+    # end of the generated __init__
+
+    def _family(self):
+        if isinstance(self.link, Link) and not (self.link.cdf or self.link.symmetric):
+            raise ValueError(
+                f"link must be one of {_BINARY_LINKS} or a Link whose inverse is a "
+                f"distribution function onto (0, 1) (Link.cdf), got {self.link!r}.")
+        return binary_family(self.link)

@@ -7,20 +7,19 @@ from typing import Any, Literal, Self, TypeVar
 
 import numpy as np
 from scipy import stats
-from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import fit_context
 from .._backend import is_dask_collection
-from .._dask_predict import predict_lazily, r2
 from .._inference import resolve_family
 from .._posterior import SamplePosterior, check_level
 from .._sklearn_compat import Interval, StrOptions, _num_samples, available_if
 from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._validation import check_numeric_dtype, combined_exposure
 from ..families import NegativeBinomialFamily, PoissonFamily
-from ._base import COMMON_ATTRS_DOC, BaseBayesianGLM, uses_pass_glm
+from ._base import COMMON_ATTRS_DOC, uses_pass_glm
 from ._methods import Param, glm_estimator
+from ._regression import _BaseRegression
 
 # The negative binomial log alpha is sampled by MCMC when its Laplace sd is at most this
 # (alpha known within a factor e^2 = 7.4); beyond, its posterior is the prior's on the side of
@@ -45,7 +44,7 @@ def _exposure_doc(method: _Documented) -> _Documented:
     return method
 
 
-class _BaseCountRegression(RegressorMixin, BaseBayesianGLM):
+class _BaseCountRegression(_BaseRegression):
     """The count regressions: non-negative targets, predictions of new counts, and counts
     observed over an exposure (``exposure=``, ``offset=``) in fit, predict, score,
     sample_y and to_arviz."""
@@ -54,10 +53,6 @@ class _BaseCountRegression(RegressorMixin, BaseBayesianGLM):
         tags = super().__sklearn_tags__()
         tags.target_tags.positive_only = True
         return tags
-
-    def _set_coef(self, coef, intercept):
-        self.coef_ = coef
-        self.intercept_ = intercept
 
     def _exposure_of(self, X, exposure, offset):
         """The multiplier of the mean of each row of X from ``exposure`` and ``offset``
@@ -142,7 +137,7 @@ class _BaseCountRegression(RegressorMixin, BaseBayesianGLM):
         std : ndarray of shape (n_samples,)
             Only returned when ``return_std=True``.
         """
-        return self._predict_counts(X, return_std, self._exposure_of(X, exposure, offset))
+        return self._predict_mean(X, return_std, self._exposure_of(X, exposure, offset))
 
     @_exposure_doc
     def score(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
@@ -253,43 +248,6 @@ class _BaseCountRegression(RegressorMixin, BaseBayesianGLM):
                              "pass X and y with them.")
         exposure = None if X is None else self._exposure_of(X, exposure, offset)
         return self._to_arviz(X, y, exposure, n_draws, n_chains, random_state)
-
-    def _r2_score(self, X, y, sample_weight, exposure=None):
-        rows = () if exposure is None else (("exposure", exposure),)
-        if is_dask_collection(X):
-            return r2(self, X, y, sample_weight, rows=rows)
-        from sklearn.metrics import r2_score
-
-        return r2_score(y, self.predict(X, **dict(rows)), sample_weight=sample_weight)
-
-    def _predict_counts(self, X, return_std, exposure=None):
-        """Predictive mean (and std) of counts observed over ``exposure`` (default 1): the
-        mean ``mu`` scales to ``e mu``, so its posterior mean by ``e`` and variance by
-        ``e^2``. On a dask X, lazily block by block."""
-        if is_dask_collection(X):
-            rows = () if exposure is None else (("exposure", exposure),)
-            out = predict_lazily(self, "predict", X, rows=rows, return_std=return_std,
-                                 columns=2 if return_std else None)
-            return (out[:, 0], out[:, 1]) if return_std else out
-        mean, mean_var, exponent = self._scaled_predictive_moments(X, exposure)
-        if return_std:
-            # in the units 2**exponent: the variance of rates beyond 1e154 overflows
-            std = np.sqrt(self.family_.predictive_variance(mean, mean_var, exponent))
-        largest = np.maximum(mean, std) if return_std else mean
-        with np.errstate(over="ignore"):
-            beyond = ~np.isfinite(np.ldexp(largest, exponent))
-            mean = np.ldexp(mean, exponent)
-            std = np.ldexp(std, exponent) if return_std else None
-        if beyond.any():
-            log10 = np.max(np.log10(largest[beyond]) + exponent[beyond] * np.log10(2.0))
-            size = f"up to about 1e{log10:.0f}" if np.isfinite(log10) else "far beyond it"
-            warnings.warn(
-                f"{beyond.sum()} of {len(mean)} predicted means or standard deviations are "
-                f"beyond float64 ({size}) and are returned as inf. "
-                "Predict over the exposure the counts are observed on (exposure= or "
-                "offset=), or fit on a scale where the rates are representable.",
-                RuntimeWarning, stacklevel=3)
-        return (mean, std) if return_std else mean
 
 
 @glm_estimator(PoissonFamily(), COMMON_ATTRS_DOC,

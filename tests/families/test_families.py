@@ -9,8 +9,9 @@ from scipy.special import gammaln
 
 from skcoreset._inference import resolve_family
 from skcoreset.families import (
-    FAMILIES as REGISTRY, Family, GaussianFamily, LogisticFamily, NegativeBinomialFamily,
-    PoissonFamily, ProbitFamily, gauss_hermite, make_family)
+    FAMILIES as REGISTRY, LINKS, BinaryFamily, CLogLogLink, Family, GaussianFamily, LogitLink,
+    LogLink, LogisticFamily, NegativeBinomialFamily, PoissonFamily, ProbitFamily, ProbitLink,
+    binary_family, gauss_hermite, make_family)
 
 FAMILIES = {
     "logistic": (LogisticFamily(), np.array([-1.0, 1.0, 1.0, -1.0, 1.0])),
@@ -20,7 +21,19 @@ FAMILIES = {
     "gaussian": (GaussianFamily(noise_scale=0.7), np.array([-1.3, 0.2, 2.5, 0.0, 4.0])),
     "negative-binomial": (NegativeBinomialFamily(alpha=0.6),
                           np.array([0.0, 1.0, 3.0, 7.0, 40.0])),
+    "cloglog": (binary_family("cloglog"), np.array([1.0, -1.0, -1.0, 1.0, 1.0])),
 }
+
+
+def test_the_cases_cover_every_registered_family_and_binary_link():
+    # a family or binary link added to the registries fails here until it has a case above
+    classes = {type(family) for family, _ in FAMILIES.values()}
+    assert set(REGISTRY.values()) <= classes, set(REGISTRY.values()) - classes
+    links = {family.link.name for family, _ in FAMILIES.values() if family.binary}
+    binary_links = {name for name, link in LINKS.items() if link.cdf}
+    assert binary_links <= links, binary_links - links
+
+
 ETA = np.array([-3.0, -0.4, 0.3, 1.1, 2.0])
 
 
@@ -72,6 +85,63 @@ def test_loglik_is_a_normalised_density():
     gauss = GaussianFamily(noise_scale=2.0)
     np.testing.assert_allclose(gauss.loglik(np.array([1.0]), np.array([0.2])),
                                stats.norm.logpdf(1.0, 0.2, 2.0))
+
+
+@pytest.mark.parametrize("link", [name for name, link in LINKS.items() if link.cdf])
+def test_binary_likelihoods_are_bernoulli(link):
+    family = binary_family(link)
+    eta = np.array([-30.0, -2.0, 0.5, 3.0])
+    p = family.link.inverse(eta)
+    # (log p of the reference loses accuracy as p nears 1: 3e-8 relative at cloglog's 3)
+    np.testing.assert_allclose(family.loglik(np.ones(4), eta), stats.bernoulli.logpmf(1, p),
+                               rtol=1e-7)
+    np.testing.assert_allclose(family.loglik(-np.ones(4), eta)[:3],
+                               stats.bernoulli.logpmf(0, p[:3]), rtol=1e-9)
+    total = np.exp(family.loglik(np.ones(4), eta)) + np.exp(family.loglik(-np.ones(4), eta))
+    np.testing.assert_allclose(total, 1.0, rtol=1e-14)
+
+
+@pytest.mark.parametrize("link", [LogitLink, ProbitLink])
+def test_general_binary_form_equals_the_symmetric_fast_path(link):
+    # the same link declared asymmetric takes the general form: log F for y = +1 and
+    # log(1 - F) for y = -1 (here the reflection log F(-eta), written out), each with its
+    # derivatives, and the generic wide-Gaussian rule
+    def log_complement(self, eta):
+        return link.log_inverse(self, -eta)
+
+    def log_complement_derivatives(self, eta):
+        d1, d2 = link.log_inverse_derivatives(self, -eta)
+        return -d1, d2
+
+    general = BinaryFamily(type("Asymmetric", (link,), {
+        "symmetric": False, "log_complement": log_complement,
+        "log_complement_derivatives": log_complement_derivatives})())
+    fast = binary_family(link.name)
+    assert fast.link.symmetric and not general.link.symmetric
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+    eta = np.column_stack([ETA * 7, ETA, -ETA])
+    for a, b in zip(general.loglik_and_derivatives(y, eta, second=True),
+                    BinaryFamily.loglik_and_derivatives(fast, y, eta, second=True)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-300)
+    m, v = ETA, np.array([0.3, 2.0, 30.0, 1e3, 0.01])
+    for a, b in zip(general.expected_loglik(y, m, v), BinaryFamily.expected_loglik(fast, y, m, v)):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_binary_family_of_a_link():
+    assert type(binary_family("logit")) is LogisticFamily
+    assert type(binary_family(ProbitLink())) is ProbitFamily
+    cloglog = binary_family(CLogLogLink(), n_quadrature=16)
+    assert type(cloglog) is BinaryFamily and cloglog.n_quadrature == 16
+    assert cloglog.name == "cloglog" and cloglog.binary and cloglog.pass_glm_mapping is None
+    assert repr(binary_family("cloglog")) == "BinaryFamily(link=CLogLogLink())"
+    assert make_family(cloglog) is cloglog  # a model= of the coreset constructors
+    with pytest.raises(ValueError, match="link must be 'logit' or 'probit' or 'cloglog'"):
+        binary_family("log")
+    with pytest.raises(ValueError, match="distribution function onto \\(0, 1\\)"):
+        binary_family(LogLink())
+    # initial predictor: the link of the share of positives, as for the registered ones
+    np.testing.assert_allclose(cloglog.initial_predictor(-0.5), np.log(-np.log(0.75)))
 
 
 def test_logistic_float32_loglik_is_float64_rounded():
@@ -250,6 +320,7 @@ _ETAS = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False)
        target=st.floats(-1e3, 1e3))
 def test_families_are_finite_and_concave_everywhere(eta, label, count, target):
     cases = [(LogisticFamily(), label), (ProbitFamily(), label),
+             (binary_family("cloglog"), label),
              (PoissonFamily("log"), float(count)),
              (PoissonFamily("softplus"), float(count)), (GaussianFamily(2.0), target),
              (NegativeBinomialFamily(alpha=0.3), float(count))]
@@ -416,3 +487,25 @@ def test_labels_the_one_pass_path_leaves_to_the_full_checks(y, match):
     assert _two_numeric_labels(np.asarray(y)) is None
     with pytest.raises(ValueError, match=match):
         LogisticFamily().fit_target(np.asarray(y))
+
+
+@pytest.mark.parametrize("v", [0.05, 0.3, 1.0, 4.0, 30.0, 400.0])
+@pytest.mark.parametrize("m", [-3.0, -0.3, 0.5, 2.5])
+def test_cloglog_expectations_are_accurate_at_every_width(m, v):
+    family = binary_family("cloglog")
+    y, mm, vv = np.array([1.0, -1.0]), np.array([m, m]), np.array([v, v])
+    value, grad_m, grad_v = family.expected_loglik(y, mm, vv)
+    # y = -1: log(1 - F) = -exp(eta), whose Gaussian expectation is log-normal; the panels
+    # reach 9 sd, short of where exp(eta) N(m, v) peaks (v / sd = sqrt(v) sd) for wider ones
+    if v <= 4.0:
+        rate = np.exp(m + v / 2)
+        np.testing.assert_allclose([value[1], grad_m[1], grad_v[1]],
+                                   [-rate, -rate, -rate / 2], rtol=1e-10)
+    # y = +1: log F against adaptive integration, with breaks where F turns
+    sd = np.sqrt(v)
+    expected = integrate.quad(
+        lambda e: family.loglik(np.ones(1), np.array([e]))[0] * stats.norm.pdf(e, m, sd),
+        m - 14 * sd, m + 14 * sd, points=sorted({-8.0, -2.0, 0.0, 2.0, 4.0} & set(
+            np.clip([-8.0, -2.0, 0.0, 2.0, 4.0], m - 14 * sd, m + 14 * sd))),
+        limit=2000, epsabs=1e-13, epsrel=1e-13)[0]
+    np.testing.assert_allclose(value[0], expected, rtol=1e-10, atol=1e-13)

@@ -4,18 +4,31 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from skcoreset.families import (LINKS, IdentityLink, Link, LogitLink, LogLink, ProbitLink,
-                                SoftplusLink, make_link)
+from skcoreset.families import (LINKS, CLogLogLink, IdentityLink, Link, LogitLink, LogLink,
+                                ProbitLink, SoftplusLink, make_link)
 from skcoreset.families._base import wide_gaussian_nodes
 
 ETA = np.array([-6.0, -2.5, -0.3, 0.0, 0.4, 1.7, 5.0])
-ALL = [IdentityLink(), LogLink(), SoftplusLink(), LogitLink(), ProbitLink()]
-POSITIVE = ALL[1:]  # links onto positive means: log_inverse is defined
+# every registered link: a new one is checked here without editing a list
+ALL = [link() for link in LINKS.values()]
+POSITIVE = [link for link in ALL if np.all(link.inverse(ETA) > 0)]  # log_inverse defined
+CDF = [link for link in ALL if link.cdf]  # binary links: log_complement defined
+
+
+def test_the_link_lists_follow_the_registry():
+    assert {type(link) for link in POSITIVE} == set(LINKS.values()) - {IdentityLink}
+    assert {link.name for link in CDF} == {"logit", "probit", "cloglog"}
+    for link in CDF:  # a distribution function onto (0, 1), increasing
+        mean = link.inverse(np.linspace(-3.0, 3.0, 61))
+        assert np.all((mean > 0) & (mean < 1)) and np.all(np.diff(mean) > 0), link
 
 
 @pytest.mark.parametrize("link", ALL, ids=repr)
 def test_link_and_inverse_are_inverses(link):
-    np.testing.assert_allclose(link(link.inverse(ETA)), ETA, rtol=1e-9, atol=1e-9)
+    mean = link.inverse(ETA)
+    # where a probability rounds to 1 (cloglog: 1 - exp(-e^5) = 1 - 1e-65) no link inverts it
+    invertible = ~(link.cdf & (mean > 1 - 1e-12))
+    np.testing.assert_allclose(link(mean[invertible]), ETA[invertible], rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("link", ALL, ids=repr)
@@ -120,8 +133,8 @@ def test_wide_gaussian_nodes_integrate_log_phi(m, v):
 def test_links_are_stateless_and_named():
     assert ProbitLink() == ProbitLink() and ProbitLink() != LogitLink()
     assert len({LogLink(), LogLink()}) == 1
-    assert sorted(LINKS) == ["identity", "log", "logit", "probit", "softplus"]
-    assert [link.symmetric for link in ALL] == [False, False, False, True, True]
+    assert sorted(LINKS) == ["cloglog", "identity", "log", "logit", "probit", "softplus"]
+    assert {link.name for link in ALL if link.symmetric} == {"logit", "probit"}
     assert isinstance(make_link("probit"), ProbitLink)
     link = SoftplusLink()
     assert make_link(link, allowed=("log", "softplus")) is link
@@ -143,3 +156,69 @@ def test_softplus_log_curvature_keeps_its_sign_far_below_zero():
     np.testing.assert_allclose(second, expected, rtol=1e-13)
     eta = np.linspace(-60.0, 60.0, 2001)
     assert np.all(make_link("softplus").log_inverse_derivatives(eta)[1] < 0.0)
+
+
+@pytest.mark.parametrize("link", CDF, ids=repr)
+def test_log_complement_and_its_derivatives(link):
+    # log(1 - F): the log-probability of the negative class of a binary model (1 - F is
+    # the less accurate one where F is near 1: 1e-11 relative at Phi(5), 0 at cloglog's)
+    mean = link.inverse(ETA)
+    below_one = mean < 1.0
+    np.testing.assert_allclose(link.log_complement(ETA)[below_one],
+                               np.log1p(-mean[below_one]), rtol=1e-10, atol=1e-15)
+    h = 1e-5
+    d1, d2 = link.log_complement_derivatives(ETA)
+    fd1 = (link.log_complement(ETA + h) - link.log_complement(ETA - h)) / (2 * h)
+    fd2 = (link.log_complement_derivatives(ETA + h)[0]
+           - link.log_complement_derivatives(ETA - h)[0]) / (2 * h)
+    np.testing.assert_allclose(d1, fd1, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(d2, fd2, rtol=1e-6, atol=1e-9)
+    # the stable forms agree with the defaults of the base class, derived from the inverse
+    base = type("Plain", (Link,), {"__call__": link.__call__, "inverse": link.inverse,
+                                   "inverse_derivatives": link.inverse_derivatives})()
+    eta = ETA[below_one]
+    np.testing.assert_allclose(link.log_complement(eta), base.log_complement(eta),
+                               rtol=1e-9, atol=1e-15)
+    for stable, default in zip((d1[below_one], d2[below_one]),
+                               base.log_complement_derivatives(eta)):
+        np.testing.assert_allclose(stable, default, rtol=1e-7, atol=1e-12)
+
+
+def test_cloglog_link_is_the_minimum_gumbel_distribution_function():
+    link = CLogLogLink()
+    eta = np.array([-700.0, -40.0, -8.0, -1.0, -0.37, 0.0, 0.8, 3.0, 5.0, 30.0, 400.0])
+    gumbel = stats.gumbel_l
+    np.testing.assert_allclose(link.inverse(eta), gumbel.cdf(eta), rtol=1e-14)
+    # scipy's log cdf underflows to -inf below about -745; here it tends to eta
+    finite = eta > -700
+    np.testing.assert_allclose(link.log_inverse(eta)[finite], gumbel.logcdf(eta[finite]),
+                               rtol=1e-13)
+    assert link.log_inverse(np.array([-700.0, -1e4]))[1] == -1e4
+    np.testing.assert_allclose(link.log_complement(eta), gumbel.logsf(eta), rtol=1e-14)
+    d1 = link.log_inverse_derivatives(eta)[0]
+    moderate = eta < 30  # the density underflows beyond
+    np.testing.assert_allclose(
+        d1[moderate], np.exp(gumbel.logpdf(eta) - gumbel.logcdf(eta))[moderate], rtol=1e-12)
+    np.testing.assert_allclose(link(np.array([0.01, 0.5, 0.99])),
+                               gumbel.ppf([0.01, 0.5, 0.99]), rtol=1e-12)
+
+
+def test_cloglog_log_curvature_keeps_its_sign_and_joins_its_series():
+    """``(log F)'' = r (1 - u / (1 - e^-u))``, ``u = exp(eta)``, is ``-u / 2`` to leading
+    order as ``eta -> -inf``, where the direct form cancels: its sign is what keeps the
+    Laplace precision positive (the softplus link lost it at -33)."""
+    link = CLogLogLink()
+    eta = np.array([-700.0, -100.0, -33.0, -20.0])
+    u = np.exp(eta)
+    # log(1 - e^-u) = eta - u / 2 + u^2 / 24 + O(u^4); d^2/deta^2 u^k = k^2 u^k
+    np.testing.assert_allclose(link.log_inverse_derivatives(eta)[1], -u / 2 + u**2 / 6,
+                               rtol=1e-13)
+    grid = np.linspace(-800.0, 3.0, 4001)
+    curvature = link.log_inverse_derivatives(grid)[1]
+    # strictly negative until exp(eta) underflows (below -745), then -0.0
+    assert np.all(curvature <= 0.0) and np.all(curvature[grid > -700] < 0.0)
+    # the series below u = 0.1 and the direct form above agree at the switch (to the
+    # change of the curvature itself over 2e-12, about 2e-12 of it)
+    switch = np.log(0.1)
+    left, right = link.log_inverse_derivatives(np.array([switch - 1e-12, switch + 1e-12]))[1]
+    np.testing.assert_allclose(left, right, rtol=1e-11)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
+from skcoreset import linear_model
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
                        BayesianPoissonRegression, BayesianProbitRegression)
 from skcoreset._inference import laplace
@@ -28,8 +29,14 @@ from skcoreset.linear_model._methods import (ESTIMATORS, GENERATED_BEGIN, GENERA
 
 from ..conftest import logistic_data
 
-ESTIMATORS_UNDER_TEST = [BayesianLogisticRegression, BayesianProbitRegression,
-                         BayesianPoissonRegression, BayesianNegativeBinomialRegression]
+# every public estimator, from the package's exports: a new one is checked without a list
+ESTIMATORS_UNDER_TEST = [getattr(linear_model, name) for name in linear_model.__all__]
+
+
+def test_every_public_estimator_is_made_from_the_table():
+    assert set(ESTIMATORS_UNDER_TEST) <= set(ESTIMATORS)
+    assert {BayesianLogisticRegression, BayesianProbitRegression, BayesianPoissonRegression,
+            BayesianNegativeBinomialRegression} <= set(ESTIMATORS_UNDER_TEST)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS_UNDER_TEST)

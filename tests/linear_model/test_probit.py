@@ -260,5 +260,5 @@ def test_a_new_symmetric_link_is_a_binary_model():
     np.testing.assert_allclose(theta, [1.5, -1.0, 0.0], atol=0.35)
     coreset = QuasiNewtonCoreset(M=200, model=family, random_state=0).fit(X, labels)
     assert coreset.model_ == "cauchit" and coreset.kl_estimate_ < 1.0
-    with pytest.raises(ValueError, match="symmetric about 0"):
+    with pytest.raises(ValueError, match="distribution function onto \\(0, 1\\)"):
         BinaryFamily(link=__import__("skcoreset").families.LogLink())
