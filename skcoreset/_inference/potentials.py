@@ -6,6 +6,8 @@ the draws followed by one elementwise kernel, written into reused buffers and pr
 row blocks so the scratch memory stays bounded whatever N.
 """
 
+import threading
+
 import numpy as np
 from scipy import sparse
 
@@ -22,7 +24,9 @@ class PotentialEvaluator:
 
     The linear predictors of a block are one BLAS product written straight into the output,
     and the kernel works in place with two preallocated scratch blocks, so a call allocates
-    nothing large (fresh multi-megabyte temporaries cost page faults on every call).
+    nothing large (fresh multi-megabyte temporaries cost page faults on every call). The
+    buffers are per thread: dask's threaded scheduler calls one evaluator from several
+    threads at once, one chunk of rows each.
 
     Parameters
     ----------
@@ -44,16 +48,34 @@ class PotentialEvaluator:
         self.kernel = family.loglik_in_place if kernel is None else kernel
         self.fit_intercept = fit_intercept
         self.block = max(1, block_elements // n_draws)
-        self._out = np.empty((0, n_draws))
-        self._scratch = np.empty((2, self.block, n_draws))
+        self._local = threading.local()
+
+    def __getstate__(self):
+        # sent to dask workers without the buffers (a thread-local cannot be pickled)
+        state = self.__dict__.copy()
+        del state["_local"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._local = threading.local()
+
+    def _buffers(self, n, n_draws):
+        """This thread's output (``n`` rows of ``n_draws``) and scratch buffers."""
+        local = self._local
+        out = getattr(local, "out", None)
+        if out is None or out.shape[0] < n or out.shape[1] != n_draws:
+            local.out = np.empty((n, n_draws))
+        scratch = getattr(local, "scratch", None)
+        if scratch is None or scratch.shape[2] != n_draws:
+            local.scratch = np.empty((2, self.block, n_draws))
+        return local.out[:n], local.scratch
 
     def __call__(self, X, y, thetas, offset=None):
-        """Potentials of shape ``(n, S)``; a view of an internal buffer, valid until the
+        """Potentials of shape ``(n, S)``; a view of this thread's buffer, valid until its
         next call. ``offset`` (shape ``(n,)``) adds to every linear predictor of its row."""
         n = X.shape[0]
-        if self._out.shape[0] < n:
-            self._out = np.empty((n, thetas.shape[0]))
-        out = self._out[:n]
+        out, scratch = self._buffers(n, thetas.shape[0])
         if self.fit_intercept:
             coef, intercept = thetas[:, :-1], thetas[:, -1]
         else:
@@ -68,7 +90,7 @@ class PotentialEvaluator:
                 eta += intercept
             if offset is not None:
                 eta += offset[rows, None]
-            self.kernel(y[rows], eta, self._scratch[:, :rows.stop - rows.start])
+            self.kernel(y[rows], eta, scratch[:, :rows.stop - rows.start])
         return out
 
 
