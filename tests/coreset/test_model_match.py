@@ -165,3 +165,18 @@ def test_joint_calibration_matches_the_derivatives_in_log_alpha():
     # 60 rows can match the 4 + 10 moments in (theta, rho): the solver finds weights that do
     solved = fit.solve(w, penalty=1e-10)
     assert fit.kl(solved) < 1e-6 * fit.kl(w)
+
+
+def test_joint_calibration_on_a_dask_array(counts):
+    """On a dask array alpha is first estimated on one chunk; the joint calibration (its
+    sums one reduction over the chunks) still gives the full data's alpha."""
+    da = pytest.importorskip("dask.array")
+    X, y = counts
+    full = BayesianNegativeBinomialRegression().fit(X, y)
+    coreset = QuasiNewtonCoreset(model="negative_binomial", random_state=0).fit(
+        da.from_array(X, chunks=(2500, X.shape[1])), da.from_array(y, chunks=2500))
+    idx = coreset.sample_indices_
+    reg = BayesianNegativeBinomialRegression().fit(X[idx], y[idx],
+                                                   sample_weight=coreset.sample_weight_)
+    assert abs(reg.alpha_ - full.alpha_) < 0.5 * full.alpha_std_
+    assert posterior_kl(reg, full) < 0.01
