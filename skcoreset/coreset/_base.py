@@ -410,7 +410,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                                            prior_prec, rng)
             return data.take(indices, weights)
         context, _, root = merge_reduce_chunks(self, self.model_, data, family, prior_prec,
-                                               rng)
+                                               rng, self._dispersion_estimated)
         if context.thetas is not None:
             self.weighting_posterior_ = context.builder.weighting_posterior_
         if root.error is not None:

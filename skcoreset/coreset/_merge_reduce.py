@@ -157,23 +157,26 @@ class MergeTree:
         return sum(node is not None for node in self.levels)
 
 
-def block_builder(base, model):
-    """A quiet clone of the base constructor ready for ``_build`` on encoded data."""
+def block_builder(base, model, dispersion_estimated=False):
+    """A quiet clone of the base constructor ready for ``_build`` on encoded data;
+    ``dispersion_estimated``: the family's overdispersion was estimated from the data (the
+    estimator fitted on the coreset estimates it again, so the blocks calibrate it too)."""
     builder = clone(base)
     if "verbose" in builder.get_params():
         builder.set_params(verbose=0)
     builder.model_ = model
+    builder._dispersion_estimated = dispersion_estimated
     return builder
 
 
-def make_context(base, model, data, family, prior_prec, rng):
+def make_context(base, model, data, family, prior_prec, rng, dispersion_estimated=False):
     """The :class:`BlockContext` of a new tree over the rows of ``data`` (an
     :class:`~skcoreset._backend.InMemoryRows` or :class:`~skcoreset._backend.DaskRows`):
     root seed, builder and, for Hilbert constructors, the shared projection drawn from the
     weighting distribution of all of ``data`` (see :func:`weighting_access`).
     """
     seed = rng.randint(np.iinfo(np.int32).max)
-    builder = block_builder(base, model)
+    builder = block_builder(base, model, dispersion_estimated)
     thetas = builder._block_projection(
         data.n, family, prior_prec, block_rng(seed, 2),
         **weighting_access(data, family, prior_prec, builder.fit_intercept))
@@ -229,7 +232,8 @@ def _merge(context, left, right, first, last):
     return context.merge(left, right, first, last)
 
 
-def merge_reduce_chunks(base, model, data, family, prior_prec, rng):
+def merge_reduce_chunks(base, model, data, family, prior_prec, rng,
+                        dispersion_estimated=False):
     """Merge-reduce with ``base`` over the chunks of ``data`` (one leaf per chunk).
 
     The tree of :class:`StreamingCoreset` as tasks of the storage, so the result equals
@@ -244,7 +248,8 @@ def merge_reduce_chunks(base, model, data, family, prior_prec, rng):
     root : Part
         The gathered coreset of all rows.
     """
-    context = make_context(base, model, data, family, prior_prec, rng)
+    context = make_context(base, model, data, family, prior_prec, rng,
+                           dispersion_estimated)
     shared = data.shared(context)  # one copy on the cluster, not one per task
     merge = data.task(_merge)
     tree = MergeTree(lambda left, right, first, last: merge(shared, left, right, first, last))

@@ -258,7 +258,7 @@ class StreamingCoreset(BaseCoreset):
 
     def _in_memory_context(self, X, y, sample_weight, family, prior_prec, rng):
         return make_context(self._base(), self.model_, InMemoryRows(X, y, sample_weight),
-                            family, prior_prec, rng)
+                            family, prior_prec, rng, self._dispersion_estimated)
 
     def _consume(self, stream, X, y, sample_weight):
         """Cut validated, encoded rows into blocks; build their coresets; push them into
@@ -299,7 +299,7 @@ class StreamingCoreset(BaseCoreset):
         # gathered root, placed at the level of the whole tree as the coreset of all blocks
         data = data.rechunk(self.block_size)
         context, tree, root = merge_reduce_chunks(self._base(), self.model_, data, family,
-                                                  prior_prec, rng)
+                                                  prior_prec, rng, self._dispersion_estimated)
         stream = self._start_stream(context)
         stream.n_blocks, stream.n_samples = data.n_chunks, data.n
         stream.total_weight = data.total_weight()

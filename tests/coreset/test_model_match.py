@@ -9,7 +9,8 @@ import pytest
 from sklearn.base import clone
 
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
-                       BayesianPoissonRegression, QuasiNewtonCoreset, UniformCoreset)
+                       BayesianPoissonRegression, QuasiNewtonCoreset, StreamingCoreset,
+                       UniformCoreset)
 from skcoreset.exceptions import ModelMismatchWarning
 from skcoreset.metrics import coreset_quality, mean_error_sd, posterior_kl
 from skcoreset.pipeline import Pipeline
@@ -178,5 +179,22 @@ def test_joint_calibration_on_a_dask_array(counts):
     idx = coreset.sample_indices_
     reg = BayesianNegativeBinomialRegression().fit(X[idx], y[idx],
                                                    sample_weight=coreset.sample_weight_)
+    assert abs(reg.alpha_ - full.alpha_) < 0.5 * full.alpha_std_
+    assert posterior_kl(reg, full) < 0.01
+
+
+def test_joint_calibration_in_a_stream(counts):
+    """StreamingCoreset over QuasiNewtonCoreset blocks calibrates alpha in every block and
+    merge, as the constructor does on the whole data."""
+    X, y = counts
+    full = BayesianNegativeBinomialRegression().fit(X, y)
+    # calibrated at a fixed alpha, these blocks and merges left alpha 15 sds off
+    pipe = Pipeline([("coreset", StreamingCoreset(QuasiNewtonCoreset(M=200),
+                                                  block_size=2000, random_state=0)),
+                     ("reg", BayesianNegativeBinomialRegression())])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        pipe.fit(X, y)
+    reg = pipe.named_steps["reg"]
     assert abs(reg.alpha_ - full.alpha_) < 0.5 * full.alpha_std_
     assert posterior_kl(reg, full) < 0.01
