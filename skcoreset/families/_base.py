@@ -195,7 +195,21 @@ USABLE_FAMILIES = (
     "binary_family('cloglog')).")
 
 
-class Family(ABC):
+class _NamesUsableFamilies:
+    """Refuses to instantiate an incomplete family with a message naming the usable ones
+    (Python's own, "Can't instantiate abstract class ...", names what is missing but not
+    what to use instead). A base after :class:`Family` in its MRO, so that the signature
+    of ``Family`` is that of its ``__init__``."""
+
+    def __new__(cls, *args, **kwargs):
+        missing = sorted(getattr(cls, "__abstractmethods__", ()))
+        if missing:
+            raise TypeError(f"{cls.__name__} cannot be used as a model: it does not implement "
+                            f"{', '.join(missing)}. {USABLE_FAMILIES}")
+        return super().__new__(cls)
+
+
+class Family(ABC, _NamesUsableFamilies):
     """A likelihood written in the linear predictor ``eta = x @ theta``: the contract every
     family fulfils for the estimators, the inference methods and the coreset constructors.
 
@@ -253,15 +267,6 @@ class Family(ABC):
     binary = False
     float32_loglik = False
     pass_glm_mapping: str | None = None
-
-    def __new__(cls, *args, **kwargs):
-        # Python's own refusal ("Can't instantiate abstract class ...") names what is
-        # missing but not what to use instead
-        missing = sorted(getattr(cls, "__abstractmethods__", ()))
-        if missing:
-            raise TypeError(f"{cls.__name__} cannot be used as a model: it does not implement "
-                            f"{', '.join(missing)}. {USABLE_FAMILIES}")
-        return super().__new__(cls)
 
     def __init__(self, link: Link | str, n_quadrature: int = 32) -> None:
         if not isinstance(link, Link):
@@ -607,7 +612,7 @@ class Family(ABC):
 
     def log_expected_mean(self, m: FloatArray,
                           v: FloatArray) -> tuple[FloatArray, FloatArray] | None:
-        """Logarithms of :meth:`expected_mean` where a closed form keeps them finite beyond
+        """The logarithms of :meth:`expected_mean` where a closed form keeps them finite beyond
         float64 (means growing like ``exp(eta)``); ``None`` (this default) otherwise, where
         :meth:`expected_mean` is representable.
 

@@ -337,7 +337,7 @@ class NegativeBinomialFamily(Family):
 
     def log_expected_mean(self, m: FloatArray,
                           v: FloatArray) -> tuple[FloatArray, FloatArray] | None:
-        """Logarithms of the log-normal moments of ``mu = exp(eta)``.
+        """The logarithms of the log-normal moments of ``mu = exp(eta)``.
 
         Parameters
         ----------

@@ -395,7 +395,7 @@ class PoissonFamily(Family):
 
     def log_expected_mean(self, m: FloatArray,
                           v: FloatArray) -> tuple[FloatArray, FloatArray] | None:
-        """Logarithms of the log-normal moments (log link; ``None`` for the softplus link,
+        """The logarithms of the log-normal moments (log link; ``None`` for the softplus link,
         whose rates grow like the predictor and stay representable).
 
         Parameters
