@@ -73,9 +73,13 @@ class LogPosterior:
     offset : ndarray of shape (n,), default=None
         A known term added to each row's linear predictor, ``eta_n = a_n . theta + o_n``
         (the log exposure of counts).
+    loglik_constant : float, default=None
+        ``sum_n w_n c(y_n)`` of the family's ``eta``-free terms when the caller knows it
+        (e.g. summed over the distinct targets); computed from the rows otherwise.
     """
 
-    def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept, offset=None):
+    def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept, offset=None,
+                 loglik_constant=None):
         self.X = X
         self.y = y
         self.family = family
@@ -83,6 +87,8 @@ class LogPosterior:
         self.prior_prec = prior_prec
         self.fit_intercept = fit_intercept
         self.offset = offset
+        if loglik_constant is not None:
+            self._loglik_constant = float(loglik_constant)
 
     @property
     def n_rows(self):
