@@ -2,12 +2,13 @@
 mode of the joint posterior of the coefficients and ``rho = log alpha`` (flat prior on
 ``rho``) and the Laplace approximation of the marginal posterior of ``rho`` there."""
 
+import copy
 from typing import NamedTuple
 
 import numpy as np
 
 from .._design import linear_predictor, rmatvec
-from ._common import LogPosterior
+from ._common import LogPosterior, MixedProducts
 from .laplace import laplace
 
 _MAX_STEPS = 30
@@ -124,16 +125,32 @@ class DispersionLogPosterior:
         self.X, self.y, self.family = X, y, family
         self.sample_weight, self.prior_prec = sample_weight, prior_prec
         self.fit_intercept, self.offset = fit_intercept, offset
+        self._mixed = None  # MixedProducts shared by every alpha (mixed_precision)
         self._levels, inverse = np.unique(y, return_inverse=True)
         self._level_weight = np.bincount(inverse.ravel(), weights=sample_weight,
                                          minlength=len(self._levels))
 
     def _log_posterior(self, rho):
         family = self.family.with_alpha(np.exp(rho))
-        return LogPosterior(self.X, self.y, family, self.sample_weight, self.prior_prec,
-                            self.fit_intercept, self.offset,
-                            loglik_constant=self._level_weight @ family.loglik_constant(
-                                self._levels))
+        log_post = LogPosterior(self.X, self.y, family, self.sample_weight, self.prior_prec,
+                                self.fit_intercept, self.offset,
+                                loglik_constant=self._level_weight @ family.loglik_constant(
+                                    self._levels))
+        if self._mixed is None:
+            return log_post
+        return log_post.mixed_precision(None, mixed=self._mixed)
+
+    def mixed_precision(self, phi):
+        """This target with its products in single precision about ``phi``
+        (:class:`~skcoreset._inference._common.MixedProducts`, from the model at phi's
+        alpha; any reference is exact, a near one is accurate), or itself when X does not
+        allow them."""
+        mixed = MixedProducts.about(self._log_posterior(float(phi[-1])), phi[:-1])
+        if mixed is None:
+            return self
+        other = copy.copy(self)
+        other._mixed = mixed
+        return other
 
     def value_and_grad(self, phi):
         theta, rho = phi[:-1], float(phi[-1])

@@ -80,3 +80,55 @@ def test_likelihood_terms_in_the_tails(eta):
     u = eta - np.log(r)
     np.testing.assert_allclose(d1, y * expit(-u) - r * expit(u), rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(d2, -(y + r) * expit(u) * expit(-u), rtol=1e-12, atol=1e-300)
+
+
+def test_mixed_precision_products_match_the_float64_pass(monkeypatch):
+    """Single-precision products about a reference point: the same value and gradient to
+    float32's rounding of the differences from it (any reference is exact in arithmetic;
+    here one far from the point, a step of 1 in every coefficient)."""
+    from skcoreset._inference._common import LogPosterior
+    from skcoreset.families import LogisticFamily
+
+    from skcoreset._inference import _common
+
+    monkeypatch.setattr(_common, "_MIN_MIXED_BYTES", 0)  # 3000 rows: below it
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((3000, 6))
+    y = np.where(rng.random(3000) < expit(X @ np.linspace(-1, 1, 6)), 1.0, -1.0)
+    prior = np.ones(7)
+    exact = LogPosterior(X, y, LogisticFamily(), np.ones(3000), prior, True,
+                         offset=np.full(3000, 0.1))
+    reference = np.zeros(7)
+    mixed = exact.mixed_precision(reference)
+    assert mixed is not exact and exact._mixed is None
+    for theta in (reference, reference + 1.0, rng.normal(size=7)):
+        (value, eta, grad), (value32, eta32, grad32) = (
+            lp.value_and_grad(theta, rows_per_block=700) for lp in (exact, mixed))
+        assert value32 == pytest.approx(value, rel=1e-6)
+        np.testing.assert_allclose(eta32, eta, atol=1e-5)
+        np.testing.assert_allclose(grad32, grad, rtol=1e-5, atol=1e-3)
+    # the Hessian's pass stays in float64
+    np.testing.assert_array_equal(mixed.value_and_grad(reference, neg_hessian=np.float64)[3],
+                                  exact.value_and_grad(reference, neg_hessian=np.float64)[3])
+    # no copy for rows that are not a dense float64 array in memory
+    from scipy import sparse
+    sparse_lp = LogPosterior(sparse.csr_matrix(X), y, LogisticFamily(), np.ones(3000), prior,
+                             True)
+    assert sparse_lp.mixed_precision(reference) is sparse_lp
+
+
+def test_mixed_precision_joint_target_of_the_negative_binomial(monkeypatch):
+    from skcoreset._inference import _common
+
+    monkeypatch.setattr(_common, "_MIN_MIXED_BYTES", 0)
+    X, y, w = _data()
+    target = DispersionLogPosterior(X, y, NegativeBinomialFamily(alpha=1.0), w, np.ones(3),
+                                    True)
+    phi = np.array([0.45, -0.25, 0.35, np.log(0.5)])
+    mixed = target.mixed_precision(phi)
+    assert mixed is not target
+    for point in (phi, phi + 0.3):
+        (value, _, grad), (value32, _, grad32) = (t.value_and_grad(point)
+                                                  for t in (target, mixed))
+        assert value32 == pytest.approx(value, rel=1e-7)
+        np.testing.assert_allclose(grad32, grad, rtol=1e-5, atol=1e-4)
