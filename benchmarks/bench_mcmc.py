@@ -339,6 +339,133 @@ def full_table(settings, reference_draws, with_numpyro, route_sizes=((M, 0.1),),
                   f"(reference Kish ESS {kish:.0f})", flush=True)
 
 
+def nb_data(n, d=2, alpha=0.5, seed=0):
+    """Negative binomial counts: standard normal features, coefficients ``0.5, -0.3, ...``,
+    intercept 0.5, overdispersion ``alpha``."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    mu = np.exp(0.5 + X @ np.linspace(0.5, -0.3, d))
+    r = 1.0 / alpha
+    return X, rng.negative_binomial(r, r / (r + mu)).astype(float)
+
+
+def numpyro_same_run(family, X, y, start, chol, n_warmup, n_samples, n_chains=4, seed=0):
+    """NumPyro's NUTS with the package's settings: the same model and prior, the inverse mass
+    matrix the package's metric (the Laplace covariance, ``chol chol^T``, not adapted), the
+    chains started at the same kind of Laplace draws, ``n_warmup`` iterations of step-size
+    adaptation to an acceptance of 0.8, ``n_samples`` draws per chain, maximum tree depth
+    10. ``(seconds, CPU seconds, compile seconds, (n_samples, n_chains, p) draws,
+    divergences, gradients of the draws)``; the compile time (CPU seconds of a run of 2 + 2
+    iterations, which compiles again) is included in the seconds."""
+    import jax
+    import jax.numpy as jnp
+    from jax.scipy.special import gammaln
+    from numpyro.infer import MCMC, NUTS
+
+    jax.config.update("jax_enable_x64", True)
+    Xj = jnp.asarray(X)
+    if family == "logistic":
+        yj = jnp.asarray(np.where(y == 1, 1.0, -1.0))
+        prior = jnp.asarray(prior_precision(X.shape[1], fit_intercept=True, **PRIOR))
+
+        def potential(phi):
+            eta = Xj @ phi[:-1] + phi[-1]
+            return -jnp.sum(jax.nn.log_sigmoid(yj * eta)) + 0.5 * jnp.sum(prior * phi**2)
+    else:  # negative binomial, [coef..., intercept, log alpha], log alpha ~ N(0, 10^2)
+        yj = jnp.asarray(y)
+        prior = jnp.asarray(prior_precision(X.shape[1], fit_intercept=True, **PRIOR))
+        constant = -jnp.sum(gammaln(yj + 1.0))
+
+        def potential(phi):
+            theta, rho = phi[:-1], phi[-1]
+            r = jnp.exp(-rho)
+            u = Xj @ theta[:-1] + theta[-1] + rho  # eta - log r
+            loglik = (jnp.sum(gammaln(yj + r)) - yj.size * gammaln(r) + constant
+                      + jnp.sum(yj * jax.nn.log_sigmoid(u) + r * jax.nn.log_sigmoid(-u)))
+            return -loglik + 0.5 * jnp.sum(prior * theta**2) + 0.5 * (rho / 10.0) ** 2
+
+    rng = np.random.default_rng(seed)
+    init = start + rng.standard_normal((n_chains, len(start))) @ chol.T
+    kernel = NUTS(potential_fn=potential, dense_mass=True,
+                  inverse_mass_matrix=jnp.asarray(chol @ chol.T), adapt_mass_matrix=False,
+                  target_accept_prob=0.8, max_tree_depth=10)
+
+    def run(warmup, samples):
+        mcmc = MCMC(kernel, num_warmup=warmup, num_samples=samples, num_chains=n_chains,
+                    chain_method="sequential", progress_bar=False)
+        mcmc.run(jax.random.PRNGKey(seed), init_params=jnp.asarray(init),
+                 extra_fields=("diverging", "num_steps"))
+        return mcmc
+
+    seconds, cpu, mcmc = clocked(lambda: run(n_warmup, n_samples))
+    _, compile_cpu, _ = clocked(lambda: run(2, 2))
+    draws = np.asarray(mcmc.get_samples(group_by_chain=True)).transpose(1, 0, 2)
+    extra = mcmc.get_extra_fields()
+    return (seconds, cpu, compile_cpu, draws, int(np.sum(extra["diverging"])),
+            int(np.sum(extra["num_steps"])))
+
+
+def same_settings_table(cases):
+    """NUTS on all rows, the package's and NumPyro's with the same settings (see
+    :func:`numpyro_same_run`): the package's run to its default target (4 chains, bulk ESS
+    4,000, 150 warm-up iterations), NumPyro's for as many warm-up iterations and draws per
+    chain."""
+    from skcoreset import BayesianNegativeBinomialRegression
+    from skcoreset._inference._start import mcmc_start
+    from skcoreset._inference.dispersion import DispersionLogPosterior
+    from skcoreset.families import NegativeBinomialFamily
+
+    print("\n### NUTS on all rows with the same settings (one thread each)\n")
+    print("| family, N, d | run | seconds (CPU) | draws per chain | gradients | ms per "
+          "gradient | min bulk ESS | min ESS / s | max R-hat | divergences |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for family, n, d in cases:
+        label = f"{family}, {n:.0e}, {d}"
+        if family == "logistic":
+            X, y = make_data(n, d, seed=100 + d)
+            est = BayesianLogisticRegression(method="mcmc", random_state=0, **PRIOR)
+        else:
+            X, y = nb_data(n, d)
+            est = BayesianNegativeBinomialRegression(method="mcmc", random_state=0, **PRIOR)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            seconds, cpu, _ = clocked(lambda: est.fit(X, y))
+        draws = chains_of(est)
+        if family != "logistic":  # log alpha, sampled with the coefficients
+            log_alpha = np.log(est.alpha_samples_)[-draws.shape[0] * draws.shape[1]:]
+            draws = np.concatenate([draws, log_alpha.reshape(draws.shape[0], -1, 1)], axis=2)
+        warned = [str(c.message)[:50] for c in caught
+                  if issubclass(c.category, MCMCDiagnosticWarning)]
+        ess = bulk_effective_sample_size(draws).min()
+        per_chain, n_grad = draws.shape[0], est.n_gradients_
+        print(f"| {label} | skcoreset | {seconds:.1f} ({cpu:.1f}) | {per_chain} | {n_grad} | "
+              f"{1e3 * cpu / n_grad:.2f} | {ess:.0f} | {ess / seconds:.1f} | "
+              f"{rank_r_hat(draws).max():.3f} | {est.n_divergences_} |"
+              + (f" {len(warned)} warning(s): {warned[0]}..." if warned else ""), flush=True)
+        # NumPyro: the package's start and metric, computed as the package does
+        prior = prior_precision(d, fit_intercept=True, **PRIOR)
+        if family == "logistic":
+            y_enc = np.where(y == 1, 1.0, -1.0)
+            start = mcmc_start(X, y_enc, LogisticFamily(), sample_weight=np.ones(n),
+                               prior_prec=prior, fit_intercept=True, tol=1e-10,
+                               max_iter=100).posterior
+            mode, chol = start.mean, start.cov_cholesky
+        else:
+            fixed = NegativeBinomialFamily(alpha=est.family_.alpha)
+            start = mcmc_start(X, y, fixed, sample_weight=np.ones(n), prior_prec=prior,
+                               fit_intercept=True, tol=1e-10, max_iter=100).posterior
+            joint = DispersionLogPosterior(X, y, fixed, np.ones(n), prior, True)
+            mode, chol = joint.joint_laplace(start.mean, start.precision,
+                                             np.log(fixed.alpha))
+        seconds, cpu, compiled, draws, divergent, n_grad = numpyro_same_run(
+            family, X, y, mode, chol, 150, per_chain)
+        ess = bulk_effective_sample_size(draws).min()
+        print(f"| {label} | NumPyro | {seconds:.1f} ({cpu:.1f}) | {per_chain} | {n_grad} | "
+              f"{1e3 * (cpu - compiled) / n_grad:.2f} | {ess:.0f} | {ess / seconds:.1f} | "
+              f"{rank_r_hat(draws).max():.3f} | {divergent} | compile {compiled:.1f} CPU s; "
+              "gradients of the draws only (per gradient: CPU less compile)", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
@@ -353,7 +480,17 @@ def main():
     parser.add_argument("--fresh", action="store_true",
                         help="rerun the all-rows NUTS runs instead of reading their cache")
     parser.add_argument("--reference-draws", type=int, default=None)
+    parser.add_argument("--same-settings", nargs="*", default=None,
+                        help="family:N:d cases of the same-settings table (e.g. "
+                        "logistic:1e5:30 negative_binomial:2e4:2), run alone")
     args = parser.parse_args()
+    if args.same_settings is not None:
+        cases = [(c.split(":")[0], int(float(c.split(":")[1])), int(c.split(":")[2]))
+                 for c in (args.same_settings or ["logistic:1e5:30",
+                                                  "negative_binomial:2e4:2"])]
+        with threadpool_limits(1):
+            same_settings_table(cases)
+        return
     dims = args.d if args.d is not None else ([10, 30] if args.quick else [10, 30, 50, 100])
     full = args.full if args.full is not None else (
         ["2e4:10"] if args.quick else ["1e5:10", "1e5:30", "1e6:30"])

@@ -7,7 +7,7 @@ from ._posterior import SamplePosterior
 
 # fitted attributes set by method="mcmc" only: the keys of InferenceResult.extra they copy
 MCMC_DIAGNOSTICS = ("acceptance_fraction", "autocorr_time", "effective_sample_size", "r_hat",
-                    "n_divergences", "sample_stats")
+                    "n_divergences", "sample_stats", "n_gradients", "n_max_tree_depth")
 
 
 def parameter_names(estimator):

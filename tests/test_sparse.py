@@ -309,7 +309,11 @@ def test_count_models_on_sparse_equal_dense(estimator, method, options):
     a, b, rtol = _fit_both(estimator, method, options, X, Y_COUNTS)
     mean_a, std_a = a.predict(X, return_std=True)
     mean_b, std_b = b.predict(dense, return_std=True)
-    np.testing.assert_allclose(mean_a, mean_b, rtol=rtol)
+    if method == "mcmc":  # Monte Carlo agreement: relative to the spread where means are ~0
+        # (a rare category's rate of 2e-8 with a predictive sd of 1e-4 may differ by 17 %)
+        assert np.all(np.abs(mean_a - mean_b) <= rtol * (mean_b + std_b))
+    else:
+        np.testing.assert_allclose(mean_a, mean_b, rtol=rtol)
     np.testing.assert_allclose(std_a, std_b, rtol=rtol)
     assert a.score(X, Y_COUNTS) == pytest.approx(b.score(dense, Y_COUNTS), rel=rtol)
 

@@ -2,12 +2,13 @@
 mode of the joint posterior of the coefficients and ``rho = log alpha`` (flat prior on
 ``rho``) and the Laplace approximation of the marginal posterior of ``rho`` there."""
 
+import copy
 from typing import NamedTuple
 
 import numpy as np
 
 from .._design import linear_predictor, rmatvec
-from ._common import LogPosterior
+from ._common import LogPosterior, MixedProducts
 from .laplace import laplace
 
 _MAX_STEPS = 30
@@ -112,17 +113,44 @@ class DispersionLogPosterior:
     ``N(0, LOG_ALPHA_PRIOR_SD^2)`` prior of ``log alpha`` on ``[log 1e-8, log 1e8]``, with
     the gradient in both from the same blocked pass over the rows (the derivative in
     ``log alpha`` from the linear predictors it returns). The interface of
-    ``LogPosterior.value_and_grad`` for NUTS."""
+    ``LogPosterior.value_and_grad`` for NUTS.
+
+    The terms of the likelihood that depend on ``alpha`` but not on ``eta`` (``log Gamma(y +
+    r) - log Gamma(r)`` and its derivative ``psi(y + r) - psi(r)``) change at every step of
+    the sampler; they are summed over the distinct targets, weighted by the total weight of
+    each, rather than over the rows: counts take few distinct values, and these special
+    functions cost several times the rest of a row's terms."""
 
     def __init__(self, X, y, family, sample_weight, prior_prec, fit_intercept, offset=None):
         self.X, self.y, self.family = X, y, family
         self.sample_weight, self.prior_prec = sample_weight, prior_prec
         self.fit_intercept, self.offset = fit_intercept, offset
+        self._mixed = None  # MixedProducts shared by every alpha (mixed_precision)
+        self._levels, inverse = np.unique(y, return_inverse=True)
+        self._level_weight = np.bincount(inverse.ravel(), weights=sample_weight,
+                                         minlength=len(self._levels))
 
     def _log_posterior(self, rho):
-        return LogPosterior(self.X, self.y, self.family.with_alpha(np.exp(rho)),
-                            self.sample_weight, self.prior_prec, self.fit_intercept,
-                            self.offset)
+        family = self.family.with_alpha(np.exp(rho))
+        log_post = LogPosterior(self.X, self.y, family, self.sample_weight, self.prior_prec,
+                                self.fit_intercept, self.offset,
+                                loglik_constant=self._level_weight @ family.loglik_constant(
+                                    self._levels))
+        if self._mixed is None:
+            return log_post
+        return log_post.mixed_precision(None, mixed=self._mixed)
+
+    def mixed_precision(self, phi):
+        """This target with its products in single precision about ``phi``
+        (:class:`~skcoreset._inference._common.MixedProducts`, from the model at phi's
+        alpha; any reference is exact, a near one is accurate), or itself when X does not
+        allow them."""
+        mixed = MixedProducts.about(self._log_posterior(float(phi[-1])), phi[:-1])
+        if mixed is None:
+            return self
+        other = copy.copy(self)
+        other._mixed = mixed
+        return other
 
     def value_and_grad(self, phi):
         theta, rho = phi[:-1], float(phi[-1])
@@ -130,9 +158,12 @@ class DispersionLogPosterior:
             return -np.inf, None, np.zeros_like(phi)
         log_post = self._log_posterior(rho)
         value, eta, grad = log_post.value_and_grad(theta)
-        d_rho = log_post.family.log_alpha_derivatives(self.y, eta, second=False)[0]
+        family = log_post.family
+        d_rho = family.log_alpha_derivatives(self.y, eta, second=False, gamma_terms=False)[0]
         value += -0.5 * (rho / LOG_ALPHA_PRIOR_SD) ** 2
-        grad_rho = self.sample_weight @ d_rho - rho / LOG_ALPHA_PRIOR_SD**2
+        grad_rho = (self.sample_weight @ d_rho
+                    + self._level_weight @ family.gamma_log_alpha_derivative(self._levels)
+                    - rho / LOG_ALPHA_PRIOR_SD**2)
         return value, eta, np.append(grad, grad_rho)
 
     def joint_laplace(self, theta, precision, rho):

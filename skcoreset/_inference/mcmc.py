@@ -10,6 +10,7 @@ integrated autocorrelation time.
 """
 
 import math
+import time
 import warnings
 
 import emcee
@@ -25,7 +26,7 @@ from ..exceptions import MCMCDiagnosticWarning
 from ._start import mcmc_start
 from .diagnostics import chain_diagnostics
 from .dispersion import DispersionLogPosterior
-from .nuts import DEFAULT_N_CHAINS, nuts
+from .nuts import DEFAULT_N_CHAINS, MAX_TREE_DEPTH, nuts
 
 # With the stretch scale of stretch_scale the integrated autocorrelation time on a
 # p-dimensional Gaussian target is below 10 + 15 p steps (measured: 17, 27, 35, 64, 128 steps
@@ -145,23 +146,28 @@ def _initial_positions(laplace_posterior, n_walkers, rng):
     return laplace_posterior.mean + z @ laplace_posterior.cov_cholesky.T
 
 
-def _run(sampler, state, n_steps, label, progress, done=0):
-    """Advance the ensemble ``n_steps`` steps, storing them.
+def _run(sampler, state, n_steps, label, progress, done=0, deadline=None):
+    """Advance the ensemble ``n_steps`` steps, storing them, or until the clock
+    (``time.monotonic``) passes ``deadline``; ``(state, steps taken)``.
 
     With ``progress`` enabled, prints a line every few seconds (steps of the whole run and
     of this stage, acceptance so far, elapsed time, ETA of the whole run) and one when the
     stage ends. ``done`` is the number of steps of the run before this stage.
     """
+    step = 0
     if n_steps == 0:
-        return state
+        return state, step
     for step, state in enumerate(sampler.sample(state, iterations=n_steps), start=1):
         if progress.due():
             progress.line(done + step, f"{label} {step:{progress.width}d}/{n_steps}  "
                           f"acceptance {np.mean(sampler.acceptance_fraction):.3f}")
-    progress.message(f"{label} done: {n_steps} steps per walker, acceptance "
+        if deadline is not None and step < n_steps and time.monotonic() >= deadline:
+            break
+    progress.message(f"{label} {'done' if step == n_steps else 'stopped by max_time'}: "
+                     f"{step} steps per walker, acceptance "
                      f"{np.mean(sampler.acceptance_fraction):.3f}, "
                      f"{format_seconds(progress.elapsed())} in all")
-    return state
+    return state, step
 
 
 def _diagnose(acceptance, tau, n_steps):
@@ -190,7 +196,8 @@ SAMPLERS = ("nuts", "ensemble")
 
 def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nuts",
          n_draws=4000, n_burnin=None, thin=None, n_walkers=None, n_chains=DEFAULT_N_CHAINS,
-         n_jobs=None, random_state=None, tol=1e-10, max_iter=100, offset=None,
+         n_jobs=None, random_state=None, max_tree_depth=MAX_TREE_DEPTH,
+         max_gradients="auto", max_time=None, tol=1e-10, max_iter=100, offset=None,
          sample_alpha=False, verbose=0):
     """Sample a weighted GLM posterior by MCMC.
 
@@ -201,8 +208,14 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nut
     posterior (one pass over the rows) and mixes in a few leapfrog steps per draw at any
     dimension, where the ensemble's autocorrelation time grows with it (about ``10 + 15 p``
     steps); ``n_walkers`` is read by the ensemble only, ``n_chains`` and ``n_jobs`` by NUTS
-    only. ``offset`` (a known term of each row's linear predictor) and the other parameters
-    are those of the two functions; the result records ``extra["sampler"]``.
+    only, as are ``max_tree_depth`` and ``max_gradients``; ``max_time`` (seconds from the
+    call, the Laplace start included) bounds both. ``offset`` (a known term of each row's
+    linear predictor) and the other parameters are those of the two functions; the result
+    records ``extra["sampler"]``.
+
+    Both samplers start from the Laplace approximation, which also tells when the posterior
+    is flat or nearly improper (:func:`~skcoreset._inference._start.mcmc_start`): NUTS
+    refuses it (ValueError, naming the cause and the fixes), the ensemble warns.
 
     ``sample_alpha=True`` (the negative binomial model, NUTS): ``log alpha`` is sampled
     with the coefficients, as the last column of the draws
@@ -218,12 +231,13 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nut
             "of walker steps would be a pass over the chunks of the dask arrays. Use "
             "sampler='nuts' (each gradient one pass over the chunks), or fit a coreset of the "
             "rows (e.g. QuasiNewtonCoreset) and sample it in memory.")
+    started = time.monotonic()
     if sampler == "nuts":
         target = None
         if sample_alpha:
             start = mcmc_start(X, y, family, sample_weight=sample_weight,
                                prior_prec=prior_prec, fit_intercept=fit_intercept, tol=tol,
-                               max_iter=max_iter, offset=offset).posterior
+                               max_iter=max_iter, offset=offset, improper="raise").posterior
             joint = DispersionLogPosterior(X, y, family, sample_weight, prior_prec,
                                            fit_intercept, offset)
             target = (joint, *joint.joint_laplace(start.mean, start.precision,
@@ -232,13 +246,15 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nut
                       fit_intercept=fit_intercept, n_draws=n_draws, n_burnin=n_burnin,
                       thin=thin, n_chains=n_chains, n_jobs=n_jobs, random_state=random_state,
                       tol=tol, max_iter=max_iter, offset=offset, target=target,
-                      verbose=verbose)
+                      max_tree_depth=max_tree_depth, max_gradients=max_gradients,
+                      max_time=max_time, started=started, verbose=verbose)
         result.extra["sample_alpha"] = target is not None
     elif sampler == "ensemble":
         result = ensemble(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
                           fit_intercept=fit_intercept, n_draws=n_draws, n_burnin=n_burnin,
                           thin=thin, n_walkers=n_walkers, random_state=random_state, tol=tol,
-                          max_iter=max_iter, offset=offset, verbose=verbose)
+                          max_iter=max_iter, offset=offset, max_time=max_time,
+                          started=started, verbose=verbose)
     else:
         raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}.")
     result.extra["sampler"] = sampler
@@ -247,7 +263,7 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nut
 
 def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000,
              n_burnin=None, thin=None, n_walkers=None, random_state=None, tol=1e-10,
-             max_iter=100, offset=None, verbose=0):
+             max_iter=100, offset=None, max_time=None, started=None, verbose=0):
     """Sample a weighted GLM posterior with emcee's affine-invariant ensemble sampler.
 
     The target is ``sum_n w_n log p(y_n | a_n . theta) + log N(theta; 0, P^-1)``. The walkers
@@ -290,6 +306,13 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
         value gives identical draws.
     tol, max_iter : float, int
         Newton tolerance and iteration cap of the Laplace fit giving the starting point.
+    max_time : float, default=None
+        Seconds the run may take at most, counted from ``started`` (``time.monotonic``; the
+        call by default): the ensemble stops at the first step past it and returns the
+        draws of its production steps so far (of its burn-in, when it stops there), with
+        a warning.
+    started : float, default=None
+        The clock at which the fit began, for ``max_time``.
     verbose : int, default=0
         When positive, print the progress of the burn-in and production stages every few
         seconds (steps done out of the total, acceptance fraction so far, elapsed time and
@@ -314,8 +337,10 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
     -----
     MCMCDiagnosticWarning
         When the default run is capped (see ``thin``), when the mean acceptance fraction is
-        outside [0.2, 0.8], or when the production run is shorter than 50 integrated
-        autocorrelation times (``get_autocorr_time(tol=0)``).
+        outside [0.2, 0.8], when the production run is shorter than 50 integrated
+        autocorrelation times (``get_autocorr_time(tol=0)``), when ``max_time`` ends the
+        run, or when the posterior is flat or nearly improper (the Laplace start's linear
+        predictors have posterior sds beyond ``MAX_LATENT_SD``).
 
     Notes
     -----
@@ -327,6 +352,11 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
     ``p`` grows (acceptance ~0.3 and ~300 steps per autocorrelation time at ``p = 20``);
     beyond a few parameters prefer the No-U-Turn sampler (:func:`mcmc`'s default).
     """
+    started = time.monotonic() if started is None else started
+    if max_time is not None and not max_time > 0:
+        raise ValueError(f"max_time must be a positive number of seconds or None, got "
+                         f"{max_time!r}.")
+    deadline = None if max_time is None else started + max_time
     n_params = len(prior_prec)
     n_walkers, draws_per_walker, thin, n_burnin = _chain_plan(
         n_params, n_walkers, n_draws, n_burnin, thin)
@@ -335,7 +365,7 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
 
     start = mcmc_start(X, y, family, sample_weight=sample_weight, prior_prec=prior_prec,
                        fit_intercept=fit_intercept, tol=tol, max_iter=max_iter, offset=offset,
-                       verbose=max(int(verbose) - 1, 0))
+                       verbose=max(int(verbose) - 1, 0), improper="warn")
     positions = _initial_positions(start.posterior, n_walkers, rng)
 
     log_prob = log_probability(X, y, family, sample_weight=sample_weight,
@@ -348,14 +378,26 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
         rng.randint(np.iinfo(np.int32).max)).get_state()
 
     progress = Progress("mcmc", n_burnin + n_steps, verbose, unit="step")
-    state = _run(sampler, positions, n_burnin, "burn-in", progress)
-    sampler.reset()
-    _run(sampler, state, n_steps, "production", progress, done=n_burnin)
+    state, burned = _run(sampler, positions, n_burnin, "burn-in", progress, deadline=deadline)
+    if burned == n_burnin:
+        sampler.reset()
+        _, taken = _run(sampler, state, n_steps, "production", progress, done=n_burnin,
+                        deadline=deadline)
+    else:  # stopped by max_time in the burn-in: its steps are all there is
+        n_burnin, taken = 0, burned
+    stopped = taken < n_steps
+    if stopped:
+        n_steps = taken
+        warnings.warn(
+            f"The ensemble run stopped at its budget of max_time={max_time:g} seconds after "
+            f"{taken} steps per walker{' of its burn-in' if n_burnin == 0 else ''}: the draws "
+            "may not represent the posterior (see the diagnostics that follow). Raise "
+            "max_time, or use method='laplace'.", MCMCDiagnosticWarning, stacklevel=3)
 
     acceptance = float(np.mean(sampler.acceptance_fraction))
-    draws = sampler.get_chain(thin=thin, flat=True)[-n_draws:]
+    draws = sampler.get_chain(thin=min(thin, n_steps), flat=True)[-n_draws:]
     diagnostics = chain_diagnostics(sampler.get_chain(), len(draws))
-    converged = _diagnose(acceptance, diagnostics["autocorr_time"], n_steps)
+    converged = _diagnose(acceptance, diagnostics["autocorr_time"], n_steps) and not stopped
     return InferenceResult(
         posterior=SamplePosterior(draws), n_iter=n_burnin + n_steps, converged=converged,
         extra={"acceptance_fraction": acceptance, **diagnostics, "n_walkers": n_walkers,

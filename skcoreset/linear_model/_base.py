@@ -635,6 +635,15 @@ COMMON_ATTRS_DOC = """
         Number of divergent NUTS transitions after the warm-up (``sampler="nuts"`` only);
         any warns, since the draws may then miss part of the posterior.
 
+    n_gradients_ : int
+        Gradient evaluations of the NUTS run, warm-up included (``sampler="nuts"`` only):
+        its cost, in passes over the rows; at most ``max_gradients``.
+
+    n_max_tree_depth_ : int
+        Number of NUTS transitions after the warm-up that reached ``max_tree_depth``
+        (``sampler="nuts"`` only); any warns, and a run whose trees keep reaching it spends
+        its ``max_gradients`` quickly: the posterior is flat in some direction.
+
     sample_stats_ : dict of ndarray of shape (n_chains, n_draws_per_chain)
         Per-draw statistics of the NUTS chains (``sampler="nuts"`` only), under ArviZ's
         names (the ``sample_stats`` group of :meth:`to_arviz`): ``lp`` (log posterior, up to

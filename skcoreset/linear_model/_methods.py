@@ -166,6 +166,30 @@ size, started at independent Laplace draws; R-hat compares them."""),
 Number of NUTS chains run in parallel (joblib). ``None`` means 1 unless in a
 :obj:`joblib.parallel_backend` context, ``-1`` all processors. The draws do not depend on
 it."""),
+            "max_tree_depth": Param(10, [Interval(Integral, 1, None, closed="left")], "int",
+                                    """
+Largest number of trajectory doublings of a NUTS iteration (``sampler="nuts"``; Stan's
+count, at most ``2**max_tree_depth - 1`` leapfrog steps, each a gradient). Transitions that
+reach it are counted in ``n_max_tree_depth_`` and warned about: the posterior is then much
+longer in some direction than the Laplace approximation says."""),
+            "max_gradients": Param(
+                "auto", [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}),
+                         None], 'int, "auto" or None', """
+Most gradient evaluations of a NUTS run (``sampler="nuts"``), warm-up included, each a pass
+over the rows. ``"auto"``: 64 per planned iteration, ``64 * n_chains * (n_burnin + 2 *
+ceil(n_draws / n_chains))``, about ten times what a near-Gaussian posterior needs; None: no
+limit. A run that spends it returns the draws its chains completed, with an
+:class:`~skcoreset.exceptions.MCMCDiagnosticWarning` naming the ESS, the R-hat, the likely
+cause (e.g. trees at the maximum depth on a flat posterior) and the fixes. The count is
+deterministic, so the draws stay reproducible with ``random_state``."""),
+            "max_time": Param(None, [Interval(Real, 0, None, closed="neither"), None],
+                              "float", """
+Most seconds an MCMC run may take (``method="mcmc"``, either sampler), counted from the
+start of the fit; None: no limit. NUTS checks the clock at every leapfrog step (chains run
+one after the other share the time left equally), the ensemble after every step; a run that
+reaches it returns the draws it has, with an
+:class:`~skcoreset.exceptions.MCMCDiagnosticWarning`. The draws then depend on the
+machine's speed."""),
             "random_state": Param(None, ["random_state"],
                                   "int, RandomState instance or None", """
 Seed of the MCMC chains' starting points and moves (``method="mcmc"``), for reproducible
