@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 from .._arviz import draw_targets, inference_data
-from .._backend import DaskRows, as_row_blocks, is_dask_collection
+from .._backend import DaskRows, InMemoryRows, as_row_blocks, is_dask_collection
 from .._dask_predict import exposure_as_weight_lazily, sample_y_lazily
 from .._design import latent_moments, linear_predictor, split_theta
 from .._inference import (PassGLMStream, prior_precision, resolve_family,
@@ -29,8 +29,9 @@ from ..families import FAMILIES, Family
 from ._methods import METHODS, STREAMING_METHODS
 
 
-# Rows drawn from all chunks of a dask array to estimate a family's "auto" parameters (the
-# estimators in memory use at most as many).
+# Rows drawn from all chunks of a dask array for the start of a family's "auto" parameters
+# (the estimators in memory start from at most as many), refined on all rows where the
+# family can (the negative binomial overdispersion).
 _RESOLVE_ROWS = 10_000
 # Unweighted training rows up to this many are kept for the data groups of to_arviz().
 _ARVIZ_TRAINING_ROWS = 5_000
@@ -123,11 +124,12 @@ class BaseBayesianGLM(BaseEstimator):
         """Encode the targets of a later ``partial_fit`` chunk as the first were."""
         return self._family().encode_target(y)
 
-    def _fitted_family(self, X, y_encoded, sample_weight, prior, offset=None):
-        """The family with its "auto" parameters estimated from the data; stored."""
+    def _fitted_family(self, X, y_encoded, sample_weight, prior, offset=None, rows=None):
+        """The family with its "auto" parameters estimated from the data (refined on all
+        ``rows``, a storage, where the family can); stored."""
         self.family_ = resolve_family(self._family(), X, y_encoded, sample_weight,
                                       prior_prec=prior, fit_intercept=self.fit_intercept,
-                                      offset=offset)
+                                      offset=offset, rows=rows)
         return self.family_
 
     def _exposure_of(self, X, exposure, offset):
@@ -198,9 +200,11 @@ class BaseBayesianGLM(BaseEstimator):
             options["offset"] = np.log(exposure)
         spec = self._method()
         prior = self._prior(X.shape[1])
+        offset = options.get("offset")
+        family = self._fitted_family(X, y_encoded, sample_weight, prior, offset,
+                                     rows=InMemoryRows(X, y_encoded, sample_weight, offset))
         result = spec.fit(
-            X, y_encoded,
-            self._fitted_family(X, y_encoded, sample_weight, prior, options.get("offset")),
+            X, y_encoded, family,
             sample_weight=sample_weight, prior_prec=prior, fit_intercept=self.fit_intercept,
             tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
             **self._method_options(spec), **options)
@@ -272,7 +276,7 @@ class BaseBayesianGLM(BaseEstimator):
         prior = self._prior(X.shape[1])
         if family.unresolved:  # parameters estimated from rows drawn from all chunks
             pilot = rows.subsample(_RESOLVE_ROWS, np.random.RandomState(0))
-            family = self._fitted_family(pilot.X, pilot.y, pilot.weights, prior)
+            family = self._fitted_family(pilot.X, pilot.y, pilot.weights, prior, rows=rows)
         self.family_ = family
         result = spec.fit(rows, None, family, sample_weight=None, prior_prec=prior,
                           fit_intercept=self.fit_intercept, tol=self.tol,

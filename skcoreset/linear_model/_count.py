@@ -378,12 +378,14 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
     ----------
     alpha : float or "auto", default="auto"
         Overdispersion ``alpha > 0`` (``alpha -> 0`` is the Poisson model). ``"auto"``:
-        estimated on at most 10,000 rows (all rows below; evenly spaced above): from the
-        method-of-moments start of a pilot Poisson fit
-        (:meth:`skcoreset.families.NegativeBinomialFamily.resolve`), Newton's method in
-        ``log alpha`` finds the mode of the joint posterior of the coefficients and
-        ``log alpha`` (flat prior on ``log alpha``; with a wide coefficient prior, the
-        maximum-likelihood estimate of statsmodels' ``NegativeBinomial``), and the
+        estimated from all rows: from the method-of-moments start of a pilot Poisson fit
+        (:meth:`skcoreset.families.NegativeBinomialFamily.resolve`) on at most 10,000
+        rows, Newton's method in ``log alpha`` finds the mode of the joint posterior of
+        the coefficients and ``log alpha`` on those rows and then on all of them (each
+        step a pass over the rows in chunks: a ``np.memmap`` is never read whole, dask
+        arrays are summed where their chunks live) (flat prior on ``log alpha``; with a
+        wide coefficient prior, the maximum-likelihood estimate of statsmodels'
+        ``NegativeBinomial``), and the
         Laplace approximation there gives its uncertainty (``alpha_std_``,
         :meth:`alpha_interval`, a row of :meth:`summary`, draws in :meth:`to_arviz`); the
         posterior of the coefficients is given ``alpha_``. With ``method="mcmc"`` (NUTS)
@@ -470,12 +472,13 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
     def _family(self):
         return NegativeBinomialFamily(alpha=self.alpha)
 
-    def _fitted_family(self, X, y_encoded, sample_weight, prior, offset=None):
-        """The family with ``alpha`` estimated for ``alpha="auto"`` (with its Laplace sd in
-        ``log alpha``); stored with ``alpha_``, ``alpha_std_`` and ``log_alpha_std_``."""
+    def _fitted_family(self, X, y_encoded, sample_weight, prior, offset=None, rows=None):
+        """The family with ``alpha`` estimated for ``alpha="auto"`` on all ``rows`` (with
+        its Laplace sd in ``log alpha``); stored with ``alpha_``, ``alpha_std_`` and
+        ``log_alpha_std_``."""
         family, dispersion = resolve_family(
             self._family(), X, y_encoded, sample_weight, prior_prec=prior,
-            fit_intercept=self.fit_intercept, offset=offset, return_dispersion=True)
+            fit_intercept=self.fit_intercept, offset=offset, return_dispersion=True, rows=rows)
         self.family_ = family
         self.alpha_ = family.alpha
         self.log_alpha_std_ = 0.0 if dispersion is None else dispersion.log_alpha_sd
