@@ -112,20 +112,29 @@ class _BaseCountRegression(_BaseRegression):
         return self._fit(X, y, sample_weight, exposure=exposure, offset=offset)
 
     @_exposure_doc
-    def predict(self, X: MatrixLike, return_std: bool = False,
+    def predict(self, X: MatrixLike, return_std: bool | Literal["predictive", "mean"] = False,
                 exposure: VectorLike | None = None,
                 offset: VectorLike | None = None) -> Prediction:
-        """Posterior predictive mean count, and optionally its standard deviation.
+        """Posterior predictive mean count, and optionally a standard deviation.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             The data.
-        return_std : bool, default=False
-            Also return the standard deviation of the posterior predictive distribution of
-            the count: the count noise plus the posterior uncertainty of the mean ``mu``,
-            ``sqrt(E[mu] + Var[mu])`` for the Poisson model and
-            ``sqrt(E[mu] + Var[mu] + alpha_ (Var[mu] + E[mu]^2))`` for the negative binomial.
+        return_std : bool, "predictive" or "mean", default=False
+            Also return a standard deviation:
+
+            - ``"predictive"`` (or ``True``): that of the posterior predictive distribution
+              of a new count, the count noise plus the posterior uncertainty of the mean
+              ``mu``: ``sqrt(E[mu] + Var[mu])`` for the Poisson model and
+              ``sqrt(E[mu] + Var[mu] + alpha_ (Var[mu] + E[mu]^2))`` for the negative
+              binomial. For predictive intervals of counts.
+            - ``"mean"``: the posterior standard deviation of the mean itself,
+              ``sqrt(Var[mu])`` (times the exposure), without the count noise: the
+              Bayesian counterpart of statsmodels'
+              ``get_prediction().summary_frame()["mean_se"]`` (its delta-method standard
+              error, which it equals to first order under a wide prior). For intervals of
+              the expected count.
         {exposure}
             Of the counts to predict. ``None``: the mean per unit of exposure.
 
@@ -135,7 +144,7 @@ class _BaseCountRegression(_BaseRegression):
             ``E[y | x, data] = exposure * E[mu(eta)]`` over the posterior of the linear
             predictor.
         std : ndarray of shape (n_samples,)
-            Only returned when ``return_std=True``.
+            Only returned with ``return_std``: the standard deviation it names.
         """
         return self._predict_mean(X, return_std, self._exposure_of(X, exposure, offset))
 
