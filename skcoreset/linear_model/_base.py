@@ -27,6 +27,7 @@ from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
 from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
 from ..families import FAMILIES, Family
 from ._methods import METHODS, STREAMING_METHODS
+from ._results import RESIDUAL_KINDS, forget_fit_statistics, residuals, set_fit_statistics
 
 
 # Rows drawn from all chunks of a dask array for the start of a family's "auto" parameters
@@ -201,14 +202,16 @@ class BaseBayesianGLM(BaseEstimator):
         spec = self._method()
         prior = self._prior(X.shape[1])
         offset = options.get("offset")
+        training_rows = InMemoryRows(X, y_encoded, sample_weight, offset)
         family = self._fitted_family(X, y_encoded, sample_weight, prior, offset,
-                                     rows=InMemoryRows(X, y_encoded, sample_weight, offset))
+                                     rows=training_rows)
         result = spec.fit(
             X, y_encoded, family,
             sample_weight=sample_weight, prior_prec=prior, fit_intercept=self.fit_intercept,
             tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
             **self._method_options(spec), **options)
-        return self._finish_fit(result, log_constant, exposure is not None)
+        self._finish_fit(result, log_constant, exposure is not None)
+        return set_fit_statistics(self, training_rows, log_constant)
 
     def _finish_fit(self, result, log_constant, on_exposure):
         """The fitted attributes of a fit of rows in memory or on dask: the evidence of the
@@ -282,7 +285,8 @@ class BaseBayesianGLM(BaseEstimator):
                           fit_intercept=self.fit_intercept, tol=self.tol,
                           max_iter=self.max_iter, verbose=self.verbose,
                           **self._method_options(spec))
-        return self._finish_fit(result, log_constant, exposure is not None)
+        self._finish_fit(result, log_constant, exposure is not None)
+        return set_fit_statistics(self, rows, log_constant)
 
     def _partial_fit(self, X, y, sample_weight, classes=None):
         """Add a chunk to PASS-GLM's statistics and pilot sample and refresh the posterior.
@@ -325,6 +329,7 @@ class BaseBayesianGLM(BaseEstimator):
             X, y_encoded, sample_weight, self.family_, radius=self.pass_radius,
             prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose)
         self._training_rows = None  # a stream's rows are not kept
+        forget_fit_statistics(self)
         before = {} if first_call else self._fit_info
         self._fit_info = _rows_info(
             before.get("rows", 0) + X.shape[0],
@@ -380,6 +385,57 @@ class BaseBayesianGLM(BaseEstimator):
         shift = exponent * np.log(2.0)
         with np.errstate(over="ignore"):  # inf: a std/mean ratio beyond float64
             return np.exp(log_mean - shift), np.exp(log_var - 2.0 * shift), exponent
+
+    def residuals(self, X: MatrixLike, y: VectorLike, kind: str = "deviance") -> FloatArray:
+        """Return the residuals of the rows X, y at the posterior mean of the parameters.
+
+        The residuals of statsmodels' GLM results (``resid_response``, ``resid_pearson``,
+        ``resid_deviance``) at ``posterior_.mean``, which under a wide prior is their
+        maximum-likelihood estimate (with ``method="mcmc"``, the mean of the draws). With
+        ``mu`` the mean of the likelihood there (for the binary models the probability of
+        ``classes_[1]``, and y as 0/1):
+
+        - ``"response"``: ``y - mu``;
+        - ``"pearson"``: ``(y - mu) / sqrt(V(mu))``, with the family's variance function
+          ``V`` (``mu (1 - mu)``, ``mu``, ``mu + alpha_ mu^2``);
+        - ``"deviance"``: ``sign(y - mu) sqrt(d)``, where ``d`` is the row's contribution
+          to the deviance (twice its log-likelihood below that of a model whose mean is
+          y), so that their squares add up to ``deviance_`` on the training rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (in memory).
+        y : array-like of shape (n_samples,)
+            Their targets.
+        kind : {"response", "pearson", "deviance"}, default="deviance"
+            Which residuals (the default of R's ``residuals.glm``).
+
+        Returns
+        -------
+        residuals : ndarray of shape (n_samples,)
+        """
+        return self._residuals(X, y, kind, None)
+
+    def _residuals(self, X, y, kind, exposure):
+        """:meth:`residuals` of counts over ``exposure`` (a multiplier of each row's mean,
+        or None)."""
+        if kind not in RESIDUAL_KINDS:
+            raise ValueError(f"kind must be one of {list(RESIDUAL_KINDS)}, got {kind!r}.")
+        X = self._check_predict_input(X)
+        y = self._family().encode_target(y, getattr(self, "classes_", None))
+        if len(y) != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} entries.")
+        family = self.family_
+        eta = linear_predictor(X, self.posterior_.mean, self.fit_intercept)
+        scale = None
+        if exposure is not None:
+            exposure = check_exposure(exposure, X.shape[0])
+            if hasattr(family, "exposure_as_weight"):  # rates weighted by the exposure
+                y, scale, _ = family.exposure_as_weight(y, np.ones(len(y)), exposure)
+            else:
+                eta = eta + np.log(exposure)
+        return residuals(family, eta, y, self._observed(y), kind, scale)
 
     def _linear_predictor(self, X):
         X = self._check_predict_input(X)
@@ -602,6 +658,28 @@ COMMON_ATTRS_DOC = """
 
     elbo_ : float
         Evidence lower bound of the fitted Gaussian ``q`` (``method="kl_proximal"`` only).
+
+    loglik_ : float
+        Log-likelihood of the training rows (weighted) at the posterior mean of the
+        parameters, ``sum_n w_n log p(y_n | theta_mean)``; counts over an exposure are
+        those counts. Under a wide prior the posterior mean is the maximum-likelihood
+        estimate and this is statsmodels' ``llf``; it is a plug-in value, not a Bayesian
+        predictive score (for that, ``az.loo`` on :meth:`to_arviz`). Not set by
+        ``partial_fit``, whose earlier chunks are not kept.
+
+    deviance_ : float
+        Twice the log-likelihood of the saturated model (each row's mean at its target)
+        minus ``loglik_``: statsmodels' ``deviance``, the sum of the squared deviance
+        :meth:`residuals`.
+
+    aic_ : float
+        ``-2 loglik_ + 2 k`` with ``k`` the number of fitted parameters (coefficients,
+        intercept, and ``alpha`` when estimated): statsmodels' ``aic``, an information
+        criterion at the posterior mean rather than a Bayesian one.
+
+    bic_ : float
+        ``-2 loglik_ + k log n`` with ``n`` the total sample weight (the number of rows
+        when unweighted): statsmodels' ``bic_llf``.
 
     posterior_samples_ : ndarray of shape (n_draws, n_params)
         Posterior draws of ``[coef..., intercept]`` (``method="mcmc"`` only); ``posterior_``

@@ -11,10 +11,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import fit_context
 from .._backend import is_dask_collection
+from .._docstrings import documents_score
 from .._inference import resolve_family
 from .._posterior import SamplePosterior, check_level
 from .._sklearn_compat import Interval, StrOptions, _num_samples, available_if
-from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
+from .._typing import FitMethod, FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._validation import check_numeric_dtype, combined_exposure
 from ..families import NegativeBinomialFamily, PoissonFamily
 from ._base import COMMON_ATTRS_DOC, uses_pass_glm
@@ -258,9 +259,49 @@ class _BaseCountRegression(_BaseRegression):
         exposure = None if X is None else self._exposure_of(X, exposure, offset)
         return self._to_arviz(X, y, exposure, n_draws, n_chains, random_state)
 
+    @_exposure_doc
+    def residuals(self, X: MatrixLike, y: VectorLike, kind: str = "deviance",
+                  exposure: VectorLike | None = None,
+                  offset: VectorLike | None = None) -> FloatArray:
+        """Return the residuals of the counts y at the posterior mean of the parameters.
+
+        The residuals of statsmodels' GLM results (``resid_response``, ``resid_pearson``,
+        ``resid_deviance``) at ``posterior_.mean``, which under a wide prior is their
+        maximum-likelihood estimate (with ``method="mcmc"``, the mean of the draws); the
+        squared deviance residuals of the training rows add up to ``deviance_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (in memory).
+        y : array-like of shape (n_samples,)
+            Their counts.
+        kind : {{"response", "pearson", "deviance"}}, default="deviance"
+            ``y - mu``, ``(y - mu) / sqrt(V(mu))`` with ``V(mu) = mu`` (Poisson) or
+            ``mu + alpha_ mu^2`` (negative binomial), or ``sign(y - mu) sqrt(d)`` with
+            ``d`` the row's deviance.
+        {exposure}
+            Of the counts y: ``mu`` is their mean over it.
+
+        Returns
+        -------
+        residuals : ndarray of shape (n_samples,)
+        """
+        return self._residuals(X, y, kind, self._exposure_of(X, exposure, offset))
+
+
+_SCORE_DOC = """``score(X, y)`` is the coefficient of determination R^2 of :meth:`predict`, the
+    posterior predictive mean, against y (weighted by ``sample_weight``; with ``exposure``
+    or ``offset``, of the counts over it), as for every scikit-learn regressor: it sees
+    neither the count noise nor the posterior uncertainty. To score counts as counts, use
+    ``scoring="neg_mean_poisson_deviance"`` in cross-validation; for the training fit,
+    ``loglik_``, ``deviance_``, ``aic_`` and ``bic_``, or ``az.loo`` on :meth:`to_arviz`
+    for a Bayesian estimate of the predictive log density."""
+
 
 @glm_estimator(PoissonFamily(), COMMON_ATTRS_DOC,
                link=Param("log", [StrOptions({"log", "softplus"})], "", ""))
+@documents_score(_SCORE_DOC)
 class BayesianPoissonRegression(_BaseCountRegression):
     """Bayesian Poisson regression for counts with posterior predictive uncertainty.
 
@@ -290,6 +331,10 @@ class BayesianPoissonRegression(_BaseCountRegression):
     BayesianLogisticRegression : The binary-classification counterpart.
     sklearn.linear_model.PoissonRegressor : Its MAP estimate (log link) with
         ``alpha=1 / (n_samples * prior_scale**2)``.
+
+    Notes
+    -----
+    <score>
 
     Examples
     --------
@@ -373,6 +418,7 @@ class BayesianPoissonRegression(_BaseCountRegression):
 @glm_estimator(NegativeBinomialFamily(), COMMON_ATTRS_DOC,
                alpha=Param("auto", [Interval(Real, 0, None, closed="neither"),
                                     StrOptions({"auto"})], "", ""))
+@documents_score(_SCORE_DOC)
 class BayesianNegativeBinomialRegression(_BaseCountRegression):
     """Bayesian negative binomial regression for overdispersed counts.
 
@@ -434,6 +480,10 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
     See Also
     --------
     BayesianPoissonRegression : The model without overdispersion.
+
+    Notes
+    -----
+    <score>
 
     Examples
     --------
