@@ -27,15 +27,14 @@ from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
 from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
 from ..families import FAMILIES, Family
 from ._methods import METHODS, STREAMING_METHODS
-from ._results import RESIDUAL_KINDS, forget_fit_statistics, residuals, set_fit_statistics
+from ._results import (KEPT_ROWS, RESIDUAL_KINDS, forget_fit_statistics, keep_rows, kept_rows,
+                       residuals, set_fit_statistics)
 
 
 # Rows drawn from all chunks of a dask array for the start of a family's "auto" parameters
 # (the estimators in memory start from at most as many), refined on all rows where the
 # family can (the negative binomial overdispersion).
 _RESOLVE_ROWS = 10_000
-# Unweighted training rows up to this many are kept for the data groups of to_arviz().
-_ARVIZ_TRAINING_ROWS = 5_000
 
 
 def _rows_info(n_rows, total_weight, weighted):
@@ -189,7 +188,7 @@ class BaseBayesianGLM(BaseEstimator):
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         exposure = self._exposure_of(X, exposure, offset)
-        self._keep_training_rows(X, y_encoded, sample_weight, exposure)
+        keep_rows(self, X, y_encoded, sample_weight, exposure)
         self._fit_info = _rows_info(X.shape[0], sample_weight.sum(),
                                     not np.all(sample_weight == 1.0))
         log_constant = 0.0
@@ -224,13 +223,6 @@ class BaseBayesianGLM(BaseEstimator):
         self._fitted_on_exposure = on_exposure
         return self._store(result)
 
-    def _keep_training_rows(self, X, y_encoded, sample_weight, exposure):
-        """Keep the training rows (references, no copies) for the data groups of
-        :meth:`to_arviz`: only an unweighted fit of at most ``_ARVIZ_TRAINING_ROWS`` rows,
-        whose rows are observations (a coreset's weighted rows are not)."""
-        keep = X.shape[0] <= _ARVIZ_TRAINING_ROWS and np.all(sample_weight == 1.0)
-        self._training_rows = (X, y_encoded, exposure) if keep else None
-
     def _start_stream(self, result):
         """Keep PASS-GLM's stream (statistics, pilot sample and pilot fit), from which
         ``partial_fit`` continues; None after the other methods."""
@@ -260,7 +252,7 @@ class BaseBayesianGLM(BaseEstimator):
         if exposure is not None:
             y, sample_weight, log_constant = exposure_as_weight_lazily(
                 self._family(), X, y, sample_weight, exposure)
-        self._training_rows = None
+        keep_rows(self, None, None, None, None)
         rows = DaskRows.from_arrays(X, y, sample_weight)
         summary = rows.summary
         check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
@@ -328,7 +320,7 @@ class BaseBayesianGLM(BaseEstimator):
         result, self._pass_stream = stream.add(
             X, y_encoded, sample_weight, self.family_, radius=self.pass_radius,
             prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose)
-        self._training_rows = None  # a stream's rows are not kept
+        keep_rows(self, None, None, None, None)  # a stream's rows are not kept
         forget_fit_statistics(self)
         before = {} if first_call else self._fit_info
         self._fit_info = _rows_info(
@@ -615,13 +607,13 @@ class BaseBayesianGLM(BaseEstimator):
     def _arviz_rows(self, X, y, exposure):
         """``(X, y_encoded, exposure)`` of the data groups of :meth:`to_arviz`, or None."""
         if X is None and y is None:
-            rows = getattr(self, "_training_rows", None)
+            rows = kept_rows(self)
             if rows is None:
                 warnings.warn(
                     f"{type(self).__name__}.to_arviz() has no log_likelihood, "
                     "posterior_predictive or observed_data group: the training rows are "
                     f"kept only by an unweighted in-memory fit of at most "
-                    f"{_ARVIZ_TRAINING_ROWS:,} rows, and this fit was weighted (e.g. on a "
+                    f"{KEPT_ROWS:,} rows, and this fit was weighted (e.g. on a "
                     "coreset), larger, streamed or on dask arrays. Pass the rows to "
                     "evaluate, e.g. to_arviz(X_test, y_test).", UserWarning, stacklevel=3)
             return rows

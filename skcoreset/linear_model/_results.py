@@ -1,5 +1,6 @@
 """What a fit says about its rows, as statsmodels' GLM results do: the log-likelihood,
-deviance and information criteria at the posterior mean, and residuals.
+deviance and information criteria at the posterior mean, and residuals; and the training
+rows a fit keeps for them (private copies, read through :func:`kept_rows` only).
 
 The sums over the training rows are one pass in row chunks (rows in memory, a
 ``np.memmap``, or a tree of tasks over dask chunks). Counts over an exposure are summed as
@@ -8,7 +9,10 @@ deviance is that of the counts, and whose log-likelihood differs from the counts
 constant the fit keeps), the negative binomial model's counts with an offset.
 """
 
+from typing import NamedTuple
+
 import numpy as np
+from scipy import sparse
 
 from .._backend import float_rows, row_chunks, row_width
 from .._design import linear_predictor
@@ -17,6 +21,42 @@ from ..families import BinaryFamily
 # the mean that stands for 0 in a saturated model's linear predictor (its log is finite)
 _TINY_MEAN = 1e-300
 RESIDUAL_KINDS = ("response", "pearson", "deviance")
+# Training rows are kept (copied) for to_arviz up to this many of them.
+KEPT_ROWS = 5_000
+
+
+class KeptRows(NamedTuple):
+    """Private copies of a fit's training rows: X, the encoded targets, and the multiplier
+    of each row's mean (the exposure of counts, or None)."""
+
+    X: object
+    y: np.ndarray
+    exposure: np.ndarray | None
+
+
+def _copy(array):
+    """A copy owning its memory (a ``np.memmap``'s rows read into memory, a sparse
+    matrix's arrays copied)."""
+    if sparse.issparse(array):
+        return array.copy()
+    return np.array(array, copy=True)
+
+
+def keep_rows(estimator, X, y_encoded, sample_weight, exposure):
+    """Keep copies of the training rows for :meth:`to_arviz`, so that changing the
+    caller's arrays after ``fit`` changes nothing: only an unweighted fit of at most
+    ``KEPT_ROWS`` rows, whose rows are observations (a coreset's weighted rows are not);
+    None otherwise."""
+    keep = (X is not None and X.shape[0] <= KEPT_ROWS
+            and np.all(np.asarray(sample_weight) == 1.0))
+    estimator._kept_rows = (KeptRows(_copy(X), _copy(y_encoded),
+                                     None if exposure is None else _copy(exposure))
+                            if keep else None)
+
+
+def kept_rows(estimator):
+    """The training rows kept by :func:`keep_rows` (a :class:`KeptRows`), or None."""
+    return getattr(estimator, "_kept_rows", None)
 
 
 def saturated_loglik(family, y):

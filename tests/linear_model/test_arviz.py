@@ -185,3 +185,26 @@ def test_bad_numbers_of_draws_are_refused(n_draws):
     clf = BayesianLogisticRegression().fit(X, y)
     with pytest.raises(ValueError, match="n_draws must be a positive integer"):
         clf.to_arviz(n_draws=n_draws)
+
+
+@pytest.mark.parametrize("cls, method, data", _CASES,
+                         ids=[f"{c.__name__}-{m}" for c, m, _ in _CASES])
+def test_overwriting_the_training_arrays_after_fit_changes_nothing(cls, method, data):
+    """The estimator keeps copies of its training rows, not the caller's arrays."""
+    X, y = data()
+    X, y = X.copy(), y.copy()
+    exposure = np.linspace(0.5, 2.0, len(y)) if cls is BayesianPoissonRegression else None
+    options = _FAST_MCMC if method == "mcmc" else dict(method=method)
+    rows = {} if exposure is None else dict(exposure=exposure)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = cls(**options).fit(X, y, **rows)
+    before = est.to_arviz(n_draws=20, random_state=0)
+    X[:] = 7.0
+    y[:] = y[::-1]
+    if exposure is not None:
+        exposure[:] = 100.0
+    after = est.to_arviz(n_draws=20, random_state=0)
+    for group in ("log_likelihood", "observed_data"):
+        np.testing.assert_array_equal(getattr(after, group)["y"].values,
+                                      getattr(before, group)["y"].values)
