@@ -19,9 +19,17 @@ from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, Met
                                             get_routing_for_object, process_routing)
 
 from ._atomic import atomic
+from ._sklearn_compat import available_if
 from ._typing import MatrixLike, Prediction, VectorLike
 
 __all__ = ["Pipeline", "make_pipeline"]
+
+
+def _final_has(method):
+    """``available_if`` check: the final step has ``method``."""
+    def check(pipeline):
+        return hasattr(pipeline.steps[-1][1], method)
+    return check
 
 
 def _is_coreset(step):
@@ -337,6 +345,34 @@ class Pipeline(sk_pipeline.Pipeline):
         if sample_weight is not None:
             params = {**params, "sample_weight": sample_weight}
         return final.score(Xt, y, **params)
+
+    @available_if(_final_has("summary"))
+    def summary(self, level: float = 0.95, feature_names: VectorLike | None = None) -> Any:
+        """The final estimator's ``summary``, its rows named after the features it sees.
+
+        The names are ``get_feature_names_out()`` of the steps before it (e.g. the columns
+        of a ``OneHotEncoder`` in a ``ColumnTransformer``; coreset steps pass names
+        through), when they all provide it; else the final estimator's own names.
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Posterior probability inside the credible intervals.
+        feature_names : array-like of str, default=None
+            Names of the features the final estimator sees, instead of the steps' names.
+
+        Returns
+        -------
+        summary : PosteriorSummary
+            See :meth:`skcoreset.BayesianLogisticRegression.summary`.
+        """
+        final = self.steps[-1][1]
+        if feature_names is None and len(self.steps) > 1:
+            try:
+                feature_names = self[:-1].get_feature_names_out()
+            except (AttributeError, ValueError, TypeError):  # a step without names
+                feature_names = None
+        return final.summary(level, feature_names=feature_names)
 
     def fit_transform(self, X: MatrixLike, y: VectorLike | None = None,
                       **params: Any) -> Any:

@@ -19,7 +19,7 @@ from .._design import latent_moments, linear_predictor, split_theta
 from .._inference import (PassGLMStream, prior_precision, resolve_family,
                           sample_predictive_moments)
 from .._numbers import is_number
-from .._posterior import SamplePosterior
+from .._posterior import SamplePosterior, check_level
 from .._summary import MCMC_DIAGNOSTICS, summary_table
 from .._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
@@ -459,36 +459,45 @@ class BaseBayesianGLM(BaseEstimator):
         check_is_fitted(self)
         return self.posterior_.credible_interval(level)
 
-    def summary(self, level: float = 0.95) -> Any:
-        """Table of the posterior: one row per parameter.
+    def summary(self, level: float = 0.95, feature_names: VectorLike | None = None) -> Any:
+        """The posterior, one row per parameter, as statsmodels prints its results.
 
-        Rows are named after ``feature_names_in_`` when the estimator was fitted on a
-        DataFrame with string column names (else ``x0``, ``x1``, ...), with the intercept last
-        as ``"intercept"`` (when ``fit_intercept=True``). Columns:
+        A :class:`~skcoreset.PosteriorSummary`: printed, a header of the fit (estimator,
+        model, method, rows and their total weight when weighted, parameters,
+        ``loglik_``, ``aic_``, ``bic_``, the log evidence or ELBO, convergence, and for
+        ``method="mcmc"`` the draws, the largest R-hat, the smallest ESS, the acceptance,
+        the divergences and the mean tree depth of the run), then a fixed-width table with
+        every column shown; ``to_frame()`` gives the table as a pandas DataFrame.
+
+        Rows are named after ``feature_names``, else ``feature_names_in_`` (the columns of
+        a DataFrame fitted on), else ``x0``, ``x1``, ..., with the intercept last as
+        ``"intercept"`` (when ``fit_intercept=True``) and the negative binomial ``alpha``
+        after it. Columns:
 
         - ``mean``, ``sd``: posterior mean and standard deviation;
         - ``lower``, ``upper``: the equal-tailed credible interval at ``level``
           (:meth:`credible_interval`);
-        - for ``method="mcmc"`` only, the diagnostics of the run: ``ess``
-          (``effective_sample_size_``), ``r_hat`` (``r_hat_``) and ``acceptance``
-          (``acceptance_fraction_``, one value for the whole run, repeated on every row);
-          for ``sampler="nuts"`` also ``divergences`` (``n_divergences_``) and
-          ``tree_depth`` (the mean of ``sample_stats_["tree_depth"]``), repeated too.
+        - for ``method="mcmc"`` only, each parameter's diagnostics: ``ess``
+          (``effective_sample_size_``) and ``r_hat`` (``r_hat_``).
 
         Parameters
         ----------
         level : float, default=0.95
             Posterior probability inside the credible intervals, strictly between 0 and 1.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names of the features, e.g. ``get_feature_names_out()`` of the transformers
+            before the estimator (:meth:`skcoreset.pipeline.Pipeline.summary` passes
+            them).
 
         Returns
         -------
-        table : pandas.DataFrame or dict
-            A DataFrame indexed by parameter name (``table.attrs["level"]`` holds ``level``)
-            when pandas is installed; otherwise a dict of 1-D arrays with the same columns
-            in the same order, after a ``"parameter"`` entry holding the names.
+        summary : PosteriorSummary
+            ``str(summary)`` is the text; ``summary.to_frame()`` the DataFrame (indexed by
+            parameter; ``attrs`` holds ``level`` and ``header``); ``summary.columns`` the
+            columns as arrays and ``summary.header`` the header as a dict.
         """
         check_is_fitted(self)
-        return summary_table(self, level)
+        return summary_table(self, check_level(level), feature_names)
 
     def sample_y(self, X: MatrixLike, n_draws: int = 1000,
                  random_state: RandomStateLike = None) -> Prediction:

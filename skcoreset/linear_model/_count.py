@@ -609,13 +609,10 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
 
     def _summary_rows(self, level):
         """The ``alpha`` row of :meth:`summary`: ``alpha_``, ``alpha_std_`` and
-        :meth:`alpha_interval`; with sampled alpha also its MCMC diagnostics."""
+        :meth:`alpha_interval`; with sampled alpha also its ESS and R-hat."""
         lower, upper = self.alpha_interval(level)
         row = {"mean": self.alpha_, "sd": self.alpha_std_, "lower": lower, "upper": upper}
         if hasattr(self, "alpha_samples_"):
             row.update(ess=self._alpha_diagnostics["effective_sample_size"],
-                       r_hat=self._alpha_diagnostics["r_hat"],
-                       acceptance=self.acceptance_fraction_,
-                       divergences=self.n_divergences_,
-                       tree_depth=np.mean(self.sample_stats_["tree_depth"]))
+                       r_hat=self._alpha_diagnostics["r_hat"])
         return {"alpha": row}
