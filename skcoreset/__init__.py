@@ -7,6 +7,7 @@ from .coreset import (FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, Sensit
 from .linear_model import (BayesianBinaryRegression, BayesianLogisticRegression,
                            BayesianNegativeBinomialRegression, BayesianPoissonRegression,
                            BayesianProbitRegression)
+from ._psis import LooResult
 from ._summary import PosteriorSummary
 from .multiclass import BayesianOneVsRestClassifier
 
@@ -22,6 +23,7 @@ __all__ = [
     "FrankWolfeCoreset",
     "GIGACoreset",
     "GaussianPosterior",
+    "LooResult",
     "PosteriorSummary",
     "QuasiNewtonCoreset",
     "SamplePosterior",

@@ -16,8 +16,8 @@ MCMC_DIAGNOSTICS = ("acceptance_fraction", "autocorr_time", "effective_sample_si
 
 def parameter_names(estimator, feature_names=None):
     """Names of ``theta = [coef..., intercept]``: ``feature_names`` when given (checked),
-    else ``feature_names_in_`` (else ``x0``, ``x1``, ...), then ``"intercept"`` when one is
-    fitted."""
+    else ``feature_names_in_``, else the columns of a dask DataFrame fitted on (else ``x0``,
+    ``x1``, ...), then ``"intercept"`` when one is fitted."""
     if feature_names is not None:
         names = [str(name) for name in np.asarray(feature_names, dtype=object).ravel()]
         if len(names) != estimator.n_features_in_:
@@ -26,6 +26,8 @@ def parameter_names(estimator, feature_names=None):
                 f"{estimator.n_features_in_} features.")
     elif hasattr(estimator, "feature_names_in_"):
         names = [str(name) for name in estimator.feature_names_in_]
+    elif getattr(estimator, "_column_names", None) is not None:  # a dask DataFrame's
+        names = list(estimator._column_names)
     else:
         names = [f"x{j}" for j in range(estimator.n_features_in_)]
     if estimator.fit_intercept:

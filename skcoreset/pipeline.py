@@ -20,6 +20,7 @@ from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, Met
 
 from ._atomic import atomic
 from ._sklearn_compat import available_if
+from .linear_model._results import copied_rows
 from ._typing import MatrixLike, Prediction, VectorLike
 
 __all__ = ["Pipeline", "make_pipeline"]
@@ -215,6 +216,9 @@ class Pipeline(sk_pipeline.Pipeline):
         self._check_steps()
         step_params = (self._route_params(params) if get_config()["enable_metadata_routing"]
                        else self._split_params(params))
+        # the rows of to_arviz and loo: copies, as the caller's arrays may change; only
+        # without metadata (an exposure or offset describes the rows too)
+        kept = None if params else copied_rows(X, y)
         weights = None
         for index, (name, step) in enumerate(self.steps):
             if step is None or step == "passthrough":
@@ -226,6 +230,7 @@ class Pipeline(sk_pipeline.Pipeline):
             if self.verbose:
                 print(f"[Pipeline] ({index + 1} of {len(self.steps)}) fitting {name}, "
                       f"total={time.perf_counter() - start:.1f}s")
+        self._kept_rows = kept
         return self
 
     def _route_params(self, params):
@@ -345,6 +350,75 @@ class Pipeline(sk_pipeline.Pipeline):
         if sample_weight is not None:
             params = {**params, "sample_weight": sample_weight}
         return final.score(Xt, y, **params)
+
+    def _final_rows(self, X, y, method):
+        """``X`` transformed by the steps before the final estimator (coreset steps
+        skipped), and ``y``: the rows passed, or copies of the rows the pipeline was
+        fitted on."""
+        if X is None and y is None:
+            kept = getattr(self, "_kept_rows", None)
+            if kept is None:
+                raise ValueError(
+                    f"Pipeline.{method}() has no rows to evaluate: the pipeline keeps copies "
+                    "of the rows it is fitted on only up to 2**24 values, in memory, and "
+                    "fitted without metadata (exposure, offset, sample_weight). Pass the "
+                    f"rows, e.g. {method}(X, y).")
+            X, y = kept
+        elif X is None or y is None:
+            raise ValueError(f"Pipeline.{method} needs both X and y.")
+        for _, _, transform in self._iter(with_final=False):
+            X = transform.transform(X)
+        return X, y
+
+    @available_if(_final_has("to_arviz"))
+    def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None,
+                 **params: Any) -> Any:
+        """The final estimator's ``to_arviz`` with the data groups of all the rows.
+
+        After a coreset step the final estimator saw only the coreset's weighted rows;
+        here its ``log_likelihood``, ``posterior_predictive`` and ``observed_data`` groups
+        are those of the rows the pipeline was fitted on (copies kept by ``fit``, up to
+        ``2**24`` values), or of ``X``, ``y``, transformed by the steps before it.
+
+        Parameters
+        ----------
+        X : iterable, default=None
+            Rows, as the first step expects them; ``None``: the rows fitted on.
+        y : iterable, default=None
+            Their targets.
+        **params : dict of str -> object
+            Passed to the final estimator's ``to_arviz`` (``n_draws``, ``exposure``...).
+
+        Returns
+        -------
+        data : arviz.InferenceData
+        """
+        return self.steps[-1][1].to_arviz(*self._final_rows(X, y, "to_arviz"), **params)
+
+    @available_if(_final_has("loo"))
+    def loo(self, X: MatrixLike | None = None, y: VectorLike | None = None,
+            **params: Any) -> Any:
+        """The final estimator's ``loo`` (PSIS-LOO in blocks of rows) over all the rows.
+
+        The rows the pipeline was fitted on (copies kept by ``fit``, up to ``2**24``
+        values), or ``X``, ``y``, transformed by the steps before the final estimator
+        (coreset steps skipped): after a coreset step, the elpd of the whole data under
+        the coreset's posterior, comparable with that of a fit on all rows.
+
+        Parameters
+        ----------
+        X : iterable, default=None
+            Rows, as the first step expects them; ``None``: the rows fitted on.
+        y : iterable, default=None
+            Their targets.
+        **params : dict of str -> object
+            Passed to the final estimator's ``loo`` (``n_draws``, ``random_state``...).
+
+        Returns
+        -------
+        loo : LooResult
+        """
+        return self.steps[-1][1].loo(*self._final_rows(X, y, "loo"), **params)
 
     @available_if(_final_has("summary"))
     def summary(self, level: float = 0.95, feature_names: VectorLike | None = None) -> Any:

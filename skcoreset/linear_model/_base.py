@@ -12,12 +12,13 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
-from .._arviz import draw_targets, inference_data
+from .._arviz import (MAX_DRAW_ROWS, chunked_loo, draw_targets, fits_draw_groups,
+                      inference_data)
 from .._backend import DaskRows, InMemoryRows, as_row_blocks, is_dask_collection
 from .._dask_predict import exposure_as_weight_lazily, sample_y_lazily
 from .._design import latent_moments, linear_predictor, split_theta
-from .._inference import (PassGLMStream, prior_precision, resolve_family,
-                          sample_predictive_moments)
+from .._inference import (PassGLMStream, effective_sample_size_of_means, prior_precision,
+                          resolve_family, sample_predictive_moments)
 from .._numbers import is_number
 from .._posterior import SamplePosterior, check_level
 from .._summary import MCMC_DIAGNOSTICS, summary_table
@@ -27,8 +28,8 @@ from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
 from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
 from ..families import FAMILIES, Family
 from ._methods import METHODS, STREAMING_METHODS
-from ._results import (KEPT_ROWS, RESIDUAL_KINDS, forget_fit_statistics, keep_rows, kept_rows,
-                       residuals, set_fit_statistics)
+from ._results import (KEPT_VALUES, KeptRows, RESIDUAL_KINDS, forget_fit_statistics, keep_dask_rows,
+                       keep_rows, kept_rows, residuals, set_fit_statistics)
 
 
 # Rows drawn from all chunks of a dask array for the start of a family's "auto" parameters
@@ -185,6 +186,7 @@ class BaseBayesianGLM(BaseEstimator):
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
                                  ensure_all_finite=not finds_non_finite,
                                  accept_sparse=ACCEPT_SPARSE)
+        self._column_names = None
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         exposure = self._exposure_of(X, exposure, offset)
@@ -242,6 +244,7 @@ class BaseBayesianGLM(BaseEstimator):
         messages of in-memory input; non-finite X (or an invalid exposure) raises in the
         first task that reads it.
         """
+        columns = getattr(X, "columns", None)  # a dask DataFrame's, for summary()
         X = as_row_blocks(X)  # the rows' blocks for the exposure and the summary alike
         log_constant = 0.0
         if exposure is not None and not hasattr(self._family(), "exposure_as_weight"):
@@ -252,7 +255,6 @@ class BaseBayesianGLM(BaseEstimator):
         if exposure is not None:
             y, sample_weight, log_constant = exposure_as_weight_lazily(
                 self._family(), X, y, sample_weight, exposure)
-        keep_rows(self, None, None, None, None)
         rows = DaskRows.from_arrays(X, y, sample_weight)
         summary = rows.summary
         check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
@@ -264,9 +266,17 @@ class BaseBayesianGLM(BaseEstimator):
         family = self._family()
         rows = rows.encoded(partial(family.encode_target,
                                     classes=getattr(self, "classes_", None)))
+        if exposure is None:  # (rates weighted by an exposure are not the counts)
+            keep_dask_rows(self, rows)
+        else:
+            keep_rows(self, None, None, None, None)
         self.n_features_in_ = X.shape[1]
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
+        # not feature_names_in_: predictions run block by block on arrays, without names
+        self._column_names = (None if columns is None
+                              or not all(isinstance(c, str) for c in columns)
+                              else [str(c) for c in columns])
         spec = self._method()
         prior = self._prior(X.shape[1])
         if family.unresolved:  # parameters estimated from rows drawn from all chunks
@@ -575,9 +585,16 @@ class BaseBayesianGLM(BaseEstimator):
           the log-likelihood of each row under each posterior draw (for ``az.loo`` and
           ``az.waic``), one predictive draw of each row per posterior draw (for
           ``az.plot_ppc``), and the targets. Binary targets are exported as 0/1 (1 for
-          ``classes_[1]``). The training rows are kept by an unweighted in-memory fit of at
-          most 5,000 rows; otherwise (a coreset's weighted rows, a dask array, a stream,
-          more rows) these groups need ``X`` and ``y``, and are left out with a warning.
+          ``classes_[1]``). A weighted row's log-likelihood is multiplied by its weight
+          (what the posterior conditions on; for a coreset's rows, evaluate all rows
+          instead: :meth:`skcoreset.pipeline.Pipeline.to_arviz`).
+
+        The fit keeps private copies of its training rows (changing the arrays passed to
+        ``fit`` afterwards changes nothing) up to ``2**24`` values (``rows x (features +
+        3)``: 128 MB), on dask arrays too (gathered into this process). Beyond, and for a
+        stream (``partial_fit``), the data groups need ``X`` and ``y``, and are left out
+        with a warning; they are also left out, with a warning pointing to :meth:`loo`,
+        when the training rows times the draws exceed ``5e7`` values.
 
         Parameters
         ----------
@@ -606,34 +623,102 @@ class BaseBayesianGLM(BaseEstimator):
         return self._to_arviz(X, y, None, n_draws, n_chains, random_state)
 
     def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state):
+        self._check_draws(n_draws, n_chains)
+        rows = self._arviz_rows(X, y, exposure, "to_arviz")
+        if X is None and rows is not None and not fits_draw_groups(rows, n_draws, n_chains,
+                                                                   self):
+            warnings.warn(
+                f"{type(self).__name__}.to_arviz() has no log_likelihood, "
+                "posterior_predictive or observed_data group: its "
+                f"{rows.X.shape[0]:,} training rows times the draws would exceed "
+                f"{MAX_DRAW_ROWS:,} values. Use loo(), which computes PSIS-LOO over them "
+                "in blocks, or pass fewer rows, e.g. to_arviz(X_test, y_test).",
+                UserWarning, stacklevel=3)
+            rows = None
+        return inference_data(self, rows, n_draws, n_chains, random_state)
+
+    def _check_draws(self, n_draws, n_chains):
         check_is_fitted(self)
         for name, value in (("n_draws", n_draws), ("n_chains", n_chains)):
             if not is_number(value, Integral) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}.")
-        return inference_data(self, self._arviz_rows(X, y, exposure), n_draws, n_chains,
-                              random_state)
 
-    def _arviz_rows(self, X, y, exposure):
-        """``(X, y_encoded, exposure)`` of the data groups of :meth:`to_arviz`, or None."""
+    def loo(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
+            n_draws: int = 1000, n_chains: int = 4, reff: float | None = None,
+            random_state: RandomStateLike = None) -> Any:
+        """PSIS-LOO cross-validation of the fit, over rows of any number.
+
+        The expected log pointwise predictive density of leaving each row out, estimated by
+        Pareto-smoothed importance sampling (Vehtari, Gelman and Gabry, 2017) from the
+        posterior draws: ArviZ's ``az.loo(self.to_arviz(...))``, computed block of rows
+        by block of rows, so that the draws-by-rows log-likelihood of all the rows is
+        never held (memory of about ``2**22`` values besides the rows) and ArviZ is not
+        needed. The rows are the training rows (kept by the fit, see :meth:`to_arviz`), or
+        those passed. Costs ``rows x draws`` evaluations of the log-likelihood.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            Rows to evaluate, with ``y``; ``None``: the training rows.
+        y : array-like of shape (n_samples,), default=None
+            Their targets.
+        n_draws : int, default=1000
+            Draws per chain of a Gaussian posterior (as :meth:`to_arviz`); unused for
+            ``method="mcmc"``, whose own draws are used.
+        n_chains : int, default=4
+            Chains of a Gaussian posterior; unused for ``method="mcmc"``.
+        reff : float, default=None
+            Relative effective sample size of the draws. ``None``: 1 for the independent
+            draws of a Gaussian posterior; for MCMC, ArviZ's default (the mean
+            effective sample size of the parameters' means over the number of draws).
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws of a Gaussian posterior (the same draws as
+            :meth:`to_arviz` with the same seed).
+
+        Returns
+        -------
+        loo : LooResult
+            ``elpd_loo``, its standard error ``se``, ``p_loo``, the pointwise ``loo_i``
+            and ``pareto_k``, and ``warning`` (a Pareto k above ``good_k``): the fields
+            of ArviZ's result.
+        """
+        return self._loo(X, y, None, n_draws, n_chains, reff, random_state)
+
+    def _loo(self, X, y, exposure, n_draws, n_chains, reff, random_state):
+        self._check_draws(n_draws, n_chains)
+        rows = self._arviz_rows(X, y, exposure, "loo")
+        if rows is None:
+            raise ValueError(
+                f"{type(self).__name__}.loo() has no rows to evaluate: the training rows are "
+                f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this fit "
+                "had more, was streamed or fitted counts over an exposure on dask arrays. "
+                "Pass the rows, e.g. loo(X, y).")
+        return chunked_loo(self, rows, n_draws, n_chains, reff, random_state,
+                           effective_sample_size_of_means)
+
+    def _arviz_rows(self, X, y, exposure, caller):
+        """:class:`~skcoreset.linear_model._results.KeptRows` of the data groups of
+        :meth:`to_arviz` and :meth:`loo`: the training rows, those passed, or None."""
         if X is None and y is None:
             rows = kept_rows(self)
-            if rows is None:
+            if rows is None and caller == "to_arviz":
                 warnings.warn(
                     f"{type(self).__name__}.to_arviz() has no log_likelihood, "
                     "posterior_predictive or observed_data group: the training rows are "
-                    f"kept only by an unweighted in-memory fit of at most "
-                    f"{KEPT_ROWS:,} rows, and this fit was weighted (e.g. on a "
-                    "coreset), larger, streamed or on dask arrays. Pass the rows to "
-                    "evaluate, e.g. to_arviz(X_test, y_test).", UserWarning, stacklevel=3)
+                    f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this "
+                    "fit had more, was streamed or fitted counts over an exposure on dask "
+                    "arrays. Pass the rows to evaluate, e.g. to_arviz(X_test, y_test).",
+                    UserWarning, stacklevel=3)
             return rows
         if X is None or y is None:
-            raise ValueError("to_arviz needs both X and y for the rows of its "
+            raise ValueError(f"{caller} needs both X and y for the rows of its "
                              "log_likelihood, posterior_predictive and observed_data groups.")
         X = self._check_predict_input(X)
         y = self._family().encode_target(y, getattr(self, "classes_", None))
         if len(y) != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} entries.")
-        return X, y, None if exposure is None else check_exposure(exposure, X.shape[0])
+        return KeptRows(X, y, None if exposure is None else check_exposure(exposure, X.shape[0]),
+                        None)
 
     def _observed(self, y):
         """Encoded targets as ArviZ sees them (the binary models: 0/1)."""

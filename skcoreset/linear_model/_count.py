@@ -260,6 +260,46 @@ class _BaseCountRegression(_BaseRegression):
         return self._to_arviz(X, y, exposure, n_draws, n_chains, random_state)
 
     @_exposure_doc
+    def loo(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
+            exposure: VectorLike | None = None, offset: VectorLike | None = None,
+            n_draws: int = 1000, n_chains: int = 4, reff: float | None = None,
+            random_state: RandomStateLike = None) -> Any:
+        """PSIS-LOO cross-validation of the fit, over rows of any number (see
+        :meth:`BayesianLogisticRegression.loo <skcoreset.BayesianLogisticRegression.loo>`).
+
+        The log-likelihood of the counts y is that of counts over ``exposure`` (for the
+        training rows, the exposure and offset of the fit), as in :meth:`to_arviz`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            Rows to evaluate, with ``y``; ``None``: the training rows.
+        y : array-like of shape (n_samples,), default=None
+            Their counts.
+        {exposure}
+            Of the counts y of the rows passed.
+        n_draws : int, default=1000
+            Draws per chain of a Gaussian posterior; unused for ``method="mcmc"``.
+        n_chains : int, default=4
+            Chains of a Gaussian posterior; unused for ``method="mcmc"``.
+        reff : float, default=None
+            Relative effective sample size of the draws (by default 1 for a Gaussian
+            posterior, ArviZ's estimate for MCMC).
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws of a Gaussian posterior.
+
+        Returns
+        -------
+        loo : LooResult
+            ``elpd_loo``, ``se``, ``p_loo``, ``loo_i``, ``pareto_k``, ``warning``.
+        """
+        if X is None and (exposure is not None or offset is not None):
+            raise ValueError("exposure and offset of loo describe the rows X, y: pass X and "
+                             "y with them.")
+        exposure = None if X is None else self._exposure_of(X, exposure, offset)
+        return self._loo(X, y, exposure, n_draws, n_chains, reff, random_state)
+
+    @_exposure_doc
     def residuals(self, X: MatrixLike, y: VectorLike, kind: str = "deviance",
                   exposure: VectorLike | None = None,
                   offset: VectorLike | None = None) -> FloatArray:

@@ -21,17 +21,20 @@ from ..families import BinaryFamily
 # the mean that stands for 0 in a saturated model's linear predictor (its log is finite)
 _TINY_MEAN = 1e-300
 RESIDUAL_KINDS = ("response", "pearson", "deviance")
-# Training rows are kept (copied) for to_arviz up to this many of them.
-KEPT_ROWS = 5_000
+# Training rows are kept (copied) for to_arviz and loo up to this many stored values (rows
+# times their width plus the target, weight and exposure): 2**24 float64 values, 128 MB.
+KEPT_VALUES = 2**24
 
 
 class KeptRows(NamedTuple):
-    """Private copies of a fit's training rows: X, the encoded targets, and the multiplier
-    of each row's mean (the exposure of counts, or None)."""
+    """Private copies of a fit's training rows: X, the encoded targets, the multiplier of
+    each row's mean (the exposure of counts, or None) and the sample weights (None when
+    all are 1)."""
 
     X: object
     y: np.ndarray
     exposure: np.ndarray | None
+    weights: np.ndarray | None
 
 
 def _copy(array):
@@ -42,16 +45,43 @@ def _copy(array):
     return np.array(array, copy=True)
 
 
+def _n_values(X):
+    return X.shape[0] * (row_width(X) + 3)
+
+
 def keep_rows(estimator, X, y_encoded, sample_weight, exposure):
-    """Keep copies of the training rows for :meth:`to_arviz`, so that changing the
-    caller's arrays after ``fit`` changes nothing: only an unweighted fit of at most
-    ``KEPT_ROWS`` rows, whose rows are observations (a coreset's weighted rows are not);
-    None otherwise."""
-    keep = (X is not None and X.shape[0] <= KEPT_ROWS
-            and np.all(np.asarray(sample_weight) == 1.0))
+    """Keep copies of the training rows for :meth:`to_arviz` and :meth:`loo`, so that
+    changing the caller's arrays after ``fit`` changes nothing: at most ``KEPT_VALUES``
+    values (else, or with ``X=None``, nothing is kept)."""
+    keep = X is not None and _n_values(X) <= KEPT_VALUES
+    weights = None
+    if keep and not np.all(np.asarray(sample_weight) == 1.0):
+        weights = _copy(sample_weight)
     estimator._kept_rows = (KeptRows(_copy(X), _copy(y_encoded),
-                                     None if exposure is None else _copy(exposure))
+                                     None if exposure is None else _copy(exposure), weights)
                             if keep else None)
+
+
+def copied_rows(X, y):
+    """Copies of the rows ``X`` (an array, sparse matrix or DataFrame, as a pipeline's
+    first step takes them) and their targets when they fit in ``KEPT_VALUES``, else None
+    (the kept rows of :meth:`skcoreset.pipeline.Pipeline.loo`)."""
+    if y is None or not hasattr(X, "shape") or len(X.shape) != 2 or hasattr(X, "dask"):
+        return None
+    width = row_width(X) if sparse.issparse(X) else X.shape[1]
+    if X.shape[0] * (width + 3) > KEPT_VALUES:
+        return None
+    X = X.copy(deep=True) if hasattr(X, "iloc") else _copy(X)
+    return X, (y.copy(deep=True) if hasattr(y, "iloc") else _copy(y))
+
+
+def keep_dask_rows(estimator, rows):
+    """:func:`keep_rows` of the rows of a dask fit (a ``DaskRows`` storage, targets
+    encoded): gathered into this process when they fit in ``KEPT_VALUES``."""
+    if rows.n * (rows.n_features + 3) > KEPT_VALUES:
+        return keep_rows(estimator, None, None, None, None)
+    gathered = rows.every(1, gather_rows=rows.n)
+    keep_rows(estimator, gathered.X, gathered.y, gathered.sample_weight, None)
 
 
 def kept_rows(estimator):
