@@ -28,8 +28,8 @@ from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
 from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
 from ..families import FAMILIES, Family
 from ._methods import METHODS, STREAMING_METHODS
-from ._results import (KEPT_VALUES, KeptRows, RESIDUAL_KINDS, forget_fit_statistics, keep_dask_rows,
-                       keep_rows, kept_rows, residuals, set_fit_statistics)
+from ._results import (KEPT_VALUES, RESIDUAL_KINDS, KeptRows, forget_fit_statistics, keep_rows,
+                       kept_rows, residuals, set_fit_statistics)
 
 
 # Rows drawn from all chunks of a dask array for the start of a family's "auto" parameters
@@ -266,10 +266,7 @@ class BaseBayesianGLM(BaseEstimator):
         family = self._family()
         rows = rows.encoded(partial(family.encode_target,
                                     classes=getattr(self, "classes_", None)))
-        if exposure is None:  # (rates weighted by an exposure are not the counts)
-            keep_dask_rows(self, rows)
-        else:
-            keep_rows(self, None, None, None, None)
+        keep_rows(self, None, None, None, None)  # only sums reach this process
         self.n_features_in_ = X.shape[1]
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
@@ -591,8 +588,8 @@ class BaseBayesianGLM(BaseEstimator):
 
         The fit keeps private copies of its training rows (changing the arrays passed to
         ``fit`` afterwards changes nothing) up to ``2**24`` values (``rows x (features +
-        3)``: 128 MB), on dask arrays too (gathered into this process). Beyond, and for a
-        stream (``partial_fit``), the data groups need ``X`` and ``y``, and are left out
+        3)``: 128 MB). Beyond, for a stream (``partial_fit``) and for dask arrays (whose
+        rows stay on the cluster), the data groups need ``X`` and ``y``, and are left out
         with a warning; they are also left out, with a warning pointing to :meth:`loo`,
         when the training rows times the draws exceed ``5e7`` values.
 
@@ -691,8 +688,8 @@ class BaseBayesianGLM(BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__}.loo() has no rows to evaluate: the training rows are "
                 f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this fit "
-                "had more, was streamed or fitted counts over an exposure on dask arrays. "
-                "Pass the rows, e.g. loo(X, y).")
+                "had more, was streamed or ran on dask arrays (whose rows stay on the "
+                "cluster). Pass the rows, e.g. loo(X, y).")
         return chunked_loo(self, rows, n_draws, n_chains, reff, random_state,
                            effective_sample_size_of_means)
 
@@ -706,8 +703,8 @@ class BaseBayesianGLM(BaseEstimator):
                     f"{type(self).__name__}.to_arviz() has no log_likelihood, "
                     "posterior_predictive or observed_data group: the training rows are "
                     f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this "
-                    "fit had more, was streamed or fitted counts over an exposure on dask "
-                    "arrays. Pass the rows to evaluate, e.g. to_arviz(X_test, y_test).",
+                    "fit had more, was streamed or ran on dask arrays (whose rows stay on "
+                    "the cluster). Pass the rows to evaluate, e.g. to_arviz(X_test, y_test).",
                     UserWarning, stacklevel=3)
             return rows
         if X is None or y is None:

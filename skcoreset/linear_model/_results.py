@@ -75,15 +75,6 @@ def copied_rows(X, y):
     return X, (y.copy(deep=True) if hasattr(y, "iloc") else _copy(y))
 
 
-def keep_dask_rows(estimator, rows):
-    """:func:`keep_rows` of the rows of a dask fit (a ``DaskRows`` storage, targets
-    encoded): gathered into this process when they fit in ``KEPT_VALUES``."""
-    if rows.n * (rows.n_features + 3) > KEPT_VALUES:
-        return keep_rows(estimator, None, None, None, None)
-    gathered = rows.every(1, gather_rows=rows.n)
-    keep_rows(estimator, gathered.X, gathered.y, gathered.sample_weight, None)
-
-
 def kept_rows(estimator):
     """The training rows kept by :func:`keep_rows` (a :class:`KeptRows`), or None."""
     return getattr(estimator, "_kept_rows", None)

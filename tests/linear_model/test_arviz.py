@@ -317,12 +317,14 @@ def test_pipeline_loo_and_to_arviz_evaluate_all_rows_after_a_coreset():
         pipe.loo(X)
 
 
-def test_dask_fit_keeps_its_rows():
+def test_dask_fit_keeps_no_rows_and_says_so():
+    """Only sums of a dask fit's rows reach this process: loo and to_arviz need rows."""
     da = pytest.importorskip("dask.array")
     X, y = _counts(n=300)
     est = BayesianPoissonRegression().fit(da.from_array(X, chunks=(70, 2)),
                                           da.from_array(y, chunks=70))
+    with pytest.raises(ValueError, match=r"dask arrays .* Pass the rows, e.g. loo\(X, y\)"):
+        est.loo()
     memory = BayesianPoissonRegression().fit(X, y)
-    np.testing.assert_allclose(est.loo(n_draws=100, random_state=0).loo_i,
+    np.testing.assert_allclose(est.loo(X, y, n_draws=100, random_state=0).loo_i,
                                memory.loo(n_draws=100, random_state=0).loo_i, rtol=1e-7)
-    assert est.to_arviz(n_draws=20).log_likelihood["y"].shape == (4, 20, 300)
