@@ -17,6 +17,15 @@ _TINY_LOG = np.log(np.finfo(float).tiny)
 _EPS = np.finfo(float).eps
 
 
+def _logsumexp_rows(a):
+    """``log sum_j exp(a_ij)`` of each row (scipy's ``logsumexp`` along axis 1, without
+    its checks: several times faster on many rows)."""
+    top = np.max(a, axis=1, keepdims=True)
+    top[~np.isfinite(top)] = 0.0
+    with np.errstate(divide="ignore"):
+        return np.log(np.sum(np.exp(a - top), axis=1)) + top[:, 0]
+
+
 def tail_length(n_draws, reff=1.0):
     """The number of largest importance ratios fitted by the Pareto tail:
     ``ceil(min(S / 5, 3 sqrt(S / reff)))``."""
@@ -87,16 +96,15 @@ def psis_log_weights(log_ratios, reff=1.0):
     Returns
     -------
     log_weights : ndarray of shape (n_rows, n_draws)
-        Smoothed, normalised log weights, in the order of each row's ascending ratios
-        (``order``: the permutation of each row).
+        Smoothed, normalised log weights, in the order of each row's ascending ratios.
     k : ndarray of shape (n_rows,)
         Estimated Pareto shape of each row's tail (inf where it has at most 4 draws).
-    order : ndarray of shape (n_rows, n_draws)
+    sorted_ratios : ndarray of shape (n_rows, n_draws)
+        Each row's log ratios in ascending order (that of ``log_weights``).
     """
     n_rows, n_draws = log_ratios.shape
-    x = log_ratios - log_ratios.max(axis=1, keepdims=True)
-    order = np.argsort(x, axis=1)
-    x = np.take_along_axis(x, order, axis=1)
+    sorted_ratios = np.sort(log_ratios, axis=1)
+    x = sorted_ratios - sorted_ratios[:, -1:]
     m = tail_length(n_draws, reff)
     cutoff_index = -m - 1
     k = np.full(n_rows, np.inf)
@@ -104,8 +112,11 @@ def psis_log_weights(log_ratios, reff=1.0):
         cutoff = x[:, cutoff_index]
         # the rows whose tail is exactly their m largest ratios, fitted together
         regular = (cutoff >= _TINY_LOG) & (x[:, -m] > cutoff)
-        rows = np.flatnonzero(regular)
-        if rows.size:
+        regular_rows = np.flatnonzero(regular)
+        # the fits' temporaries hold rows x (30 + sqrt(m)) x m values: at most 2**21
+        step = max(1, 2**21 // ((30 + int(m**0.5)) * m))
+        for start in range(0, regular_rows.size, step):
+            rows = regular_rows[start:start + step]
             cut = np.exp(cutoff[rows])[:, None]
             k_rows, sigma = _gpd_fit(np.exp(x[rows, -m:]) - cut)
             fitted = np.isfinite(k_rows)
@@ -114,13 +125,13 @@ def psis_log_weights(log_ratios, reff=1.0):
             tails[fitted] = np.minimum(smoothed[fitted], 0.0)
             x[rows, -m:] = tails
             k[rows] = k_rows
+        x[regular_rows] -= _logsumexp_rows(x[regular_rows])[:, None]
         for row in np.flatnonzero(~regular):
             x[row], k[row] = _smooth_row(x[row], cutoff_index)
-        x[rows] -= logsumexp(x[rows], axis=1, keepdims=True)
     else:
         for row in range(n_rows):
             x[row], k[row] = _smooth_row(x[row], cutoff_index)
-    return x, k, order
+    return x, k, sorted_ratios
 
 
 class LooResult(NamedTuple):
@@ -170,10 +181,9 @@ class LooSums:
 
     def add(self, loglik):
         """Add the rows of ``loglik``, ``log p(y_n | theta_s)`` of shape (rows, draws)."""
-        log_weights, k, order = psis_log_weights(-loglik, self.reff)
-        sorted_loglik = np.take_along_axis(loglik, order, axis=1)
-        self.loo_i.append(logsumexp(log_weights + sorted_loglik, axis=1))
-        self.lppd_i.append(logsumexp(loglik, axis=1) - np.log(self.n_draws))
+        log_weights, k, sorted_ratios = psis_log_weights(-loglik, self.reff)
+        self.loo_i.append(_logsumexp_rows(log_weights - sorted_ratios))
+        self.lppd_i.append(_logsumexp_rows(-sorted_ratios) - np.log(self.n_draws))
         self.k.append(k)
 
     def result(self):
