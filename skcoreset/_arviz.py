@@ -193,7 +193,7 @@ def _reff(estimator, theta, alpha, ess_of_means):
 
 
 # Values of the draws-by-rows log-likelihood held at a time by chunked_loo.
-_LOO_BLOCK_VALUES = 2**22
+_LOO_BLOCK_VALUES = 2**20
 
 
 def chunked_loo(estimator, rows, n_draws, n_chains, reff, random_state, ess_of_means):
