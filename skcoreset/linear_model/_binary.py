@@ -422,6 +422,7 @@ _BINARY_LINKS = sorted(name for name, link in LINKS.items() if link.cdf)
 @glm_estimator(LogisticFamily(), _CLASSIFIER_ATTRS_DOC, link=Param(
     "logit", [StrOptions(set(_BINARY_LINKS)), Link], "", "",
     annotation="Literal[" + ", ".join(f'"{name}"' for name in _BINARY_LINKS) + "] | Link"))
+@documents_score(_SCORE_DOC)
 class BayesianBinaryRegression(_BaseBinaryClassifier):
     """Bayesian binary regression with any link, with posterior uncertainty.
 
@@ -459,6 +460,8 @@ class BayesianBinaryRegression(_BaseBinaryClassifier):
     exceeds 1/2; for an asymmetric link that is not where the linear predictor is positive,
     and :meth:`decision_function` is the log-odds of that probability. Multi-class problems:
     wrap the estimator in :class:`skcoreset.multiclass.BayesianOneVsRestClassifier`.
+
+    <score>
 
     Examples
     --------
