@@ -7,6 +7,8 @@ from .coreset import (FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, Sensit
 from .linear_model import (BayesianBinaryRegression, BayesianLogisticRegression,
                            BayesianNegativeBinomialRegression, BayesianPoissonRegression,
                            BayesianProbitRegression)
+from ._psis import LooResult
+from ._summary import PosteriorSummary
 from .multiclass import BayesianOneVsRestClassifier
 
 __version__ = "0.1.0.dev0"
@@ -21,6 +23,8 @@ __all__ = [
     "FrankWolfeCoreset",
     "GIGACoreset",
     "GaussianPosterior",
+    "LooResult",
+    "PosteriorSummary",
     "QuasiNewtonCoreset",
     "SamplePosterior",
     "SensitivityCoreset",

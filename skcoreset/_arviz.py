@@ -7,8 +7,10 @@ import inspect
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._backend import float_rows
 from ._design import linear_predictor
 from ._posterior import SamplePosterior
+from ._psis import LooSums
 from ._summary import parameter_names
 
 # Largest (chains x draws x rows) of the draw-by-row groups, log_likelihood and
@@ -109,7 +111,20 @@ def _pointwise(estimator, X, y, exposure, theta, rng):
     return loglik.T, estimator._observed(draws).T
 
 
-def _data_groups(estimator, X, y, exposure, theta, rng):
+def fits_draw_groups(rows, n_draws, n_chains, estimator):
+    """Whether the draw-by-row groups of ``rows`` fit in ``MAX_DRAW_ROWS`` values (with
+    the draws of an MCMC fit, or ``n_chains x n_draws``)."""
+    draws = (estimator.posterior_.n_samples if isinstance(estimator.posterior_, SamplePosterior)
+             else n_chains * n_draws)
+    return draws * rows.X.shape[0] <= MAX_DRAW_ROWS
+
+
+def _weighted(loglik, weights):
+    """Each row's log-likelihood times its weight (what the posterior conditions on)."""
+    return loglik if weights is None else loglik * weights
+
+
+def _data_groups(estimator, X, y, exposure, weights, theta, rng):
     """``log_likelihood``, ``posterior_predictive`` and ``observed_data`` of the rows, in
     blocks of draws."""
     n_chains, n_draws, p = theta.shape
@@ -127,6 +142,7 @@ def _data_groups(estimator, X, y, exposure, theta, rng):
         block = slice(start, start + _DRAW_BLOCK)
         loglik[block], predictive[block] = _pointwise(estimator, X, y, exposure,
                                                       flat_theta[block], rng)
+    loglik = _weighted(loglik, weights)
     shape = (n_chains, n_draws, n)
     return {"log_likelihood": {"y": loglik.reshape(shape)},
             "posterior_predictive": {"y": predictive.reshape(shape)},
@@ -136,8 +152,9 @@ def _data_groups(estimator, X, y, exposure, theta, rng):
 def inference_data(estimator, rows, n_draws, n_chains, random_state):
     """``estimator.to_arviz``: ArviZ data of the fit.
 
-    ``rows`` is ``(X, y_encoded, exposure)`` of the rows of the data groups, or None for the
-    posterior (and sample_stats) only.
+    ``rows`` is ``(X, y_encoded, exposure, weights)`` of the rows of the data groups (the
+    log-likelihood of a weighted row is multiplied by its weight), or None for the posterior
+    (and sample_stats) only.
     """
     az = import_arviz(estimator)
     rng = check_random_state(random_state)
@@ -161,3 +178,41 @@ def inference_data(estimator, rows, n_draws, n_chains, random_state):
     if "posterior" in inspect.signature(az.from_dict).parameters:  # ArviZ < 1: InferenceData
         return az.from_dict(**groups, coords=coords, dims=dims)
     return az.from_dict(groups, coords=coords, dims=dims)  # a DataTree
+
+
+def _reff(estimator, theta, alpha, ess_of_means):
+    """ArviZ's relative effective sample size of MCMC draws: the mean over the parameters
+    of the effective sample size of their means (``ess_of_means`` of ``(steps, chains,
+    parameters)`` draws), over the number of draws; 1 for the independent draws of a
+    Gaussian posterior."""
+    if not isinstance(estimator.posterior_, SamplePosterior) or theta.shape[0] == 1:
+        return 1.0
+    draws = theta if alpha is None else np.concatenate([theta, alpha[..., None]], axis=-1)
+    chain = np.swapaxes(draws, 0, 1)
+    return float(np.mean(ess_of_means(chain)) / (chain.shape[0] * chain.shape[1]))
+
+
+# Values of the draws-by-rows log-likelihood held at a time by chunked_loo.
+_LOO_BLOCK_VALUES = 2**20
+
+
+def chunked_loo(estimator, rows, n_draws, n_chains, reff, random_state, ess_of_means):
+    """``estimator.loo``: PSIS-LOO of ``rows`` (``(X, y_encoded, exposure, weights)``)
+    under the posterior draws of :meth:`to_arviz` with the same seed, block of rows by block
+    of rows (:class:`~skcoreset._psis.LooSums`); ``reff`` by default from
+    ``ess_of_means`` (:func:`_reff`)."""
+    rng = check_random_state(random_state)
+    theta, alpha = posterior_draws(estimator, n_draws, n_chains, rng)
+    if reff is None:
+        reff = _reff(estimator, theta, alpha, ess_of_means)
+    flat_theta = theta.reshape(-1, theta.shape[-1])
+    sums = LooSums(len(flat_theta), reff)
+    X, y, exposure, weights = rows
+    block = max(1, _LOO_BLOCK_VALUES // len(flat_theta))
+    for start in range(0, X.shape[0], block):
+        part = slice(start, start + block)
+        eta = linear_predictor(float_rows(X[part]), flat_theta, estimator.fit_intercept)
+        loglik = pointwise_loglik(estimator.family_, y[part], eta,
+                                  None if exposure is None else exposure[part])
+        sums.add(_weighted(loglik, None if weights is None else weights[part, None]))
+    return sums.result()

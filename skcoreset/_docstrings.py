@@ -9,3 +9,12 @@ def fill_doc(**sections):
             **{name: text.strip() + "\n" for name, text in sections.items()})
         return cls
     return decorate
+
+
+def documents_score(text):
+    """Class decorator: the ``<score>`` of ``cls.__doc__`` replaced by ``text`` (what the
+    estimator's ``score`` computes), before :func:`fill_doc` formats the rest."""
+    def decorate(cls):
+        cls.__doc__ = cls.__doc__.replace("<score>", text)
+        return cls
+    return decorate

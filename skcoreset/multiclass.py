@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._design import linear_predictor
 from ._numbers import is_number
+from ._summary import PosteriorSummary
 from ._atomic import fit_context
 from ._sklearn_compat import HasMethods, Interval
 from ._validation import ACCEPT_SPARSE, check_sample_weight, explained_input_errors
@@ -225,7 +226,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             return [(self.classes_[1], self.estimators_[0])]
         return list(zip(self.classes_, self.estimators_))
 
-    def summary(self, level: float = 0.95) -> Any:
+    def summary(self, level: float = 0.95, feature_names: VectorLike | None = None) -> Any:
         """The posterior table of each binary model (:meth:`BayesianLogisticRegression.summary
         <skcoreset.BayesianLogisticRegression.summary>`), one block of rows per class.
 
@@ -233,24 +234,27 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         ----------
         level : float, default=0.95
             Posterior probability inside the credible intervals.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names of the features (by default those fitted on, else ``x0``, ``x1``, ...).
 
         Returns
         -------
-        table : pandas.DataFrame or dict
-            A DataFrame indexed by ``(class, parameter)``: the coefficients of the model of
-            that class against the rest (with two classes, the one model, under
-            ``classes_[1]``). Without pandas, a dict from class label to the binary model's
-            table.
+        summary : PosteriorSummary
+            Rows named ``(class, parameter)``: the coefficients of the model of that class
+            against the rest (with two classes, the one model, under ``classes_[1]``),
+            under the header of the first class's model; ``to_frame()`` gives a DataFrame
+            indexed by class and parameter.
         """
         check_is_fitted(self)
-        tables = {label: est.summary(level) for label, est in self._per_class()}
-        try:
-            import pandas as pd
-        except ImportError:
-            return tables
-        table = pd.concat(tables, names=["class", "parameter"])
-        table.attrs = {"level": level}
-        return table
+        tables = [(label, est.summary(level, feature_names)) for label, est in self._per_class()]
+        first = tables[0][1]
+        index = [(label, *key) for label, table in tables for key in table.index]
+        columns = {name: np.concatenate([table.columns[name] for _, table in tables])
+                   for name in first.columns}
+        header = {"Estimator": type(self).__name__, "Classes": str(len(self.classes_)),
+                  **{key: value for key, value in first.header.items() if key != "Estimator"}}
+        return PosteriorSummary(index, ("class", *first.index_names), columns, header,
+                                first.level)
 
     def sample_y(self, X: MatrixLike, n_draws: int = 1000,
                  random_state: RandomStateLike = None) -> Prediction:

@@ -19,9 +19,18 @@ from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, Met
                                             get_routing_for_object, process_routing)
 
 from ._atomic import atomic
+from ._sklearn_compat import available_if
+from .linear_model._results import copied_rows
 from ._typing import MatrixLike, Prediction, VectorLike
 
 __all__ = ["Pipeline", "make_pipeline"]
+
+
+def _final_has(method):
+    """``available_if`` check: the final step has ``method``."""
+    def check(pipeline):
+        return hasattr(pipeline.steps[-1][1], method)
+    return check
 
 
 def _is_coreset(step):
@@ -207,6 +216,9 @@ class Pipeline(sk_pipeline.Pipeline):
         self._check_steps()
         step_params = (self._route_params(params) if get_config()["enable_metadata_routing"]
                        else self._split_params(params))
+        # the rows of to_arviz and loo: copies, as the caller's arrays may change; only
+        # without metadata (an exposure or offset describes the rows too)
+        kept = None if params else copied_rows(X, y)
         weights = None
         for index, (name, step) in enumerate(self.steps):
             if step is None or step == "passthrough":
@@ -218,6 +230,7 @@ class Pipeline(sk_pipeline.Pipeline):
             if self.verbose:
                 print(f"[Pipeline] ({index + 1} of {len(self.steps)}) fitting {name}, "
                       f"total={time.perf_counter() - start:.1f}s")
+        self._kept_rows = kept
         return self
 
     def _route_params(self, params):
@@ -337,6 +350,103 @@ class Pipeline(sk_pipeline.Pipeline):
         if sample_weight is not None:
             params = {**params, "sample_weight": sample_weight}
         return final.score(Xt, y, **params)
+
+    def _final_rows(self, X, y, method):
+        """``X`` transformed by the steps before the final estimator (coreset steps
+        skipped), and ``y``: the rows passed, or copies of the rows the pipeline was
+        fitted on."""
+        if X is None and y is None:
+            kept = getattr(self, "_kept_rows", None)
+            if kept is None:
+                raise ValueError(
+                    f"Pipeline.{method}() has no rows to evaluate: the pipeline keeps copies "
+                    "of the rows it is fitted on only up to 2**24 values, in memory, and "
+                    "fitted without metadata (exposure, offset, sample_weight). Pass the "
+                    f"rows, e.g. {method}(X, y).")
+            X, y = kept
+        elif X is None or y is None:
+            raise ValueError(f"Pipeline.{method} needs both X and y.")
+        for _, _, transform in self._iter(with_final=False):
+            X = transform.transform(X)
+        return X, y
+
+    @available_if(_final_has("to_arviz"))
+    def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None,
+                 **params: Any) -> Any:
+        """The final estimator's ``to_arviz`` with the data groups of all the rows.
+
+        After a coreset step the final estimator saw only the coreset's weighted rows;
+        here its ``log_likelihood``, ``posterior_predictive`` and ``observed_data`` groups
+        are those of the rows the pipeline was fitted on (copies kept by ``fit``, up to
+        ``2**24`` values), or of ``X``, ``y``, transformed by the steps before it.
+
+        Parameters
+        ----------
+        X : iterable, default=None
+            Rows, as the first step expects them; ``None``: the rows fitted on.
+        y : iterable, default=None
+            Their targets.
+        **params : dict of str -> object
+            Passed to the final estimator's ``to_arviz`` (``n_draws``, ``exposure``...).
+
+        Returns
+        -------
+        data : arviz.InferenceData
+        """
+        return self.steps[-1][1].to_arviz(*self._final_rows(X, y, "to_arviz"), **params)
+
+    @available_if(_final_has("loo"))
+    def loo(self, X: MatrixLike | None = None, y: VectorLike | None = None,
+            **params: Any) -> Any:
+        """The final estimator's ``loo`` (PSIS-LOO in blocks of rows) over all the rows.
+
+        The rows the pipeline was fitted on (copies kept by ``fit``, up to ``2**24``
+        values), or ``X``, ``y``, transformed by the steps before the final estimator
+        (coreset steps skipped): after a coreset step, the elpd of the whole data under
+        the coreset's posterior, comparable with that of a fit on all rows.
+
+        Parameters
+        ----------
+        X : iterable, default=None
+            Rows, as the first step expects them; ``None``: the rows fitted on.
+        y : iterable, default=None
+            Their targets.
+        **params : dict of str -> object
+            Passed to the final estimator's ``loo`` (``n_draws``, ``random_state``...).
+
+        Returns
+        -------
+        loo : LooResult
+        """
+        return self.steps[-1][1].loo(*self._final_rows(X, y, "loo"), **params)
+
+    @available_if(_final_has("summary"))
+    def summary(self, level: float = 0.95, feature_names: VectorLike | None = None) -> Any:
+        """The final estimator's ``summary``, its rows named after the features it sees.
+
+        The names are ``get_feature_names_out()`` of the steps before it (e.g. the columns
+        of a ``OneHotEncoder`` in a ``ColumnTransformer``; coreset steps pass names
+        through), when they all provide it; else the final estimator's own names.
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Posterior probability inside the credible intervals.
+        feature_names : array-like of str, default=None
+            Names of the features the final estimator sees, instead of the steps' names.
+
+        Returns
+        -------
+        summary : PosteriorSummary
+            See :meth:`skcoreset.BayesianLogisticRegression.summary`.
+        """
+        final = self.steps[-1][1]
+        if feature_names is None and len(self.steps) > 1:
+            try:
+                feature_names = self[:-1].get_feature_names_out()
+            except (AttributeError, ValueError, TypeError):  # a step without names
+                feature_names = None
+        return final.summary(level, feature_names=feature_names)
 
     def fit_transform(self, X: MatrixLike, y: VectorLike | None = None,
                       **params: Any) -> Any:

@@ -19,8 +19,8 @@ LAYERS = [
     {"_numbers", "_docstrings", "_progress", "exceptions", "_testing", "_typing"},
     # input checks and the one place that touches scikit-learn's private helpers
     {"_validation", "_sklearn_compat", "_atomic"},
-    # dense factorisations, the linear predictor, where rows are stored
-    {"_linalg", "_design", "_backend"},
+    # dense factorisations, the linear predictor, where rows are stored, PSIS-LOO
+    {"_linalg", "_design", "_backend", "_psis"},
     # posterior objects and what the estimators compute from them or from dask rows
     {"_posterior", "_summary", "_arviz", "_dask_predict"},
     # likelihoods in the linear predictor; sparse vector-sum solvers

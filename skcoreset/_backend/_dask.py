@@ -171,10 +171,21 @@ def on_cluster(array):
     return da.block(pieces.tolist())
 
 
+def known_chunks(collection):
+    """A dask DataFrame or Series as a dask array whose chunk sizes are known (computed by
+    one pass over its partitions); anything else as it is."""
+    if hasattr(collection, "to_dask_array") and hasattr(collection, "__dask_graph__"):
+        return collection.to_dask_array(lengths=True)
+    return collection
+
+
 def _as_rows(v, X, name):
-    """Per-row values (a dask array, an array-like or a scalar) as a dask array in the row
-    chunks of X; in-memory values are sent to the cluster once (:func:`on_cluster`)."""
+    """Per-row values (a dask array, a dask Series, an array-like or a scalar) as a dask
+    array in the row chunks of X; in-memory values are sent to the cluster once
+    (:func:`on_cluster`)."""
     import dask.array as da
+
+    v = known_chunks(v)
 
     if np.isscalar(v):  # a scalar weight, as in memory: made lazily where the chunks are
         return da.full(X.shape[0], float(v), chunks=X.chunks[0])
@@ -446,7 +457,7 @@ def as_row_blocks(X, block_rows=None):
     """
     import dask.array as da
 
-    X = da.asarray(X)
+    X = da.asarray(known_chunks(X))  # a dask DataFrame's lengths computed
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-D dask array, got {X.ndim} dimension(s).")
     if np.isnan(X.shape[0]) or np.isnan(X.shape[1]):

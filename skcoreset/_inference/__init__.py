@@ -33,6 +33,7 @@ and the dispatch to ``nuts``), ``diagnostics`` (ESS, R-hat), ``resolve``, ``pote
 from ._common import (InferenceResult, LogPosterior, log_posterior_of,
                       prior_precision)
 from ._newton import warn_not_converged
+from .diagnostics import effective_sample_size_of_means
 from .importance import importance_summary, log_joint
 from .kl_proximal import kl_proximal
 from .laplace import find_mode, initial_theta, laplace, newton_map
@@ -42,8 +43,8 @@ from .potentials import PotentialEvaluator, potential_sums
 from .resolve import resolve_family
 
 __all__ = ["SAMPLERS", "InferenceResult", "LogPosterior", "PassGLMStream", "PotentialEvaluator",
-           "check_pass_degree", "find_mode", "importance_summary", "initial_theta",
-           "kl_proximal", "laplace", "log_joint", "log_posterior_of", "log_probability",
-           "mcmc", "newton_map", "pass_glm", "potential_sums", "prior_precision",
-           "resolve_family", "sample_predictive_moments", "stretch_scale",
-           "warn_not_converged"]
+           "check_pass_degree", "effective_sample_size_of_means", "find_mode",
+           "importance_summary", "initial_theta", "kl_proximal", "laplace", "log_joint",
+           "log_posterior_of", "log_probability", "mcmc", "newton_map", "pass_glm",
+           "potential_sums", "prior_precision", "resolve_family", "sample_predictive_moments",
+           "stretch_scale", "warn_not_converged"]

@@ -293,3 +293,10 @@ def folded_effective_sample_size(chain):
     ess : ndarray of shape (p,)
     """
     return _effective_sample_size(rank_normalize(_folded(split_chains(chain))))
+
+
+def effective_sample_size_of_means(chain):
+    """Effective sample size of each parameter's mean from the split chains, without rank
+    normalisation: ArviZ's ``ess(method="mean")``, from which ``az.loo`` takes its relative
+    effective sample size."""
+    return _effective_sample_size(split_chains(chain))

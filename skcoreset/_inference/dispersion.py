@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._backend import DaskRows, InMemoryRows, float_rows, row_chunks, row_width
 from .._design import linear_predictor, rmatvec
 from ._common import LogPosterior, MixedProducts
 from .laplace import laplace
@@ -29,25 +30,42 @@ class Dispersion(NamedTuple):
     theta: np.ndarray  # the mode of the coefficients given alpha
 
 
-def _profile_derivatives(family, X, y, w, offset, fit_intercept, posterior):
+def _dispersion_sums(family, theta, fit_intercept, offset, X, y, w):
+    """``(sum_n w_n dl_n/drho, sum_n w_n d2l_n/drho2, A^T (w * d2l/drho deta))`` of some
+    rows at ``theta``, in row chunks (no linear predictor of all the rows is held): the sums
+    of a pass over the rows (``offset``: of all the rows of an in-memory storage, or None)."""
+    d_rho = d_rho_rho = 0.0
+    cross = 0.0
+    for rows in row_chunks(X.shape[0], row_width(X) + 1):
+        X_rows = float_rows(X[rows])
+        eta = linear_predictor(X_rows, theta, fit_intercept)
+        if offset is not None:
+            eta = eta + offset[rows]
+        d1, d2, d_eta = family.log_alpha_derivatives(y[rows], eta)
+        w_rows = w[rows]
+        d_rho += w_rows @ d1
+        d_rho_rho += w_rows @ d2
+        cross = cross + rmatvec(X_rows, w_rows * d_eta, fit_intercept)
+    return d_rho, d_rho_rho, cross
+
+
+def _profile_derivatives(family, rows, fit_intercept, posterior):
     """First and second derivative in ``rho`` of the log joint posterior maximised over the
     coefficients, ``h(rho) = max_theta log p(y, theta | rho)``, at the mode ``posterior.mean``
     with precision ``posterior.precision``: ``h' = sum_n w_n dl_n/drho`` (the envelope
     theorem) and ``h'' = H_rr - H_rt^T H_tt^-1 H_tr``, the Schur complement of the joint
     Hessian, whose inverse is minus the marginal variance of ``rho`` in the joint Laplace
-    approximation."""
-    eta = linear_predictor(X, posterior.mean, fit_intercept)
-    if offset is not None:
-        eta = eta + offset
-    d_rho, d_rho_rho, d_rho_eta = family.log_alpha_derivatives(y, eta)
-    cross = rmatvec(X, w * d_rho_eta, fit_intercept)  # H_theta,rho
+    approximation. One pass over the rows of the storage ``rows``."""
+    offset = getattr(rows, "offset", None)
+    d_rho, d_rho_rho, cross = rows.sum(_dispersion_sums, family, posterior.mean,
+                                       fit_intercept, offset)
     # H_tt = -precision: h'' = H_rr + H_rt^T cov H_tr, cov = L L^T
     whitened = posterior.cov_cholesky.T @ cross
-    return float(w @ d_rho), float(w @ d_rho_rho + whitened @ whitened)
+    return float(d_rho), float(d_rho_rho + whitened @ whitened)
 
 
 def estimate_dispersion(family, X, y, sample_weight, *, prior_prec, fit_intercept, alpha0,
-                        offset=None, min_alpha=1e-8):
+                        offset=None, min_alpha=1e-8, theta0=None):
     """The mode of ``log alpha`` of the negative binomial model and its Laplace sd.
 
     Newton's method on the profile ``h(rho)`` (:func:`_profile_derivatives`) from ``alpha0``,
@@ -57,34 +75,44 @@ def estimate_dispersion(family, X, y, sample_weight, *, prior_prec, fit_intercep
     ``NegativeBinomial``, and ``alpha * log_alpha_sd`` its standard error (the observed
     information in ``log alpha``, transformed by the delta method).
 
+    Every sum is a pass over the rows in row chunks: rows in memory, a ``np.memmap`` (never
+    read whole) or, given as a storage, dask arrays (each pass a tree of tasks where the
+    chunks live), so all rows count whatever their number.
+
     Parameters
     ----------
     family : NegativeBinomialFamily
         The model; its ``alpha`` is ignored.
-    X, y, sample_weight : ndarray
-        The rows (targets encoded), in memory.
+    X : ndarray, sparse matrix, InMemoryRows or DaskRows
+        The rows; a storage holds them with their encoded targets, weights and offsets
+        (``y``, ``sample_weight`` and ``offset`` are then None).
+    y, sample_weight : ndarray
+        The targets (encoded) and weights of rows in memory.
     prior_prec : ndarray of shape (p,)
     fit_intercept : bool
     alpha0 : float
-        Starting value (e.g. the method-of-moments estimate).
+        Starting value (e.g. the method-of-moments estimate, or a subsample's mode).
     offset : ndarray of shape (n,), default=None
     min_alpha : float, default=1e-8
         The Poisson limit, where the search stops.
+    theta0 : ndarray of shape (p,), default=None
+        A start of the coefficients' mode (e.g. a subsample's).
 
     Returns
     -------
     Dispersion
     """
+    rows = (X if isinstance(X, (DaskRows, InMemoryRows))
+            else InMemoryRows(X, y, sample_weight, offset))
     floor = np.log(min_alpha)
     rho = max(np.log(alpha0), floor)
-    theta = None
+    theta = theta0
     for _ in range(_MAX_STEPS):
         fitted = family.with_alpha(np.exp(rho))
-        posterior = laplace(X, y, fitted, sample_weight=sample_weight, prior_prec=prior_prec,
-                            fit_intercept=fit_intercept, theta0=theta, offset=offset).posterior
+        posterior = laplace(rows, None, fitted, sample_weight=None, prior_prec=prior_prec,
+                            fit_intercept=fit_intercept, theta0=theta).posterior
         theta = posterior.mean
-        grad, curvature = _profile_derivatives(fitted, X, y, sample_weight, offset,
-                                               fit_intercept, posterior)
+        grad, curvature = _profile_derivatives(fitted, rows, fit_intercept, posterior)
         if not (np.isfinite(grad) and np.isfinite(curvature)):  # e.g. weights of 1e100
             return Dispersion(np.exp(rho), np.nan, theta)
         if rho <= np.log(_POISSON_LIMIT) and grad <= 0:  # no overdispersion

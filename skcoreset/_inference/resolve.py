@@ -19,7 +19,7 @@ PILOT_ROWS = 10_000
 
 
 def resolve_family(family, X, y, sample_weight, *, prior_prec, fit_intercept, offset=None,
-                   return_dispersion=False):
+                   return_dispersion=False, rows=None):
     """``family`` with every parameter set to ``"auto"`` estimated from the given rows.
 
     The Laplace mode of ``family.pilot_family()`` on at most 10,000 rows of positive weight,
@@ -27,7 +27,8 @@ def resolve_family(family, X, y, sample_weight, *, prior_prec, fit_intercept, of
     family with nothing to estimate is returned as it is. A family whose overdispersion has
     derivatives in ``log alpha`` (the negative binomial model) then refines that start to
     the mode of the joint posterior on the same rows (:func:`estimate_dispersion`), which
-    also gives its uncertainty.
+    also gives its uncertainty, and, given ``rows``, from there to the mode on all of them
+    (a few Newton steps from the pilot's mode, each a pass over the rows in chunks).
 
     Parameters
     ----------
@@ -44,6 +45,10 @@ def resolve_family(family, X, y, sample_weight, *, prior_prec, fit_intercept, of
     return_dispersion : bool, default=False
         Also return the :class:`~skcoreset._inference.dispersion.Dispersion` estimate
         (None when there is none).
+    rows : InMemoryRows or DaskRows, default=None
+        All the rows (with their encoded targets, weights and offsets) on which the
+        dispersion is refined when the pilot rows are fewer; by default the pilot's
+        estimate is kept.
 
     Returns
     -------
@@ -53,10 +58,10 @@ def resolve_family(family, X, y, sample_weight, *, prior_prec, fit_intercept, of
     """
     if not family.unresolved:
         return (family, None) if return_dispersion else family
-    rows = np.flatnonzero(sample_weight > 0)
-    rows = rows[::max(1, -(-len(rows) // PILOT_ROWS))]
-    X, y, w = float_rows(X[rows]), y[rows], sample_weight[rows]
-    offset = None if offset is None else offset[rows]
+    pilot_rows = np.flatnonzero(sample_weight > 0)
+    pilot_rows = pilot_rows[::max(1, -(-len(pilot_rows) // PILOT_ROWS))]
+    X, y, w = float_rows(X[pilot_rows]), y[pilot_rows], sample_weight[pilot_rows]
+    offset = None if offset is None else offset[pilot_rows]
     pilot = family.pilot_family()
     theta = laplace(X, y, pilot, sample_weight=w, prior_prec=prior_prec,
                     fit_intercept=fit_intercept, offset=offset).posterior.mean
@@ -67,5 +72,9 @@ def resolve_family(family, X, y, sample_weight, *, prior_prec, fit_intercept, of
         dispersion = estimate_dispersion(resolved, X, y, w, prior_prec=prior_prec,
                                          fit_intercept=fit_intercept, alpha0=resolved.alpha,
                                          offset=offset)
+        if rows is not None and rows.n_positive() > len(pilot_rows):
+            dispersion = estimate_dispersion(resolved, rows, None, None, prior_prec=prior_prec,
+                                             fit_intercept=fit_intercept,
+                                             alpha0=dispersion.alpha, theta0=dispersion.theta)
         resolved = resolved.with_alpha(dispersion.alpha)
     return (resolved, dispersion) if return_dispersion else resolved

@@ -12,14 +12,15 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
-from .._arviz import draw_targets, inference_data
-from .._backend import DaskRows, as_row_blocks, is_dask_collection
+from .._arviz import (MAX_DRAW_ROWS, chunked_loo, draw_targets, fits_draw_groups,
+                      inference_data)
+from .._backend import DaskRows, InMemoryRows, as_row_blocks, is_dask_collection
 from .._dask_predict import exposure_as_weight_lazily, sample_y_lazily
 from .._design import latent_moments, linear_predictor, split_theta
-from .._inference import (PassGLMStream, prior_precision, resolve_family,
-                          sample_predictive_moments)
+from .._inference import (PassGLMStream, effective_sample_size_of_means, prior_precision,
+                          resolve_family, sample_predictive_moments)
 from .._numbers import is_number
-from .._posterior import SamplePosterior
+from .._posterior import SamplePosterior, check_level
 from .._summary import MCMC_DIAGNOSTICS, summary_table
 from .._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
@@ -27,13 +28,14 @@ from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
 from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
 from ..families import FAMILIES, Family
 from ._methods import METHODS, STREAMING_METHODS
+from ._results import (KEPT_VALUES, RESIDUAL_KINDS, KeptRows, forget_fit_statistics, keep_rows,
+                       kept_rows, residuals, set_fit_statistics)
 
 
-# Rows drawn from all chunks of a dask array to estimate a family's "auto" parameters (the
-# estimators in memory use at most as many).
+# Rows drawn from all chunks of a dask array for the start of a family's "auto" parameters
+# (the estimators in memory start from at most as many), refined on all rows where the
+# family can (the negative binomial overdispersion).
 _RESOLVE_ROWS = 10_000
-# Unweighted training rows up to this many are kept for the data groups of to_arviz().
-_ARVIZ_TRAINING_ROWS = 5_000
 
 
 def _rows_info(n_rows, total_weight, weighted):
@@ -123,11 +125,12 @@ class BaseBayesianGLM(BaseEstimator):
         """Encode the targets of a later ``partial_fit`` chunk as the first were."""
         return self._family().encode_target(y)
 
-    def _fitted_family(self, X, y_encoded, sample_weight, prior, offset=None):
-        """The family with its "auto" parameters estimated from the data; stored."""
+    def _fitted_family(self, X, y_encoded, sample_weight, prior, offset=None, rows=None):
+        """The family with its "auto" parameters estimated from the data (refined on all
+        ``rows``, a storage, where the family can); stored."""
         self.family_ = resolve_family(self._family(), X, y_encoded, sample_weight,
                                       prior_prec=prior, fit_intercept=self.fit_intercept,
-                                      offset=offset)
+                                      offset=offset, rows=rows)
         return self.family_
 
     def _exposure_of(self, X, exposure, offset):
@@ -183,10 +186,11 @@ class BaseBayesianGLM(BaseEstimator):
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
                                  ensure_all_finite=not finds_non_finite,
                                  accept_sparse=ACCEPT_SPARSE)
+        self._column_names = None
         y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         exposure = self._exposure_of(X, exposure, offset)
-        self._keep_training_rows(X, y_encoded, sample_weight, exposure)
+        keep_rows(self, X, y_encoded, sample_weight, exposure)
         self._fit_info = _rows_info(X.shape[0], sample_weight.sum(),
                                     not np.all(sample_weight == 1.0))
         log_constant = 0.0
@@ -198,13 +202,17 @@ class BaseBayesianGLM(BaseEstimator):
             options["offset"] = np.log(exposure)
         spec = self._method()
         prior = self._prior(X.shape[1])
+        offset = options.get("offset")
+        training_rows = InMemoryRows(X, y_encoded, sample_weight, offset)
+        family = self._fitted_family(X, y_encoded, sample_weight, prior, offset,
+                                     rows=training_rows)
         result = spec.fit(
-            X, y_encoded,
-            self._fitted_family(X, y_encoded, sample_weight, prior, options.get("offset")),
+            X, y_encoded, family,
             sample_weight=sample_weight, prior_prec=prior, fit_intercept=self.fit_intercept,
             tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
             **self._method_options(spec), **options)
-        return self._finish_fit(result, log_constant, exposure is not None)
+        self._finish_fit(result, log_constant, exposure is not None)
+        return set_fit_statistics(self, training_rows, log_constant)
 
     def _finish_fit(self, result, log_constant, on_exposure):
         """The fitted attributes of a fit of rows in memory or on dask: the evidence of the
@@ -216,13 +224,6 @@ class BaseBayesianGLM(BaseEstimator):
         self._start_stream(result)
         self._fitted_on_exposure = on_exposure
         return self._store(result)
-
-    def _keep_training_rows(self, X, y_encoded, sample_weight, exposure):
-        """Keep the training rows (references, no copies) for the data groups of
-        :meth:`to_arviz`: only an unweighted fit of at most ``_ARVIZ_TRAINING_ROWS`` rows,
-        whose rows are observations (a coreset's weighted rows are not)."""
-        keep = X.shape[0] <= _ARVIZ_TRAINING_ROWS and np.all(sample_weight == 1.0)
-        self._training_rows = (X, y_encoded, exposure) if keep else None
 
     def _start_stream(self, result):
         """Keep PASS-GLM's stream (statistics, pilot sample and pilot fit), from which
@@ -243,6 +244,7 @@ class BaseBayesianGLM(BaseEstimator):
         messages of in-memory input; non-finite X (or an invalid exposure) raises in the
         first task that reads it.
         """
+        columns = getattr(X, "columns", None)  # a dask DataFrame's, for summary()
         X = as_row_blocks(X)  # the rows' blocks for the exposure and the summary alike
         log_constant = 0.0
         if exposure is not None and not hasattr(self._family(), "exposure_as_weight"):
@@ -253,7 +255,6 @@ class BaseBayesianGLM(BaseEstimator):
         if exposure is not None:
             y, sample_weight, log_constant = exposure_as_weight_lazily(
                 self._family(), X, y, sample_weight, exposure)
-        self._training_rows = None
         rows = DaskRows.from_arrays(X, y, sample_weight)
         summary = rows.summary
         check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
@@ -265,20 +266,26 @@ class BaseBayesianGLM(BaseEstimator):
         family = self._family()
         rows = rows.encoded(partial(family.encode_target,
                                     classes=getattr(self, "classes_", None)))
+        keep_rows(self, None, None, None, None)  # only sums reach this process
         self.n_features_in_ = X.shape[1]
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
+        # not feature_names_in_: predictions run block by block on arrays, without names
+        self._column_names = (None if columns is None
+                              or not all(isinstance(c, str) for c in columns)
+                              else [str(c) for c in columns])
         spec = self._method()
         prior = self._prior(X.shape[1])
         if family.unresolved:  # parameters estimated from rows drawn from all chunks
             pilot = rows.subsample(_RESOLVE_ROWS, np.random.RandomState(0))
-            family = self._fitted_family(pilot.X, pilot.y, pilot.weights, prior)
+            family = self._fitted_family(pilot.X, pilot.y, pilot.weights, prior, rows=rows)
         self.family_ = family
         result = spec.fit(rows, None, family, sample_weight=None, prior_prec=prior,
                           fit_intercept=self.fit_intercept, tol=self.tol,
                           max_iter=self.max_iter, verbose=self.verbose,
                           **self._method_options(spec))
-        return self._finish_fit(result, log_constant, exposure is not None)
+        self._finish_fit(result, log_constant, exposure is not None)
+        return set_fit_statistics(self, rows, log_constant)
 
     def _partial_fit(self, X, y, sample_weight, classes=None):
         """Add a chunk to PASS-GLM's statistics and pilot sample and refresh the posterior.
@@ -320,7 +327,8 @@ class BaseBayesianGLM(BaseEstimator):
         result, self._pass_stream = stream.add(
             X, y_encoded, sample_weight, self.family_, radius=self.pass_radius,
             prior_prec=prior, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose)
-        self._training_rows = None  # a stream's rows are not kept
+        keep_rows(self, None, None, None, None)  # a stream's rows are not kept
+        forget_fit_statistics(self)
         before = {} if first_call else self._fit_info
         self._fit_info = _rows_info(
             before.get("rows", 0) + X.shape[0],
@@ -377,6 +385,57 @@ class BaseBayesianGLM(BaseEstimator):
         with np.errstate(over="ignore"):  # inf: a std/mean ratio beyond float64
             return np.exp(log_mean - shift), np.exp(log_var - 2.0 * shift), exponent
 
+    def residuals(self, X: MatrixLike, y: VectorLike, kind: str = "deviance") -> FloatArray:
+        """Return the residuals of the rows X, y at the posterior mean of the parameters.
+
+        The residuals of statsmodels' GLM results (``resid_response``, ``resid_pearson``,
+        ``resid_deviance``) at ``posterior_.mean``, which under a wide prior is their
+        maximum-likelihood estimate (with ``method="mcmc"``, the mean of the draws). With
+        ``mu`` the mean of the likelihood there (for the binary models the probability of
+        ``classes_[1]``, and y as 0/1):
+
+        - ``"response"``: ``y - mu``;
+        - ``"pearson"``: ``(y - mu) / sqrt(V(mu))``, with the family's variance function
+          ``V`` (``mu (1 - mu)``, ``mu``, ``mu + alpha_ mu^2``);
+        - ``"deviance"``: ``sign(y - mu) sqrt(d)``, where ``d`` is the row's contribution
+          to the deviance (twice its log-likelihood below that of a model whose mean is
+          y), so that their squares add up to ``deviance_`` on the training rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (in memory).
+        y : array-like of shape (n_samples,)
+            Their targets.
+        kind : {"response", "pearson", "deviance"}, default="deviance"
+            Which residuals (the default of R's ``residuals.glm``).
+
+        Returns
+        -------
+        residuals : ndarray of shape (n_samples,)
+        """
+        return self._residuals(X, y, kind, None)
+
+    def _residuals(self, X, y, kind, exposure):
+        """:meth:`residuals` of counts over ``exposure`` (a multiplier of each row's mean,
+        or None)."""
+        if kind not in RESIDUAL_KINDS:
+            raise ValueError(f"kind must be one of {list(RESIDUAL_KINDS)}, got {kind!r}.")
+        X = self._check_predict_input(X)
+        y = self._family().encode_target(y, getattr(self, "classes_", None))
+        if len(y) != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} entries.")
+        family = self.family_
+        eta = linear_predictor(X, self.posterior_.mean, self.fit_intercept)
+        scale = None
+        if exposure is not None:
+            exposure = check_exposure(exposure, X.shape[0])
+            if hasattr(family, "exposure_as_weight"):  # rates weighted by the exposure
+                y, scale, _ = family.exposure_as_weight(y, np.ones(len(y)), exposure)
+            else:
+                eta = eta + np.log(exposure)
+        return residuals(family, eta, y, self._observed(y), kind, scale)
+
     def _linear_predictor(self, X):
         X = self._check_predict_input(X)
         return X @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
@@ -407,36 +466,45 @@ class BaseBayesianGLM(BaseEstimator):
         check_is_fitted(self)
         return self.posterior_.credible_interval(level)
 
-    def summary(self, level: float = 0.95) -> Any:
-        """Table of the posterior: one row per parameter.
+    def summary(self, level: float = 0.95, feature_names: VectorLike | None = None) -> Any:
+        """The posterior, one row per parameter, as statsmodels prints its results.
 
-        Rows are named after ``feature_names_in_`` when the estimator was fitted on a
-        DataFrame with string column names (else ``x0``, ``x1``, ...), with the intercept last
-        as ``"intercept"`` (when ``fit_intercept=True``). Columns:
+        A :class:`~skcoreset.PosteriorSummary`: printed, a header of the fit (estimator,
+        model, method, rows and their total weight when weighted, parameters,
+        ``loglik_``, ``aic_``, ``bic_``, the log evidence or ELBO, convergence, and for
+        ``method="mcmc"`` the draws, the largest R-hat, the smallest ESS, the acceptance,
+        the divergences and the mean tree depth of the run), then a fixed-width table with
+        every column shown; ``to_frame()`` gives the table as a pandas DataFrame.
+
+        Rows are named after ``feature_names``, else ``feature_names_in_`` (the columns of
+        a DataFrame fitted on), else ``x0``, ``x1``, ..., with the intercept last as
+        ``"intercept"`` (when ``fit_intercept=True``) and the negative binomial ``alpha``
+        after it. Columns:
 
         - ``mean``, ``sd``: posterior mean and standard deviation;
         - ``lower``, ``upper``: the equal-tailed credible interval at ``level``
           (:meth:`credible_interval`);
-        - for ``method="mcmc"`` only, the diagnostics of the run: ``ess``
-          (``effective_sample_size_``), ``r_hat`` (``r_hat_``) and ``acceptance``
-          (``acceptance_fraction_``, one value for the whole run, repeated on every row);
-          for ``sampler="nuts"`` also ``divergences`` (``n_divergences_``) and
-          ``tree_depth`` (the mean of ``sample_stats_["tree_depth"]``), repeated too.
+        - for ``method="mcmc"`` only, each parameter's diagnostics: ``ess``
+          (``effective_sample_size_``) and ``r_hat`` (``r_hat_``).
 
         Parameters
         ----------
         level : float, default=0.95
             Posterior probability inside the credible intervals, strictly between 0 and 1.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names of the features, e.g. ``get_feature_names_out()`` of the transformers
+            before the estimator (:meth:`skcoreset.pipeline.Pipeline.summary` passes
+            them).
 
         Returns
         -------
-        table : pandas.DataFrame or dict
-            A DataFrame indexed by parameter name (``table.attrs["level"]`` holds ``level``)
-            when pandas is installed; otherwise a dict of 1-D arrays with the same columns
-            in the same order, after a ``"parameter"`` entry holding the names.
+        summary : PosteriorSummary
+            ``str(summary)`` is the text; ``summary.to_frame()`` the DataFrame (indexed by
+            parameter; ``attrs`` holds ``level`` and ``header``); ``summary.columns`` the
+            columns as arrays and ``summary.header`` the header as a dict.
         """
         check_is_fitted(self)
-        return summary_table(self, level)
+        return summary_table(self, check_level(level), feature_names)
 
     def sample_y(self, X: MatrixLike, n_draws: int = 1000,
                  random_state: RandomStateLike = None) -> Prediction:
@@ -514,9 +582,16 @@ class BaseBayesianGLM(BaseEstimator):
           the log-likelihood of each row under each posterior draw (for ``az.loo`` and
           ``az.waic``), one predictive draw of each row per posterior draw (for
           ``az.plot_ppc``), and the targets. Binary targets are exported as 0/1 (1 for
-          ``classes_[1]``). The training rows are kept by an unweighted in-memory fit of at
-          most 5,000 rows; otherwise (a coreset's weighted rows, a dask array, a stream,
-          more rows) these groups need ``X`` and ``y``, and are left out with a warning.
+          ``classes_[1]``). A weighted row's log-likelihood is multiplied by its weight
+          (what the posterior conditions on; for a coreset's rows, evaluate all rows
+          instead: :meth:`skcoreset.pipeline.Pipeline.to_arviz`).
+
+        The fit keeps private copies of its training rows (changing the arrays passed to
+        ``fit`` afterwards changes nothing) up to ``2**24`` values (``rows x (features +
+        3)``: 128 MB). Beyond, for a stream (``partial_fit``) and for dask arrays (whose
+        rows stay on the cluster), the data groups need ``X`` and ``y``, and are left out
+        with a warning; they are also left out, with a warning pointing to :meth:`loo`,
+        when the training rows times the draws exceed ``5e7`` values.
 
         Parameters
         ----------
@@ -545,34 +620,104 @@ class BaseBayesianGLM(BaseEstimator):
         return self._to_arviz(X, y, None, n_draws, n_chains, random_state)
 
     def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state):
+        self._check_draws(n_draws, n_chains)
+        rows = self._arviz_rows(X, y, exposure, "to_arviz")
+        if X is None and rows is not None and not fits_draw_groups(rows, n_draws, n_chains,
+                                                                   self):
+            warnings.warn(
+                f"{type(self).__name__}.to_arviz() has no log_likelihood, "
+                "posterior_predictive or observed_data group: its "
+                f"{rows.X.shape[0]:,} training rows times the draws would exceed "
+                f"{MAX_DRAW_ROWS:,} values. Use loo(), which computes PSIS-LOO over them "
+                "in blocks, or pass fewer rows, e.g. to_arviz(X_test, y_test).",
+                UserWarning, stacklevel=3)
+            rows = None
+        return inference_data(self, rows, n_draws, n_chains, random_state)
+
+    def _check_draws(self, n_draws, n_chains):
         check_is_fitted(self)
         for name, value in (("n_draws", n_draws), ("n_chains", n_chains)):
             if not is_number(value, Integral) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}.")
-        return inference_data(self, self._arviz_rows(X, y, exposure), n_draws, n_chains,
-                              random_state)
 
-    def _arviz_rows(self, X, y, exposure):
-        """``(X, y_encoded, exposure)`` of the data groups of :meth:`to_arviz`, or None."""
+    def loo(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
+            n_draws: int = 1000, n_chains: int = 4, reff: float | None = None,
+            random_state: RandomStateLike = None) -> Any:
+        """PSIS-LOO cross-validation of the fit, over rows of any number.
+
+        The expected log pointwise predictive density of leaving each row out, estimated by
+        Pareto-smoothed importance sampling (Vehtari, Gelman and Gabry, 2017) from the
+        posterior draws: ArviZ's ``az.loo(self.to_arviz(...))``, computed block of rows
+        by block of rows, so that the draws-by-rows log-likelihood of all the rows is
+        never held (temporaries of a few blocks of ``2**20`` values besides the rows) and
+        ArviZ is not needed. The rows are the training rows (kept by the fit, see
+        :meth:`to_arviz`), or those passed. Costs ``rows x draws`` evaluations of the
+        log-likelihood and a sort of each row's draws (1e6 rows and 1,000 draws: about
+        4 minutes on one core).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            Rows to evaluate, with ``y``; ``None``: the training rows.
+        y : array-like of shape (n_samples,), default=None
+            Their targets.
+        n_draws : int, default=1000
+            Draws per chain of a Gaussian posterior (as :meth:`to_arviz`); unused for
+            ``method="mcmc"``, whose own draws are used.
+        n_chains : int, default=4
+            Chains of a Gaussian posterior; unused for ``method="mcmc"``.
+        reff : float, default=None
+            Relative effective sample size of the draws. ``None``: 1 for the independent
+            draws of a Gaussian posterior; for MCMC, ArviZ's default (the mean
+            effective sample size of the parameters' means over the number of draws).
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws of a Gaussian posterior (the same draws as
+            :meth:`to_arviz` with the same seed).
+
+        Returns
+        -------
+        loo : LooResult
+            ``elpd_loo``, its standard error ``se``, ``p_loo``, the pointwise ``loo_i``
+            and ``pareto_k``, and ``warning`` (a Pareto k above ``good_k``): the fields
+            of ArviZ's result.
+        """
+        return self._loo(X, y, None, n_draws, n_chains, reff, random_state)
+
+    def _loo(self, X, y, exposure, n_draws, n_chains, reff, random_state):
+        self._check_draws(n_draws, n_chains)
+        rows = self._arviz_rows(X, y, exposure, "loo")
+        if rows is None:
+            raise ValueError(
+                f"{type(self).__name__}.loo() has no rows to evaluate: the training rows are "
+                f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this fit "
+                "had more, was streamed or ran on dask arrays (whose rows stay on the "
+                "cluster). Pass the rows, e.g. loo(X, y).")
+        return chunked_loo(self, rows, n_draws, n_chains, reff, random_state,
+                           effective_sample_size_of_means)
+
+    def _arviz_rows(self, X, y, exposure, caller):
+        """:class:`~skcoreset.linear_model._results.KeptRows` of the data groups of
+        :meth:`to_arviz` and :meth:`loo`: the training rows, those passed, or None."""
         if X is None and y is None:
-            rows = getattr(self, "_training_rows", None)
-            if rows is None:
+            rows = kept_rows(self)
+            if rows is None and caller == "to_arviz":
                 warnings.warn(
                     f"{type(self).__name__}.to_arviz() has no log_likelihood, "
                     "posterior_predictive or observed_data group: the training rows are "
-                    f"kept only by an unweighted in-memory fit of at most "
-                    f"{_ARVIZ_TRAINING_ROWS:,} rows, and this fit was weighted (e.g. on a "
-                    "coreset), larger, streamed or on dask arrays. Pass the rows to "
-                    "evaluate, e.g. to_arviz(X_test, y_test).", UserWarning, stacklevel=3)
+                    f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this "
+                    "fit had more, was streamed or ran on dask arrays (whose rows stay on "
+                    "the cluster). Pass the rows to evaluate, e.g. to_arviz(X_test, y_test).",
+                    UserWarning, stacklevel=3)
             return rows
         if X is None or y is None:
-            raise ValueError("to_arviz needs both X and y for the rows of its "
+            raise ValueError(f"{caller} needs both X and y for the rows of its "
                              "log_likelihood, posterior_predictive and observed_data groups.")
         X = self._check_predict_input(X)
         y = self._family().encode_target(y, getattr(self, "classes_", None))
         if len(y) != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} entries.")
-        return X, y, None if exposure is None else check_exposure(exposure, X.shape[0])
+        return KeptRows(X, y, None if exposure is None else check_exposure(exposure, X.shape[0]),
+                        None)
 
     def _observed(self, y):
         """Encoded targets as ArviZ sees them (the binary models: 0/1)."""
@@ -598,6 +743,28 @@ COMMON_ATTRS_DOC = """
 
     elbo_ : float
         Evidence lower bound of the fitted Gaussian ``q`` (``method="kl_proximal"`` only).
+
+    loglik_ : float
+        Log-likelihood of the training rows (weighted) at the posterior mean of the
+        parameters, ``sum_n w_n log p(y_n | theta_mean)``; counts over an exposure are
+        those counts. Under a wide prior the posterior mean is the maximum-likelihood
+        estimate and this is statsmodels' ``llf``; it is a plug-in value, not a Bayesian
+        predictive score (for that, ``az.loo`` on :meth:`to_arviz`). Not set by
+        ``partial_fit``, whose earlier chunks are not kept.
+
+    deviance_ : float
+        Twice the log-likelihood of the saturated model (each row's mean at its target)
+        minus ``loglik_``: statsmodels' ``deviance``, the sum of the squared deviance
+        :meth:`residuals`.
+
+    aic_ : float
+        ``-2 loglik_ + 2 k`` with ``k`` the number of fitted parameters (coefficients,
+        intercept, and ``alpha`` when estimated): statsmodels' ``aic``, an information
+        criterion at the posterior mean rather than a Bayesian one.
+
+    bic_ : float
+        ``-2 loglik_ + k log n`` with ``n`` the total sample weight (the number of rows
+        when unweighted): statsmodels' ``bic_llf``.
 
     posterior_samples_ : ndarray of shape (n_draws, n_params)
         Posterior draws of ``[coef..., intercept]`` (``method="mcmc"`` only); ``posterior_``

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._atomic import fit_context
 from .._backend import is_dask_collection
 from .._dask_predict import accuracy, predict_lazily
+from .._docstrings import documents_score
 from .._posterior import SamplePosterior
 from .._sklearn_compat import available_if
 from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
@@ -247,7 +248,16 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         return super().score(X, y, sample_weight=sample_weight)
 
 
+_SCORE_DOC = """``score(X, y)`` is the accuracy of :meth:`predict` (weighted by
+    ``sample_weight``), as for every scikit-learn classifier: it does not see the
+    probabilities or their uncertainty. To score probabilities, use
+    ``scoring="neg_log_loss"`` or ``"neg_brier_score"`` in cross-validation; for the
+    training fit, ``loglik_``, ``deviance_``, ``aic_`` and ``bic_``, or ``az.loo`` on
+    :meth:`to_arviz` for a Bayesian estimate of the predictive log density."""
+
+
 @glm_estimator(LogisticFamily(), _CLASSIFIER_ATTRS_DOC)
+@documents_score(_SCORE_DOC)
 class BayesianLogisticRegression(_BaseBinaryClassifier):
     """Bayesian binary logistic regression with posterior uncertainty.
 
@@ -273,6 +283,8 @@ class BayesianLogisticRegression(_BaseBinaryClassifier):
     Multi-class problems are not supported directly; wrap the estimator in
     :class:`skcoreset.multiclass.BayesianOneVsRestClassifier`, which keeps
     ``predict_proba(X, return_std=True)``.
+
+    <score>
 
     Examples
     --------
@@ -325,6 +337,7 @@ class BayesianLogisticRegression(_BaseBinaryClassifier):
 
 
 @glm_estimator(ProbitFamily(), _CLASSIFIER_ATTRS_DOC)
+@documents_score(_SCORE_DOC)
 class BayesianProbitRegression(_BaseBinaryClassifier):
     """Bayesian binary probit regression with posterior uncertainty.
 
@@ -359,6 +372,8 @@ class BayesianProbitRegression(_BaseBinaryClassifier):
     ``log Phi(y s)`` has odd terms of every degree, whose statistics would depend on the
     labels (the logistic model's vanish by symmetry). Multi-class problems: wrap the
     estimator in :class:`skcoreset.multiclass.BayesianOneVsRestClassifier`.
+
+    <score>
 
     Examples
     --------
@@ -417,6 +432,7 @@ _BINARY_LINKS = sorted(name for name, link in LINKS.items() if link.cdf)
 @glm_estimator(LogisticFamily(), _CLASSIFIER_ATTRS_DOC, link=Param(
     "logit", [StrOptions(set(_BINARY_LINKS)), Link], "", "",
     annotation="Literal[" + ", ".join(f'"{name}"' for name in _BINARY_LINKS) + "] | Link"))
+@documents_score(_SCORE_DOC)
 class BayesianBinaryRegression(_BaseBinaryClassifier):
     """Bayesian binary regression with any link, with posterior uncertainty.
 
@@ -454,6 +470,8 @@ class BayesianBinaryRegression(_BaseBinaryClassifier):
     exceeds 1/2; for an asymmetric link that is not where the linear predictor is positive,
     and :meth:`decision_function` is the log-odds of that probability. Multi-class problems:
     wrap the estimator in :class:`skcoreset.multiclass.BayesianOneVsRestClassifier`.
+
+    <score>
 
     Examples
     --------

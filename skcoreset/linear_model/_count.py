@@ -11,10 +11,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import fit_context
 from .._backend import is_dask_collection
+from .._docstrings import documents_score
 from .._inference import resolve_family
 from .._posterior import SamplePosterior, check_level
 from .._sklearn_compat import Interval, StrOptions, _num_samples, available_if
-from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
+from .._typing import FitMethod, FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._validation import check_numeric_dtype, combined_exposure
 from ..families import NegativeBinomialFamily, PoissonFamily
 from ._base import COMMON_ATTRS_DOC, uses_pass_glm
@@ -112,20 +113,29 @@ class _BaseCountRegression(_BaseRegression):
         return self._fit(X, y, sample_weight, exposure=exposure, offset=offset)
 
     @_exposure_doc
-    def predict(self, X: MatrixLike, return_std: bool = False,
+    def predict(self, X: MatrixLike, return_std: bool | Literal["predictive", "mean"] = False,
                 exposure: VectorLike | None = None,
                 offset: VectorLike | None = None) -> Prediction:
-        """Posterior predictive mean count, and optionally its standard deviation.
+        """Posterior predictive mean count, and optionally a standard deviation.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             The data.
-        return_std : bool, default=False
-            Also return the standard deviation of the posterior predictive distribution of
-            the count: the count noise plus the posterior uncertainty of the mean ``mu``,
-            ``sqrt(E[mu] + Var[mu])`` for the Poisson model and
-            ``sqrt(E[mu] + Var[mu] + alpha_ (Var[mu] + E[mu]^2))`` for the negative binomial.
+        return_std : bool, "predictive" or "mean", default=False
+            Also return a standard deviation:
+
+            - ``"predictive"`` (or ``True``): that of the posterior predictive distribution
+              of a new count, the count noise plus the posterior uncertainty of the mean
+              ``mu``: ``sqrt(E[mu] + Var[mu])`` for the Poisson model and
+              ``sqrt(E[mu] + Var[mu] + alpha_ (Var[mu] + E[mu]^2))`` for the negative
+              binomial. For predictive intervals of counts.
+            - ``"mean"``: the posterior standard deviation of the mean itself,
+              ``sqrt(Var[mu])`` (times the exposure), without the count noise: the
+              Bayesian counterpart of statsmodels'
+              ``get_prediction().summary_frame()["mean_se"]`` (its delta-method standard
+              error, which it equals to first order under a wide prior). For intervals of
+              the expected count.
         {exposure}
             Of the counts to predict. ``None``: the mean per unit of exposure.
 
@@ -135,7 +145,7 @@ class _BaseCountRegression(_BaseRegression):
             ``E[y | x, data] = exposure * E[mu(eta)]`` over the posterior of the linear
             predictor.
         std : ndarray of shape (n_samples,)
-            Only returned when ``return_std=True``.
+            Only returned with ``return_std``: the standard deviation it names.
         """
         return self._predict_mean(X, return_std, self._exposure_of(X, exposure, offset))
 
@@ -249,9 +259,89 @@ class _BaseCountRegression(_BaseRegression):
         exposure = None if X is None else self._exposure_of(X, exposure, offset)
         return self._to_arviz(X, y, exposure, n_draws, n_chains, random_state)
 
+    @_exposure_doc
+    def loo(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
+            exposure: VectorLike | None = None, offset: VectorLike | None = None,
+            n_draws: int = 1000, n_chains: int = 4, reff: float | None = None,
+            random_state: RandomStateLike = None) -> Any:
+        """PSIS-LOO cross-validation of the fit, over rows of any number (see
+        :meth:`BayesianLogisticRegression.loo <skcoreset.BayesianLogisticRegression.loo>`).
+
+        The log-likelihood of the counts y is that of counts over ``exposure`` (for the
+        training rows, the exposure and offset of the fit), as in :meth:`to_arviz`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            Rows to evaluate, with ``y``; ``None``: the training rows.
+        y : array-like of shape (n_samples,), default=None
+            Their counts.
+        {exposure}
+            Of the counts y of the rows passed.
+        n_draws : int, default=1000
+            Draws per chain of a Gaussian posterior; unused for ``method="mcmc"``.
+        n_chains : int, default=4
+            Chains of a Gaussian posterior; unused for ``method="mcmc"``.
+        reff : float, default=None
+            Relative effective sample size of the draws (by default 1 for a Gaussian
+            posterior, ArviZ's estimate for MCMC).
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws of a Gaussian posterior.
+
+        Returns
+        -------
+        loo : LooResult
+            ``elpd_loo``, ``se``, ``p_loo``, ``loo_i``, ``pareto_k``, ``warning``.
+        """
+        if X is None and (exposure is not None or offset is not None):
+            raise ValueError("exposure and offset of loo describe the rows X, y: pass X and "
+                             "y with them.")
+        exposure = None if X is None else self._exposure_of(X, exposure, offset)
+        return self._loo(X, y, exposure, n_draws, n_chains, reff, random_state)
+
+    @_exposure_doc
+    def residuals(self, X: MatrixLike, y: VectorLike, kind: str = "deviance",
+                  exposure: VectorLike | None = None,
+                  offset: VectorLike | None = None) -> FloatArray:
+        """Return the residuals of the counts y at the posterior mean of the parameters.
+
+        The residuals of statsmodels' GLM results (``resid_response``, ``resid_pearson``,
+        ``resid_deviance``) at ``posterior_.mean``, which under a wide prior is their
+        maximum-likelihood estimate (with ``method="mcmc"``, the mean of the draws); the
+        squared deviance residuals of the training rows add up to ``deviance_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (in memory).
+        y : array-like of shape (n_samples,)
+            Their counts.
+        kind : {{"response", "pearson", "deviance"}}, default="deviance"
+            ``y - mu``, ``(y - mu) / sqrt(V(mu))`` with ``V(mu) = mu`` (Poisson) or
+            ``mu + alpha_ mu^2`` (negative binomial), or ``sign(y - mu) sqrt(d)`` with
+            ``d`` the row's deviance.
+        {exposure}
+            Of the counts y: ``mu`` is their mean over it.
+
+        Returns
+        -------
+        residuals : ndarray of shape (n_samples,)
+        """
+        return self._residuals(X, y, kind, self._exposure_of(X, exposure, offset))
+
+
+_SCORE_DOC = """``score(X, y)`` is the coefficient of determination R^2 of :meth:`predict`, the
+    posterior predictive mean, against y (weighted by ``sample_weight``; with ``exposure``
+    or ``offset``, of the counts over it), as for every scikit-learn regressor: it sees
+    neither the count noise nor the posterior uncertainty. To score counts as counts, use
+    ``scoring="neg_mean_poisson_deviance"`` in cross-validation; for the training fit,
+    ``loglik_``, ``deviance_``, ``aic_`` and ``bic_``, or ``az.loo`` on :meth:`to_arviz`
+    for a Bayesian estimate of the predictive log density."""
+
 
 @glm_estimator(PoissonFamily(), COMMON_ATTRS_DOC,
                link=Param("log", [StrOptions({"log", "softplus"})], "", ""))
+@documents_score(_SCORE_DOC)
 class BayesianPoissonRegression(_BaseCountRegression):
     """Bayesian Poisson regression for counts with posterior predictive uncertainty.
 
@@ -281,6 +371,10 @@ class BayesianPoissonRegression(_BaseCountRegression):
     BayesianLogisticRegression : The binary-classification counterpart.
     sklearn.linear_model.PoissonRegressor : Its MAP estimate (log link) with
         ``alpha=1 / (n_samples * prior_scale**2)``.
+
+    Notes
+    -----
+    <score>
 
     Examples
     --------
@@ -369,6 +463,7 @@ class BayesianPoissonRegression(_BaseCountRegression):
 @glm_estimator(NegativeBinomialFamily(), COMMON_ATTRS_DOC,
                alpha=Param("auto", [Interval(Real, 0, None, closed="neither"),
                                     StrOptions({"auto"})], "", ""))
+@documents_score(_SCORE_DOC)
 class BayesianNegativeBinomialRegression(_BaseCountRegression):
     """Bayesian negative binomial regression for overdispersed counts.
 
@@ -383,12 +478,14 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
     ----------
     alpha : float or "auto", default="auto"
         Overdispersion ``alpha > 0`` (``alpha -> 0`` is the Poisson model). ``"auto"``:
-        estimated on at most 10,000 rows (all rows below; evenly spaced above): from the
-        method-of-moments start of a pilot Poisson fit
-        (:meth:`skcoreset.families.NegativeBinomialFamily.resolve`), Newton's method in
-        ``log alpha`` finds the mode of the joint posterior of the coefficients and
-        ``log alpha`` (flat prior on ``log alpha``; with a wide coefficient prior, the
-        maximum-likelihood estimate of statsmodels' ``NegativeBinomial``), and the
+        estimated from all rows: from the method-of-moments start of a pilot Poisson fit
+        (:meth:`skcoreset.families.NegativeBinomialFamily.resolve`) on at most 10,000
+        rows, Newton's method in ``log alpha`` finds the mode of the joint posterior of
+        the coefficients and ``log alpha`` on those rows and then on all of them (each
+        step a pass over the rows in chunks: a ``np.memmap`` is never read whole, dask
+        arrays are summed where their chunks live) (flat prior on ``log alpha``; with a
+        wide coefficient prior, the maximum-likelihood estimate of statsmodels'
+        ``NegativeBinomial``), and the
         Laplace approximation there gives its uncertainty (``alpha_std_``,
         :meth:`alpha_interval`, a row of :meth:`summary`, draws in :meth:`to_arviz`); the
         posterior of the coefficients is given ``alpha_``. With ``method="mcmc"`` (NUTS)
@@ -428,6 +525,10 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
     See Also
     --------
     BayesianPoissonRegression : The model without overdispersion.
+
+    Notes
+    -----
+    <score>
 
     Examples
     --------
@@ -480,12 +581,13 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
     def _family(self):
         return NegativeBinomialFamily(alpha=self.alpha)
 
-    def _fitted_family(self, X, y_encoded, sample_weight, prior, offset=None):
-        """The family with ``alpha`` estimated for ``alpha="auto"`` (with its Laplace sd in
-        ``log alpha``); stored with ``alpha_``, ``alpha_std_`` and ``log_alpha_std_``."""
+    def _fitted_family(self, X, y_encoded, sample_weight, prior, offset=None, rows=None):
+        """The family with ``alpha`` estimated for ``alpha="auto"`` on all ``rows`` (with
+        its Laplace sd in ``log alpha``); stored with ``alpha_``, ``alpha_std_`` and
+        ``log_alpha_std_``."""
         family, dispersion = resolve_family(
             self._family(), X, y_encoded, sample_weight, prior_prec=prior,
-            fit_intercept=self.fit_intercept, offset=offset, return_dispersion=True)
+            fit_intercept=self.fit_intercept, offset=offset, return_dispersion=True, rows=rows)
         self.family_ = family
         self.alpha_ = family.alpha
         self.log_alpha_std_ = 0.0 if dispersion is None else dispersion.log_alpha_sd
@@ -557,13 +659,10 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
 
     def _summary_rows(self, level):
         """The ``alpha`` row of :meth:`summary`: ``alpha_``, ``alpha_std_`` and
-        :meth:`alpha_interval`; with sampled alpha also its MCMC diagnostics."""
+        :meth:`alpha_interval`; with sampled alpha also its ESS and R-hat."""
         lower, upper = self.alpha_interval(level)
         row = {"mean": self.alpha_, "sd": self.alpha_std_, "lower": lower, "upper": upper}
         if hasattr(self, "alpha_samples_"):
             row.update(ess=self._alpha_diagnostics["effective_sample_size"],
-                       r_hat=self._alpha_diagnostics["r_hat"],
-                       acceptance=self.acceptance_fraction_,
-                       divergences=self.n_divergences_,
-                       tree_depth=np.mean(self.sample_stats_["tree_depth"]))
+                       r_hat=self._alpha_diagnostics["r_hat"])
         return {"alpha": row}

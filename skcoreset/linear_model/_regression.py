@@ -8,7 +8,7 @@ derives from this class and sets its family, without their semantics.
 """
 
 import warnings
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 import numpy as np
 from sklearn.base import RegressorMixin
@@ -18,6 +18,17 @@ from .._backend import is_dask_collection
 from .._dask_predict import predict_lazily, r2
 from .._typing import MatrixLike, Prediction, RandomStateLike, VectorLike
 from ._base import BaseBayesianGLM
+
+
+def _std_kind(return_std):
+    """The standard deviation ``predict`` returns: None, "predictive" (``True``) or
+    "mean"."""
+    if isinstance(return_std, str) and return_std in ("predictive", "mean"):
+        return return_std
+    if isinstance(return_std, (bool, np.bool_)):
+        return "predictive" if return_std else None
+    raise ValueError(f"return_std must be True, False, 'predictive' or 'mean', got "
+                     f"{return_std!r}.")
 
 
 class _BaseRegression(RegressorMixin, BaseBayesianGLM):
@@ -49,23 +60,27 @@ class _BaseRegression(RegressorMixin, BaseBayesianGLM):
         """
         return self._fit(X, y, sample_weight)
 
-    def predict(self, X: MatrixLike, return_std: bool = False) -> Prediction:
-        """Posterior predictive mean, and optionally its standard deviation.
+    def predict(self, X: MatrixLike,
+                return_std: bool | Literal["predictive", "mean"] = False) -> Prediction:
+        """Posterior predictive mean, and optionally a standard deviation.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             The data.
-        return_std : bool, default=False
-            Also return the standard deviation of the posterior predictive distribution of
-            y: the family's noise plus the posterior uncertainty of the mean.
+        return_std : bool, "predictive" or "mean", default=False
+            Also return a standard deviation: ``"predictive"`` (or ``True``), that of the
+            posterior predictive distribution of y, the family's noise plus the posterior
+            uncertainty of the mean; ``"mean"``, the posterior standard deviation of the
+            mean itself (statsmodels' ``mean_se`` of ``get_prediction``, to first order
+            under a wide prior).
 
         Returns
         -------
         mean : ndarray of shape (n_samples,)
             ``E[y | x, data]``, the mean over the posterior of the linear predictor.
         std : ndarray of shape (n_samples,)
-            Only returned when ``return_std=True``.
+            Only returned with ``return_std``: the standard deviation it names.
         """
         return self._predict_mean(X, return_std)
 
@@ -148,27 +163,32 @@ class _BaseRegression(RegressorMixin, BaseBayesianGLM):
         return r2_score(y, self.predict(X, **dict(rows)), sample_weight=sample_weight)
 
     def _predict_mean(self, X, return_std, exposure=None):
-        """Predictive mean (and std) of targets whose mean is ``exposure * mu`` (count
-        models; None for 1): its posterior mean scales by the exposure and its variance by
-        its square. On a dask X, lazily block by block."""
+        """Predictive mean (and the std ``return_std`` names: the predictive one for
+        ``True`` or "predictive", that of the mean for "mean") of targets whose mean is
+        ``exposure * mu`` (count models; None for 1): its posterior mean scales by the
+        exposure and its variance by its square. On a dask X, lazily block by block."""
+        kind = _std_kind(return_std)
         if is_dask_collection(X):
             rows = () if exposure is None else (("exposure", exposure),)
-            out = predict_lazily(self, "predict", X, rows=rows, return_std=return_std,
-                                 columns=2 if return_std else None)
-            return (out[:, 0], out[:, 1]) if return_std else out
+            out = predict_lazily(self, "predict", X, rows=rows, return_std=kind or False,
+                                 columns=2 if kind else None)
+            return (out[:, 0], out[:, 1]) if kind else out
         mean, mean_var, exponent = self._scaled_predictive_moments(X, exposure)
-        if not exponent.any():
-            if return_std:
-                return mean, np.sqrt(self.family_.predictive_variance(mean, mean_var))
-            return mean
-        if return_std:
+        scaled = bool(exponent.any())
+        std = None
+        if kind == "mean":
+            std = np.sqrt(mean_var)
+        elif kind == "predictive":
             # in the units 2**exponent: the variance of rates beyond 1e154 overflows
-            std = np.sqrt(self.family_.predictive_variance(mean, mean_var, exponent))
-        largest = np.maximum(mean, std) if return_std else mean
+            std = np.sqrt(self.family_.predictive_variance(mean, mean_var, exponent)
+                          if scaled else self.family_.predictive_variance(mean, mean_var))
+        if not scaled:
+            return mean if kind is None else (mean, std)
+        largest = np.maximum(mean, std) if kind else mean
         with np.errstate(over="ignore"):
             beyond = ~np.isfinite(np.ldexp(largest, exponent))
             mean = np.ldexp(mean, exponent)
-            std = np.ldexp(std, exponent) if return_std else None
+            std = np.ldexp(std, exponent) if kind else None
         if beyond.any():
             log10 = np.max(np.log10(largest[beyond]) + exponent[beyond] * np.log10(2.0))
             size = f"up to about 1e{log10:.0f}" if np.isfinite(log10) else "far beyond it"
@@ -178,4 +198,4 @@ class _BaseRegression(RegressorMixin, BaseBayesianGLM):
                 "Predict over the exposure the counts are observed on (exposure= or "
                 "offset=), or fit on a scale where the rates are representable.",
                 RuntimeWarning, stacklevel=3)
-        return (mean, std) if return_std else mean
+        return (mean, std) if kind else mean

@@ -160,23 +160,31 @@ def test_rows_passed_replace_the_training_rows():
         clf.to_arviz(X[150:], np.full(50, "maybe"))
 
 
-def test_weighted_fit_warns_and_exports_the_posterior_only():
-    """A coreset's weighted rows are not observations: the data groups need rows."""
+def test_weighted_fit_exports_its_weighted_rows():
+    """A weighted row's log-likelihood is its weight times the row's: their sum at a draw
+    is the weighted log-likelihood the posterior conditions on."""
     X, y = _binary(n=400)
     pipe = Pipeline([("coreset", UniformCoreset(M=100, random_state=0)),
                      ("clf", BayesianLogisticRegression())]).fit(X, y)
-    with pytest.warns(UserWarning, match=r"to_arviz\(X_test, y_test\)"):
-        idata = pipe[-1].to_arviz(n_draws=100)
-    assert "log_likelihood" not in groups(idata)
-    idata = pipe[-1].to_arviz(X, y, n_draws=100)
-    assert elpd(az.loo(idata)) < 0
+    est = pipe[-1]
+    idata = est.to_arviz(n_draws=100, random_state=0)
+    rows = est.to_arviz(X[pipe[0].sample_indices_], y[pipe[0].sample_indices_], n_draws=100,
+                        random_state=0)
+    np.testing.assert_allclose(idata.log_likelihood["y"].values,
+                               rows.log_likelihood["y"].values * pipe[0].sample_weight_,
+                               rtol=1e-12)
+    assert elpd(az.loo(est.to_arviz(X, y, n_draws=100))) < 0
 
 
 def test_too_many_values_are_refused_with_the_numbers():
     X, y = _binary(n=200)
     clf = BayesianLogisticRegression().fit(X, y)
     with pytest.raises(ValueError, match="200 rows and 4 x 100000 draws"):
-        clf.to_arviz(n_draws=100_000)
+        clf.to_arviz(X, y, n_draws=100_000)
+    # the training rows: left out with a warning that points to loo
+    with pytest.warns(UserWarning, match=r"Use loo\(\)"):
+        idata = clf.to_arviz(n_draws=100_000)
+    assert "log_likelihood" not in groups(idata)
 
 
 @pytest.mark.parametrize("n_draws", [0, 2.5, True])
@@ -185,3 +193,138 @@ def test_bad_numbers_of_draws_are_refused(n_draws):
     clf = BayesianLogisticRegression().fit(X, y)
     with pytest.raises(ValueError, match="n_draws must be a positive integer"):
         clf.to_arviz(n_draws=n_draws)
+
+
+@pytest.mark.parametrize("cls, method, data", _CASES,
+                         ids=[f"{c.__name__}-{m}" for c, m, _ in _CASES])
+def test_overwriting_the_training_arrays_after_fit_changes_nothing(cls, method, data):
+    """The estimator keeps copies of its training rows, not the caller's arrays."""
+    X, y = data()
+    X, y = X.copy(), y.copy()
+    exposure = np.linspace(0.5, 2.0, len(y)) if cls is BayesianPoissonRegression else None
+    options = _FAST_MCMC if method == "mcmc" else dict(method=method)
+    rows = {} if exposure is None else dict(exposure=exposure)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = cls(**options).fit(X, y, **rows)
+    before = est.to_arviz(n_draws=20, random_state=0)
+    X[:] = 7.0
+    y[:] = y[::-1]
+    if exposure is not None:
+        exposure[:] = 100.0
+    after = est.to_arviz(n_draws=20, random_state=0)
+    for group in ("log_likelihood", "observed_data"):
+        np.testing.assert_array_equal(getattr(after, group)["y"].values,
+                                      getattr(before, group)["y"].values)
+
+
+def _az_loo(idata, reff=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # high Pareto k on a few rows
+        return az.loo(idata, pointwise=True, reff=reff)
+
+
+def _check_loo(ours, theirs):
+    np.testing.assert_allclose(ours.elpd_loo, elpd(theirs), rtol=1e-10)
+    np.testing.assert_allclose(ours.se, float(theirs.se), rtol=1e-10)
+    np.testing.assert_allclose(ours.p_loo, float(theirs.p_loo), rtol=1e-9)
+    np.testing.assert_allclose(ours.loo_i, pointwise_elpd(theirs), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours.pareto_k, np.asarray(theirs.pareto_k), rtol=1e-10,
+                               atol=1e-12)
+    assert ours.warning == bool(theirs.warning)
+
+
+@pytest.mark.parametrize("cls, data", [(BayesianLogisticRegression, _binary),
+                                       (BayesianNegativeBinomialRegression, _overdispersed)])
+def test_loo_is_arviz_loo_of_the_same_draws(cls, data):
+    """loo() in blocks of rows: az.loo of to_arviz with the same seed (reff 1, the draws
+    of a Gaussian posterior being independent), without ArviZ."""
+    X, y = data()
+    est = cls().fit(X, y)
+    ours = est.loo(n_draws=300, random_state=0)
+    _check_loo(ours, _az_loo(est.to_arviz(n_draws=300, random_state=0), reff=1.0))
+    assert ours.n_samples == 1200 and ours.n_data_points == len(y)
+    # blocks of a few rows give the same
+    from skcoreset import _arviz
+    block = _arviz._LOO_BLOCK_VALUES
+    try:
+        _arviz._LOO_BLOCK_VALUES = 7 * 1200
+        np.testing.assert_allclose(est.loo(n_draws=300, random_state=0).loo_i, ours.loo_i,
+                                   rtol=1e-13)
+    finally:
+        _arviz._LOO_BLOCK_VALUES = block
+    # rows passed
+    held = est.loo(X[:40], y[:40], n_draws=300, random_state=0)
+    _check_loo(held, _az_loo(est.to_arviz(X[:40], y[:40], n_draws=300, random_state=0),
+                             reff=1.0))
+
+
+def test_loo_of_mcmc_draws_takes_arvizs_relative_ess():
+    X, y = _counts()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = BayesianPoissonRegression(**_FAST_MCMC).fit(X, y, exposure=np.full(len(y), 2.0))
+    _check_loo(est.loo(), _az_loo(est.to_arviz()))
+
+
+def test_loo_of_a_weighted_fit_and_of_many_rows():
+    """Weighted rows (their log-likelihood times the weight), and rows beyond the
+    draw-by-row groups of to_arviz: PSIS-LOO in blocks."""
+    X, y = _counts(n=300)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    est = BayesianPoissonRegression().fit(X, y, sample_weight=w)
+    _check_loo(est.loo(n_draws=200, random_state=1),
+               _az_loo(est.to_arviz(n_draws=200, random_state=1), reff=1.0))
+    X, y = _counts(n=30_000, seed=2)
+    est = BayesianPoissonRegression().fit(X, y)
+    with pytest.warns(UserWarning, match="Use loo"):
+        est.to_arviz()
+    big = est.loo(n_draws=100, random_state=0)
+    assert big.n_data_points == 30_000 and not big.warning
+    assert abs(big.p_loo - 3) < 0.5  # about the model's 3 parameters
+
+
+def test_loo_without_rows_is_refused_with_the_fix():
+    X, y = _counts(n=200)
+    est = BayesianPoissonRegression(method="pass_glm")
+    est.partial_fit(X, y)
+    with pytest.raises(ValueError, match=r"Pass the rows, e.g. loo\(X, y\)"):
+        est.loo()
+    assert est.loo(X, y, n_draws=100).n_data_points == 200
+
+
+def test_pipeline_loo_and_to_arviz_evaluate_all_rows_after_a_coreset():
+    """After a coreset step, the pipeline's loo and to_arviz are over the rows it was
+    fitted on (kept copies, transformed by the steps before the estimator): the elpd of
+    the whole data under the coreset's posterior."""
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = _binary(n=600)
+    pipe = Pipeline([("scale", StandardScaler()),
+                     ("coreset", UniformCoreset(M=150, random_state=0)),
+                     ("clf", BayesianLogisticRegression())]).fit(X, y)
+    Xt = pipe[0].transform(X)
+    ours = pipe.loo(n_draws=200, random_state=0)
+    assert ours.n_data_points == 600
+    _check_loo(ours, _az_loo(pipe[-1].to_arviz(Xt, y, n_draws=200, random_state=0),
+                             reff=1.0))
+    idata = pipe.to_arviz(n_draws=50, random_state=0)
+    assert idata.log_likelihood["y"].shape == (4, 50, 600)
+    X[:] = 0.0  # the caller's arrays change: the kept copies do not
+    assert pipe.loo(n_draws=200, random_state=0).elpd_loo == ours.elpd_loo
+    assert pipe.loo(X[:10], y[:10], n_draws=20).n_data_points == 10
+    with pytest.raises(ValueError, match="needs both X and y"):
+        pipe.loo(X)
+
+
+def test_dask_fit_keeps_no_rows_and_says_so():
+    """Only sums of a dask fit's rows reach this process: loo and to_arviz need rows."""
+    da = pytest.importorskip("dask.array")
+    X, y = _counts(n=300)
+    est = BayesianPoissonRegression().fit(da.from_array(X, chunks=(70, 2)),
+                                          da.from_array(y, chunks=70))
+    with pytest.raises(ValueError, match=r"dask arrays .* Pass the rows, e.g. loo\(X, y\)"):
+        est.loo()
+    memory = BayesianPoissonRegression().fit(X, y)
+    np.testing.assert_allclose(est.loo(X, y, n_draws=100, random_state=0).loo_i,
+                               memory.loo(n_draws=100, random_state=0).loo_i, rtol=1e-7)

@@ -150,7 +150,9 @@ def test_summary_is_each_class_models_table():
     pytest.importorskip("pandas")
     X, y = _three_classes()
     clf = BayesianOneVsRestClassifier().fit(X, y)
-    table = clf.summary(level=0.9)
+    summary = clf.summary(level=0.9)
+    assert summary.header["Classes"] == "3" and "class" in str(summary)
+    table = summary.to_frame()
     assert list(table.index.get_level_values("class").unique()) == list(clf.classes_)
     for label, est in zip(clf.classes_, clf.estimators_):
         np.testing.assert_array_equal(table.loc[label, "mean"].values, est.posterior_.mean)

@@ -2,6 +2,7 @@
 summary(), sample_y() and the ArviZ export."""
 
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -168,7 +169,7 @@ def test_summary_table_of_a_gaussian_posterior():
     pd = pytest.importorskip("pandas")
     X, y = _binary_data()
     clf = BayesianLogisticRegression().fit(pd.DataFrame(X, columns=["age", "dose"]), y)
-    table = clf.summary(level=0.9)
+    table = clf.summary(level=0.9).to_frame()
     assert list(table.index) == ["age", "dose", "intercept"]
     assert table.index.name == "parameter"
     assert list(table.columns) == ["mean", "sd", "lower", "upper"]
@@ -182,8 +183,14 @@ def test_summary_table_of_a_gaussian_posterior():
     np.testing.assert_allclose(upper - table["mean"], 1.644854 * table["sd"], rtol=1e-6)
 
     # arrays get x0, x1, ...; no intercept row without an intercept
-    plain = BayesianLogisticRegression(fit_intercept=False).fit(X, y).summary()
+    plain = BayesianLogisticRegression(fit_intercept=False).fit(X, y).summary().to_frame()
     assert list(plain.index) == ["x0", "x1"]
+    # names given replace them, and must match the features
+    named = clf.summary(feature_names=["a", "b"])
+    assert [key[0] for key in named.index] == ["a", "b", "intercept"]
+    with pytest.raises(ValueError, match="feature_names has 3 names but the estimator was "
+                                         "fitted on 2 features"):
+        clf.summary(feature_names=["a", "b", "c"])
 
 
 @pytest.mark.parametrize("method, measure, attribute", [
@@ -193,44 +200,82 @@ def test_summary_header_says_what_was_fitted(method, measure, attribute):
     pytest.importorskip("pandas")
     X, y = _count_data()
     reg = BayesianPoissonRegression(method=method).fit(X, y)
-    header = reg.summary().attrs["header"]
+    header = reg.summary().header
     assert header["Estimator"] == "BayesianPoissonRegression"
     assert header["Model"] == "poisson (log link)"
     assert header["Method"] == method
     assert header["Rows"] == "400" and "Total weight" not in header
     assert header["Parameters"] == "3"
     assert float(header[measure]) == pytest.approx(getattr(reg, attribute), rel=1e-5)
+    assert float(header["AIC"]) == pytest.approx(reg.aic_, rel=1e-5)
     assert header["Converged"] == f"yes ({reg.n_iter_} iterations)"
     text = repr(reg.summary())
     assert text.index("Log evidence" if measure != "ELBO" else "ELBO") < text.index("intercept")
-    # weighted rows: their total weight too; a derived table prints plainly
+    # weighted rows: their total weight too; the DataFrame prints plainly
     weighted = BayesianPoissonRegression(method=method).fit(X, y, sample_weight=np.full(400, 2.5))
-    assert weighted.summary().attrs["header"]["Total weight"] == "1000"
-    assert "Rows" not in repr(weighted.summary()[["mean"]])
+    assert weighted.summary().header["Total weight"] == "1000"
+    assert weighted.summary().to_frame().attrs["header"]["Total weight"] == "1000"
+    assert "Rows" not in repr(weighted.summary().to_frame())
 
 
 def test_summary_header_of_mcmc_has_its_diagnostics():
     pytest.importorskip("pandas")
     X, y = _binary_data()
     clf = BayesianLogisticRegression(method="mcmc", n_draws=200, random_state=0).fit(X, y)
-    header = clf.summary().attrs["header"]
+    header = clf.summary().header
     assert header["Method"] == "mcmc (nuts)"
     assert header["Max R-hat"] == f"{clf.r_hat_.max():.4f}"
     assert header["Min ESS"] == f"{clf.effective_sample_size_.min():.0f}"
     assert header["Divergences"] == str(clf.n_divergences_)
     assert header["Draws"] == f"{len(clf.posterior_samples_):,}"
+    # the run's figures are in the header, once
+    assert header["Acceptance"] == f"{clf.acceptance_fraction_:.3f}"
+    assert header["Mean tree depth"] == f"{clf.sample_stats_['tree_depth'].mean():.2f}"
 
 
-def test_summary_without_pandas_is_a_dict_of_arrays(monkeypatch):
+def test_summary_without_pandas_prints_and_holds_arrays(monkeypatch):
     X, y = _binary_data()
     clf = BayesianLogisticRegression().fit(X, y)
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas raises ImportError
     table = clf.summary()
-    assert list(table) == ["parameter", "mean", "sd", "lower", "upper", "header"]
-    assert list(table["parameter"]) == ["x0", "x1", "intercept"]
-    assert table["header"]["Rows"] == f"{len(y):,}"
-    np.testing.assert_allclose(table["mean"], clf.posterior_.mean)
-    np.testing.assert_allclose(table["lower"], clf.credible_interval()[0])
+    assert list(table.columns) == ["mean", "sd", "lower", "upper"]
+    assert table.index == [("x0",), ("x1",), ("intercept",)]
+    assert table.header["Rows"] == f"{len(y):,}"
+    np.testing.assert_allclose(table.columns["mean"], clf.posterior_.mean)
+    np.testing.assert_allclose(table.columns["lower"], clf.credible_interval()[0])
+    assert "intercept" in str(table)
+    with pytest.raises(ImportError, match="to_frame needs pandas"):
+        table.to_frame()
+
+
+def test_summary_text_shows_every_column_and_value():
+    """Fixed-width text: every column and every row printed in full, whatever pandas'
+    display options; numbers to 4 decimals, in scientific notation when tiny or huge."""
+    pd = pytest.importorskip("pandas")
+    X, y = _count_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Poisson counts: alpha is not sampled
+        est = BayesianNegativeBinomialRegression(method="mcmc", n_draws=200,
+                                                 random_state=0).fit(X, y)
+    text = str(est.summary())
+    lines = text.splitlines()
+    head = next(line for line in lines if line.startswith("parameter"))
+    assert head.split() == ["parameter", "mean", "sd", "lower", "upper", "ess", "r_hat"]
+    assert "..." not in text
+    frame = est.summary().to_frame()
+    for name, row in frame.iterrows():
+        line = next(line for line in lines if line.split()[:1] == [name])
+        fields = line.split()[1:]
+        np.testing.assert_allclose([float(v) for v in fields[:4]], row.iloc[:4],
+                                   atol=5e-5, rtol=5e-4)
+        if np.isfinite(row["ess"]):  # blank where there is none (an alpha not sampled)
+            assert fields[4:] == [f"{row['ess']:.0f}", f"{row['r_hat']:.3f}"]
+        else:
+            assert len(fields) == 4
+    with pd.option_context("display.max_columns", 2):
+        assert str(est.summary()) == text
+    tiny = BayesianPoissonRegression(prior_scale=1e-6).fit(X, y).summary()
+    assert "e-" in str(tiny).split("-" * 10)[-1]
 
 
 @pytest.mark.parametrize("Estimator", [BayesianLogisticRegression, BayesianPoissonRegression,
@@ -255,16 +300,13 @@ def test_mcmc_diagnostics_are_fitted_attributes_and_summary_columns(Estimator):
     assert set(stats) == {"lp", "energy", "acceptance_rate", "n_steps", "tree_depth",
                           "diverging", "step_size"}
     assert all(value.shape == draws.shape[1::-1] for value in stats.values())
-    table = est.summary()
+    table = est.summary().to_frame()
     assert isinstance(table, pd.DataFrame)
-    assert list(table.columns) == ["mean", "sd", "lower", "upper", "ess", "r_hat",
-                                   "acceptance", "divergences", "tree_depth"]
+    # per-parameter diagnostics only; those of the run are in the header
+    assert list(table.columns) == ["mean", "sd", "lower", "upper", "ess", "r_hat"]
     table = table.iloc[:len(est.r_hat_)]  # the rows of theta (not the overdispersion's)
     np.testing.assert_allclose(table["ess"], est.effective_sample_size_)
     np.testing.assert_allclose(table["r_hat"], est.r_hat_)
-    np.testing.assert_allclose(table["acceptance"], est.acceptance_fraction_)
-    np.testing.assert_allclose(table["divergences"], 0)
-    np.testing.assert_allclose(table["tree_depth"], stats["tree_depth"].mean())
     np.testing.assert_allclose(table["lower"],
                                np.quantile(est.posterior_samples_, 0.025, axis=0))
 
@@ -278,8 +320,8 @@ def test_mcmc_diagnostics_are_fitted_attributes_and_summary_columns(Estimator):
     assert np.all(est.effective_sample_size_ > 400)
     assert np.all(np.abs(est.r_hat_ - 1) < 0.05)
     assert not hasattr(est, "sample_stats_") and not hasattr(est, "n_divergences_")
-    assert list(est.summary().columns) == ["mean", "sd", "lower", "upper", "ess", "r_hat",
-                                           "acceptance"]
+    assert list(est.summary().columns) == ["mean", "sd", "lower", "upper", "ess", "r_hat"]
+    assert "Acceptance" in est.summary().header and "Mean tree depth" not in est.summary().header
 
     # refitting with another method removes the MCMC-only attributes and columns
     est.set_params(method="laplace").fit(X, y)
@@ -412,3 +454,27 @@ def test_to_arviz_nuts_chains_and_sample_stats_agree_with_arviz_diagnostics():
     exact = np.array([log_post.value(t) for t in theta])
     np.testing.assert_allclose(clf.sample_stats_["lp"][0, :5] - exact,
                                clf.sample_stats_["lp"][0, 0] - exact[0], atol=1e-8)
+
+
+def test_pipeline_summary_names_rows_after_the_steps_features():
+    """Behind a sparse one-hot ColumnTransformer and a coreset step, the rows are named
+    after get_feature_names_out of the steps before the estimator."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import ColumnTransformer
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from skcoreset import UniformCoreset
+    from skcoreset.pipeline import Pipeline
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"plan": rng.choice(["a", "b", "c"], 500), "age": rng.normal(size=500)})
+    y = rng.poisson(np.exp(0.3 * frame["age"] + (frame["plan"] == "b")))
+    encode = ColumnTransformer([("plan", OneHotEncoder(), ["plan"]),
+                                ("age", StandardScaler(), ["age"])])
+    pipe = Pipeline([("encode", encode), ("coreset", UniformCoreset(M=300, random_state=0)),
+                     ("reg", BayesianPoissonRegression())]).fit(frame, y)
+    names = [key[0] for key in pipe.summary().index]
+    assert names == [*pipe[:-1].get_feature_names_out(), "intercept"]
+    assert names[:4] == ["plan__plan_a", "plan__plan_b", "plan__plan_c", "age__age"]
+    np.testing.assert_array_equal(pipe.summary().columns["mean"], pipe[-1].posterior_.mean)
+    assert [key[0] for key in pipe.summary(feature_names=list("pqrs")).index][:4] == list("pqrs")

@@ -1,0 +1,164 @@
+"""What a fit says about its rows, as statsmodels' GLM results do: the log-likelihood,
+deviance and information criteria at the posterior mean, and residuals; and the training
+rows a fit keeps for them (private copies, read through :func:`kept_rows` only).
+
+The sums over the training rows are one pass in row chunks (rows in memory, a
+``np.memmap``, or a tree of tasks over dask chunks). Counts over an exposure are summed as
+the estimators fit them: the Poisson model's rates ``y / e`` weighted by ``e`` (whose
+deviance is that of the counts, and whose log-likelihood differs from the counts' by the
+constant the fit keeps), the negative binomial model's counts with an offset.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import sparse
+
+from .._backend import float_rows, row_chunks, row_width
+from .._design import linear_predictor
+from ..families import BinaryFamily
+
+# the mean that stands for 0 in a saturated model's linear predictor (its log is finite)
+_TINY_MEAN = 1e-300
+RESIDUAL_KINDS = ("response", "pearson", "deviance")
+# Training rows are kept (copied) for to_arviz and loo up to this many stored values (rows
+# times their width plus the target, weight and exposure): 2**24 float64 values, 128 MB.
+KEPT_VALUES = 2**24
+
+
+class KeptRows(NamedTuple):
+    """Private copies of a fit's training rows: X, the encoded targets, the multiplier of
+    each row's mean (the exposure of counts, or None) and the sample weights (None when
+    all are 1)."""
+
+    X: object
+    y: np.ndarray
+    exposure: np.ndarray | None
+    weights: np.ndarray | None
+
+
+def _copy(array):
+    """A copy owning its memory (a ``np.memmap``'s rows read into memory, a sparse
+    matrix's arrays copied)."""
+    if sparse.issparse(array):
+        return array.copy()
+    return np.array(array, copy=True)
+
+
+def _n_values(X):
+    return X.shape[0] * (row_width(X) + 3)
+
+
+def keep_rows(estimator, X, y_encoded, sample_weight, exposure):
+    """Keep copies of the training rows for :meth:`to_arviz` and :meth:`loo`, so that
+    changing the caller's arrays after ``fit`` changes nothing: at most ``KEPT_VALUES``
+    values (else, or with ``X=None``, nothing is kept)."""
+    keep = X is not None and _n_values(X) <= KEPT_VALUES
+    weights = None
+    if keep and not np.all(np.asarray(sample_weight) == 1.0):
+        weights = _copy(sample_weight)
+    estimator._kept_rows = (KeptRows(_copy(X), _copy(y_encoded),
+                                     None if exposure is None else _copy(exposure), weights)
+                            if keep else None)
+
+
+def copied_rows(X, y):
+    """Copies of the rows ``X`` (an array, sparse matrix or DataFrame, as a pipeline's
+    first step takes them) and their targets when they fit in ``KEPT_VALUES``, else None
+    (the kept rows of :meth:`skcoreset.pipeline.Pipeline.loo`)."""
+    if y is None or not hasattr(X, "shape") or len(X.shape) != 2 or hasattr(X, "dask"):
+        return None
+    width = row_width(X) if sparse.issparse(X) else X.shape[1]
+    if X.shape[0] * (width + 3) > KEPT_VALUES:
+        return None
+    X = X.copy(deep=True) if hasattr(X, "iloc") else _copy(X)
+    return X, (y.copy(deep=True) if hasattr(y, "iloc") else _copy(y))
+
+
+def kept_rows(estimator):
+    """The training rows kept by :func:`keep_rows` (a :class:`KeptRows`), or None."""
+    return getattr(estimator, "_kept_rows", None)
+
+
+def saturated_loglik(family, y):
+    """Each row's log-likelihood under the saturated model, whose mean is the row's target:
+    0 for binary targets, otherwise the family's at ``link(y)`` (a zero count at a mean of
+    1e-300, its limit to rounding)."""
+    if isinstance(family, BinaryFamily):
+        return np.zeros(len(y))
+    return family.loglik(y, family.link(np.maximum(y, _TINY_MEAN)))
+
+
+def _fit_sums(family, theta, fit_intercept, offset, X, y, w):
+    """``(sum_n w_n log p(y_n | theta), sum_n w_n [saturated - log p(y_n | theta)])`` of some
+    rows (``offset``: of all rows in memory, or None), in row chunks."""
+    loglik = shortfall = 0.0
+    for rows in row_chunks(X.shape[0], row_width(X) + 1):
+        eta = linear_predictor(float_rows(X[rows]), theta, fit_intercept)
+        if offset is not None:
+            eta = eta + offset[rows]
+        terms = family.loglik(y[rows], eta)
+        loglik += w[rows] @ terms
+        shortfall += w[rows] @ (saturated_loglik(family, y[rows]) - terms)
+    return loglik, shortfall
+
+
+def set_fit_statistics(estimator, rows, log_constant=0.0):
+    """Set ``loglik_``, ``deviance_``, ``aic_`` and ``bic_`` of a fitted estimator from its
+    training rows (a storage with the targets and weights it was fitted on, and the offsets
+    of the fit); ``log_constant`` turns the log-likelihood of weighted rates into that of
+    the counts over their exposure."""
+    theta = estimator.posterior_.mean
+    loglik, shortfall = rows.sum(_fit_sums, estimator.family_, theta,
+                                 estimator.fit_intercept, getattr(rows, "offset", None))
+    n_params = len(theta) + (1 if estimator._family().unresolved else 0)
+    n_obs = estimator._fit_info["total_weight"]
+    estimator.loglik_ = float(loglik) + log_constant
+    estimator.deviance_ = 2.0 * float(shortfall)
+    estimator.aic_ = -2.0 * estimator.loglik_ + 2.0 * n_params
+    estimator.bic_ = -2.0 * estimator.loglik_ + np.log(n_obs) * n_params
+    return estimator
+
+
+def forget_fit_statistics(estimator):
+    """Delete the statistics of :func:`set_fit_statistics` (a stream's rows are not kept,
+    and its earlier chunks were fitted at other parameters)."""
+    for name in ("loglik_", "deviance_", "aic_", "bic_"):
+        if hasattr(estimator, name):
+            delattr(estimator, name)
+
+
+def residuals(family, eta, y, observed, kind, scale=None):
+    """Residuals of each row at linear predictors ``eta`` (of the posterior mean).
+
+    Parameters
+    ----------
+    family : Family
+    eta : ndarray of shape (n,)
+    y : ndarray of shape (n,)
+        Targets encoded for ``family`` (the rates ``y / e`` of counts over an exposure
+        ``e`` that the family fits as weighted rates).
+    observed : ndarray of shape (n,)
+        The targets as numbers: 0/1 for binary targets, else ``y``.
+    kind : {"response", "pearson", "deviance"}
+    scale : ndarray of shape (n,), default=None
+        The exposure ``e`` of rates (``y`` and the mean are rates per unit of it).
+
+    Returns
+    -------
+    residuals : ndarray of shape (n,)
+        ``y - mu``; ``(y - mu) / sqrt(V(mu))`` with the family's variance function ``V``;
+        ``sign(y - mu) sqrt(d)`` with ``d`` the row's deviance, twice its log-likelihood
+        below the saturated model's. Over an exposure, of the counts ``e y`` and their
+        mean ``e mu``.
+    """
+    mu = family.mean(eta)
+    diff = observed - mu
+    e = 1.0 if scale is None else scale
+    if kind == "response":
+        return e * diff
+    if kind == "pearson":
+        variance = family.predictive_variance(mu, np.zeros_like(mu))
+        return np.sqrt(e) * diff / np.sqrt(variance)
+    unit = 2.0 * e * (saturated_loglik(family, y) - family.loglik(y, eta))
+    return np.sign(diff) * np.sqrt(np.maximum(unit, 0.0))
