@@ -42,7 +42,7 @@ def test_map_is_statsmodels_cloglog_binomial():
         np.testing.assert_allclose(np.sqrt(np.diag(est.posterior_.cov))[[-1, 0, 1, 2]],
                                    observed_sd, rtol=1e-6)
         assert est.family_.name == "cloglog" and list(est.classes_) == [0, 1]
-        assert est.summary().attrs["header"]["Model"] == "binary (cloglog link)"
+        assert est.summary().header["Model"] == "binary (cloglog link)"
 
 
 def test_logit_and_probit_links_are_the_named_classifiers():
