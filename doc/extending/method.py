@@ -55,8 +55,9 @@ class TemperedLogisticRegression(_BaseBinaryClassifier):
                  sampler: Literal["ensemble", "nuts"] = "nuts", n_draws: int = 4000,
                  n_burnin: int | None = None, thin: int | None = None,
                  n_walkers: int | None = None, n_chains: int = 4, n_jobs: int | None = None,
-                 random_state: RandomStateLike = None, temperature: float = 1.0,
-                 verbose: int = 0) -> None:
+                 max_tree_depth: int = 10, max_gradients: int | Literal["auto"] | None = "auto",
+                 max_time: float | None = None, random_state: RandomStateLike = None,
+                 temperature: float = 1.0, verbose: int = 0) -> None:
         self.method = method
         self.prior_scale = prior_scale
         self.intercept_prior_scale = intercept_prior_scale
@@ -73,6 +74,9 @@ class TemperedLogisticRegression(_BaseBinaryClassifier):
         self.n_walkers = n_walkers
         self.n_chains = n_chains
         self.n_jobs = n_jobs
+        self.max_tree_depth = max_tree_depth
+        self.max_gradients = max_gradients
+        self.max_time = max_time
         self.random_state = random_state
         self.temperature = temperature
         self.verbose = verbose
