@@ -1,7 +1,10 @@
 """The one place that knows how rows are stored.
 
-Constructors run against a row storage: :class:`InMemoryRows` for an ndarray, a
-``np.memmap`` (read in row chunks, never materialised) or a scipy.sparse CSR matrix (whose
+Constructors and inference functions run against a row storage (the contract:
+:class:`RowStorage`; :func:`as_storage` wraps raw rows in one; code asks a storage what
+it can do, ``chunked`` and ``file_backed``, never which class it is):
+:class:`InMemoryRows` for an ndarray, a ``np.memmap`` (read in row chunks, never
+materialised) or a scipy.sparse CSR matrix (whose
 chunks and drawn rows stay sparse: :func:`float_rows`, :func:`take_rows`) and
 :class:`DaskRows` for dask arrays (every pass a tree of tasks where the chunks live). Both
 offer sums over rows, per-row values, and uniform and importance draws of rows
@@ -14,8 +17,10 @@ from ._chunks import (Part, block_rng, dense_rows, float_rows, is_dask_collectio
                       row_keys, row_width, stack_rows, take_rows)
 from ._dask import DaskRows, as_row_blocks, map_row_blocks
 from ._memory import InMemoryRows
+from ._storage import RowStorage, as_storage, is_chunked
 from ._sampling import importance_draws, uniform_subset
 
-__all__ = ["DaskRows", "InMemoryRows", "Part", "as_row_blocks", "block_rng", "dense_rows",
-           "float_rows", "importance_draws", "is_dask_collection", "map_row_blocks",
-           "row_chunks", "row_keys", "row_width", "stack_rows", "take_rows", "uniform_subset"]
+__all__ = ["DaskRows", "InMemoryRows", "Part", "RowStorage", "as_row_blocks", "as_storage",
+           "block_rng", "dense_rows", "float_rows", "importance_draws", "is_chunked",
+           "is_dask_collection", "map_row_blocks", "row_chunks", "row_keys", "row_width",
+           "stack_rows", "take_rows", "uniform_subset"]

@@ -504,6 +504,7 @@ class DaskRows:
     """
 
     chunked = True
+    file_backed = False  # the chunks live with dask, not in a file this process reads
 
     def __init__(self, X, y, sample_weight, summary, encode=_as_float):
         self._X, self._y, self._w = X, y, sample_weight

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.sparse import issparse
 
-from .._backend import DaskRows, InMemoryRows, float_rows, row_chunks, row_width
+from .._backend import InMemoryRows, float_rows, row_chunks, row_width
 from .._design import (add_scaled_gram, block_rows, linear_predictor, n_params, rmatvec,
                        sparse_block_rows, split_theta, weighted_gram)
 from .._linalg import cholesky_logdet
@@ -428,7 +428,7 @@ class ChunkedLogPosterior:
         :class:`LogPosterior`) when it has at most ``gather_rows`` rows; None when those
         rows carry no weight."""
         rows = self.rows.every(stride, gather_rows=self.gather_rows)
-        if isinstance(rows, InMemoryRows):
+        if not rows.chunked:
             total = rows.sample_weight.sum()
             if total <= 0:
                 return None
@@ -489,7 +489,7 @@ def log_posterior_of(rows, family, prior_prec, fit_intercept):
     process (:class:`~skcoreset._backend.InMemoryRows`), a :class:`ChunkedLogPosterior` of
     rows on a cluster (:class:`~skcoreset._backend.DaskRows`) or in a ``np.memmap`` (without
     offsets), whose memory then does not grow with the rows."""
-    if isinstance(rows, DaskRows) or (rows.file_backed and rows.offset is None):
+    if rows.chunked or (rows.file_backed and rows.offset is None):
         return ChunkedLogPosterior(rows, family, prior_prec, fit_intercept)
     return LogPosterior(rows.X, rows.y, family, rows.sample_weight, prior_prec, fit_intercept,
                         rows.offset)

@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from .._backend import DaskRows, InMemoryRows
+from .._backend import as_storage
 from .._design import latent_variances
 from ..exceptions import MCMCDiagnosticWarning
 from .laplace import laplace
@@ -86,8 +86,7 @@ def check_bounded(X, y, sample_weight, posterior, fit_intercept, action="raise")
     posterior sd of a row's linear predictor under the Laplace approximation ``posterior``
     exceeds ``MAX_LATENT_SD``: the posterior is flat in some direction up to the prior's
     scale (module docstring). ``X`` holds the rows, or is a row storage."""
-    rows = (X if isinstance(X, (DaskRows, InMemoryRows))
-            else InMemoryRows(X, y, sample_weight))
+    rows = as_storage(X, y, sample_weight)
     largest = np.max(rows.map_rows(_latent_sd, posterior.cov_cholesky.T, fit_intercept))
     largest = float(largest.compute() if hasattr(largest, "compute") else largest)
     if largest <= MAX_LATENT_SD:  # NaN: left to the samplers' own checks

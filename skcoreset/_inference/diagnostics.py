@@ -69,7 +69,12 @@ def effective_sample_size(chain):
     ess : ndarray of shape (p,)
     """
     chain = _as_chain(chain)
-    return chain.shape[0] * chain.shape[1] / autocorr_time(chain)
+    return _ess_of_steps(chain, autocorr_time(chain))
+
+
+def _ess_of_steps(chain, tau):
+    """``n_steps * n_walkers / tau``: the draws of every chain, one per ``tau`` steps."""
+    return chain.shape[0] * chain.shape[1] / tau
 
 
 def split_r_hat(chain):
@@ -129,7 +134,7 @@ def chain_diagnostics(chain, n_draws):
         informative than that many independent draws).
     """
     tau = autocorr_time(chain)
-    ess = np.minimum(float(n_draws), chain.shape[0] * chain.shape[1] / tau)
+    ess = np.minimum(float(n_draws), _ess_of_steps(chain, tau))
     return {"autocorr_time": tau, "effective_sample_size": ess, "r_hat": split_r_hat(chain)}
 
 

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._backend import DaskRows, InMemoryRows, float_rows, row_chunks, row_width
+from .._backend import as_storage, float_rows, row_chunks, row_width
 from .._design import linear_predictor, rmatvec
 from ._common import LogPosterior, MixedProducts
 from .laplace import laplace
@@ -102,8 +102,7 @@ def estimate_dispersion(family, X, y, sample_weight, *, prior_prec, fit_intercep
     -------
     Dispersion
     """
-    rows = (X if isinstance(X, (DaskRows, InMemoryRows))
-            else InMemoryRows(X, y, sample_weight, offset))
+    rows = as_storage(X, y, sample_weight, offset)
     floor = np.log(min_alpha)
     rho = max(np.log(alpha0), floor)
     theta = theta0

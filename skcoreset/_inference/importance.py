@@ -20,7 +20,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._backend import DaskRows
 from .dispersion import LOG_ALPHA_PRIOR_SD
 from .potentials import PotentialEvaluator, potential_sums
 
@@ -65,7 +64,7 @@ def log_joint(rows, family, thetas, prior_prec, fit_intercept, *, offset=None,
     thetas = np.ascontiguousarray(thetas, dtype=float)
     kernel = None if log_alpha is None else _LoglikPerAlpha(family, np.exp(log_alpha))
     evaluator = PotentialEvaluator(family, fit_intercept, len(thetas), kernel=kernel)
-    if isinstance(rows, DaskRows):
+    if rows.chunked:
         if offset is not None:
             raise ValueError("An offset of rows held in dask arrays is not supported.")
         loglik = rows.sum(potential_sums, evaluator, thetas)[0]

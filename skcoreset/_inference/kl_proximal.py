@@ -80,7 +80,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
-from .._backend import DaskRows, InMemoryRows, dense_rows
+from .._backend import InMemoryRows, dense_rows, is_chunked
 from .._design import latent_variances, rmatvec, weighted_gram
 from .._linalg import cholesky_logdet, stable_cholesky
 from .._posterior import GaussianPosterior
@@ -462,7 +462,7 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
         raise ValueError(f"newton_steps must be 'auto', True or False, got {newton_steps!r}.")
     newton = init == "laplace" and beta is None
     beta = _resolve_beta(beta, family, init)
-    chunked = isinstance(X, DaskRows)
+    chunked = is_chunked(X)
     n = X.n if chunked else X.shape[0]
     use_dual = (len(prior_prec) > n and not chunked) if dual == "auto" else bool(dual)
     if use_dual and chunked:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._backend import DaskRows, InMemoryRows
+from .._backend import as_storage
 from ._newton import NewtonObjective, newton_maximise, warn_not_converged
 from .._posterior import GaussianPosterior
 from ._common import InferenceResult, laplace_log_evidence, log_posterior_of
@@ -252,8 +252,7 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
         With a :class:`GaussianPosterior` and the Laplace log evidence; ``extra`` holds
         ``log_posterior``, the unnormalised log posterior at the mode.
     """
-    rows = (X if isinstance(X, (DaskRows, InMemoryRows))
-            else InMemoryRows(X, y, sample_weight, offset))
+    rows = as_storage(X, y, sample_weight, offset)
     log_post = log_posterior_of(rows, family, prior_prec, fit_intercept)
     result = find_mode(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
     if not result.converged:

@@ -17,7 +17,7 @@ import emcee
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._backend import DaskRows
+from .._backend import is_chunked
 from .._design import linear_predictor
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
@@ -225,7 +225,7 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nut
     Rows on a dask cluster (``X`` a :class:`~skcoreset._backend.DaskRows` storage) are
     sampled by NUTS only, every gradient one reduction over their chunks.
     """
-    if sampler == "ensemble" and isinstance(X, DaskRows):
+    if sampler == "ensemble" and is_chunked(X):
         raise ValueError(
             "sampler='ensemble' needs the rows in memory: each of its hundreds of thousands "
             "of walker steps would be a pass over the chunks of the dask arrays. Use "

@@ -44,7 +44,7 @@ from mici.errors import AdaptationError
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import check_random_state
 
-from .._backend import DaskRows, InMemoryRows
+from .._backend import as_storage
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
 from ._common import InferenceResult, log_posterior_of
@@ -593,8 +593,7 @@ def nuts(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=4000
                          f"{max_time!r}.")
     rng = check_random_state(random_state)
     start = None
-    rows = (X if isinstance(X, (DaskRows, InMemoryRows))
-            else InMemoryRows(X, y, sample_weight, offset))
+    rows = as_storage(X, y, sample_weight, offset)
     if target is None:
         start = mcmc_start(rows, None, family, sample_weight=None, prior_prec=prior_prec,
                            fit_intercept=fit_intercept, tol=tol, max_iter=max_iter,

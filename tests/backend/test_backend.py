@@ -308,3 +308,44 @@ def test_large_data_in_small_chunks_warn_with_the_fix():
                       r"X = X.rechunk\(\{0: 32768\}\).persist\(\)"):
         blocks = as_row_blocks(X)
     assert blocks.chunks[0][0] == 32768
+
+
+def test_every_storage_fulfils_the_row_storage_contract():
+    # the inference functions use only what RowStorage declares: each storage must offer
+    # every member, with the declared parameters (extra ones must have defaults)
+    import inspect
+
+    import dask.array as da
+
+    from skcoreset._backend import RowStorage
+
+    X, y = np.ones((10, 2)), np.ones(10)
+    storages = [InMemoryRows(X, y, np.ones(10)),
+                DaskRows.from_arrays(da.from_array(X, chunks=5), da.from_array(y, chunks=5))]
+    declared = {name: member for name, member in vars(RowStorage).items()
+                if not name.startswith("_") and callable(member)}
+    for storage in storages:
+        assert isinstance(storage, RowStorage)
+        assert isinstance(storage.chunked, bool) and isinstance(storage.file_backed, bool)
+        for name, member in declared.items():
+            wanted = inspect.signature(member).parameters
+            offered = inspect.signature(getattr(type(storage), name)).parameters
+            assert set(wanted) <= set(offered), (type(storage).__name__, name)
+            for extra in set(offered) - set(wanted):
+                assert (offered[extra].default is not inspect.Parameter.empty
+                        or offered[extra].kind in (inspect.Parameter.VAR_POSITIONAL,
+                                                   inspect.Parameter.VAR_KEYWORD)), \
+                    (type(storage).__name__, name, extra)
+
+
+def test_no_code_outside_the_backend_switches_on_a_storage_class():
+    import pathlib
+    import re
+
+    import skcoreset
+
+    root = pathlib.Path(skcoreset.__file__).parent
+    pattern = re.compile(r"isinstance\([^)]*\b(InMemoryRows|DaskRows)\b")
+    offenders = [str(path.relative_to(root)) for path in root.rglob("*.py")
+                 if "_backend" not in path.parts and pattern.search(path.read_text())]
+    assert offenders == []

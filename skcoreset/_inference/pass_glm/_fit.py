@@ -3,7 +3,7 @@ sample, then the polynomial and the posterior."""
 
 import numpy as np
 
-from ..._backend import DaskRows, is_dask_collection
+from ..._backend import DaskRows, is_chunked, is_dask_collection
 from ._dask import summarise_chunks
 from ._pilot import PILOT_ROWS, PILOT_TOL, PilotSample, pilot_fit, start_statistics, \
     surrogate_options
@@ -59,10 +59,10 @@ def pass_glm(X, y, family, *, sample_weight, prior_prec, fit_intercept, degree=2
     """
     if is_dask_collection(X):
         X = DaskRows.from_arrays(X, y, sample_weight)
-    n_features = X.n_features if isinstance(X, DaskRows) else np.shape(X)[1]
+    n_features = X.n_features if is_chunked(X) else np.shape(X)[1]
     stats = start_statistics(family, n_features, degree=degree, radius=radius,
                              fit_intercept=fit_intercept, max_monomials=max_monomials)
-    if isinstance(X, DaskRows):
+    if is_chunked(X):
         stats, sample = summarise_chunks(X, stats, 2 * pilot_rows)
     else:
         if sample_weight is not None and np.all(np.asarray(sample_weight) == 1.0):
