@@ -20,7 +20,7 @@ from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, Met
 
 from ._atomic import atomic
 from ._sklearn_compat import available_if
-from .linear_model._results import copied_rows
+from .linear_model._results import copied_rows, read_copied_rows
 from ._typing import MatrixLike, Prediction, VectorLike
 
 __all__ = ["Pipeline", "make_pipeline"]
@@ -363,7 +363,7 @@ class Pipeline(sk_pipeline.Pipeline):
                     "of the rows it is fitted on only up to 2**24 values, in memory, and "
                     "fitted without metadata (exposure, offset, sample_weight). Pass the "
                     f"rows, e.g. {method}(X, y).")
-            X, y = kept
+            X, y = read_copied_rows(kept)
         elif X is None or y is None:
             raise ValueError(f"Pipeline.{method} needs both X and y.")
         for _, _, transform in self._iter(with_final=False):

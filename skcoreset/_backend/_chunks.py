@@ -95,6 +95,23 @@ def take_rows(X, indices):
     return X if is_every_row(indices, len(X)) else X[indices]
 
 
+def row_slice(X, rows):
+    """The consecutive ``rows`` (a slice) of X without copying them: a view of an ndarray or
+    a ``np.memmap``; of a CSR matrix, one sharing its data and indices (scipy's row slicing
+    copies them, a second matrix's worth of memory for a block of every row)."""
+    if not (sparse.issparse(X) and X.format == "csr"):
+        return X[rows]
+    start, stop, step = rows.indices(X.shape[0])
+    if step != 1:
+        return X[rows]
+    if start == 0 and stop == X.shape[0]:
+        return X
+    first, last = X.indptr[start], X.indptr[stop]
+    return sparse.csr_matrix((X.data[first:last], X.indices[first:last],
+                              X.indptr[start:stop + 1] - first),
+                             shape=(stop - start, X.shape[1]), copy=False)
+
+
 def float_rows(X):
     """Rows of X in float64 for computing with them: a sparse matrix as CSR (products with
     it run through sparse BLAS, nothing is densified), anything else as an ndarray (a

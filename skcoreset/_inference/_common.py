@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.sparse import issparse
 
-from .._backend import InMemoryRows, float_rows, row_chunks, row_width
+from .._backend import InMemoryRows, float_rows, row_chunks, row_slice, row_width
 from .._design import (add_scaled_gram, block_rows, linear_predictor, n_params, rmatvec,
                        sparse_block_rows, split_theta, weighted_gram)
 from .._linalg import cholesky_logdet
@@ -188,7 +188,7 @@ class LogPosterior:
                       else np.empty((min(rows_per_block, n), p), dtype=neg_hessian))
         for start in range(0, n, rows_per_block):
             rows = slice(start, start + rows_per_block)
-            X = self.X[rows] if mixed is None else mixed.X[rows]
+            X = row_slice(self.X if mixed is None else mixed.X, rows)
             eta_b = eta[rows]
             if mixed is not None:
                 np.add(mixed.eta[rows], X @ step, out=eta_b)

@@ -80,7 +80,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
-from .._backend import InMemoryRows, dense_rows, is_chunked
+from .._backend import InMemoryRows, dense_rows, is_chunked, row_chunks
 from .._design import latent_variances, rmatvec, weighted_gram
 from .._linalg import cholesky_logdet, stable_cholesky
 from .._posterior import GaussianPosterior
@@ -98,6 +98,8 @@ _MIN_BETA_FACTOR = 1e-10  # give up halving beta below this fraction of the base
 # Bound on the relative error of latent variances from float32 products of length p <= 1e3
 # (observed: 3e-7 at p = 100).
 _SINGLE_VARIANCE_ERROR = 1e-5
+# Rows x quadrature nodes per chunk of the expected log-likelihood (8 MB per temporary).
+_QUADRATURE_ELEMENTS = 2**20
 
 
 def _linearised_terms(family, y, sample_weight, m_lat, v_lat):
@@ -110,10 +112,17 @@ def _linearised_terms(family, y, sample_weight, m_lat, v_lat):
     alpha, gamma : ndarray of shape (n,)
         ``-w_n df_n/dm~_n`` and ``-2 w_n df_n/dv~_n`` (clipped at 0 against rounding).
     """
-    f, grad_m, grad_v = family.expected_loglik(y, m_lat, v_lat)
-    alpha = -sample_weight * grad_m
-    gamma = np.maximum(-2.0 * sample_weight * grad_v, 0.0)
-    return sample_weight @ f, alpha, gamma
+    n = len(m_lat)
+    value, alpha, gamma = 0.0, np.empty(n), np.empty(n)
+    # quadrature holds rows x nodes temporaries: in row chunks, bounded whatever n
+    nodes = getattr(family, "n_quadrature", 1)
+    for rows in row_chunks(n, nodes, max_elements=_QUADRATURE_ELEMENTS):
+        f, grad_m, grad_v = family.expected_loglik(y[rows], m_lat[rows], v_lat[rows])
+        weight = sample_weight[rows]
+        value += weight @ f
+        alpha[rows] = -weight * grad_m
+        gamma[rows] = np.maximum(-2.0 * weight * grad_v, 0.0)
+    return value, alpha, gamma
 
 
 @dataclass

@@ -9,6 +9,7 @@ deviance is that of the counts, and whose log-likelihood differs from the counts
 constant the fit keeps), the negative binomial model's counts with an offset.
 """
 
+import zlib
 from typing import NamedTuple
 
 import numpy as np
@@ -24,6 +25,10 @@ RESIDUAL_KINDS = ("response", "pearson", "deviance")
 # Training rows are kept (copied) for to_arviz and loo up to this many stored values (rows
 # times their width plus the target, weight and exposure): 2**24 float64 values, 128 MB.
 KEPT_VALUES = 2**24
+# Rows of up to this many values are copied; larger ones are kept by reference with a
+# checksum verified on every read: a copy would double the memory a large fit needs (a
+# one-hot CSR matrix of 1e6 rows is 118 MiB), while a changed array is still never read.
+COPIED_VALUES = 2**20
 
 
 class KeptRows(NamedTuple):
@@ -45,19 +50,56 @@ def _copy(array):
     return np.array(array, copy=True)
 
 
+def _checksum(X):
+    """CRC-32 of the values of X (an ndarray, ``np.memmap`` or sparse matrix's arrays), read
+    in row chunks."""
+    parts = (X.data, X.indices, X.indptr) if sparse.issparse(X) else (np.asarray(X),)
+    crc = 0
+    for part in parts:
+        for rows in row_chunks(part.shape[0], row_width(part) if part.ndim == 2 else 1):
+            block = np.ascontiguousarray(part[rows])
+            crc = zlib.crc32(memoryview(block).cast("B"), crc)
+    return crc
+
+
+class _Referenced:
+    """A reference to the caller's rows and their checksum, verified by :meth:`read`."""
+
+    def __init__(self, X):
+        self.X, self.checksum = X, _checksum(X)
+
+    def read(self):
+        if _checksum(self.X) != self.checksum:
+            raise ValueError(
+                "The training rows X were changed in place after fit (rows of more than "
+                f"{COPIED_VALUES:,} values are kept by reference, not copied): pass the "
+                "rows to evaluate, e.g. to_arviz(X, y) or loo(X, y), or fit again.")
+        return self.X
+
+
+def _kept_array(X):
+    """A private copy of X when small, else a checked reference (:class:`_Referenced`)."""
+    return _copy(X) if _n_values(X) <= COPIED_VALUES else _Referenced(X)
+
+
+def _read(X):
+    return X.read() if isinstance(X, _Referenced) else X
+
+
 def _n_values(X):
     return X.shape[0] * (row_width(X) + 3)
 
 
 def keep_rows(estimator, X, y_encoded, sample_weight, exposure):
-    """Keep copies of the training rows for :meth:`to_arviz` and :meth:`loo`, so that
-    changing the caller's arrays after ``fit`` changes nothing: at most ``KEPT_VALUES``
-    values (else, or with ``X=None``, nothing is kept)."""
+    """Keep the training rows for :meth:`to_arviz` and :meth:`loo`, so that changing the
+    caller's arrays after ``fit`` changes nothing (copies of the targets, weights and
+    exposures; of X up to ``COPIED_VALUES`` values, beyond a reference whose changes are
+    refused): at most ``KEPT_VALUES`` values (else, or with ``X=None``, nothing is kept)."""
     keep = X is not None and _n_values(X) <= KEPT_VALUES
     weights = None
     if keep and not np.all(np.asarray(sample_weight) == 1.0):
         weights = _copy(sample_weight)
-    estimator._kept_rows = (KeptRows(_copy(X), _copy(y_encoded),
+    estimator._kept_rows = (KeptRows(_kept_array(X), _copy(y_encoded),
                                      None if exposure is None else _copy(exposure), weights)
                             if keep else None)
 
@@ -71,13 +113,20 @@ def copied_rows(X, y):
     width = row_width(X) if sparse.issparse(X) else X.shape[1]
     if X.shape[0] * (width + 3) > KEPT_VALUES:
         return None
-    X = X.copy(deep=True) if hasattr(X, "iloc") else _copy(X)
+    X = X.copy(deep=True) if hasattr(X, "iloc") else _kept_array(X)
     return X, (y.copy(deep=True) if hasattr(y, "iloc") else _copy(y))
+
+
+def read_copied_rows(kept):
+    """The ``(X, y)`` of :func:`copied_rows`, X verified unchanged when referenced."""
+    X, y = kept
+    return _read(X), y
 
 
 def kept_rows(estimator):
     """The training rows kept by :func:`keep_rows` (a :class:`KeptRows`), or None."""
-    return getattr(estimator, "_kept_rows", None)
+    rows = getattr(estimator, "_kept_rows", None)
+    return None if rows is None else rows._replace(X=_read(rows.X))
 
 
 def saturated_loglik(family, y):

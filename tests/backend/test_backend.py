@@ -349,3 +349,20 @@ def test_no_code_outside_the_backend_switches_on_a_storage_class():
     offenders = [str(path.relative_to(root)) for path in root.rglob("*.py")
                  if "_backend" not in path.parts and pattern.search(path.read_text())]
     assert offenders == []
+
+
+@pytest.mark.parametrize("rows", [slice(0, 50), slice(0, 40), slice(7, 31), slice(0, 0),
+                                  slice(49, 50)])
+def test_row_slice_of_csr_equals_scipys_and_shares_most_rows(rows):
+    from scipy import sparse
+
+    from skcoreset._backend import row_slice
+
+    X = sparse.random(50, 8, density=0.3, format="csr", random_state=0)
+    got = row_slice(X, rows)
+    np.testing.assert_array_equal(got.toarray(), X[rows].toarray())
+    if rows.stop - rows.start >= 40:
+        # scipy itself copies a view of less than half of an array (its prune step)
+        assert np.shares_memory(got.data, X.data) and np.shares_memory(got.indices, X.indices)
+    dense = X.toarray()
+    assert np.shares_memory(row_slice(dense, rows), dense) or not dense[rows].size

@@ -218,6 +218,32 @@ def test_overwriting_the_training_arrays_after_fit_changes_nothing(cls, method, 
                                       getattr(before, group)["y"].values)
 
 
+@pytest.mark.parametrize("sparse_X", [False, True])
+def test_large_training_rows_are_referenced_and_a_change_is_refused(monkeypatch, sparse_X):
+    """Rows beyond the copy limit are kept by reference (no second copy of a large matrix)
+    with a checksum: unchanged they are read as they are, changed in place they are refused
+    rather than read."""
+    from scipy import sparse
+
+    from skcoreset.linear_model import _results
+
+    monkeypatch.setattr(_results, "COPIED_VALUES", 10)
+    X, y = _binary(n=200)
+    X = sparse.csr_matrix(X) if sparse_X else X.copy()
+    clf = BayesianLogisticRegression().fit(X, y)
+    kept = _results.kept_rows(clf).X
+    data = (kept.data, X.data) if sparse_X else (kept, X)
+    assert np.shares_memory(*data)
+    before = clf.to_arviz(n_draws=20, random_state=0)
+    np.testing.assert_array_equal(clf.to_arviz(n_draws=20, random_state=0).log_likelihood["y"],
+                                  before.log_likelihood["y"])
+    (X.data if sparse_X else X)[0] += 1.0
+    with pytest.raises(ValueError, match="changed in place after fit"):
+        clf.to_arviz(n_draws=20)
+    with pytest.raises(ValueError, match="changed in place after fit"):
+        clf.loo()
+
+
 def _az_loo(idata, reff=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # high Pareto k on a few rows
