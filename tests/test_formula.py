@@ -1,0 +1,180 @@
+"""Formulas through FormulaTransformer: the design matrix equals patsy's (statsmodels' formula
+engine) on statsmodels' bundled data, a formula pipeline's posterior mode equals statsmodels'
+formula GLM, and the terms name the summary's rows."""
+
+import pickle
+import sys
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from skcoreset import BayesianPoissonRegression, QuasiNewtonCoreset
+from skcoreset.formula import FormulaTransformer, formula_Xy
+from skcoreset.pipeline import Pipeline
+
+pytest.importorskip("formulaic")
+pd = pytest.importorskip("pandas")
+sm = pytest.importorskip("statsmodels.api")
+smf = pytest.importorskip("statsmodels.formula.api")
+patsy = pytest.importorskip("patsy")
+
+# statsmodels' RAND health insurance experiment data (bundled, 20,190 rows): doctor visits
+# against the coinsurance rate (5 levels, as a categorical) and health measures
+RANDHIE = "mdvis ~ C(lncoins) + idp + np.log1p(lpi) + fmde + physlm + disea + hlthg + hlthp"
+# a wide prior: the posterior mode is statsmodels' maximum-likelihood estimate
+_FLAT = dict(prior_scale=1e3, intercept_prior_scale=1e3)
+
+
+@pytest.fixture(scope="module")
+def randhie():
+    return sm.datasets.randhie.load_pandas().data
+
+
+@pytest.fixture(scope="module")
+def fair():
+    return sm.datasets.fair.load_pandas().data
+
+
+@pytest.mark.parametrize("formula", [
+    "affairs ~ C(rate_marriage) + age + np.log(yrs_married) + C(religious):educ",
+    "affairs ~ C(occupation, Treatment(reference=3)) + children * educ",
+    "affairs ~ 0 + C(occupation) + age",
+])
+def test_design_matrix_is_patsys(fair, formula):
+    """The columns, their names and order are statsmodels' (patsy's) design matrix's."""
+    _, expected = patsy.dmatrices(formula, fair, return_type="dataframe")
+    keep = [c for c in expected.columns if c != "Intercept"]
+    formula_step = FormulaTransformer(formula).fit(fair)
+    Xt = formula_step.transform(fair)
+    assert list(formula_step.get_feature_names_out()) == keep
+    assert list(Xt.columns) == keep
+    np.testing.assert_allclose(Xt.to_numpy(), expected[keep].to_numpy(), rtol=1e-12)
+    assert (Xt.index == fair.index).all() and (Xt.dtypes == np.float64).all()
+    # kept: the intercept column as the formula gives it
+    kept = FormulaTransformer(formula, drop_intercept=False).fit_transform(fair)
+    assert list(kept.columns) == list(expected.columns)
+
+
+def test_new_rows_are_encoded_with_the_training_levels(fair):
+    """Test rows with only some of the levels get the training columns, equal to patsy's
+    encoding of those rows with the training design info."""
+    formula = "~ C(rate_marriage) + C(occupation) + np.log(yrs_married)"
+    train, test = fair.iloc[:4000], fair.iloc[4000:]
+    test = test[test.rate_marriage >= 4]  # two of the five levels
+    design_info = patsy.dmatrix(formula, train).design_info
+    expected = patsy.dmatrix(design_info, test, return_type="dataframe").iloc[:, 1:]
+    Xt = FormulaTransformer(formula).fit(train).transform(test)
+    assert list(Xt.columns) == list(expected.columns)
+    np.testing.assert_allclose(Xt.to_numpy(), expected.to_numpy())
+    assert (Xt.index == test.index).all()
+
+
+def test_stateful_transforms_keep_their_training_state(fair):
+    """center() subtracts the training mean from test rows, not their own."""
+    train, test = fair.iloc[:3000], fair.iloc[3000:]
+    Xt = FormulaTransformer("~ center(age)").fit(train).transform(test)
+    np.testing.assert_allclose(Xt["center(age)"], test.age - train.age.mean())
+
+
+def test_unseen_levels_warn_or_raise():
+    formulaic = pytest.importorskip("formulaic")
+    train = pd.DataFrame({"plan": ["a", "b", "c", "a"], "age": [1.0, 2.0, 3.0, 4.0]})
+    test = pd.DataFrame({"plan": ["b", "d"], "age": [1.0, 2.0]})
+    step = FormulaTransformer("~ C(plan) + age").fit(train)
+    with pytest.warns(formulaic.errors.DataMismatchWarning, match="'d'"):
+        Xt = step.transform(test)
+    # the unseen level is coded as the reference level (all indicators 0)
+    np.testing.assert_array_equal(Xt.to_numpy(), [[1.0, 0.0, 1.0], [0.0, 0.0, 2.0]])
+    with pytest.raises(ValueError, match="handle_unknown='error'.*'d'"):
+        step.set_params(handle_unknown="error").transform(test)
+    step.set_params(handle_unknown="error").transform(train)  # no error without unseen levels
+
+
+def test_bad_input_is_refused_with_the_reason():
+    data = pd.DataFrame({"plan": [1, 2, 1], "age": [1.0, np.nan, 3.0]})
+    with pytest.raises(ValueError, match="missing values"):
+        FormulaTransformer("~ C(plan) + age").fit(data)
+    with pytest.raises(ValueError, match=r"no column \['income'\]"):
+        FormulaTransformer("~ C(plan) + np.log(income)").fit(data)
+    with pytest.raises(TypeError, match="pandas DataFrame"):
+        FormulaTransformer("~ age").fit(data.to_numpy())
+    with pytest.raises(ValueError, match="handle_unknown"):
+        FormulaTransformer("~ age", handle_unknown="ignore").fit(data.fillna(0))
+    with pytest.raises(TypeError, match="formula"):
+        FormulaTransformer(["age"]).fit(data)
+    fitted = FormulaTransformer("~ C(plan) + age").fit(data.fillna(0))
+    with pytest.raises(ValueError, match="missing values"):
+        fitted.transform(data)
+    # a failed fit leaves a fitted transformer as it was
+    with pytest.raises(ValueError):
+        fitted.set_params(formula="~ income").fit(data)
+    assert list(fitted.get_feature_names_out()) == ["C(plan)[T.2]", "age"]
+
+
+def test_formula_Xy(randhie):
+    X, y = formula_Xy(RANDHIE, randhie)
+    assert "mdvis" not in X.columns and len(X.columns) == randhie.shape[1] - 1
+    np.testing.assert_array_equal(y, randhie.mdvis)
+    assert y.name == "mdvis" and y.dtype == np.float64
+    _, y_log = formula_Xy("np.log1p(mdvis) ~ idp", randhie)
+    np.testing.assert_allclose(y_log, np.log1p(randhie.mdvis))
+    with pytest.raises(ValueError, match="no left-hand side"):
+        formula_Xy("~ idp", randhie)
+
+
+def test_pipeline_is_statsmodels_formula_glm(randhie):
+    """The MAP of a formula pipeline under a wide prior is smf.glm's MLE on the same formula,
+    and the summary's rows are the terms."""
+    glm = smf.glm(RANDHIE, randhie, family=sm.families.Poisson()).fit()
+    X, y = formula_Xy(RANDHIE, randhie)
+    pipe = Pipeline([("formula", FormulaTransformer(RANDHIE)),
+                     ("clf", BayesianPoissonRegression(**_FLAT))]).fit(X, y)
+    names = [n for n in glm.params.index if n != "Intercept"]
+    reg = pipe[-1]
+    np.testing.assert_allclose(reg.coef_, glm.params[names], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(reg.intercept_, glm.params["Intercept"], rtol=1e-4)
+    sd = np.sqrt(np.diag(glm.cov_params()))
+    np.testing.assert_allclose(reg.posterior_.std, np.r_[sd[1:], sd[0]], rtol=1e-3)
+    assert list(pipe[:-1].get_feature_names_out()) == names
+    table = reg.summary()
+    assert list(table.index) == names + ["intercept"]
+    np.testing.assert_allclose(table.loc[names, "mean"], glm.params[names], rtol=1e-4,
+                               atol=1e-6)
+    # predictions on new rows are statsmodels' at the mode (plus the posterior spread)
+    new = randhie.iloc[:50]
+    np.testing.assert_allclose(pipe.predict(new), glm.predict(new), rtol=2e-3)
+
+
+def test_coreset_pipeline_names_the_terms(randhie):
+    """A coreset step after the formula: the fit sees the coreset rows with term names, and
+    lands within a few posterior sds of the full-data fit."""
+    X, y = formula_Xy(RANDHIE, randhie)
+    pipe = Pipeline([("formula", FormulaTransformer(RANDHIE)),
+                     ("coreset", QuasiNewtonCoreset(M=400, random_state=0)),
+                     ("clf", BayesianPoissonRegression())]).fit(X, y)
+    full = Pipeline([("formula", FormulaTransformer(RANDHIE)),
+                     ("clf", BayesianPoissonRegression())]).fit(X, y)
+    names = list(full[:-1].get_feature_names_out())
+    assert list(pipe[-1].summary().index) == names + ["intercept"]
+    assert list(pipe[-1].feature_names_in_) == names
+    z = ((pipe[-1].posterior_.mean - full[-1].posterior_.mean) / full[-1].posterior_.std)
+    assert np.abs(z).max() < 3
+    assert pipe.predict(X.iloc[:10]).shape == (10,)
+
+
+def test_clone_and_pickle(randhie):
+    step = FormulaTransformer(RANDHIE, handle_unknown="error")
+    assert clone(step).get_params() == step.get_params()
+    step.fit(randhie)
+    again = pickle.loads(pickle.dumps(step))
+    np.testing.assert_array_equal(again.transform(randhie.iloc[:20]),
+                                  step.transform(randhie.iloc[:20]))
+    assert list(again.get_feature_names_out()) == list(step.get_feature_names_out())
+    assert not hasattr(clone(step), "model_spec_")
+
+
+def test_missing_formulaic_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "formulaic", None)  # import formulaic -> ImportError
+    with pytest.raises(ImportError, match=r"skcoreset\[formula\]"):
+        FormulaTransformer("~ age").fit(pd.DataFrame({"age": [1.0, 2.0]}))
