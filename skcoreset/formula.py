@@ -7,7 +7,7 @@ right-hand side with `formulaic <https://matthewwardrop.github.io/formulaic/>`_ 
 state of stateful transforms such as ``center``) and applies the same encoding to new data, so
 it can be the first step of a :class:`~skcoreset.pipeline.Pipeline`. Its output is a
 DataFrame whose columns are named after the terms (``C(plan)[T.2]``, ``np.log(income)``), so
-the final estimator's ``summary()``, ``credible_interval`` and ``to_arviz`` carry those names.
+the final estimator's ``summary()`` rows and ``to_arviz`` coordinates carry those names.
 :func:`formula_Xy` evaluates a formula's left-hand side to give the ``X`` and ``y`` of ``fit``.
 """
 

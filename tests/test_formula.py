@@ -2,6 +2,7 @@
 engine) on statsmodels' bundled data, a formula pipeline's posterior mode equals statsmodels'
 formula GLM, and the terms name the summary's rows."""
 
+import importlib.util
 import pickle
 import sys
 
@@ -161,6 +162,9 @@ def test_coreset_pipeline_names_the_terms(randhie):
     z = ((pipe[-1].posterior_.mean - full[-1].posterior_.mean) / full[-1].posterior_.std)
     assert np.abs(z).max() < 3
     assert pipe.predict(X.iloc[:10]).shape == (10,)
+    if importlib.util.find_spec("arviz") is not None:
+        idata = pipe[-1].to_arviz(n_draws=20, n_chains=1, random_state=0)
+        assert list(idata.posterior["coef"].coords["feature"].values) == names
 
 
 def test_clone_and_pickle(randhie):
