@@ -5,10 +5,12 @@ formula GLM, and the terms name the summary's rows."""
 import importlib.util
 import pickle
 import sys
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.utils import estimator_checks
 
 from skcoreset import BayesianPoissonRegression, QuasiNewtonCoreset
 from skcoreset.formula import FormulaTransformer, formula_Xy
@@ -163,7 +165,9 @@ def test_coreset_pipeline_names_the_terms(randhie):
     assert np.abs(z).max() < 3
     assert pipe.predict(X.iloc[:10]).shape == (10,)
     if importlib.util.find_spec("arviz") is not None:
-        idata = pipe[-1].to_arviz(n_draws=20, n_chains=1, random_state=0)
+        with warnings.catch_warnings():  # no data groups for a coreset fit: not checked here
+            warnings.simplefilter("ignore", UserWarning)
+            idata = pipe[-1].to_arviz(n_draws=20, n_chains=1, random_state=0)
         assert list(idata.posterior["coef"].coords["feature"].values) == names
 
 
@@ -182,3 +186,33 @@ def test_missing_formulaic_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "formulaic", None)  # import formulaic -> ImportError
     with pytest.raises(ImportError, match=r"skcoreset\[formula\]"):
         FormulaTransformer("~ age").fit(pd.DataFrame({"age": [1.0, 2.0]}))
+
+
+# scikit-learn's checks that need no data: the others feed numpy arrays, which a formula
+# cannot name (FormulaTransformer takes DataFrames only), so it is not among the estimators of
+# parametrize_with_checks; the tests above and below check what those would on DataFrames
+_DATA_FREE_CHECKS = ["check_no_attributes_set_in_init", "check_get_params_invariance",
+                     "check_set_params", "check_estimator_repr", "check_estimators_unfitted",
+                     "check_valid_tag_types", "check_estimator_cloneable", "check_mixin_order",
+                     "check_parameters_default_constructible", "check_set_output_transform"]
+
+
+@pytest.mark.parametrize("check", _DATA_FREE_CHECKS)
+def test_scikit_learn_checks_without_data(check):
+    getattr(estimator_checks, check)("FormulaTransformer", FormulaTransformer("~ x0"))
+
+
+def test_transformer_conventions(fair):
+    """What parametrize_with_checks would check, on a DataFrame: fit_transform equals
+    fit().transform, refitting gives the same result, fit returns self and leaves the
+    parameters alone, and pandas output keeps the columns."""
+    formula = "~ C(occupation) + age + np.log(yrs_married)"
+    step = FormulaTransformer(formula)
+    first = step.fit_transform(fair)
+    assert step.fit(fair) is step and step.get_params()["formula"] == formula
+    pd.testing.assert_frame_equal(step.transform(fair), first)
+    pd.testing.assert_frame_equal(FormulaTransformer(formula).fit(fair).transform(fair), first)
+    assert step.n_features_in_ == fair.shape[1]
+    assert list(step.feature_names_in_) == list(fair.columns)
+    out = FormulaTransformer(formula).set_output(transform="pandas").fit_transform(fair)
+    pd.testing.assert_frame_equal(out, first)
