@@ -149,6 +149,43 @@ def test_pipeline_is_statsmodels_formula_glm(randhie):
     np.testing.assert_allclose(pipe.predict(new), glm.predict(new), rtol=2e-3)
 
 
+def _mixed_frame(n, seed=0):
+    """3 categorical and 5 numeric columns, Poisson counts."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"plan": rng.choice(["basic", "plus", "premium"], n),
+                          "region": rng.choice(["n", "s", "e", "w"], n),
+                          "smoker": rng.choice([0, 1], n)})
+    for j in range(5):
+        frame[f"x{j}"] = rng.normal(size=n)
+    frame["income"] = rng.lognormal(10, 0.5, n)
+    eta = 0.3 * (frame.plan == "plus") - 0.2 * (frame.region == "w") + 0.1 * frame.x0
+    frame["visits"] = rng.poisson(np.exp(eta + 0.05 * np.log(frame.income)))
+    return frame
+
+
+def test_same_fit_as_the_column_transformer_pipeline():
+    """The formula pipeline is the hand-built ColumnTransformer one (first level dropped,
+    log taken), with names as the formula writes them."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
+
+    frame = _mixed_frame(3000)
+    formula = ("visits ~ C(plan) + C(region) + C(smoker) + x0 + x1 + x2 + x3 + x4"
+               " + np.log(income)")
+    X, y = formula_Xy(formula, frame)
+    columns = ColumnTransformer([
+        ("cat", OneHotEncoder(drop="first", sparse_output=False), ["plan", "region", "smoker"]),
+        ("num", "passthrough", [f"x{j}" for j in range(5)]),
+        ("log", FunctionTransformer(np.log), ["income"])])
+    by_formula = Pipeline([("formula", FormulaTransformer(formula)),
+                           ("clf", BayesianPoissonRegression())]).fit(X, y)
+    by_hand = Pipeline([("columns", columns), ("clf", BayesianPoissonRegression())]).fit(X, y)
+    np.testing.assert_allclose(by_formula[-1].posterior_.mean, by_hand[-1].posterior_.mean,
+                               rtol=1e-10, atol=1e-12)
+    assert list(by_formula[-1].summary().index[:3]) == [
+        "C(plan)[T.plus]", "C(plan)[T.premium]", "C(region)[T.n]"]
+
+
 def test_coreset_pipeline_names_the_terms(randhie):
     """A coreset step after the formula: the fit sees the coreset rows with term names, and
     lands within a few posterior sds of the full-data fit."""
