@@ -47,12 +47,14 @@ def _check_frame(X, caller):
             f"{type(X).__name__}. Wrap an array as pandas.DataFrame(X, columns=[...]).")
 
 
-def _parse(formula, parameter="formula"):
-    """``(lhs, rhs)`` of a formula string (``lhs`` None when it has no ``~`` side)."""
+def _parse(formula, columns, parameter="formula"):
+    """``(lhs, rhs)`` of a formula string (``lhs`` None when it has no ``~`` side); a ``.``
+    stands for the ``columns`` the left-hand side does not use."""
     if not isinstance(formula, str):
         raise TypeError(f"{parameter} must be a string such as 'y ~ C(plan) + age', got "
                         f"{type(formula).__name__}.")
-    parsed = _formulaic().Formula(formula)
+    parsed = _formulaic().Formula.from_spec(
+        formula, context={"__formulaic_variables_available__": [str(c) for c in columns]})
     lhs, rhs = (parsed.lhs, parsed.rhs) if hasattr(parsed, "rhs") else (None, parsed)
     if not isinstance(rhs, _formulaic().formula.SimpleFormula):
         raise ValueError(f"{parameter}={formula!r} has several right-hand sides ('|'); "
@@ -97,7 +99,9 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
     formula : str
         A formula in formulaic's (Wilkinson) syntax, e.g. ``"~ C(plan) + age +
         np.log(income)"``. A left-hand side (``"visits ~ ..."``) is allowed and ignored
-        here, so one formula serves both this transformer and :func:`formula_Xy`. Numpy is
+        here, so one formula serves both this transformer and :func:`formula_Xy`; ``.``
+        stands for every column of the training DataFrame that the left-hand side does not
+        use (fixed in fit). Numpy is
         available as ``np``; formulaic's transforms (``C``, ``center``, ``scale``, ``bs``,
         ``poly``, ``log``, ...) too.
     drop_intercept : bool, default=True
@@ -178,9 +182,12 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
         self : FormulaTransformer
         """
         _check_frame(X, "FormulaTransformer.fit")
-        _, rhs = _parse(self.formula)
+        _, rhs = _parse(self.formula, X.columns)
         spec = _evaluate(rhs, X, "FormulaTransformer.fit").model_spec
         keep = self._kept_columns(spec)
+        if not keep:
+            raise ValueError(f"formula={self.formula!r} gives no column besides the "
+                             "intercept (which the estimator fits itself); name some terms.")
         self.model_spec_ = spec
         self._keep = keep
         self.feature_names_out_ = np.asarray(
@@ -288,7 +295,7 @@ def formula_Xy(formula: str, data: Any) -> tuple[Any, Any]:
     (['plan', 'age'], [0.0, 2.0, 1.0])
     """
     _check_frame(data, "formula_Xy")
-    lhs, _ = _parse(formula)
+    lhs, _ = _parse(formula, data.columns)
     if lhs is None:
         raise ValueError(f"formula={formula!r} has no left-hand side (the response before "
                          "'~'); formula_Xy needs one, e.g. 'visits ~ C(plan) + age'.")

@@ -115,6 +115,21 @@ def test_bad_input_is_refused_with_the_reason():
     assert list(fitted.get_feature_names_out()) == ["C(plan)[T.2]", "age"]
 
 
+def test_dot_is_every_other_column():
+    data = pd.DataFrame({"y": [1.0, 2.0, 3.0, 4.0], "a": [1.0, 2.0, 3.0, 5.0],
+                         "c": ["u", "v", "u", "w"]})
+    step = FormulaTransformer("y ~ .").fit(data)
+    assert list(step.get_feature_names_out()) == ["a", "c[T.v]", "c[T.w]"]
+    X, _ = formula_Xy("y ~ .", data)
+    assert list(FormulaTransformer("~ .").fit(X).get_feature_names_out()) == [
+        "a", "c[T.v]", "c[T.w]"]
+    # the columns are fixed in fit: a new column later is not taken up
+    wider = data.assign(d=1.0)
+    assert list(step.transform(wider).columns) == ["a", "c[T.v]", "c[T.w]"]
+    with pytest.raises(ValueError, match="no column besides the intercept"):
+        FormulaTransformer("y ~ 1").fit(data)
+
+
 def test_formula_Xy(randhie):
     X, y = formula_Xy(RANDHIE, randhie)
     assert "mdvis" not in X.columns and len(X.columns) == randhie.shape[1] - 1
