@@ -15,6 +15,7 @@ import warnings
 from typing import Any, Self
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
@@ -62,13 +63,14 @@ def _parse(formula, columns, parameter="formula"):
     return lhs, rhs
 
 
-def _evaluate(spec_or_formula, X, caller):
+def _evaluate(spec_or_formula, X, caller, output="pandas"):
     """The model matrix of X, with missing values refused (a transformer cannot drop rows,
-    which statsmodels' formula interface would do silently)."""
+    which statsmodels' formula interface would do silently); a spec keeps its output."""
     try:
         if isinstance(spec_or_formula, _formulaic().ModelSpec):
             return spec_or_formula.get_model_matrix(X, na_action="raise")
-        return _formulaic().model_matrix(spec_or_formula, X, na_action="raise")
+        return _formulaic().model_matrix(spec_or_formula, X, na_action="raise",
+                                         output=output)
     except _formulaic().errors.FactorEvaluationError as exc:
         missing = sorted(name for name in spec_or_formula.required_variables
                          if name not in X.columns)
@@ -111,6 +113,11 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
         still coded against a reference level, as the formula's intercept implies. With
         ``drop_intercept=False`` keep the column and fit the estimator with
         ``fit_intercept=False``.
+    sparse_output : bool, default=False
+        Return a scipy CSR matrix instead of a DataFrame: the indicators of a categorical
+        with many levels (postcodes, products) then take memory per row, not per level.
+        The names stay available from :meth:`get_feature_names_out`, but a CSR matrix
+        carries none to the estimator, whose ``summary()`` rows then read ``x0, x1, ...``.
     handle_unknown : {"warn", "error"}, default="warn"
         Levels of a categorical that ``fit`` did not see. ``"warn"`` does what formulaic
         does: warns (``formulaic.errors.DataMismatchWarning``) and encodes such a row with
@@ -157,13 +164,15 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "formula": [str],
         "drop_intercept": ["boolean"],
+        "sparse_output": ["boolean"],
         "handle_unknown": [StrOptions({"warn", "error"})],
     }
 
     def __init__(self, formula: str, *, drop_intercept: bool = True,
-                 handle_unknown: str = "warn") -> None:
+                 sparse_output: bool = False, handle_unknown: str = "warn") -> None:
         self.formula = formula
         self.drop_intercept = drop_intercept
+        self.sparse_output = sparse_output
         self.handle_unknown = handle_unknown
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -183,7 +192,8 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
         """
         _check_frame(X, "FormulaTransformer.fit")
         _, rhs = _parse(self.formula, X.columns)
-        spec = _evaluate(rhs, X, "FormulaTransformer.fit").model_spec
+        spec = _evaluate(rhs, X, "FormulaTransformer.fit",
+                         output="sparse" if self.sparse_output else "pandas").model_spec
         keep = self._kept_columns(spec)
         if not keep:
             raise ValueError(f"formula={self.formula!r} gives no column besides the "
@@ -214,9 +224,10 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        X_out : pandas.DataFrame of shape (n_samples, n_features_out)
-            The design matrix as float64, with X's index and the columns
-            :meth:`get_feature_names_out` names.
+        X_out : pandas.DataFrame or CSR matrix of shape (n_samples, n_features_out)
+            The design matrix as float64: a DataFrame with X's index and the columns
+            :meth:`get_feature_names_out` names, or with ``sparse_output=True`` a scipy CSR
+            matrix of those columns.
         """
         check_is_fitted(self)
         _check_frame(X, "FormulaTransformer.transform")
@@ -232,6 +243,8 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
             except formulaic.errors.DataMismatchWarning as exc:
                 raise ValueError(f"FormulaTransformer.transform (handle_unknown='error'): "
                                  f"{exc}") from None
+        if sp.issparse(matrix):  # the output chosen in fit
+            return sp.csr_matrix(matrix, dtype=np.float64)[:, self._keep]
         import pandas as pd
 
         out = pd.DataFrame(np.asarray(matrix.iloc[:, self._keep], dtype=np.float64),

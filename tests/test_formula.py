@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.utils import estimator_checks
 
@@ -199,6 +200,24 @@ def test_same_fit_as_the_column_transformer_pipeline():
                                rtol=1e-10, atol=1e-12)
     assert list(by_formula[-1].summary().index[:3]) == [
         "C(plan)[T.plus]", "C(plan)[T.premium]", "C(region)[T.n]"]
+
+
+def test_sparse_output_is_the_dense_design_as_csr():
+    """Many levels: the CSR design equals the dense one, and so does the fit on it."""
+    frame = _mixed_frame(2000)
+    frame["zip"] = np.random.default_rng(1).integers(0, 150, len(frame)).astype(str)
+    formula = "visits ~ C(zip) + C(plan) + x0 + np.log(income)"
+    X, y = formula_Xy(formula, frame)
+    dense = FormulaTransformer(formula).fit(X)
+    sparse = FormulaTransformer(formula, sparse_output=True).fit(X)
+    Xs = sparse.transform(X)
+    assert sp.issparse(Xs) and Xs.format == "csr" and Xs.dtype == np.float64
+    np.testing.assert_array_equal(Xs.toarray(), dense.transform(X).to_numpy())
+    assert list(sparse.get_feature_names_out()) == list(dense.get_feature_names_out())
+    fits = [Pipeline([("formula", step), ("clf", BayesianPoissonRegression())]).fit(X, y)
+            for step in (dense, sparse)]
+    np.testing.assert_allclose(fits[1][-1].posterior_.mean, fits[0][-1].posterior_.mean,
+                               rtol=1e-8, atol=1e-10)
 
 
 def test_coreset_pipeline_names_the_terms(randhie):
