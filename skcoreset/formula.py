@@ -190,10 +190,34 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
         -------
         self : FormulaTransformer
         """
+        self._fit(X)
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X: Any, y: Any = None) -> Any:
+        """Fit, and return the design of X (evaluated once).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The data, with every column the formula's right-hand side names.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        X_out : pandas.DataFrame or CSR matrix of shape (n_samples, n_features_out)
+            As :meth:`transform` returns it.
+        """
+        return self._output(self._fit(X), X)
+
+    def _fit(self, X):
+        """Learn the spec from X; return X's model matrix."""
         _check_frame(X, "FormulaTransformer.fit")
         _, rhs = _parse(self.formula, X.columns)
-        spec = _evaluate(rhs, X, "FormulaTransformer.fit",
-                         output="sparse" if self.sparse_output else "pandas").model_spec
+        matrix = _evaluate(rhs, X, "FormulaTransformer.fit",
+                           output="sparse" if self.sparse_output else "pandas")
+        spec = matrix.model_spec
         keep = self._kept_columns(spec)
         if not keep:
             raise ValueError(f"formula={self.formula!r} gives no column besides the "
@@ -204,7 +228,7 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
             [spec.column_names[i] for i in keep], dtype=object)
         self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
         self.n_features_in_ = X.shape[1]
-        return self
+        return matrix
 
     def _kept_columns(self, spec):
         dropped = set()
@@ -243,13 +267,16 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
             except formulaic.errors.DataMismatchWarning as exc:
                 raise ValueError(f"FormulaTransformer.transform (handle_unknown='error'): "
                                  f"{exc}") from None
-        if sp.issparse(matrix):  # the output chosen in fit
+        return self._output(matrix, X)
+
+    def _output(self, matrix, X):
+        """The kept columns of a model matrix, as float64, in the output chosen in fit."""
+        if sp.issparse(matrix):
             return sp.csr_matrix(matrix, dtype=np.float64)[:, self._keep]
         import pandas as pd
 
-        out = pd.DataFrame(np.asarray(matrix.iloc[:, self._keep], dtype=np.float64),
-                           index=X.index, columns=list(self.feature_names_out_))
-        return out
+        return pd.DataFrame(np.asarray(matrix.iloc[:, self._keep], dtype=np.float64),
+                            index=X.index, columns=list(self.feature_names_out_))
 
     def get_feature_names_out(self, input_features: ArrayInput | None = None
                               ) -> NDArray[np.object_]:
