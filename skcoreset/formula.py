@@ -116,8 +116,8 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
     sparse_output : bool, default=False
         Return a scipy CSR matrix instead of a DataFrame: the indicators of a categorical
         with many levels (postcodes, products) then take memory per row, not per level.
-        The names stay available from :meth:`get_feature_names_out`, but a CSR matrix
-        carries none to the estimator, whose ``summary()`` rows then read ``x0, x1, ...``.
+        A CSR matrix carries no names to the estimator: the pipeline's ``summary()`` takes
+        them from :meth:`get_feature_names_out` (the estimator's own reads ``x0, x1, ...``).
     handle_unknown : {"warn", "error"}, default="warn"
         Levels of a categorical that ``fit`` did not see. ``"warn"`` does what formulaic
         does: warns (``formulaic.errors.DataMismatchWarning``) and encodes such a row with

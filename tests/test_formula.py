@@ -156,7 +156,7 @@ def test_pipeline_is_statsmodels_formula_glm(randhie):
     sd = np.sqrt(np.diag(glm.cov_params()))
     np.testing.assert_allclose(reg.posterior_.std, np.r_[sd[1:], sd[0]], rtol=1e-3)
     assert list(pipe[:-1].get_feature_names_out()) == names
-    table = reg.summary()
+    table = reg.summary().to_frame()
     assert list(table.index) == names + ["intercept"]
     np.testing.assert_allclose(table.loc[names, "mean"], glm.params[names], rtol=1e-4,
                                atol=1e-6)
@@ -198,7 +198,7 @@ def test_same_fit_as_the_column_transformer_pipeline():
     by_hand = Pipeline([("columns", columns), ("clf", BayesianPoissonRegression())]).fit(X, y)
     np.testing.assert_allclose(by_formula[-1].posterior_.mean, by_hand[-1].posterior_.mean,
                                rtol=1e-10, atol=1e-12)
-    assert list(by_formula[-1].summary().index[:3]) == [
+    assert list(by_formula[-1].summary().to_frame().index[:3]) == [
         "C(plan)[T.plus]", "C(plan)[T.premium]", "C(region)[T.n]"]
 
 
@@ -218,6 +218,9 @@ def test_sparse_output_is_the_dense_design_as_csr():
             for step in (dense, sparse)]
     np.testing.assert_allclose(fits[1][-1].posterior_.mean, fits[0][-1].posterior_.mean,
                                rtol=1e-8, atol=1e-10)
+    # a CSR matrix carries no names: the pipeline's summary takes them from the step
+    names = list(dense.get_feature_names_out()) + ["intercept"]
+    assert list(fits[1].summary().to_frame().index) == names
 
 
 def test_coreset_pipeline_names_the_terms(randhie):
@@ -230,7 +233,8 @@ def test_coreset_pipeline_names_the_terms(randhie):
     full = Pipeline([("formula", FormulaTransformer(RANDHIE)),
                      ("clf", BayesianPoissonRegression())]).fit(X, y)
     names = list(full[:-1].get_feature_names_out())
-    assert list(pipe[-1].summary().index) == names + ["intercept"]
+    assert list(pipe[-1].summary().to_frame().index) == names + ["intercept"]
+    assert list(pipe.summary().to_frame().index) == names + ["intercept"]
     assert list(pipe[-1].feature_names_in_) == names
     z = ((pipe[-1].posterior_.mean - full[-1].posterior_.mean) / full[-1].posterior_.std)
     assert np.abs(z).max() < 3
