@@ -209,11 +209,14 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
         X_out : pandas.DataFrame or CSR matrix of shape (n_samples, n_features_out)
             As :meth:`transform` returns it.
         """
-        return self._output(self._fit(X), X)
+        return self._fit(X)
 
     def _fit(self, X):
-        """Learn the spec from X; return X's model matrix."""
+        """Learn the spec from X; return X's design."""
         _check_frame(X, "FormulaTransformer.fit")
+        if X.shape[0] == 0:
+            raise ValueError("FormulaTransformer.fit got a DataFrame with 0 rows; it needs at "
+                             "least one to learn the encoding.")
         _, rhs = _parse(self.formula, X.columns)
         matrix = _evaluate(rhs, X, "FormulaTransformer.fit",
                            output="sparse" if self.sparse_output else "pandas")
@@ -228,7 +231,7 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
             [spec.column_names[i] for i in keep], dtype=object)
         self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
         self.n_features_in_ = X.shape[1]
-        return matrix
+        return self._output(matrix, X, "FormulaTransformer.fit")
 
     def _kept_columns(self, spec):
         dropped = set()
@@ -267,16 +270,29 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
             except formulaic.errors.DataMismatchWarning as exc:
                 raise ValueError(f"FormulaTransformer.transform (handle_unknown='error'): "
                                  f"{exc}") from None
-        return self._output(matrix, X)
+        return self._output(matrix, X, "FormulaTransformer.transform")
 
-    def _output(self, matrix, X):
-        """The kept columns of a model matrix, as float64, in the output chosen in fit."""
+    def _output(self, matrix, X, caller):
+        """The kept columns of a model matrix, as float64, in the output chosen in fit;
+        non-finite values (the log of 0, ...) refused, naming their terms."""
         if sp.issparse(matrix):
-            return sp.csr_matrix(matrix, dtype=np.float64)[:, self._keep]
-        import pandas as pd
+            out = sp.csr_matrix(matrix, dtype=np.float64)[:, self._keep]
+            finite = np.isfinite(out.data)
+            bad_columns = out.indices[~finite] if not finite.all() else []
+        else:
+            import pandas as pd
 
-        return pd.DataFrame(np.asarray(matrix.iloc[:, self._keep], dtype=np.float64),
-                            index=X.index, columns=list(self.feature_names_out_))
+            values = np.asarray(matrix.iloc[:, self._keep], dtype=np.float64)
+            out = pd.DataFrame(values, index=X.index, columns=list(self.feature_names_out_))
+            finite = np.isfinite(values)
+            bad_columns = np.nonzero(~finite.all(axis=0))[0] if not finite.all() else []
+        if len(bad_columns):
+            terms = list(self.feature_names_out_[np.unique(bad_columns)])
+            raise ValueError(
+                f"{caller}: the design has infinite or undefined values in {terms} (e.g. the "
+                "log of 0 or of a negative number, or an infinite input); transform those "
+                "columns so that every row is finite (e.g. np.log1p), or drop such rows.")
+        return out
 
     def get_feature_names_out(self, input_features: ArrayInput | None = None
                               ) -> NDArray[np.object_]:

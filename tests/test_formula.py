@@ -110,6 +110,16 @@ def test_bad_input_is_refused_with_the_reason():
     fitted = FormulaTransformer("~ C(plan) + age").fit(data.fillna(0))
     with pytest.raises(ValueError, match="missing values"):
         fitted.transform(data)
+    with pytest.raises(ValueError, match="0 rows"):
+        FormulaTransformer("~ C(plan) + age").fit(data.iloc[:0])
+    zero = pd.DataFrame({"income": [1.0, 0.0, 2.0], "age": [1.0, 2.0, np.inf]})
+    with pytest.raises(ValueError, match=r"undefined values in \['np.log\(income\)'\]"), \
+            np.errstate(divide="ignore"):
+        FormulaTransformer("~ np.log(income)").fit(zero)
+    for sparse_output in (False, True):
+        step = FormulaTransformer("~ age", sparse_output=sparse_output).fit(zero.iloc[:2])
+        with pytest.raises(ValueError, match=r"transform: .* in \['age'\]"):
+            step.transform(zero)
     # a failed fit leaves a fitted transformer as it was
     with pytest.raises(ValueError):
         fitted.set_params(formula="~ income").fit(data)
