@@ -273,9 +273,8 @@ def test_missing_formulaic_names_the_extra(monkeypatch):
         FormulaTransformer("~ age").fit(pd.DataFrame({"age": [1.0, 2.0]}))
 
 
-# scikit-learn's checks that need no data: the others feed numpy arrays, which a formula
-# cannot name (FormulaTransformer takes DataFrames only), so it is not among the estimators of
-# parametrize_with_checks; the tests above and below check what those would on DataFrames
+# scikit-learn's checks that need no data, on the class itself (parametrize_with_checks runs
+# the rest through a test-only subclass that frames the checks' arrays as DataFrames)
 _DATA_FREE_CHECKS = ["check_no_attributes_set_in_init", "check_get_params_invariance",
                      "check_set_params", "check_estimator_repr", "check_estimators_unfitted",
                      "check_valid_tag_types", "check_estimator_cloneable", "check_mixin_order",
