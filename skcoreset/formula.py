@@ -63,20 +63,24 @@ def _parse(formula, columns, parameter="formula"):
     return lhs, rhs
 
 
-def _evaluate(spec_or_formula, X, caller, output="pandas"):
+def _evaluate(spec_or_formula, X, caller, context=None, output="pandas"):
     """The model matrix of X, with missing values refused (a transformer cannot drop rows,
-    which statsmodels' formula interface would do silently); a spec keeps its output."""
+    which statsmodels' formula interface would do silently); a spec keeps its output. The
+    formula sees formulaic's transforms, numpy as ``np`` and ``context``, not this module."""
+    context = dict(context or {})
     try:
         if isinstance(spec_or_formula, _formulaic().ModelSpec):
-            return spec_or_formula.get_model_matrix(X, na_action="raise")
-        return _formulaic().model_matrix(spec_or_formula, X, na_action="raise",
-                                         output=output)
+            return spec_or_formula.get_model_matrix(X, context=context, na_action="raise")
+        return _formulaic().model_matrix(spec_or_formula, X, context=context,
+                                         na_action="raise", output=output)
     except _formulaic().errors.FactorEvaluationError as exc:
         missing = sorted(name for name in spec_or_formula.required_variables
                          if name not in X.columns)
         if missing:
-            raise ValueError(f"{caller}: X has no column {missing} named by the formula "
-                             f"(its columns: {list(X.columns)}).") from exc
+            raise ValueError(
+                f"{caller}: the formula names {missing}, neither a column of X (its columns: "
+                f"{list(X.columns)}) nor a function it knows (pass other functions as "
+                "context={'name': function}).") from exc
         raise
     except ValueError as exc:
         if "null values" in str(exc):
@@ -118,6 +122,10 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
         with many levels (postcodes, products) then take memory per row, not per level.
         A CSR matrix carries no names to the estimator: the pipeline's ``summary()`` takes
         them from :meth:`get_feature_names_out` (the estimator's own reads ``x0, x1, ...``).
+    context : dict, default=None
+        Further names the formula may call, e.g. ``{"winsorize": winsorize}`` for
+        ``"~ winsorize(income)"`` (formulaic's transforms and ``np`` are always there).
+        Give picklable functions (defined at module level) to pickle the transformer.
     handle_unknown : {"warn", "error"}, default="warn"
         Levels of a categorical that ``fit`` did not see. ``"warn"`` does what formulaic
         does: warns (``formulaic.errors.DataMismatchWarning``) and encodes such a row with
@@ -165,14 +173,17 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
         "formula": [str],
         "drop_intercept": ["boolean"],
         "sparse_output": ["boolean"],
+        "context": [dict, None],
         "handle_unknown": [StrOptions({"warn", "error"})],
     }
 
     def __init__(self, formula: str, *, drop_intercept: bool = True,
-                 sparse_output: bool = False, handle_unknown: str = "warn") -> None:
+                 sparse_output: bool = False, context: dict[str, Any] | None = None,
+                 handle_unknown: str = "warn") -> None:
         self.formula = formula
         self.drop_intercept = drop_intercept
         self.sparse_output = sparse_output
+        self.context = context
         self.handle_unknown = handle_unknown
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -218,7 +229,7 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
             raise ValueError("FormulaTransformer.fit got a DataFrame with 0 rows; it needs at "
                              "least one to learn the encoding.")
         _, rhs = _parse(self.formula, X.columns)
-        matrix = _evaluate(rhs, X, "FormulaTransformer.fit",
+        matrix = _evaluate(rhs, X, "FormulaTransformer.fit", self.context,
                            output="sparse" if self.sparse_output else "pandas")
         spec = matrix.model_spec
         keep = self._kept_columns(spec)
@@ -266,7 +277,8 @@ class FormulaTransformer(TransformerMixin, BaseEstimator):
             # DataMismatchWarning above already tells the user about those levels
             warnings.filterwarnings("ignore", message="Constructing a Categorical with a dtype")
             try:
-                matrix = _evaluate(self.model_spec_, X, "FormulaTransformer.transform")
+                matrix = _evaluate(self.model_spec_, X, "FormulaTransformer.transform",
+                                   self.context)
             except formulaic.errors.DataMismatchWarning as exc:
                 raise ValueError(f"FormulaTransformer.transform (handle_unknown='error'): "
                                  f"{exc}") from None

@@ -81,6 +81,23 @@ def test_stateful_transforms_keep_their_training_state(fair):
     np.testing.assert_allclose(Xt["center(age)"], test.age - train.age.mean())
 
 
+def _doubled(x):
+    return 2.0 * x
+
+
+def test_context_names_further_functions(fair):
+    step = FormulaTransformer("~ doubled(age) + np.log(age)", context={"doubled": _doubled})
+    Xt = step.fit(fair.iloc[:100]).transform(fair.iloc[100:200])
+    np.testing.assert_allclose(Xt["doubled(age)"], 2.0 * fair.age.iloc[100:200])
+    again = pickle.loads(pickle.dumps(step))
+    pd.testing.assert_frame_equal(again.transform(fair.iloc[:5]), step.transform(fair.iloc[:5]))
+    # the formula does not see this module's names, nor, without context, the function
+    with pytest.raises(ValueError, match=r"\['doubled'\], neither a column.*context="):
+        FormulaTransformer("~ doubled(age)").fit(fair)
+    with pytest.raises(ValueError, match=r"\['sp'\]"):
+        FormulaTransformer("~ sp.csr_matrix(age)").fit(fair)
+
+
 def test_unseen_levels_warn_or_raise():
     formulaic = pytest.importorskip("formulaic")
     train = pd.DataFrame({"plan": ["a", "b", "c", "a"], "age": [1.0, 2.0, 3.0, 4.0]})
@@ -99,7 +116,7 @@ def test_bad_input_is_refused_with_the_reason():
     data = pd.DataFrame({"plan": [1, 2, 1], "age": [1.0, np.nan, 3.0]})
     with pytest.raises(ValueError, match="missing values"):
         FormulaTransformer("~ C(plan) + age").fit(data)
-    with pytest.raises(ValueError, match=r"no column \['income'\]"):
+    with pytest.raises(ValueError, match=r"names \['income'\], neither a column"):
         FormulaTransformer("~ C(plan) + np.log(income)").fit(data)
     with pytest.raises(TypeError, match="pandas DataFrame"):
         FormulaTransformer("~ age").fit(data.to_numpy())
