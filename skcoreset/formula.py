@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._atomic import fit_context
+from ._backend import is_dask_collection
 from ._sklearn_compat import StrOptions
 from ._typing import ArrayInput
 
@@ -42,6 +43,9 @@ def _formulaic():
 
 
 def _check_frame(X, caller):
+    if is_dask_collection(X):
+        raise TypeError(f"{caller} takes in-memory pandas DataFrames; got a dask collection. "
+                        "Encode a pandas DataFrame, e.g. X.compute(), or a sample of it.")
     if not hasattr(X, "columns") or not hasattr(X, "iloc"):
         raise TypeError(
             f"{caller} needs a pandas DataFrame, whose columns the formula names; got "

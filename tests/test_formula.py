@@ -141,6 +141,9 @@ def test_bad_input_is_refused_with_the_reason():
     with pytest.raises(ValueError):
         fitted.set_params(formula="~ income").fit(data)
     assert list(fitted.get_feature_names_out()) == ["C(plan)[T.2]", "age"]
+    dd = pytest.importorskip("dask.dataframe")
+    with pytest.raises(TypeError, match="dask"):
+        FormulaTransformer("~ age").fit(dd.from_pandas(data, npartitions=2))
 
 
 def test_dot_is_every_other_column():
