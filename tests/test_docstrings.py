@@ -44,6 +44,7 @@ PUBLIC = {
     "skcoreset.datasets": None,
     "skcoreset.multiclass": None,
     "skcoreset.exceptions": None,
+    "skcoreset.formula": None,
 }
 
 

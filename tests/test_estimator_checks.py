@@ -1,15 +1,18 @@
 """scikit-learn's estimator checks on every public estimator (under every method its family
 supports) and every exported coreset constructor, found from the packages' registries."""
 
+import importlib.util
 import inspect
 
 import numpy as np
 import sklearn
+from sklearn.utils import check_array
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.fixes import parse_version
 
 from skcoreset import (FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
                        SparseVICoreset, StreamingCoreset, coreset, linear_model)
+from skcoreset.formula import FormulaTransformer
 from skcoreset.linear_model._binary import _BaseBinaryClassifier
 from skcoreset.linear_model._methods import METHODS
 
@@ -64,6 +67,8 @@ _MCMC_RANKS_REASON = ("predict_proba averages over posterior draws, decision_fun
 
 
 def _expected_failed_checks(estimator):
+    if isinstance(estimator, FormulaTransformer):
+        return _FORMULA_REASONS
     expected = {}
     if (isinstance(estimator, _BaseBinaryClassifier) and estimator.method == "mcmc"
             and estimator._family().link.symmetric):  # else the score is from predict_proba
@@ -129,7 +134,50 @@ def _constructors():
             yield from _CONSTRUCTOR_SETTINGS[name] if name in _CONSTRUCTOR_SETTINGS else [cls(M=10)]
 
 
-ESTIMATORS = [*_estimators(), *_constructors()]
+# --- the formula transformer: on DataFrames only, so checked through arrays framed as such ---
+
+class FormulaOnArrays(FormulaTransformer):
+    """Test-only: FormulaTransformer takes pandas DataFrames only (its formula names their
+    columns) and the checks feed arrays, so this frames each validated array with the default
+    names x0, x1, ... as a user would, under the formula ``"~ ."`` (every column); the checks
+    then exercise the transformer itself (fit/transform consistency, refitting, pickling,
+    parameters left alone, errors on bad values)."""
+
+    def _framed(self, X):
+        import pandas as pd
+
+        X = check_array(X)
+        return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+
+    def fit(self, X, y=None):
+        return super().fit(self._framed(X), y)
+
+    def fit_transform(self, X, y=None):
+        return super().fit_transform(self._framed(X), y)
+
+    def transform(self, X):
+        return super().transform(self._framed(X))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = True
+        tags.input_tags.string = tags.input_tags.categorical = False
+        return tags
+
+
+_FORMULA_REASONS = {
+    "check_n_features_in_after_fitting": (
+        "a formula picks its columns by name: transform ignores the columns it does not name "
+        "and names the missing ones, rather than comparing column counts"),
+    "check_transformer_preserve_dtypes": (
+        "the output is a DataFrame of float64 with the terms' names, whatever the input "
+        "dtype (as formulaic builds it)"),
+}
+_HAS_FORMULAIC = all(importlib.util.find_spec(name) is not None
+                     for name in ("formulaic", "pandas"))
+
+ESTIMATORS = [*_estimators(), *_constructors(),
+              *([FormulaOnArrays("~ .")] if _HAS_FORMULAIC else [])]
 
 
 def test_the_checks_follow_the_registries():

@@ -33,7 +33,7 @@ LAYERS = [
     # the estimators
     {"linear_model"},
     {"multiclass"},
-    {"pipeline", "metrics"},
+    {"pipeline", "metrics", "formula"},
     # the top-level package, which re-exports the public classes
     {"skcoreset"},
 ]

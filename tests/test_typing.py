@@ -10,7 +10,7 @@ import pytest
 PUBLIC_MODULES = ["skcoreset", "skcoreset.coreset", "skcoreset.datasets",
                   "skcoreset.exceptions", "skcoreset.families", "skcoreset.linear_model",
                   "skcoreset.metrics", "skcoreset.multiclass", "skcoreset.pipeline",
-                  "skcoreset.solvers"]
+                  "skcoreset.solvers", "skcoreset.formula"]
 
 
 def _own(obj):
