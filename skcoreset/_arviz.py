@@ -65,7 +65,8 @@ def posterior_draws(estimator, n_draws, n_chains, rng):
     information matrix has no cross terms between the coefficients and alpha (Cameron and
     Trivedi, 2013, section 3.3), so the joint Laplace approximation nearly factorises. They
     describe the estimate's uncertainty; the coefficients' posterior, the predictions and
-    the data groups are given ``alpha_``.
+    the data groups are given ``alpha_``. Draws of alpha made by MCMC jointly with theta
+    give each draw's data groups its own alpha (:func:`joint_alpha`).
     """
     if isinstance(estimator.posterior_, SamplePosterior):
         theta = _mcmc_chains(estimator, estimator.posterior_.samples)
@@ -85,29 +86,35 @@ def _as_offset(family, eta, exposure):
     return eta, exposure
 
 
-def draw_targets(family, eta, exposure, rng):
+def draw_targets(family, eta, exposure, rng, alpha=None):
     """One target per row and draw, ``(n, S)``, for linear predictors ``eta`` of shape
-    (n, S), over ``exposure`` (n,) (or None)."""
+    (n, S), over ``exposure`` (n,) (or None); ``alpha`` (S,): the negative binomial
+    overdispersion of each draw, when sampled with the coefficients."""
     eta, exposure = _as_offset(family, eta, exposure)
+    if alpha is not None:
+        return family.sample_per_alpha(eta, alpha, rng)
     if exposure is not None:  # Poisson with a non-log link: the rate times the exposure
         return family.sample(eta, rng, exposure=exposure)
     return family.sample(eta, rng)
 
 
-def pointwise_loglik(family, y, eta, exposure):
+def pointwise_loglik(family, y, eta, exposure, alpha=None):
     """``log p(y_n | draw s)``, ``(n, S)``, with the arguments of :func:`draw_targets`."""
     eta, exposure = _as_offset(family, eta, exposure)
+    if alpha is not None:
+        return family.loglik_per_alpha(y, eta, alpha)
     if exposure is not None:
         return family.loglik_with_exposure(y, eta, exposure)
     return family.loglik(y, eta)
 
 
-def _pointwise(estimator, X, y, exposure, theta, rng):
+def _pointwise(estimator, X, y, exposure, theta, rng, alpha=None):
     """Log-likelihood of every row under every draw, and a predictive draw of every row
-    per draw: two ``(S, n)`` arrays, for draws ``theta`` of shape (S, p)."""
+    per draw: two ``(S, n)`` arrays, for draws ``theta`` of shape (S, p) (and ``alpha``,
+    see :func:`joint_alpha`)."""
     eta = linear_predictor(X, theta, estimator.fit_intercept)  # (n, S)
-    loglik = pointwise_loglik(estimator.family_, y, eta, exposure)
-    draws = draw_targets(estimator.family_, eta, exposure, rng)
+    loglik = pointwise_loglik(estimator.family_, y, eta, exposure, alpha)
+    draws = draw_targets(estimator.family_, eta, exposure, rng, alpha)
     return loglik.T, estimator._observed(draws).T
 
 
@@ -124,7 +131,14 @@ def _weighted(loglik, weights):
     return loglik if weights is None else loglik * weights
 
 
-def _data_groups(estimator, X, y, exposure, weights, theta, rng):
+def joint_alpha(estimator, alpha):
+    """The draws of alpha flattened, (S,), where they were sampled with the coefficients
+    (MCMC), so that each draw's likelihood uses its own; None otherwise (a Laplace fit's
+    data groups are given ``alpha_``, see :func:`posterior_draws`)."""
+    return None if alpha is None or not hasattr(estimator, "alpha_samples_") else alpha.ravel()
+
+
+def _data_groups(estimator, X, y, exposure, weights, theta, rng, alpha=None):
     """``log_likelihood``, ``posterior_predictive`` and ``observed_data`` of the rows, in
     blocks of draws."""
     n_chains, n_draws, p = theta.shape
@@ -140,8 +154,9 @@ def _data_groups(estimator, X, y, exposure, weights, theta, rng):
     predictive = np.empty((n_chains * n_draws, n))
     for start in range(0, len(flat_theta), _DRAW_BLOCK):
         block = slice(start, start + _DRAW_BLOCK)
-        loglik[block], predictive[block] = _pointwise(estimator, X, y, exposure,
-                                                      flat_theta[block], rng)
+        loglik[block], predictive[block] = _pointwise(
+            estimator, X, y, exposure, flat_theta[block], rng,
+            None if alpha is None else alpha[block])
     loglik = _weighted(loglik, weights)
     shape = (n_chains, n_draws, n)
     return {"log_likelihood": {"y": loglik.reshape(shape)},
@@ -172,7 +187,8 @@ def inference_data(estimator, rows, n_draws, n_chains, random_state):
     coords = {"feature": list(names[:n_coef])}
     dims = {"coef": ["feature"]}
     if rows is not None:
-        groups.update(_data_groups(estimator, *rows, theta, rng))
+        groups.update(_data_groups(estimator, *rows, theta, rng,
+                                   joint_alpha(estimator, alpha)))
         coords["obs_id"] = np.arange(rows[0].shape[0])
         dims["y"] = ["obs_id"]
     if "posterior" in inspect.signature(az.from_dict).parameters:  # ArviZ < 1: InferenceData
@@ -208,11 +224,13 @@ def chunked_loo(estimator, rows, n_draws, n_chains, reff, random_state, ess_of_m
     flat_theta = theta.reshape(-1, theta.shape[-1])
     sums = LooSums(len(flat_theta), reff)
     X, y, exposure, weights = rows
+    per_draw_alpha = joint_alpha(estimator, alpha)
     block = max(1, _LOO_BLOCK_VALUES // len(flat_theta))
     for start in range(0, X.shape[0], block):
         part = slice(start, start + block)
         eta = linear_predictor(float_rows(X[part]), flat_theta, estimator.fit_intercept)
         loglik = pointwise_loglik(estimator.family_, y[part], eta,
-                                  None if exposure is None else exposure[part])
+                                  None if exposure is None else exposure[part],
+                                  per_draw_alpha)
         sums.add(_weighted(loglik, None if weights is None else weights[part, None]))
     return sums.result()

@@ -282,6 +282,30 @@ class NegativeBinomialFamily(Family):
         y = as_column(y, eta)
         return _loglik_kernel(y, eta - np.log(r), r) + _loglik_constant(y, r)
 
+    def sample_per_alpha(self, eta: FloatArray, alpha: FloatArray,
+                         random_state: RandomStateLike = None) -> FloatArray:
+        """:meth:`sample` with one overdispersion per column of ``eta`` (as
+        :meth:`loglik_per_alpha`).
+
+        Parameters
+        ----------
+        eta : ndarray of shape (n, S)
+            Linear predictors, one column per draw.
+        alpha : ndarray of shape (S,)
+            Positive overdispersion of each draw.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws.
+
+        Returns
+        -------
+        y : ndarray of shape (n, S)
+            Counts as floats.
+        """
+        r = np.broadcast_to(1.0 / np.asarray(alpha, dtype=float), np.shape(eta))
+        mu = self.mean(eta)
+        return check_random_state(random_state).negative_binomial(r, r / (r + mu)).astype(
+            float)
+
     def loglik_constant(self, y: FloatArray) -> FloatArray:
         """``log Gamma(y + r) - log Gamma(r) - log y!``, the terms without ``eta``.
 

@@ -47,8 +47,9 @@ def _overdispersed():
     return _counts(overdispersed=True)
 
 
-def _independent_loglik(est, X, y, theta):
-    """log p(y_n | theta_s) by scipy.stats, shape (S, n)."""
+def _independent_loglik(est, X, y, theta, alpha=None):
+    """log p(y_n | theta_s) by scipy.stats, shape (S, n); ``alpha`` (S,): the negative
+    binomial's draws of alpha sampled with theta (else ``alpha_``)."""
     coef, intercept = theta[:, :-1], theta[:, -1]
     eta = coef @ X.T + intercept[:, None]
     if isinstance(est, BayesianLogisticRegression):
@@ -56,7 +57,7 @@ def _independent_loglik(est, X, y, theta):
     if isinstance(est, BayesianProbitRegression):
         return stats.bernoulli.logpmf(y == est.classes_[1], stats.norm.cdf(eta))
     if isinstance(est, BayesianNegativeBinomialRegression):
-        r = 1.0 / est.alpha_  # the data groups are given alpha_
+        r = 1.0 / (est.alpha_ if alpha is None else alpha[:, None])
         return stats.nbinom.logpmf(y, r, r / (r + np.exp(eta)))
     return stats.poisson.logpmf(y, np.exp(eta))
 
@@ -91,7 +92,10 @@ def test_loo_plot_ppc_and_summary_run_on_every_method(cls, method, data):
     # the log-likelihood group is that of the model at the exported draws
     theta = np.concatenate([idata.posterior["coef"].values,
                             idata.posterior["intercept"].values[..., None]], axis=-1)
-    expected = _independent_loglik(est, X, y, theta.reshape(-1, 3))
+    # MCMC samples the negative binomial's alpha with theta: each draw has its own
+    joint = method == "mcmc" and hasattr(est, "alpha_samples_")
+    alpha = idata.posterior["alpha"].values.ravel() if joint else None
+    expected = _independent_loglik(est, X, y, theta.reshape(-1, 3), alpha)
     loglik = idata.log_likelihood["y"].values
     assert loglik.shape == (n_chains, n_draws, len(y))
     np.testing.assert_allclose(loglik.reshape(-1, len(y)), expected, rtol=1e-9, atol=1e-9)
@@ -242,6 +246,27 @@ def test_large_training_rows_are_referenced_and_a_change_is_refused(monkeypatch,
         clf.to_arviz(n_draws=20)
     with pytest.raises(ValueError, match="changed in place after fit"):
         clf.loo()
+
+
+def test_negative_binomial_mcmc_data_groups_use_each_draws_alpha():
+    """MCMC samples alpha with the coefficients: each draw's log-likelihood is the
+    negative binomial log pmf at that draw's own alpha, not at the posterior mean."""
+    X, y = _counts(n=60, overdispersed=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = BayesianNegativeBinomialRegression(**_FAST_MCMC).fit(X, y)
+    idata = est.to_arviz()
+    coef = idata.posterior["coef"].values.reshape(-1, 2)
+    intercept = idata.posterior["intercept"].values.ravel()
+    alpha = idata.posterior["alpha"].values.ravel()
+    assert np.ptp(alpha) > 0.1 * np.mean(alpha)
+    mu = np.exp(X @ coef.T + intercept)  # (n, S)
+    r = 1.0 / alpha
+    expected = stats.nbinom.logpmf(y[:, None], r, r / (r + mu)).T
+    np.testing.assert_allclose(idata.log_likelihood["y"].values.reshape(len(alpha), -1),
+                               expected, rtol=1e-9, atol=1e-9)
+    # loo sums the same pointwise values
+    np.testing.assert_allclose(est.loo().elpd_loo, elpd(_az_loo(idata)), rtol=1e-10)
 
 
 def _az_loo(idata, reff=None):
