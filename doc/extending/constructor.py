@@ -7,7 +7,7 @@ from sklearn.linear_model import LinearRegression
 
 from skcoreset import UniformCoreset
 from skcoreset.coreset import BaseCoreset
-from skcoreset.coreset._base import fill_sampling_doc
+from skcoreset.coreset._docs import fill_sampling_doc
 from skcoreset.metrics import coreset_quality
 from skcoreset.pipeline import Pipeline
 

@@ -15,22 +15,22 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
-from scipy import sparse
 
 from .._backend import (DaskRows, InMemoryRows, dense_rows, float_rows, is_dask_collection,
-                        take_rows, uniform_subset)
+                        take_rows)
 from .._numbers import is_number
 from ..families import FAMILIES, Family, make_family
 from .._inference import prior_precision, resolve_family
-from .._docstrings import fill_doc
 from .._atomic import fit_context
-from .._sklearn_compat import Interval, StrOptions, _get_output_config, _num_samples
+from .._sklearn_compat import Interval, StrOptions, _get_output_config
 from .._validation import (ACCEPT_SPARSE, check_sample_weight, combined_exposure,
                            explained_input_errors)
 from ._calibration import laplace_distance
 from ._merge_reduce import merge_reduce_chunks
+from ._checks import warn_if_all_rows, warn_if_far, warn_if_weight_lost
+from ._docs import fill_sampling_doc
 from ._subset import WeightedSubset, _attrs_array, weighted_subset
-from ..exceptions import CoresetAccuracyWarning, ModelMismatchWarning
+from ..exceptions import ModelMismatchWarning
 from .._typing import ArrayInput, FloatArray, MatrixLike, RandomStateLike, VectorLike
 
 
@@ -124,124 +124,6 @@ def resolve_model(model, y, *, first_block=False):
         f"model='auto' cannot infer a likelihood from a target of type {target_type!r}; "
         "expected binary labels (logistic), non-negative integer counts (poisson) or "
         "continuous values (gaussian). Set model explicitly.")
-
-
-def is_training_data(coreset, X):
-    """Whether ``X`` is the data the fitted ``coreset`` was built from.
-
-    A cheap recognition, for the metrics that compare a coreset with its data: the same
-    number of rows, and the coreset's rows in place at ``sample_indices_``.
-    """
-    if _num_samples(X) != coreset._n_samples_fit:
-        return False
-    rows, stored = float_rows(take_rows(X, coreset.sample_indices_)), coreset._coreset_rows
-    if rows is stored:  # the whole training data, kept without a copy
-        return True
-    if rows.shape != stored.shape:
-        return False
-    if sparse.issparse(rows) or sparse.issparse(stored):
-        return sparse.issparse(rows) and sparse.issparse(stored) and (rows != stored).nnz == 0
-    return np.array_equal(rows, stored)
-
-
-def check_both_classes(data, part, fix):
-    """A binary model's coreset of rows with both classes (±1 encoded y, positive weight) must
-    hold both, or no model can be fitted on it; ``fix`` tells the user what to change.
-    (One-class input, such as a block of a stream, is left alone.)"""
-    if len(np.unique(part.y)) < 2 and data.has_both_classes():
-        raise ValueError(
-            f"The coreset holds rows of only one class, so no binary model can be fitted "
-            f"on it; {fix}")
-
-
-# A coreset keeping less than this fraction of the data's total weight gets a warning.
-_MIN_WEIGHT_FRACTION = 0.5
-
-
-def warn_if_weight_lost(coreset, kept, total):
-    """Warn when a coreset keeps less than half of the data's total weight ``total``.
-
-    The weights of most constructors are rescaled to fit the log-likelihood (Hilbert
-    coresets' optimal scaling, sparse VI, quasi-Newton); a total far below the data's means
-    the coreset's log-likelihood is a poor stand-in for the data's (on the papers' data,
-    GIGA coresets with a fourth of the weight are tens of nats off).
-    """
-    if not total > 0 or kept >= _MIN_WEIGHT_FRACTION * total:
-        return
-    error = getattr(coreset, "error_", None)
-    error = "" if error is None else f" (relative error error_={error:.2f})"
-    warnings.warn(
-        f"{type(coreset).__name__}'s coreset weights sum to {kept / total:.2%} of the data's "
-        f"total weight ({kept:.4g} of {total:.4g}){error}: its log-likelihood is a poor "
-        "stand-in for the data's, and a posterior fitted on it is likely too wide and off "
-        "centre. Increase M, or use QuasiNewtonCoreset, whose weights fit the posterior "
-        "directly. A far too small total also comes from y that does not fit the model "
-        "(scaled or overdispersed counts under model='poisson': fit the raw counts, or use "
-        "model='negative_binomial') and from sample weights so small that the data hardly "
-        "inform the parameters. Check the result with skcoreset.metrics.coreset_quality.",
-        UserWarning, stacklevel=3)
-
-
-# A coreset further than this from the posterior it stands in for gets a warning (nats).
-MAX_KL = 1.0
-
-
-def warn_if_far(coreset, kl, mean_error=None):
-    """Warn (:class:`~skcoreset.exceptions.CoresetAccuracyWarning`) when ``kl``, the
-    coreset's estimated distance to the full data's posterior in nats, exceeds
-    :data:`MAX_KL`; ``mean_error`` is the largest posterior-mean error in sds, when known.
-    The constructor's ``_far_advice()`` says what to change."""
-    if not kl > MAX_KL:
-        return
-    means = ("" if mean_error is None else
-             f", with posterior means up to {mean_error:.2g} standard deviations off")
-    advice = coreset._far_advice()
-    warnings.warn(
-        f"{type(coreset).__name__}: the coreset posterior is an estimated {kl:.3g} nats "
-        f"from the full data's (KL between their Laplace approximations under the "
-        f"{coreset.model_} model, kl_estimate_){means}; a posterior fitted on it stands in "
-        f"poorly for the full data's. {advice}.", CoresetAccuracyWarning, stacklevel=4)
-
-
-def warn_if_all_rows(coreset, data):
-    """Warn when the budget ``M`` is at least the number of rows available (rows of positive
-    weight), or the coreset holds all of them: it then saves nothing over the data.
-
-    A constructor that chose every row on purpose sets ``_all_rows_reason`` to the two
-    sentences of the warning, what happened and what to do, which replace the generic ones
-    (one warning per fit).
-    """
-    n_available = (data.n if data.chunked
-                   else int(np.count_nonzero(data.sample_weight > 0)))
-    budget = coreset._budget()
-    size = len(coreset.sample_indices_)
-    if n_available <= 1 or (size < n_available
-                            and (budget is None or budget < n_available)):
-        return
-    if coreset._all_rows_reason is not None:
-        what, advice = coreset._all_rows_reason
-        warnings.warn(f"{type(coreset).__name__}: {what}. {advice}", UserWarning,
-                      stacklevel=3)
-        return
-    if budget is not None and budget >= n_available:
-        what = (f"M={budget} is at least the {n_available} rows of positive weight in the "
-                f"data, so the budget does not limit the coreset (it has {size} rows) and "
-                "a coreset of M rows would save nothing over fitting on all rows")
-    else:
-        what = (f"the coreset keeps all {n_available} rows of positive weight in the data, "
-                "so it saves nothing over fitting on all rows")
-    warnings.warn(
-        f"{type(coreset).__name__}: {what}. Choose M below {n_available}, or fit the "
-        "estimator on the data directly.", UserWarning, stacklevel=3)
-
-
-def uniform_fallback(coreset, why, sample_weight, rng):
-    """A uniform coreset of ``coreset.M`` rows, with a warning saying ``why`` the
-    constructor selected no row (a coreset is never empty)."""
-    warnings.warn(
-        f"{type(coreset).__name__}: {why} Returning a uniform coreset of the same budget "
-        "instead.", UserWarning, stacklevel=4)
-    return uniform_subset(coreset.M, sample_weight, rng)
 
 
 class FitLikelihood:
@@ -867,100 +749,4 @@ class LikelihoodCoreset(BaseCoreset):
         return {"link": self.link, "noise_scale": self.noise_scale}
 
 
-_MODEL_DOC = """
-    model : {"auto", "logistic", "probit", "poisson", "gaussian", "negative_binomial"} \
-or Family, default="auto"
-        Likelihood of the data. ``"auto"`` infers it from ``y`` with
-        :func:`sklearn.utils.multiclass.type_of_target`: binary -> logistic, non-negative
-        integers -> poisson, continuous -> gaussian (``"probit"``: binary labels under the
-        probit link, :class:`~skcoreset.families.ProbitFamily`). A ``UserWarning`` flags the
-        readings that could be wrong (at most 10 distinct integers, which may be class
-        labels; non-negative non-integer values, which may be rates or rounded counts): set
-        the model explicitly to silence it. ``"poisson"`` accepts non-negative real targets,
-        such as rates ``counts / exposure`` fitted with ``sample_weight=exposure``.
-        ``"negative_binomial"`` (overdispersed counts) estimates its overdispersion from the
-        data (see
-        :class:`~skcoreset.families.NegativeBinomialFamily`). A
-        :class:`~skcoreset.families.Family` instance, e.g.
-        ``NegativeBinomialFamily(alpha=0.5)`` or ``PoissonFamily(link="softplus")``, sets
-        the likelihood with its own parameters.
-"""
-
-_FAMILY_PARAMS_DOC = """
-    link : {"log", "softplus"}, default="log"
-        Poisson rate ``exp(eta)`` or ``log(1 + exp(eta))`` (the coreset papers' choice).
-        Used only by the poisson model given by name.
-
-    noise_scale : float, default=1.0
-        Known observation noise standard deviation of the gaussian model given by name.
-"""
-
-_PRIOR_PARAMS_DOC = """
-    prior_scale : float, default=1.0
-        Standard deviation of the prior ``N(0, prior_scale^2 I)`` on the coefficients, as in
-        the estimators.
-
-    intercept_prior_scale : float, default=10.0
-        Standard deviation of the Gaussian prior on the intercept, as in the estimators.
-
-    fit_intercept : bool, default=True
-        Whether the model has an intercept (not part of X).
-
-    random_state : int, RandomState instance or None, default=None
-        Seed of the constructor's random choices, for reproducible coresets.
-
-    verbose : int, default=0
-        Print progress when positive.
-"""
-
-COMMON_PARAMS_DOC = _MODEL_DOC + _FAMILY_PARAMS_DOC + _PRIOR_PARAMS_DOC
-# the sampling constructors take no family parameters (a Family instance as model has them)
-SAMPLING_PARAMS_DOC = _MODEL_DOC + _PRIOR_PARAMS_DOC
-
-COMMON_ATTRS_DOC = """
-    sample_indices_ : ndarray of shape (n_coreset,)
-        Rows of the training data in the coreset, sorted (``n_coreset <= M``).
-
-    sample_weight_ : ndarray of shape (n_coreset,)
-        Their positive weights.
-
-    model_ : str
-        The likelihood model used (``model`` with ``"auto"`` resolved; a Family's name).
-        In a :class:`skcoreset.pipeline.Pipeline`, ``"auto"`` is the final estimator's
-        model (see ``fit_coreset``).
-
-    kl_estimate_ : float
-        How far the coreset is from the posterior it stands in for, in nats:
-        ``KL(coreset Laplace || full Laplace)``, the KL divergence between the Laplace
-        approximations of the posterior given the coreset and given all rows, under the
-        model and prior the coreset was built for (``family_``, ``prior_scale_``). It costs
-        a Laplace fit of the coreset and one of all rows (a few passes over them; about
-        0.4 s at N = 1e6, d = 10), except for constructors that fit the full data's Laplace
-        approximation anyway (``QuasiNewtonCoreset``). ``fit`` warns
-        (:class:`~skcoreset.exceptions.CoresetAccuracyWarning`) when it exceeds 1 nat. It
-        measures the Gaussian part of the posterior only; its non-Gaussian part is not
-        seen. Not set by ``partial_fit`` (a stream's rows are not kept).
-
-    prior_scale_, intercept_prior_scale_ : float
-        The prior scales the coreset was built under: ``prior_scale`` and
-        ``intercept_prior_scale``, or the final estimator's in a Pipeline with
-        ``model="auto"``.
-
-    family_ : Family
-        The likelihood family used, with the parameters estimated from the data (e.g. the
-        negative binomial overdispersion ``family_.alpha``).
-
-    classes_ : ndarray of shape (2,)
-        The labels of a binary model, logistic or probit (``classes_[1]`` is the positive
-        class). Only set for the binary models.
-
-    n_features_in_ : int
-        Number of features seen during fit.
-
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string feature names.
-"""
-
-
-fill_sampling_doc = fill_doc(common_params=SAMPLING_PARAMS_DOC, common_attrs=COMMON_ATTRS_DOC)
 fill_sampling_doc(BaseCoreset)

@@ -13,7 +13,9 @@ from .._sklearn_compat import Interval, StrOptions
 from ..solvers import frank_wolfe, giga
 from .._docstrings import fill_doc
 from .._progress import Progress, format_seconds
-from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset, uniform_fallback
+from ._base import LikelihoodCoreset
+from ._checks import uniform_fallback
+from ._docs import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC
 from ._projection import project_loglik, relative_weights
 from .._typing import RandomStateLike
 

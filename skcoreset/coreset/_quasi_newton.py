@@ -35,7 +35,8 @@ from .._inference import PotentialEvaluator, log_posterior_of, potential_sums
 from .._docstrings import fill_doc
 from .._progress import Progress
 from .._sklearn_compat import Interval, StrOptions
-from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset
+from ._base import LikelihoodCoreset
+from ._docs import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC
 from ._calibration import DispersionSums, LaplaceKL, SecondOrderFit, dispersion_sums
 from ._candidates import draw_candidates
 from ._samplers import EnsembleSampler, LaplaceSampler

@@ -13,7 +13,9 @@ from .._backend import InMemoryRows, row_chunks, row_width
 from ..families import LogitLink
 from .._sklearn_compat import Interval
 from ._projection import relative_weights
-from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
+from ._base import BaseCoreset
+from ._checks import check_both_classes
+from ._docs import fill_sampling_doc
 from .._typing import RandomStateLike
 
 # R = a / sqrt(I) with a = 3 (Huggins, Campbell & Broderick 2016, §4 "Experimental setup")

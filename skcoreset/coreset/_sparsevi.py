@@ -29,7 +29,9 @@ from threadpoolctl import threadpool_limits
 from .._docstrings import fill_doc
 from .._progress import Progress, format_seconds
 from .._sklearn_compat import Interval, StrOptions
-from ._base import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC, LikelihoodCoreset, uniform_fallback
+from ._base import LikelihoodCoreset
+from ._checks import uniform_fallback
+from ._docs import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC
 from ._samplers import EnsembleSampler, LaplaceSampler
 from ._sparsevi_moments import _ExactGaussianMoments, _MonteCarloMoments
 from ._sparsevi_steps import _optimise_weights

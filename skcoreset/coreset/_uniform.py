@@ -1,7 +1,9 @@
 """Uniform subsampling: the baseline of every coreset paper."""
 
 from .._backend import InMemoryRows
-from ._base import BaseCoreset, check_both_classes, fill_sampling_doc
+from ._base import BaseCoreset
+from ._checks import check_both_classes
+from ._docs import fill_sampling_doc
 from .._typing import RandomStateLike
 
 

@@ -14,7 +14,7 @@ from .._inference import laplace, prior_precision
 from .._posterior import GaussianPosterior
 from .._validation import ACCEPT_SPARSE, check_sample_weight
 from ..coreset import UniformCoreset
-from ..coreset._base import is_training_data
+from ..coreset._checks import is_training_data
 from ._divergences import as_gaussian, mean_error_sd
 from .._typing import ArrayInput, FloatArray, MatrixLike, VectorLike
 

@@ -16,7 +16,7 @@ from .._numbers import is_number
 from .._posterior import SamplePosterior
 from .._typing import FloatArray, MatrixLike, RandomStateLike, VectorLike
 from .._validation import ACCEPT_SPARSE, check_sample_weight, combined_exposure
-from ..coreset._base import is_training_data
+from ..coreset._checks import is_training_data
 from ..exceptions import ImportanceSamplingWarning
 
 _PRIOR_PARAMS = ("prior_scale", "intercept_prior_scale", "fit_intercept")
