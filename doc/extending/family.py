@@ -14,7 +14,7 @@ from skcoreset._sklearn_compat import Interval
 from skcoreset._typing import FitMethod, RandomStateLike
 from skcoreset.families import Family, LogLink
 from skcoreset.families._base import check_real_targets
-from skcoreset.linear_model._base import COMMON_ATTRS_DOC
+from skcoreset.linear_model._docs import COMMON_ATTRS_DOC
 from skcoreset.linear_model._methods import Param, glm_estimator
 from skcoreset.linear_model._regression import _BaseRegression
 

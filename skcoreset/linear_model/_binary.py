@@ -16,7 +16,8 @@ from .._sklearn_compat import available_if
 from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._sklearn_compat import StrOptions
 from ..families import LINKS, Link, LogisticFamily, ProbitFamily, binary_family
-from ._base import COMMON_ATTRS_DOC, BaseBayesianGLM, uses_pass_glm
+from ._base import BaseBayesianGLM, uses_pass_glm
+from ._docs import COMMON_ATTRS_DOC
 from ._methods import Param, glm_estimator
 
 

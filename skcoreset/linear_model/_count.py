@@ -18,7 +18,8 @@ from .._sklearn_compat import Interval, StrOptions, _num_samples, available_if
 from .._typing import FitMethod, FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._validation import check_numeric_dtype, combined_exposure
 from ..families import NegativeBinomialFamily, PoissonFamily
-from ._base import COMMON_ATTRS_DOC, uses_pass_glm
+from ._base import uses_pass_glm
+from ._docs import COMMON_ATTRS_DOC
 from ._methods import Param, glm_estimator
 from ._regression import _BaseRegression
 

@@ -8,7 +8,7 @@ import pytest
 
 from skcoreset import BayesianNegativeBinomialRegression, BayesianPoissonRegression
 from skcoreset.families import GaussianFamily
-from skcoreset.linear_model._base import COMMON_ATTRS_DOC
+from skcoreset.linear_model._docs import COMMON_ATTRS_DOC
 from skcoreset.linear_model._methods import ESTIMATORS, estimator_params, glm_estimator
 from skcoreset.linear_model._regression import _BaseRegression
 
