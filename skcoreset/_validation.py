@@ -157,6 +157,41 @@ def check_exposure(exposure, n_samples):
     return exposure
 
 
+def check_trials(successes, n_trials, n_samples):
+    """Validate binomial targets ``successes`` out of ``n_trials``: float64 arrays of shape
+    ``(n_samples,)`` (a scalar ``n_trials`` is repeated) of whole numbers with
+    ``0 <= successes <= n_trials``. Fractional successes (proportions) are refused: whether
+    ``0.3`` with 10 trials means 3 successes or 0.3 of one is ambiguous, and the message says
+    how to pass them. Raises ``TypeError`` for booleans and non-numbers, ``ValueError``
+    otherwise, naming ``n_trials``."""
+    n_trials = _float_vector("n_trials", n_trials, n_samples)
+    if not np.all(np.isfinite(n_trials)) or np.any(n_trials < 0) or np.any(
+            n_trials != np.round(n_trials)):
+        raise ValueError("n_trials must hold non-negative whole numbers (the number of "
+                         "trials of each row), got NaN, infinite, negative or fractional "
+                         "values.")
+    if not np.any(n_trials > 0):
+        raise ValueError("n_trials is zero on every row; rows of no trials carry no "
+                         "information.")
+    successes = _float_vector("y", successes, n_samples)
+    if not np.all(np.isfinite(successes)) or np.any(successes < 0):
+        raise ValueError("With n_trials, y must be the number of successes of each row, "
+                         "whole numbers >= 0; y contains NaN, infinite or negative values.")
+    if np.any(successes != np.round(successes)):
+        raise ValueError(
+            "With n_trials, y must be the number of successes of each row (whole numbers); "
+            "y contains fractional values. For proportions pass y=proportion * n_trials "
+            "(rounded to whole numbers), or fit them as sample_weight=n_trials on 0/1 "
+            "rows.")
+    if np.any(successes > n_trials):
+        row = int(np.argmax(successes > n_trials))
+        raise ValueError(
+            f"y (successes) exceeds n_trials at {int(np.sum(successes > n_trials))} rows "
+            f"(first: row {row}, y={successes[row]:g} > n_trials={n_trials[row]:g}); "
+            "the successes of a row are at most its number of trials.")
+    return successes, n_trials
+
+
 def combined_exposure(exposure, offset, n_samples, link_name):
     """The multiplier of the mean of count targets from ``exposure`` and ``offset``, or
     None when neither is given.

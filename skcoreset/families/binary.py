@@ -3,6 +3,7 @@
 from typing import Any
 
 import numpy as np
+from scipy.special import gammaln
 from sklearn.utils import check_random_state, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -204,6 +205,49 @@ class BinaryFamily(Family):
         if len(classes) == 1:
             return np.full(len(y), 1.0 if classes[0] in (1, True) else -1.0)
         return _plus_minus(y == classes[1])
+
+    @staticmethod
+    def trials_as_rows(successes: FloatArray, n_trials: FloatArray,
+                       sample_weight: FloatArray) -> tuple[Any, FloatArray, FloatArray, float]:
+        """Binomial counts, ``k`` successes out of ``n`` trials per cell, as weighted ±1 rows.
+
+        A cell's binomial log-likelihood
+        ``k log F(eta) + (n - k) log(1 - F(eta)) + log C(n, k)`` is, up to the constant, the
+        Bernoulli log-likelihood of a +1 row of weight ``k`` plus that of a -1 row of weight
+        ``n - k`` at the same ``x``: so the two rows, weights times ``sample_weight``, give
+        the cells' posterior for every link and method. A cell with ``k = 0`` or ``k = n``
+        needs one row only (cells with no trials none), so there are at most two rows per
+        cell whatever the number of trials.
+
+        Parameters
+        ----------
+        successes : ndarray of shape (n,)
+            Whole numbers ``k`` with ``0 <= k <= n_trials``.
+        n_trials : ndarray of shape (n,)
+            Non-negative whole numbers of trials.
+        sample_weight : ndarray of shape (n,)
+
+        Returns
+        -------
+        rows : ndarray of int
+            The cell of each row (index into the cells, successes' rows first).
+        y_encoded : ndarray
+            +1 for a row of successes, -1 for one of failures.
+        weights : ndarray
+            ``sample_weight * k`` and ``sample_weight * (n - k)``.
+        log_constant : float
+            ``sum_n w_n log C(n_n, k_n)``: the counts' log-likelihood minus the rows' one.
+        """
+        failures = n_trials - successes
+        hits = np.flatnonzero(successes > 0)
+        misses = np.flatnonzero(failures > 0)
+        rows = np.concatenate([hits, misses])
+        y_encoded = np.concatenate([np.ones(len(hits)), -np.ones(len(misses))])
+        weights = np.concatenate([sample_weight[hits] * successes[hits],
+                                  sample_weight[misses] * failures[misses]])
+        log_choose = (gammaln(n_trials + 1.0) - gammaln(successes + 1.0)
+                      - gammaln(failures + 1.0))
+        return rows, y_encoded, weights, float(sample_weight @ log_choose)
 
     # --- the likelihood: log F(eta) for y = +1, log(1 - F(eta)) for y = -1 ---------------
     def _terms(self, y, eta, which):

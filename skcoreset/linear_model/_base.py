@@ -165,7 +165,7 @@ class BaseBayesianGLM(BaseEstimator):
         self._set_coef(coef, float(intercept))
         return self
 
-    def _fit(self, X, y, sample_weight, exposure=None, offset=None):
+    def _fit(self, X, y, sample_weight, exposure=None, offset=None, n_trials=None):
         """Validate, fit the posterior and set the fitted attributes common to both models.
 
         ``exposure`` and ``offset`` (count models) combine into the multiplier of the mean
@@ -173,9 +173,18 @@ class BaseBayesianGLM(BaseEstimator):
         over an exposure as rates weighted by it (:meth:`PoissonFamily.exposure_as_weight`,
         exact for every method) they become those; otherwise (the negative binomial model)
         an offset ``log(exposure)`` in the linear predictor.
+
+        ``n_trials`` (binary models) makes y the successes out of that many trials per row;
+        the rows become weighted rows of each class (:meth:`_trials_as_rows`).
         """
         if exposure is not None or offset is not None:
             _check_exposure_input(X)
+        if n_trials is not None and (carries_weights(X) or is_dask_collection(X)):
+            raise ValueError(
+                "n_trials is fitted on rows in memory given as X, y: it cannot be combined "
+                "with a coreset's weighted subset (whose rows are not the rows n_trials was "
+                "given for) or with dask arrays (compute them first; a table of cells is "
+                "small).")
         X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
         if is_dask_collection(X):
             return self._fit_dask(X, y, sample_weight, self._exposure_of(X, exposure, offset))
@@ -187,13 +196,18 @@ class BaseBayesianGLM(BaseEstimator):
                                  ensure_all_finite=not finds_non_finite,
                                  accept_sparse=ACCEPT_SPARSE)
         self._column_names = None
-        y_encoded = self._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        exposure = self._exposure_of(X, exposure, offset)
-        keep_rows(self, X, y_encoded, sample_weight, exposure)
         self._fit_info = _rows_info(X.shape[0], sample_weight.sum(),
                                     not np.all(sample_weight == 1.0))
         log_constant = 0.0
+        if n_trials is None:
+            y_encoded = self._encode_target(y)
+        else:
+            X, y_encoded, sample_weight, log_constant = self._trials_as_rows(
+                X, y, n_trials, sample_weight)
+        exposure = self._exposure_of(X, exposure, offset)
+        # a table's weighted rows are not its cells: nothing kept for to_arviz and loo
+        keep_rows(self, X if n_trials is None else None, y_encoded, sample_weight, exposure)
         options = {}
         if exposure is not None and hasattr(self._family(), "exposure_as_weight"):
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
@@ -212,7 +226,16 @@ class BaseBayesianGLM(BaseEstimator):
             tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
             **self._method_options(spec), **options)
         self._finish_fit(result, log_constant, exposure is not None)
-        return set_fit_statistics(self, training_rows, log_constant)
+        set_fit_statistics(self, training_rows, log_constant)
+        if n_trials is not None:  # the deviance from the cells' saturated binomial model
+            self.deviance_ += 2.0 * self._trials_saturated
+        return self
+
+    def _trials_as_rows(self, X, y, n_trials, sample_weight):
+        """``(X, y_encoded, sample_weight, log_constant)`` of successes y out of
+        ``n_trials`` (binary models only); sets ``_trials_saturated``, the log-likelihood
+        of the saturated model of the cells less ``log_constant``."""
+        raise TypeError(f"{type(self).__name__}.fit takes no n_trials.")
 
     def _finish_fit(self, result, log_constant, on_exposure):
         """The fitted attributes of a fit of rows in memory or on dask: the evidence of the

@@ -4,6 +4,7 @@ from typing import Literal, Self
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.special import xlogy
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -15,7 +16,9 @@ from .._posterior import SamplePosterior
 from .._sklearn_compat import available_if
 from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._sklearn_compat import StrOptions
-from ..families import LINKS, Link, LogisticFamily, ProbitFamily, binary_family
+from .._validation import check_trials
+from ..families import (LINKS, BinaryFamily, Link, LogisticFamily, ProbitFamily,
+                        binary_family)
 from ._base import BaseBayesianGLM, uses_pass_glm
 from ._docs import COMMON_ATTRS_DOC
 from ._methods import Param, glm_estimator
@@ -66,8 +69,28 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         self.coef_ = coef.reshape(1, -1)
         self.intercept_ = np.array([intercept])
 
+    def _trials_as_rows(self, X, y, n_trials, sample_weight):
+        """Successes y out of ``n_trials`` per row as weighted rows of each class
+        (:meth:`BinaryFamily.trials_as_rows <skcoreset.families.BinaryFamily.trials_as_rows>`):
+        ``classes_`` is ``[0, 1]``, 1 the success."""
+        successes, n_trials = check_trials(y, n_trials, X.shape[0])
+        rows, y_encoded, weights, log_constant = BinaryFamily.trials_as_rows(
+            successes, n_trials, sample_weight)
+        if not (np.any(y_encoded > 0) and np.any(y_encoded < 0)):
+            raise ValueError(
+                "With n_trials, y holds no {} on any row; the {} model needs both successes "
+                "and failures.".format("successes" if np.all(y_encoded < 0) else "failures",
+                                       self._family().name))
+        self.classes_ = np.array([0, 1])
+        cells = n_trials > 0
+        k, n = successes[cells], n_trials[cells]
+        self._trials_saturated = float(sample_weight[cells] @ (
+            xlogy(k, k / n) + xlogy(n - k, (n - k) / n)))
+        return X[rows], y_encoded, weights, log_constant
+
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None) -> Self:
+    def fit(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
+            n_trials: VectorLike | None = None) -> Self:
         """Fit the posterior.
 
         Parameters
@@ -75,17 +98,29 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         X : array-like of shape (n_samples, n_features)
             Training data.
         y : array-like of shape (n_samples,)
-            Binary target labels (any two distinct values).
+            Binary target labels (any two distinct values); with ``n_trials``, the number of
+            successes of each row, whole numbers from 0 to ``n_trials``.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative multipliers of each point's log-likelihood; a weight of 2 counts the
             row twice. Not normalised.
+        n_trials : int or array-like of shape (n_samples,), default=None
+            Binomial data: each row is a cell of ``n_trials`` trials of which ``y`` succeeded,
+            with log-likelihood ``y log F(eta) + (n_trials - y) log(1 - F(eta))`` (plus the
+            constant ``log C(n_trials, y)``), the fit of statsmodels' ``GLM`` with a
+            ``Binomial`` family and the endog ``[y, n_trials - y]``, and the same posterior
+            as the 0/1 rows expanded from the cells. The cells are fitted as at most two
+            weighted rows each, whatever the number of trials. ``classes_`` is then
+            ``[0, 1]`` and :meth:`predict_proba` gives the probability of success of one
+            trial. Proportions are refused (pass ``y=proportion * n_trials``). Not
+            supported for dask arrays or a coreset's weighted subset. Routed by metadata
+            routing with ``set_fit_request(n_trials=True)``.
 
         Returns
         -------
         self : object
             Fitted estimator.
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, n_trials=n_trials)
 
     @available_if(uses_pass_glm)
     @fit_context(prefer_skip_nested_validation=True)

@@ -1,0 +1,130 @@
+"""Binomial counts with trials (``fit(X, successes, n_trials=...)``) checked against
+statsmodels' GLM with a two-column Binomial endog and against the expanded 0/1 rows."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import statsmodels.api as sm
+from scipy import stats
+from scipy.special import gammaln
+
+from skcoreset import BayesianBinaryRegression, BayesianLogisticRegression
+from skcoreset.families import BinaryFamily
+
+INVERSE = {"logit": lambda eta: 1.0 / (1.0 + np.exp(-eta)), "probit": stats.norm.cdf,
+           "cloglog": lambda eta: -np.expm1(-np.exp(eta))}
+SM_LINK = {"logit": sm.families.links.Logit, "probit": sm.families.links.Probit,
+           "cloglog": sm.families.links.CLogLog}
+
+
+def _cells(link, n_cells=200, max_trials=30, seed=0, min_trials=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_cells, 3))
+    n = rng.integers(min_trials, max_trials, n_cells)
+    k = rng.binomial(n, INVERSE[link](0.3 + X @ [0.5, -0.4, 0.2]))
+    return X, k, n
+
+
+def _weak(link, **params):
+    return BayesianBinaryRegression(link=link, prior_scale=1e4, intercept_prior_scale=1e4,
+                                    **params)
+
+
+@pytest.mark.parametrize("link", ["logit", "probit", "cloglog"])
+def test_laplace_equals_statsmodels_binomial(link):
+    X, k, n = _cells(link)
+    # Newton's method: standard errors from the observed information, as the Laplace fit's
+    # (IRLS's expected information differs for the probit and cloglog links)
+    ref = sm.GLM(np.c_[k, n - k], sm.add_constant(X),
+                 family=sm.families.Binomial(link=SM_LINK[link]())).fit(
+        method="newton", tol=1e-12, maxiter=100)
+    est = _weak(link).fit(X, k, n_trials=n)
+    coef = np.r_[est.intercept_, est.coef_.ravel()]
+    sd = np.sqrt(np.diag(est.posterior_.cov))[[3, 0, 1, 2]]
+    np.testing.assert_allclose(coef, ref.params, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(sd, ref.bse, rtol=1e-4)
+    np.testing.assert_array_equal(est.classes_, [0, 1])
+    # the cells' statistics, as statsmodels gives them
+    assert est.loglik_ == pytest.approx(ref.llf, rel=1e-8)
+    assert est.deviance_ == pytest.approx(ref.deviance, rel=1e-6)
+    assert est.aic_ == pytest.approx(ref.aic, rel=1e-8)
+
+
+@pytest.mark.parametrize("link", ["logit", "cloglog"])
+def test_laplace_equals_expanded_rows(link):
+    X, k, n = _cells(link, n_cells=60, max_trials=8, min_trials=0)
+    cells = np.repeat(np.arange(len(n)), n)
+    y01 = np.concatenate([np.r_[np.ones(s), np.zeros(t - s)] for s, t in zip(k, n)])
+    expanded = BayesianBinaryRegression(link=link).fit(X[cells], y01)
+    grouped = BayesianBinaryRegression(link=link).fit(X, k, n_trials=n)
+    np.testing.assert_allclose(grouped.posterior_.mean, expanded.posterior_.mean, atol=1e-8)
+    np.testing.assert_allclose(grouped.posterior_.cov, expanded.posterior_.cov, atol=1e-10)
+    # the evidence of the counts adds log C(n, k) to that of the ordered 0/1 rows
+    choose = np.sum(gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0))
+    assert grouped.log_evidence_ == pytest.approx(expanded.log_evidence_ + choose, rel=1e-9)
+    np.testing.assert_allclose(grouped.predict_proba(X), expanded.predict_proba(X),
+                               atol=1e-8)
+
+
+def test_sparse_and_scalar_trials_and_weights():
+    X, k, n = _cells("logit", n_cells=80, max_trials=5)
+    n = np.full(len(k), 5)
+    dense = BayesianLogisticRegression().fit(X, k, n_trials=n, sample_weight=2.0)
+    scalar = BayesianLogisticRegression().fit(sp.csr_matrix(X), k, n_trials=5,
+                                              sample_weight=np.full(len(k), 2.0))
+    np.testing.assert_allclose(scalar.posterior_.mean, dense.posterior_.mean, atol=1e-10)
+    doubled = BayesianLogisticRegression().fit(X, 2 * k, n_trials=2 * n)
+    np.testing.assert_allclose(doubled.posterior_.mean, dense.posterior_.mean, atol=1e-10)
+
+
+@pytest.mark.parametrize("method", ["kl_proximal", "pass_glm"])
+def test_other_methods_equal_their_fit_of_the_weighted_rows(method):
+    X, k, n = _cells("logit", n_cells=100)
+    hits, misses = k > 0, n - k > 0
+    rows = np.r_[X[hits], X[misses]]
+    y = np.r_[np.ones(hits.sum()), np.zeros(misses.sum())]
+    w = np.r_[k[hits], (n - k)[misses]].astype(float)
+    ref = BayesianLogisticRegression(method=method, random_state=0)
+    ref.fit(rows, y, sample_weight=w)
+    est = BayesianLogisticRegression(method=method, random_state=0).fit(X, k, n_trials=n)
+    np.testing.assert_allclose(est.posterior_.mean, ref.posterior_.mean, atol=1e-8)
+
+
+def test_mcmc_agrees_with_laplace_within_monte_carlo_error():
+    X, k, n = _cells("probit", n_cells=150, max_trials=40)
+    laplace = _weak("probit").fit(X, k, n_trials=n)
+    mcmc = _weak("probit", method="mcmc", n_draws=1000, n_chains=2,
+                 random_state=0).fit(X, k, n_trials=n)
+    sd = np.sqrt(np.diag(laplace.posterior_.cov))
+    # many trials: the posterior is close to Gaussian; the draws' mean within 5 MC errors
+    # (effective sample size at least ~200 here)
+    assert np.all(np.abs(mcmc.posterior_.mean - laplace.posterior_.mean) < 5 * sd / np.sqrt(200))
+    np.testing.assert_allclose(np.sqrt(np.diag(mcmc.posterior_.cov)), sd, rtol=0.2)
+
+
+def test_trials_as_rows_keeps_at_most_two_rows_per_cell():
+    k, n = np.array([0.0, 3.0, 5.0, 0.0]), np.array([4.0, 5.0, 5.0, 0.0])
+    rows, y, w, const = BinaryFamily.trials_as_rows(k, n, np.ones(4))
+    assert sorted(zip(rows, y, w)) == [(0, -1.0, 4.0), (1, -1.0, 2.0), (1, 1.0, 3.0),
+                                       (2, 1.0, 5.0)]
+    assert const == pytest.approx(np.log(10.0))
+
+
+@pytest.mark.parametrize("y, n_trials, message", [
+    ([1, 2, 3], [2, 2, 2], "exceeds n_trials"),
+    ([0.5, 0.2, 0.1], [2, 2, 2], "fractional"),
+    ([1, 0, 1], [2, -1, 2], "n_trials must hold non-negative whole"),
+    ([1, 0, 1], [2, 1.5, 2], "n_trials must hold non-negative whole"),
+    ([1, 0, 1], [0, 0, 0], "n_trials is zero"),
+    ([1, 0, 1], [2, 2], "n_trials must be 1-D"),
+    ([0, 0, 0], [2, 2, 2], "no successes"),
+    ([2, 2, 2], [2, 2, 2], "no failures"),
+])
+def test_invalid_trials_are_refused_and_leave_the_estimator(y, n_trials, message):
+    X = np.arange(6.0).reshape(3, 2)
+    est = BayesianLogisticRegression()
+    with pytest.raises(ValueError, match=message):
+        est.fit(X, y, n_trials=n_trials)
+    assert not hasattr(est, "coef_")
+    with pytest.raises(TypeError, match="n_trials"):
+        est.fit(X, [1, 0, 1], n_trials=True)
