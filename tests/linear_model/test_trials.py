@@ -128,3 +128,24 @@ def test_invalid_trials_are_refused_and_leave_the_estimator(y, n_trials, message
     assert not hasattr(est, "coef_")
     with pytest.raises(TypeError, match="n_trials"):
         est.fit(X, [1, 0, 1], n_trials=True)
+
+
+def _gaussian_kl(m0, S0, m1, S1):
+    """KL(N(m0, S0) || N(m1, S1)) in nats, closed form."""
+    inv1 = np.linalg.inv(S1)
+    d = m1 - m0
+    return 0.5 * (np.trace(inv1 @ S0) + d @ inv1 @ d - len(m0)
+                  + np.linalg.slogdet(S1)[1] - np.linalg.slogdet(S0)[1])
+
+
+def test_coreset_of_the_cells_weighted_rows_matches_the_cells_fit():
+    from skcoreset import QuasiNewtonCoreset
+    from skcoreset.pipeline import Pipeline
+    X, k, n = _cells("logit", n_cells=3000, max_trials=200, seed=1)
+    cells = BayesianLogisticRegression().fit(X, k, n_trials=n)
+    rows, labels, weights, _ = BinaryFamily.trials_as_rows(k, n, np.ones(len(n)))
+    pipe = Pipeline([("coreset", QuasiNewtonCoreset(M=300, random_state=0)),
+                     ("clf", BayesianLogisticRegression())])
+    pipe.fit(X[rows], labels, coreset__sample_weight=weights)
+    post, full = pipe[-1].posterior_, cells.posterior_
+    assert _gaussian_kl(post.mean, post.cov, full.mean, full.cov) < 0.05
