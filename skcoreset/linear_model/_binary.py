@@ -50,7 +50,8 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         y_encoded, self.classes_ = self._family().fit_target(y, classes, hint=(
             " For multi-class problems use "
             f"skcoreset.multiclass.BayesianOneVsRestClassifier({type(self).__name__}()), "
-            "which keeps predict_proba(X, return_std=True)."))
+            "which keeps predict_proba(X, return_std=True). For successes out of a number "
+            "of trials per row, pass fit(X, y, n_trials=...)."))
         return y_encoded
 
     def _encode_more(self, y):

@@ -149,3 +149,13 @@ def test_coreset_of_the_cells_weighted_rows_matches_the_cells_fit():
     pipe.fit(X[rows], labels, coreset__sample_weight=weights)
     post, full = pipe[-1].posterior_, cells.posterior_
     assert _gaussian_kl(post.mean, post.cov, full.mean, full.cov) < 0.05
+
+
+def test_counts_without_n_trials_and_dask_are_refused_naming_n_trials():
+    X, k, n = _cells("logit", n_cells=50)
+    with pytest.raises(ValueError, match="n_trials="):
+        BayesianLogisticRegression().fit(X, k)
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(ValueError, match="n_trials is fitted on rows in memory"):
+        BayesianLogisticRegression().fit(da.from_array(X, chunks=25),
+                                         da.from_array(k, chunks=25), n_trials=n)
