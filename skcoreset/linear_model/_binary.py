@@ -13,10 +13,10 @@ from .._backend import is_dask_collection
 from .._dask_predict import accuracy, predict_lazily
 from .._docstrings import documents_score
 from .._posterior import SamplePosterior
-from .._sklearn_compat import available_if
+from .._sklearn_compat import _num_samples, available_if
 from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._sklearn_compat import StrOptions
-from .._validation import check_trials
+from .._validation import check_sample_weight, check_trials
 from ..families import (LINKS, BinaryFamily, Link, LogisticFamily, ProbitFamily,
                         binary_family)
 from ._base import BaseBayesianGLM, uses_pass_glm
@@ -263,7 +263,8 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         return self.classes_[(self._linear_predictor(X) > 0).astype(int)]
 
     def score(self, X: MatrixLike, y: VectorLike,
-              sample_weight: VectorLike | None = None) -> float:
+              sample_weight: VectorLike | None = None,
+              n_trials: VectorLike | None = None) -> float:
         """Mean accuracy of :meth:`predict` on X against y (weighted by ``sample_weight``).
 
         Parameters
@@ -271,15 +272,30 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         X : array-like or dask array of shape (n_samples, n_features)
             Test data.
         y : array-like or dask array of shape (n_samples,)
-            True labels.
+            True labels; with ``n_trials``, the successes of each row.
         sample_weight : array-like or dask array of shape (n_samples,), default=None
             Weights of the rows in the accuracy.
+        n_trials : int or array-like of shape (n_samples,), default=None
+            Binomial data (as in :meth:`fit`, rows in memory): the accuracy per trial, the
+            share of the trials (weighted by ``sample_weight``) whose outcome :meth:`predict`
+            gives, the same as on the expanded 0/1 rows.
 
         Returns
         -------
         score : float
             For dask arrays, computed by a pass over their blocks where they live.
         """
+        if n_trials is not None:
+            if is_dask_collection(X):
+                raise ValueError("score with n_trials takes rows in memory; compute the "
+                                 "dask arrays first.")
+            check_is_fitted(self)
+            n_rows = _num_samples(X)
+            successes, n_trials = check_trials(y, n_trials, n_rows)
+            weights = check_sample_weight(sample_weight, n_rows)
+            predicted = self.predict(X) == self.classes_[1]
+            right = np.where(predicted, successes, n_trials - successes)
+            return float(weights @ right / (weights @ n_trials))
         if is_dask_collection(X):
             return accuracy(self, X, y, sample_weight)
         return super().score(X, y, sample_weight=sample_weight)

@@ -159,3 +159,16 @@ def test_counts_without_n_trials_and_dask_are_refused_naming_n_trials():
     with pytest.raises(ValueError, match="n_trials is fitted on rows in memory"):
         BayesianLogisticRegression().fit(da.from_array(X, chunks=25),
                                          da.from_array(k, chunks=25), n_trials=n)
+
+
+def test_score_with_trials_is_the_accuracy_of_the_expanded_rows():
+    X, k, n = _cells("logit", n_cells=60, max_trials=8, min_trials=0)
+    est = BayesianLogisticRegression().fit(X, k, n_trials=n)
+    cells = np.repeat(np.arange(len(n)), n)
+    y01 = np.concatenate([np.r_[np.ones(s), np.zeros(t - s)] for s, t in zip(k, n)])
+    w = np.linspace(0.5, 2.0, len(n))
+    assert est.score(X, k, n_trials=n) == pytest.approx(est.score(X[cells], y01), rel=1e-12)
+    assert est.score(X, k, sample_weight=w, n_trials=n) == pytest.approx(
+        est.score(X[cells], y01, sample_weight=w[cells]), rel=1e-12)
+    with pytest.raises(ValueError, match="exceeds n_trials"):
+        est.score(X, n + 1, n_trials=n)
