@@ -1,15 +1,19 @@
 """The binary classifiers: two class labels, probabilities integrated over the posterior."""
 
+from numbers import Integral
 from typing import Literal, Self
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import xlogy
 from sklearn.base import ClassifierMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._atomic import fit_context
 from .._backend import is_dask_collection
+from .._design import linear_predictor
+from .._numbers import is_number
 from .._dask_predict import accuracy, predict_lazily
 from .._docstrings import documents_score
 from .._posterior import SamplePosterior
@@ -150,6 +154,48 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
             The estimator with the posterior of all chunks seen so far.
         """
         return self._partial_fit(X, y, sample_weight, classes=classes)
+
+    def sample_y(self, X: MatrixLike, n_draws: int = 1000,
+                 random_state: RandomStateLike = None,
+                 n_trials: VectorLike | None = None) -> Prediction:
+        """Draw targets from the posterior predictive distribution at each row of X.
+
+        Each draw takes parameters ``theta`` from ``posterior_`` and then a target at every
+        row from the likelihood given ``theta``, so the draws include both the posterior
+        uncertainty and the noise of y.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to draw targets for.
+        n_draws : int, default=1000
+            Number of draws.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the parameter and target draws.
+        n_trials : int or array-like of shape (n_samples,), default=None
+            Binomial data (rows in memory): draw the number of successes out of
+            ``n_trials`` at each row, ``Binomial(n_trials, F(eta))`` for each parameter
+            draw, instead of one class label.
+
+        Returns
+        -------
+        y_draws : ndarray of shape (n_draws, n_samples)
+            One row per draw: class labels from ``classes_``, or with ``n_trials`` counts of
+            successes. For a dask X (without ``n_trials``), a lazy dask array.
+        """
+        if n_trials is None:
+            return super().sample_y(X, n_draws, random_state)
+        if is_dask_collection(X):
+            raise ValueError("sample_y with n_trials takes rows in memory; compute the dask "
+                             "arrays first.")
+        X = self._check_predict_input(X)
+        if not is_number(n_draws, Integral) or n_draws < 1:
+            raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
+        trials = check_trials(np.zeros(X.shape[0]), n_trials, X.shape[0])[1]
+        rng = check_random_state(random_state)
+        theta = self.posterior_.sample(n_draws, random_state=rng)
+        p = self.family_.link.inverse(linear_predictor(X, theta, self.fit_intercept)).T
+        return rng.binomial(trials.astype(np.int64), p).astype(np.float64)
 
     def decision_function(self, X: MatrixLike) -> Prediction:
         """Confidence score of ``classes_[1]``: positive exactly where :meth:`predict` chooses

@@ -172,3 +172,17 @@ def test_score_with_trials_is_the_accuracy_of_the_expanded_rows():
         est.score(X[cells], y01, sample_weight=w[cells]), rel=1e-12)
     with pytest.raises(ValueError, match="exceeds n_trials"):
         est.score(X, n + 1, n_trials=n)
+
+
+def test_sample_y_with_trials_draws_binomial_counts():
+    X, k, n = _cells("probit", n_cells=40, max_trials=50)
+    est = BayesianBinaryRegression(link="probit").fit(X, k, n_trials=n)
+    draws = est.sample_y(X[:5], n_draws=4000, random_state=0, n_trials=n[:5])
+    assert draws.shape == (4000, 5)
+    assert np.all((draws >= 0) & (draws <= n[:5]) & (draws == np.round(draws)))
+    # E[k] = n E[F(eta)] = n * predict_proba, within 5 Monte Carlo errors
+    p = est.predict_proba(X[:5])[:, 1]
+    error = draws.std(axis=0) / np.sqrt(4000)
+    assert np.all(np.abs(draws.mean(axis=0) - n[:5] * p) < 5 * error)
+    labels = est.sample_y(X[:5], n_draws=10, random_state=0)
+    assert set(np.unique(labels)) <= {0, 1}
