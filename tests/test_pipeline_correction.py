@@ -1,11 +1,14 @@
 """The exact correction of a pipeline's posterior (Pipeline(exact_correction=True))."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.special import log_expit
 from sklearn.base import clone
 
-from skcoreset import BayesianLogisticRegression, UniformCoreset
+from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
+                       UniformCoreset)
 from skcoreset.datasets import make_logistic_regression
 from skcoreset.exceptions import CoresetAccuracyWarning, ImportanceSamplingWarning
 from skcoreset.pipeline import Pipeline
@@ -119,3 +122,28 @@ def test_gaussian_method_is_corrected(data, grid_moments):
                     exact_correction=True).fit(X, y)
     assert pipe.exact_corrected_
     assert np.max(np.abs(pipe[-1].posterior_.mean - mean) / sd) < 0.1
+
+
+def test_negative_binomial_resamples_alpha_with_theta():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2))
+    mu = np.exp(0.5 + X @ [0.4, -0.3])
+    y = rng.negative_binomial(2.0, 2.0 / (2.0 + mu))
+
+    def route(correction):
+        return Pipeline([("coreset", UniformCoreset(M=200, random_state=0)),
+                         ("reg", BayesianNegativeBinomialRegression(method="mcmc", n_draws=1000,
+                                                                    random_state=0))],
+                        exact_correction=correction)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CoresetAccuracyWarning)
+        corrected, raw = route(True).fit(X, y), route(False).fit(X, y)
+    assert corrected.exact_corrected_
+    reg, raw_reg = corrected[-1], raw[-1]
+    # each corrected draw is one joint draw (theta, alpha) of the uncorrected run
+    joint = np.column_stack([reg.posterior_samples_, reg.alpha_samples_])
+    raw_joint = np.column_stack([raw_reg.posterior_samples_, raw_reg.alpha_samples_])
+    same = np.isclose(joint[:, None, :], raw_joint[None], rtol=1e-12, atol=0)
+    assert np.all(same.all(axis=2).any(axis=1))
+    assert reg.alpha_ == pytest.approx(np.mean(reg.alpha_samples_))
+    assert reg.family_.alpha == pytest.approx(reg.alpha_)
