@@ -9,10 +9,12 @@ coreset steps are skipped, so predictions are made for every row.
 
 import inspect
 import time
+import warnings
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any, Self
 
+import numpy as np
 from sklearn import get_config
 from sklearn import pipeline as sk_pipeline
 from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, MethodMapping,
@@ -21,9 +23,13 @@ from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, Met
 from ._atomic import atomic
 from ._sklearn_compat import available_if
 from .linear_model._results import copied_rows, read_copied_rows
+from .exceptions import ImportanceSamplingWarning
+from .metrics._exact import MAX_PARETO_K, exact_correction
 from ._typing import MatrixLike, Prediction, VectorLike
 
 __all__ = ["Pipeline", "make_pipeline"]
+
+_CORRECTION_ATTRIBUTES = ("pareto_k_", "importance_ess_", "kl_before_", "exact_corrected_")
 
 
 def _final_has(method):
@@ -86,11 +92,38 @@ class Pipeline(sk_pipeline.Pipeline):
         changes the rows every later step sees.
     verbose : bool, default=False
         Print the time each step takes to fit.
+    exact_correction : bool, default=False
+        End the fit by correcting the final estimator's posterior to the exact posterior of
+        every row ``fit`` was given (a skcoreset Bayesian GLM after at most one coreset
+        step): its draws (all of ``method="mcmc"``'s, with a sampled ``log alpha`` of the
+        negative binomial model; 2,000 draws of a Gaussian posterior) are weighted by the
+        exact posterior's density over theirs, one pass over all rows in chunks, the
+        weights Pareto-smoothed (Vehtari et al., 2024) and the draws resampled by them
+        (systematic resampling), so the final estimator's ``posterior_`` becomes draws of
+        the exact posterior, which ``predict``, ``predict_proba``, ``summary``,
+        ``credible_interval``, ``sample_y`` and ``to_arviz`` use. When the weights' Pareto
+        ``k-hat`` exceeds 0.7 the draws cannot stand for the exact posterior: the
+        uncorrected posterior is kept and an
+        :class:`~skcoreset.exceptions.ImportanceSamplingWarning` says so. The pass costs
+        about as many linear predictors as rows times draws (see
+        :func:`~skcoreset.metrics.exact_kl`, which measures with the same weights).
 
     Attributes
     ----------
     named_steps : :class:`~sklearn.utils.Bunch`
         Steps by name (as in scikit-learn's Pipeline).
+    pareto_k_ : float
+        With ``exact_correction=True``: the Pareto shape ``k-hat`` of the importance
+        weights (reliable at most 0.7; ``-inf`` when all are equal).
+    importance_ess_ : float
+        With ``exact_correction=True``: the effective sample size of the smoothed weights,
+        how many independent draws of the exact posterior the corrected draws are worth.
+    kl_before_ : float
+        With ``exact_correction=True``: ``KL(uncorrected posterior || exact posterior)`` in
+        nats, estimated from the same weights (as :func:`~skcoreset.metrics.exact_kl`).
+    exact_corrected_ : bool
+        With ``exact_correction=True``: whether the correction was applied (``pareto_k_ <=
+        0.7``).
 
     See Also
     --------
@@ -121,6 +154,13 @@ class Pipeline(sk_pipeline.Pipeline):
     """
 
     steps: list[tuple[str, Any]]
+
+    def __init__(self, steps: list[tuple[str, Any]], *, transform_input: None = None,
+                 memory: None = None, verbose: bool = False,
+                 exact_correction: bool = False) -> None:
+        super().__init__(steps, transform_input=transform_input, memory=memory,
+                         verbose=verbose)
+        self.exact_correction = exact_correction
 
     def _split_params(self, params):
         """``{"step__param": v}`` -> ``{step: {param: v}}``."""
@@ -154,6 +194,9 @@ class Pipeline(sk_pipeline.Pipeline):
                              "a coreset step changes the rows every later step sees.")
         if getattr(self, "transform_input", None) is not None:
             raise ValueError("skcoreset.pipeline.Pipeline does not support transform_input.")
+        if not isinstance(self.exact_correction, (bool, np.bool_)):
+            raise ValueError("exact_correction must be True or False, got "
+                             f"{self.exact_correction!r}.")
 
     @staticmethod
     def _fit_step(step, X, y, weights, params, last, final=None):
@@ -219,6 +262,7 @@ class Pipeline(sk_pipeline.Pipeline):
         # the rows of to_arviz and loo: copies, as the caller's arrays may change; only
         # without metadata (an exposure or offset describes the rows too)
         kept = None if params else copied_rows(X, y)
+        X_input, y_input = X, y
         weights = None
         for index, (name, step) in enumerate(self.steps):
             if step is None or step == "passthrough":
@@ -231,7 +275,47 @@ class Pipeline(sk_pipeline.Pipeline):
                 print(f"[Pipeline] ({index + 1} of {len(self.steps)}) fitting {name}, "
                       f"total={time.perf_counter() - start:.1f}s")
         self._kept_rows = kept
+        for name in _CORRECTION_ATTRIBUTES:
+            if name in vars(self):
+                delattr(self, name)
+        if self.exact_correction:
+            self._correct(X_input, y_input, step_params)
         return self
+
+    def _correct(self, X, y, step_params):
+        """Weight the final estimator's posterior to the exact posterior of all rows."""
+        start = time.perf_counter()
+        active = [(name, step) for name, step in self.steps
+                  if step is not None and step != "passthrough"]
+        # the rows' weights, exposure and offset: the coreset step's, else the final's
+        source = next((name for name, step in active if _is_coreset(step)), active[-1][0])
+        params = step_params[source]
+        final = active[-1][1]
+        seed = (final.get_params(deep=False).get("random_state")
+                if hasattr(final, "get_params") else None)
+        correction = exact_correction(self, X, y, params.get("sample_weight"),
+                                      exposure=params.get("exposure"),
+                                      offset=params.get("offset"), random_state=seed)
+        self.pareto_k_ = correction.pareto_k
+        self.importance_ess_ = correction.ess
+        self.kl_before_ = correction.kl
+        self.exact_corrected_ = bool(correction.pareto_k <= MAX_PARETO_K)
+        if self.exact_corrected_:
+            final._use_draws(correction.draws)
+        else:
+            warnings.warn(
+                f"The exact correction was not applied: the importance weights from the "
+                f"final estimator's posterior to the exact posterior of all rows have Pareto "
+                f"k-hat {correction.pareto_k:.2f} > {MAX_PARETO_K} (effective sample size "
+                f"{correction.ess:.0f} of {len(correction.draws)} draws; the posterior is "
+                f"about {correction.kl:.3g} nats from the exact one, likely more), so its "
+                "draws cannot stand for the exact posterior. The uncorrected posterior is "
+                "kept; build a larger coreset (a larger M, or a smaller target) so that the "
+                "posterior it fits is closer to the exact one.",
+                ImportanceSamplingWarning, stacklevel=3)
+        if self.verbose:
+            print(f"[Pipeline] exact correction, k-hat={correction.pareto_k:.2f}, "
+                  f"total={time.perf_counter() - start:.1f}s")
 
     def _route_params(self, params):
         """``{step: fit params}`` from scikit-learn's metadata routing; parameters spelled

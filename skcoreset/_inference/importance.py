@@ -120,6 +120,7 @@ class ImportanceSummary(NamedTuple):
     sd: np.ndarray
     proposal_mean: np.ndarray
     log_ratio_range: float
+    log_weights: np.ndarray
 
 
 def importance_summary(draws, log_q, log_p, r_eff=1.0):
@@ -143,9 +144,10 @@ def importance_summary(draws, log_q, log_p, r_eff=1.0):
     Returns
     -------
     ImportanceSummary
-        ``(kl, kl_se, pareto_k, ess, mean, sd, proposal_mean, log_ratio_range)``:
-        ``proposal_mean`` is the draws' own mean, ``log_ratio_range`` the largest log ratio
-        minus the smallest (``log`` of the largest weight over the smallest).
+        ``(kl, kl_se, pareto_k, ess, mean, sd, proposal_mean, log_ratio_range,
+        log_weights)``: ``proposal_mean`` is the draws' own mean, ``log_ratio_range`` the
+        largest log ratio minus the smallest (``log`` of the largest weight over the
+        smallest), ``log_weights`` the normalised Pareto-smoothed log weights of the draws.
     """
     draws = np.asarray(draws, dtype=float)
     log_ratio = np.asarray(log_p, dtype=float) - np.asarray(log_q, dtype=float)
@@ -168,4 +170,5 @@ def importance_summary(draws, log_q, log_p, r_eff=1.0):
     return ImportanceSummary(kl=max(kl, 0.0), kl_se=kl_se,  # >= 0 by Jensen, but rounding
                              pareto_k=pareto_k, ess=float(1.0 / np.sum(weights**2)),
                              mean=mean, sd=sd, proposal_mean=draws.mean(axis=0),
-                             log_ratio_range=float(top - np.min(log_ratio)))
+                             log_ratio_range=float(top - np.min(log_ratio)),
+                             log_weights=log_weights)

@@ -165,6 +165,15 @@ class BaseBayesianGLM(BaseEstimator):
         self._set_coef(coef, float(intercept))
         return self
 
+    def _use_draws(self, draws):
+        """Make ``draws`` of ``[coef..., intercept]`` the posterior (a pipeline's exact
+        correction: draws resampled by their importance weights, one chain)."""
+        self.posterior_ = SamplePosterior(draws)
+        self.posterior_samples_ = self.posterior_.samples
+        self._mcmc_n_chains = 1
+        coef, intercept = split_theta(self.posterior_.mean, self.fit_intercept)
+        self._set_coef(coef, float(intercept))
+
     def _fit(self, X, y, sample_weight, exposure=None, offset=None, n_trials=None):
         """Validate, fit the posterior and set the fitted attributes common to both models.
 

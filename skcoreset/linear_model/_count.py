@@ -633,6 +633,17 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
             self.family_ = self.family_.with_alpha(self.alpha_)
         return super()._store(result)
 
+    def _use_draws(self, draws):
+        """As the base class; a sampled ``log alpha`` is the last column of ``draws``."""
+        if hasattr(self, "alpha_samples_"):
+            self.alpha_samples_ = np.exp(draws[:, -1])
+            self.alpha_ = float(np.mean(self.alpha_samples_))
+            self.alpha_std_ = float(np.std(self.alpha_samples_, ddof=1))
+            self.log_alpha_std_ = float(np.std(draws[:, -1], ddof=1))
+            self.family_ = self.family_.with_alpha(self.alpha_)
+            draws = draws[:, :-1]
+        super()._use_draws(draws)
+
     def alpha_interval(self, level: float = 0.95) -> tuple[float, float]:
         """Equal-tailed interval of ``alpha`` at ``level``: ``alpha_ exp(-/+ z
         log_alpha_std_)`` from the Laplace approximation in ``log alpha``, or with

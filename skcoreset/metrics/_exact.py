@@ -4,7 +4,7 @@ import warnings
 from dataclasses import dataclass
 from functools import partial
 from numbers import Integral
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from sklearn.utils import check_array, check_random_state, column_or_1d
@@ -22,7 +22,7 @@ from ..exceptions import ImportanceSamplingWarning
 _PRIOR_PARAMS = ("prior_scale", "intercept_prior_scale", "fit_intercept")
 # k-hat above which Pareto-smoothed importance sampling is unreliable whatever the number of
 # draws (Vehtari et al. 2024, Section 3)
-_MAX_PARETO_K = 0.7
+MAX_PARETO_K = 0.7
 # Weights all within this factor of each other have no tail: the estimates are reliable
 # whatever the shape fitted to the top fifth of them (a fit close to exact, whose k-hat is
 # that of rounding-level differences)
@@ -278,6 +278,17 @@ def exact_kl(estimator: Any, X: MatrixLike, y: VectorLike,
     """
     if not is_number(n_draws, Integral) or n_draws < 2:
         raise ValueError(f"n_draws must be an integer of at least 2, got {n_draws!r}.")
+    draws, log_q, log_p, r_eff = _weighed_draws(
+        estimator, X, y, sample_weight, exposure, offset, n_draws, fit_rows,
+        check_random_state(random_state))
+    summary = importance_summary(draws, log_q, log_p, r_eff=r_eff)
+    return _result(summary, len(draws))
+
+
+def _weighed_draws(estimator, X, y, sample_weight, exposure, offset, n_draws, fit_rows, rng):
+    """``(draws, log q~, log p~, r_eff)`` of the fitted posterior of ``estimator`` (a
+    negative binomial's sampled ``log alpha`` the last column of the draws), ``log p~`` over
+    every row of ``X``, ``y`` in one chunked pass."""
     final, coreset, coreset_index, transforms = _final_step(estimator, fit_rows)
     _check_estimator(final)
     if coreset is not None:
@@ -287,7 +298,6 @@ def exact_kl(estimator: Any, X: MatrixLike, y: VectorLike,
     fit_intercept = final.get_params(deep=False)["fit_intercept"]
     prior = prior_precision(final.n_features_in_, **{
         key: final.get_params(deep=False)[key] for key in _PRIOR_PARAMS})
-    rng = check_random_state(random_state)
     is_mcmc = isinstance(final.posterior_, SamplePosterior)
     if fit_rows is not None and not is_mcmc:
         raise ValueError("fit_rows is for MCMC posteriors (draws without a density); this "
@@ -324,8 +334,7 @@ def exact_kl(estimator: Any, X: MatrixLike, y: VectorLike,
                                                        fit_intercept, log_alpha=log_alpha)
     if log_alpha is not None:
         draws = np.column_stack([draws, log_alpha])
-    summary = importance_summary(draws, log_q, log_p, r_eff=r_eff)
-    return _result(summary, len(draws))
+    return draws, log_q, log_p, r_eff
 
 
 def _fit_rows(final, coreset, coreset_index, pipeline, X, Xt, y, exposure, fit_rows):
@@ -355,14 +364,14 @@ def _fit_rows(final, coreset, coreset_index, pipeline, X, Xt, y, exposure, fit_r
 
 
 def _result(summary, n_draws):
-    threshold = min(1.0 - 1.0 / np.log10(n_draws), _MAX_PARETO_K)
+    threshold = min(1.0 - 1.0 / np.log10(n_draws), MAX_PARETO_K)
     reliable = bool(summary.pareto_k <= threshold
                     or summary.log_ratio_range <= np.log(_BOUNDED_WEIGHT_RATIO))
     with np.errstate(divide="ignore", invalid="ignore"):
         errors = np.abs(summary.proposal_mean - summary.mean) / summary.sd
     max_error = float(np.max(errors)) if np.all(np.isfinite(errors)) else np.inf
     if not reliable:
-        advice = ("more draws (n_draws) can help" if summary.pareto_k <= _MAX_PARETO_K
+        advice = ("more draws (n_draws) can help" if summary.pareto_k <= MAX_PARETO_K
                   else "more draws do not help: fit a posterior closer to the exact one (a "
                   "larger coreset, or method='mcmc')")
         warnings.warn(
@@ -374,3 +383,46 @@ def _result(summary, n_draws):
                    pareto_k_threshold=float(threshold), reliable=reliable, ess=summary.ess,
                    n_draws=int(n_draws), max_mean_error_sd=max_error, mean=summary.mean,
                    sd=summary.sd)
+
+
+class ExactCorrection(NamedTuple):
+    """What :func:`exact_correction` returns: the draws resampled by their importance weights
+    (``log alpha`` the last column when sampled), and the weights' diagnostics."""
+
+    draws: FloatArray
+    pareto_k: float
+    ess: float
+    kl: float
+    kl_se: float
+
+
+# Draws of a Gaussian posterior weighted by the correction (MCMC gives all its own)
+_CORRECTION_DRAWS = 2000
+
+
+def exact_correction(pipeline, X, y, sample_weight=None, *, exposure=None, offset=None,
+                     random_state=None):
+    """The posterior of a fitted pipeline's final estimator corrected to the exact posterior
+    of all rows ``X``, ``y``: its draws (all of an MCMC run's, or 2,000 of a Gaussian
+    posterior) weighted by ``p~ / q~`` over every row in one chunked pass per batch,
+    Pareto-smoothed (the weights of :func:`exact_kl`, whose divergence they also give), then
+    resampled systematically (Kitagawa 1996) to as many equally weighted draws."""
+    rng = check_random_state(random_state)
+    final = _final_step(pipeline, None)[0]
+    _check_estimator(final)
+    n_draws = (len(final.posterior_.samples) if isinstance(final.posterior_, SamplePosterior)
+               else _CORRECTION_DRAWS)
+    draws, log_q, log_p, r_eff = _weighed_draws(pipeline, X, y, sample_weight, exposure,
+                                                offset, n_draws, None, rng)
+    summary = importance_summary(draws, log_q, log_p, r_eff=r_eff)
+    return ExactCorrection(draws=draws[_systematic(np.exp(summary.log_weights), rng)],
+                           pareto_k=summary.pareto_k, ess=summary.ess, kl=summary.kl,
+                           kl_se=summary.kl_se)
+
+
+def _systematic(weights, rng):
+    """Indices of systematic resampling: one uniform offset, ``len(weights)`` evenly spaced
+    points through the cumulative weights (the least added variance of the usual schemes)."""
+    n = len(weights)
+    points = (rng.uniform() + np.arange(n)) / n
+    return np.minimum(np.searchsorted(np.cumsum(weights), points), n - 1)

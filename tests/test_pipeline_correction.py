@@ -1,0 +1,149 @@
+"""The exact correction of a pipeline's posterior (Pipeline(exact_correction=True))."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import log_expit
+from sklearn.base import clone
+
+from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
+                       UniformCoreset)
+from skcoreset.datasets import make_logistic_regression
+from skcoreset.exceptions import CoresetAccuracyWarning, ImportanceSamplingWarning
+from skcoreset.pipeline import Pipeline
+
+PRIOR_SCALE = 5.0
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_logistic_regression(1000, coef=[1.5, -1.0], random_state=0)
+
+
+@pytest.fixture(scope="module")
+def grid_moments(data):
+    """Mean and sd of the exact posterior of the two coefficients by a 201 x 201 grid (its
+    mass at the edges is negligible)."""
+    X, y = data
+    a, b = np.meshgrid(np.linspace(0, 3.5, 201), np.linspace(-3, 0.5, 201), indexing="ij")
+    theta = np.column_stack([a.ravel(), b.ravel()])
+    log_post = (log_expit((2 * y - 1)[:, None] * (X @ theta.T)).sum(axis=0)
+                - 0.5 * (theta**2).sum(axis=1) / PRIOR_SCALE**2)
+    weights = np.exp(log_post - log_post.max())
+    weights /= weights.sum()
+    mean = weights @ theta
+    return mean, np.sqrt(weights @ (theta - mean) ** 2)
+
+
+def _pipeline(M, correction=True):
+    # a uniform coreset of 300 of 1,000 rows: its posterior is 0.6-0.8 sd off, and close
+    # enough to the exact one for its draws to be a good proposal
+    return Pipeline([("coreset", UniformCoreset(M=M, fit_intercept=False, random_state=1)),
+                     ("clf", BayesianLogisticRegression(method="mcmc", fit_intercept=False,
+                                                        prior_scale=PRIOR_SCALE,
+                                                        random_state=0))],
+                    exact_correction=correction)
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    X, y = data
+    return _pipeline(300).fit(X, y), _pipeline(300, correction=False).fit(X, y)
+
+
+def test_corrected_posterior_matches_grid(fitted, grid_moments):
+    corrected, uncorrected = fitted
+    mean, sd = grid_moments
+    error = np.abs(corrected[-1].posterior_.mean - mean) / sd
+    raw_error = np.abs(uncorrected[-1].posterior_.mean - mean) / sd
+    assert np.max(raw_error) > 0.4  # the case needs correcting
+    assert np.max(error) < 0.08
+    np.testing.assert_allclose(np.sqrt(np.diag(corrected[-1].posterior_.cov)), sd, rtol=0.06)
+    np.testing.assert_allclose(corrected[-1].coef_.ravel(), corrected[-1].posterior_.mean)
+    assert 0 <= corrected.pareto_k_ <= 0.7 and corrected.exact_corrected_
+    assert 50 < corrected.importance_ess_ <= len(corrected[-1].posterior_samples_)
+    assert corrected.kl_before_ > 0.3  # 0.6-0.8 sd off in two parameters
+    assert not hasattr(uncorrected, "pareto_k_")
+
+
+def test_predictions_use_corrected_draws(data, fitted):
+    X, _ = data
+    corrected, uncorrected = fitted
+    draws = corrected[-1].posterior_samples_
+    expected = np.mean(np.exp(log_expit(X[:5] @ draws.T)), axis=1)
+    np.testing.assert_allclose(corrected.predict_proba(X[:5])[:, 1], expected, rtol=1e-10)
+    assert not np.allclose(uncorrected.predict_proba(X[:5]), corrected.predict_proba(X[:5]))
+    lower, upper = corrected[-1].credible_interval(0.9)
+    np.testing.assert_allclose(lower, np.quantile(draws, 0.05, axis=0), rtol=1e-6)
+    np.testing.assert_allclose(upper, np.quantile(draws, 0.95, axis=0), rtol=1e-6)
+    assert corrected[-1].sample_y(X[:5], n_draws=3, random_state=0).shape[-1] in (3, 5)
+    assert corrected.predict(X[:5]).shape == (5,)
+
+
+def test_far_posterior_warns_and_is_kept(data):
+    X, y = data
+    pipe = _pipeline(8)
+    with pytest.warns(ImportanceSamplingWarning, match="k-hat .* > 0.7.*larger coreset"):
+        with pytest.warns(CoresetAccuracyWarning):
+            pipe.fit(X, y)
+    plain = _pipeline(8, correction=False)
+    with pytest.warns(CoresetAccuracyWarning):
+        plain.fit(X, y)
+    assert pipe.pareto_k_ > 0.7 and not pipe.exact_corrected_
+    np.testing.assert_array_equal(pipe[-1].posterior_samples_, plain[-1].posterior_samples_)
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_bad_option_refused(data, value):
+    X, y = data
+    pipe = _pipeline(300, correction=value)
+    with pytest.raises(ValueError, match="exact_correction must be True or False"):
+        pipe.fit(X, y)
+    assert not hasattr(pipe[-1], "posterior_")
+
+
+def test_clone_and_params():
+    pipe = _pipeline(300)
+    assert pipe.get_params()["exact_correction"] is True
+    copy = clone(pipe)
+    assert copy.exact_correction is True
+    assert copy.set_params(exact_correction=False).exact_correction is False
+    assert "exact_correction=True" in repr(pipe)
+
+
+def test_gaussian_method_is_corrected(data, grid_moments):
+    X, y = data
+    mean, sd = grid_moments
+    pipe = Pipeline([("coreset", UniformCoreset(M=300, fit_intercept=False, random_state=1)),
+                     ("clf", BayesianLogisticRegression(fit_intercept=False,
+                                                        prior_scale=PRIOR_SCALE,
+                                                        random_state=0))],
+                    exact_correction=True).fit(X, y)
+    assert pipe.exact_corrected_
+    assert np.max(np.abs(pipe[-1].posterior_.mean - mean) / sd) < 0.1
+
+
+def test_negative_binomial_resamples_alpha_with_theta():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2))
+    mu = np.exp(0.5 + X @ [0.4, -0.3])
+    y = rng.negative_binomial(2.0, 2.0 / (2.0 + mu))
+
+    def route(correction):
+        return Pipeline([("coreset", UniformCoreset(M=200, random_state=0)),
+                         ("reg", BayesianNegativeBinomialRegression(method="mcmc", n_draws=1000,
+                                                                    random_state=0))],
+                        exact_correction=correction)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CoresetAccuracyWarning)
+        corrected, raw = route(True).fit(X, y), route(False).fit(X, y)
+    assert corrected.exact_corrected_
+    reg, raw_reg = corrected[-1], raw[-1]
+    # each corrected draw is one joint draw (theta, alpha) of the uncorrected run
+    joint = np.column_stack([reg.posterior_samples_, reg.alpha_samples_])
+    raw_joint = np.column_stack([raw_reg.posterior_samples_, raw_reg.alpha_samples_])
+    same = np.isclose(joint[:, None, :], raw_joint[None], rtol=1e-12, atol=0)
+    assert np.all(same.all(axis=2).any(axis=1))
+    assert reg.alpha_ == pytest.approx(np.mean(reg.alpha_samples_))
+    assert reg.family_.alpha == pytest.approx(reg.alpha_)
