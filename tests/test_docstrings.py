@@ -45,6 +45,7 @@ PUBLIC = {
     "skcoreset.multiclass": None,
     "skcoreset.exceptions": None,
     "skcoreset.formula": None,
+    "skcoreset.plotting": None,
 }
 
 

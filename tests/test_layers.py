@@ -34,6 +34,8 @@ LAYERS = [
     {"linear_model"},
     {"multiclass"},
     {"pipeline", "metrics", "formula"},
+    # pictures of the estimators, the coresets and the metrics
+    {"plotting"},
     # the top-level package, which re-exports the public classes
     {"skcoreset"},
 ]
