@@ -14,6 +14,7 @@ ORDER = [
     "plot_cv_coreset_size.py",
     "plot_uncertainty_map.py",
     "plot_poisson_intervals.py",
+    "plot_displays.py",
     "plot_sparse_one_hot.py",
     "plot_streaming_pass_glm.py",
     "plot_streaming_coreset.py",

@@ -112,7 +112,8 @@ warnings.filterwarnings("ignore", category=UserWarning,
 
 # -- Every public name must be in the API reference -----------------------------------------
 PUBLIC_MODULES = ["skcoreset", "skcoreset.coreset", "skcoreset.pipeline", "skcoreset.solvers",
-                  "skcoreset.metrics", "skcoreset.datasets"]
+                  "skcoreset.metrics", "skcoreset.datasets", "skcoreset.multiclass",
+                  "skcoreset.families", "skcoreset.exceptions", "skcoreset.plotting"]
 
 
 def _check_api_reference(app):
