@@ -113,7 +113,7 @@ warnings.filterwarnings("ignore", category=UserWarning,
 # -- Every public name must be in the API reference -----------------------------------------
 PUBLIC_MODULES = ["skcoreset", "skcoreset.coreset", "skcoreset.pipeline", "skcoreset.solvers",
                   "skcoreset.metrics", "skcoreset.datasets", "skcoreset.multiclass",
-                  "skcoreset.families", "skcoreset.exceptions", "skcoreset.plotting"]
+                  "skcoreset.exceptions", "skcoreset.plotting"]
 
 
 def _check_api_reference(app):
