@@ -1,10 +1,11 @@
 """Sphinx configuration of the skcoreset documentation.
 
-Build (executing the example gallery)::
+Build (executing the example gallery, as CI does: about two minutes of examples)::
 
     sphinx-build -W -b html doc doc/_build/html
 
-Build without running the examples (what CI does, to catch broken references fast)::
+Build without running the examples (placeholder thumbnails, no figures; a quick check of
+the references)::
 
     sphinx-build -W -D plot_gallery=0 -b html doc doc/_build/html
 
