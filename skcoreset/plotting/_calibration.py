@@ -173,7 +173,8 @@ class PredictiveCalibrationDisplay:
             ``BayesianProbitRegression``, ``BayesianBinaryRegression``) or a pipeline
             ending in one.
         X : array-like of shape (n_samples, n_features)
-            The rows, typically held out.
+            The rows, typically held out (a dask array is computed: the predictions, then
+            the draws a block at a time).
         y : array-like of shape (n_samples,)
             Their labels, among ``classes_``.
         n_bins : int, default=10
@@ -210,7 +211,9 @@ class PredictiveCalibrationDisplay:
             raise ValueError(f"n_draws must be an integer of at least 2, got {n_draws!r}.")
         level = check_level(level)
         y_true = _encode(column_or_1d(y), classes, classes[1], "y")
-        y_prob = estimator.predict_proba(X)[:, 1]
+        # np.asarray: a dask X's lazy predictions computed (n_samples values; the draws
+        # below a block at a time)
+        y_prob = np.asarray(estimator.predict_proba(X)[:, 1], dtype=float)
         check_consistent_length(y_prob, y_true)
         Xt = transform_for_final(estimator, X)
         rng = check_random_state(random_state)
@@ -220,7 +223,8 @@ class PredictiveCalibrationDisplay:
         positives = []  # positives per bin, one row per draw
         for start in range(0, n_draws, block):
             draws = final.sample_y(Xt, min(block, n_draws - start), random_state=rng)
-            positives.append(np.asarray(indicator.T @ (draws == classes[1]).T.astype(float)).T)
+            hits = (np.asarray(draws) == classes[1]).astype(float)
+            positives.append(np.asarray(indicator.T @ hits.T).T)
         return cls._from_binned(y_true, y_prob, indicator, np.vstack(positives), level,
                                 type(final).__name__ if name is None else name, classes[1],
                                 ref_line, ax, kwargs)

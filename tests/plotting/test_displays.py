@@ -240,6 +240,21 @@ def test_calibration_through_a_coreset_pipeline(data):
     np.testing.assert_array_equal(display.prob_pred, direct.prob_pred)
 
 
+def test_calibration_of_dask_rows(data, fitted):
+    da = pytest.importorskip("dask.array")
+    X, y = data
+    eager = PredictiveCalibrationDisplay.from_estimator(fitted, X, y, n_draws=200,
+                                                        random_state=0)
+    lazy = PredictiveCalibrationDisplay.from_estimator(
+        fitted, da.from_array(X, chunks=1000), da.from_array(y, chunks=1000),
+        n_draws=200, random_state=0)
+    np.testing.assert_allclose(lazy.prob_true, eager.prob_true, rtol=1e-12)
+    np.testing.assert_allclose(lazy.prob_pred, eager.prob_pred, rtol=1e-12)
+    # other random streams (one per block of rows): the same band up to Monte Carlo noise
+    np.testing.assert_allclose(lazy.band_lower, eager.band_lower, atol=0.04)
+    np.testing.assert_allclose(lazy.band_upper, eager.band_upper, atol=0.04)
+
+
 def test_calibration_refuses_bad_input(data, fitted):
     X, y = data
     prob = fitted.predict_proba(X)[:, 1]
