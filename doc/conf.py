@@ -114,7 +114,7 @@ warnings.filterwarnings("ignore", category=UserWarning,
 # -- Every public name must be in the API reference -----------------------------------------
 PUBLIC_MODULES = ["skcoreset", "skcoreset.coreset", "skcoreset.pipeline", "skcoreset.solvers",
                   "skcoreset.metrics", "skcoreset.datasets", "skcoreset.multiclass",
-                  "skcoreset.exceptions", "skcoreset.plotting"]
+                  "skcoreset.exceptions", "skcoreset.formula", "skcoreset.plotting"]
 
 
 def _check_api_reference(app):
