@@ -25,7 +25,8 @@ def _names(final, feature_names, name):
 class PosteriorComparisonDisplay:
     """Coefficient posteriors of several fits, side by side.
 
-    One row per parameter (the coefficients, then the intercept), one marker per fit: the
+    One row per parameter (the coefficients, then the intercept; not the negative binomial
+    ``alpha``, whose scale differs), one marker per fit: the
     posterior mean with its equal-tailed credible interval (``credible_interval``) as an
     error bar. Reads at a glance whether a coreset fit (or a cheaper method) recovers the
     posterior of the fit on all rows, in location and in width.
