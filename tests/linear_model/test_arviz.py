@@ -266,7 +266,7 @@ def test_negative_binomial_mcmc_data_groups_use_each_draws_alpha():
     np.testing.assert_allclose(idata.log_likelihood["y"].values.reshape(len(alpha), -1),
                                expected, rtol=1e-9, atol=1e-9)
     # loo sums the same pointwise values
-    np.testing.assert_allclose(est.loo().elpd_loo, elpd(_az_loo(idata)), rtol=1e-10)
+    np.testing.assert_allclose(est.loo().elpd_loo, elpd(_az_loo(idata)), rtol=_LOO_RTOL)
 
 
 def _az_loo(idata, reff=None):
@@ -275,14 +275,33 @@ def _az_loo(idata, reff=None):
         return az.loo(idata, pointwise=True, reff=reff)
 
 
+# loo() implements PSIS as ArviZ 0.x does (to rounding). ArviZ 1.x (arviz_stats) has its
+# own implementation of the Pareto smoothing, whose elpd differs by up to 1e-5 relative
+# (measured: 1e-7 to 9e-6 on these cases, 0.002 nats at most), a thousandth of elpd's
+# Monte Carlo standard error; against it the comparison is to that precision.
+_ARVIZ_1 = int(az.__version__.split(".")[0]) >= 1
+_LOO_RTOL = 1e-4 if _ARVIZ_1 else 1e-10
+_LOO_ATOL = 1e-2 if _ARVIZ_1 else 1e-12
+
+
 def _check_loo(ours, theirs):
-    np.testing.assert_allclose(ours.elpd_loo, elpd(theirs), rtol=1e-10)
-    np.testing.assert_allclose(ours.se, float(theirs.se), rtol=1e-10)
-    np.testing.assert_allclose(ours.p_loo, float(theirs.p_loo), rtol=1e-9)
-    np.testing.assert_allclose(ours.loo_i, pointwise_elpd(theirs), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(ours.pareto_k, np.asarray(theirs.pareto_k), rtol=1e-10,
-                               atol=1e-12)
-    assert ours.warning == bool(theirs.warning)
+    np.testing.assert_allclose(ours.elpd_loo, elpd(theirs), rtol=_LOO_RTOL)
+    # ArviZ 1.x's standard error takes the pointwise elpd's sd with n - 1 in the
+    # denominator, 0.x's (and loo()'s) with n
+    n = len(ours.loo_i)
+    se = ours.se * np.sqrt(n / (n - 1)) if _ARVIZ_1 else ours.se
+    np.testing.assert_allclose(se, float(theirs.se), rtol=_LOO_RTOL)
+    p_loo = theirs.p_loo if hasattr(theirs, "p_loo") else theirs.p  # ArviZ 1.x: p
+    np.testing.assert_allclose(ours.p_loo, float(p_loo), rtol=1e-9, atol=_LOO_ATOL)
+    np.testing.assert_allclose(ours.loo_i, pointwise_elpd(theirs), rtol=_LOO_RTOL,
+                               atol=_LOO_ATOL)
+    # ArviZ 1.x fits the generalized Pareto tail its own way: its k-hat differs from
+    # 0.x's (and loo()'s) by up to 0.12 on single rows of these cases (measured with
+    # ArviZ 1.3), and so may its warning flag
+    np.testing.assert_allclose(ours.pareto_k, np.asarray(theirs.pareto_k),
+                               rtol=0 if _ARVIZ_1 else 1e-10, atol=0.2 if _ARVIZ_1 else 1e-12)
+    if not _ARVIZ_1:
+        assert ours.warning == bool(theirs.warning)
 
 
 @pytest.mark.parametrize("cls, data", [(BayesianLogisticRegression, _binary),
