@@ -683,10 +683,10 @@ class BaseBayesianGLM(BaseEstimator):
         the tail its own way: elpd within about 1e-5 relative, k-hat within about 0.1, its
         ``se`` with ``n - 1``), computed block of rows by block of rows, so that the
         draws-by-rows log-likelihood of all the rows is never held (temporaries of a few
-        blocks of ``2**20`` values besides the rows) and ArviZ is not needed. The rows are the training rows (kept by the fit, see
-        :meth:`to_arviz`), or those passed. Costs ``rows x draws`` evaluations of the
-        log-likelihood and a sort of each row's draws (1e6 rows and 1,000 draws: about
-        4 minutes on one core).
+        blocks of ``2**20`` values besides the rows) and ArviZ is not needed. The rows
+        are the training rows (kept by the fit, see :meth:`to_arviz`), or those passed.
+        Costs ``rows x draws`` evaluations of the log-likelihood and a sort of each row's
+        draws (1e6 rows and 1,000 draws: about 4 minutes on one core).
 
         Parameters
         ----------
