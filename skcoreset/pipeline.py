@@ -428,9 +428,7 @@ class Pipeline(sk_pipeline.Pipeline):
                 f"{type(final).__name__}.score does not accept {refused}, passed to "
                 "Pipeline.score; remove them, or enable metadata routing to route them to "
                 "the steps that request them.")
-        Xt = X
-        for _, _, transform in self._iter(with_final=False):
-            Xt = transform.transform(Xt)
+        Xt = self._through_steps(X)
         if sample_weight is not None:
             params = {**params, "sample_weight": sample_weight}
         return final.score(Xt, y, **params)
@@ -450,9 +448,14 @@ class Pipeline(sk_pipeline.Pipeline):
             X, y = read_copied_rows(kept)
         elif X is None or y is None:
             raise ValueError(f"Pipeline.{method} needs both X and y.")
+        return self._through_steps(X), y
+
+    def _through_steps(self, X):
+        """``X`` as the final estimator sees it after fit: transformed by every step
+        before it (a fitted coreset step passes rows through)."""
         for _, _, transform in self._iter(with_final=False):
             X = transform.transform(X)
-        return X, y
+        return X
 
     @available_if(_final_has("to_arviz"))
     def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None,
