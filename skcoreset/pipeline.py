@@ -441,7 +441,7 @@ class Pipeline(sk_pipeline.Pipeline):
             kept = getattr(self, "_kept_rows", None)
             if kept is None:
                 raise ValueError(
-                    f"Pipeline.{method}() has no rows to evaluate: the pipeline keeps copies "
+                    f"Pipeline.{method}() has no rows to evaluate: the pipeline keeps "
                     "of the rows it is fitted on only up to 2**24 values, in memory, and "
                     "fitted without metadata (exposure, offset, sample_weight). Pass the "
                     f"rows, e.g. {method}(X, y).")
@@ -464,8 +464,9 @@ class Pipeline(sk_pipeline.Pipeline):
 
         After a coreset step the final estimator saw only the coreset's weighted rows;
         here its ``log_likelihood``, ``posterior_predictive`` and ``observed_data`` groups
-        are those of the rows the pipeline was fitted on (copies kept by ``fit``, up to
-        ``2**24`` values), or of ``X``, ``y``, transformed by the steps before it.
+        are those of the rows the pipeline was fitted on (kept by ``fit`` up to ``2**24``
+        values: copied, or above ``2**20`` values referenced and refused if changed in
+        place), or of ``X``, ``y``, transformed by the steps before it.
 
         Parameters
         ----------
@@ -487,8 +488,9 @@ class Pipeline(sk_pipeline.Pipeline):
             **params: Any) -> Any:
         """The final estimator's ``loo`` (PSIS-LOO in blocks of rows) over all the rows.
 
-        The rows the pipeline was fitted on (copies kept by ``fit``, up to ``2**24``
-        values), or ``X``, ``y``, transformed by the steps before the final estimator
+        The rows the pipeline was fitted on (kept by ``fit`` up to ``2**24`` values:
+        copied, or above ``2**20`` values referenced and refused if changed in place), or
+        ``X``, ``y``, transformed by the steps before the final estimator
         (coreset steps skipped): after a coreset step, the elpd of the whole data under
         the coreset's posterior, comparable with that of a fit on all rows.
 

@@ -618,12 +618,14 @@ class BaseBayesianGLM(BaseEstimator):
           (what the posterior conditions on; for a coreset's rows, evaluate all rows
           instead: :meth:`skcoreset.pipeline.Pipeline.to_arviz`).
 
-        The fit keeps private copies of its training rows (changing the arrays passed to
-        ``fit`` afterwards changes nothing) up to ``2**24`` values (``rows x (features +
-        3)``: 128 MB). Beyond, for a stream (``partial_fit``) and for dask arrays (whose
-        rows stay on the cluster), the data groups need ``X`` and ``y``, and are left out
-        with a warning; they are also left out, with a warning pointing to :meth:`loo`,
-        when the training rows times the draws exceed ``5e7`` values.
+        The fit keeps its training rows up to ``2**24`` values (``rows x (features + 3)``:
+        128 MB): private copies up to ``2**20`` values (changing the arrays passed to
+        ``fit`` afterwards changes nothing), above that X by reference with a checksum (a
+        change in place is refused with an error, never read). Beyond, for a stream
+        (``partial_fit``) and for dask arrays (whose rows stay on the cluster), the data
+        groups need ``X`` and ``y``, and are left out with a warning; they are also left
+        out, with a warning pointing to :meth:`loo`, when the training rows times the draws
+        exceed ``5e7`` values.
 
         Parameters
         ----------
