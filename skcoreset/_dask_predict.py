@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._backend import block_rng, map_row_blocks
-from ._validation import check_exposure
+from ._validation import check_exposure, linear_offset
 
 
 def _check_X(estimator, X):
@@ -137,3 +137,18 @@ def exposure_as_weight_lazily(family, X, y, sample_weight, exposure):
                          ("exposure", exposure), columns=3)
     rates, weights, constants = dask.persist(out[:, 0], out[:, 1], out[:, 2])
     return rates, weights, float(constants.sum().compute())
+
+
+def _offset_block(names, link_name, X, *values, block):
+    given = dict(zip(names, values))
+    return linear_offset(given.get("exposure"), given.get("offset"), X.shape[0], link_name)
+
+
+def linear_offset_lazily(X, exposure, offset, link_name):
+    """:func:`~skcoreset._validation.linear_offset` of the rows of a dask X, as a lazy dask
+    array: invalid values raise in the task that reads them, with the message of in-memory
+    input."""
+    rows = [(name, values) for name, values in (("exposure", exposure), ("offset", offset))
+            if values is not None]
+    return map_row_blocks(partial(_offset_block, tuple(name for name, _ in rows), link_name),
+                          X, *rows)

@@ -192,6 +192,22 @@ def check_trials(successes, n_trials, n_samples):
     return successes, n_trials
 
 
+def _offset_values(offset, n_samples, link_name):
+    """Validate an offset of count targets: a float64 array of shape ``(n_samples,)`` of
+    finite values, for the log link only (for another link it does not scale the mean)."""
+    check_numeric_dtype("offset", offset)
+    if link_name != "log":
+        raise ValueError(
+            f"offset adds to the linear predictor, which scales the mean only with the log "
+            f"link; this model has link={link_name!r}. Pass exposure (the multiplier of the "
+            "mean) instead, or use link='log'.")
+    offset = _float_vector("offset", offset, n_samples)
+    if not np.all(np.isfinite(offset)):
+        raise ValueError("offset contains NaN or infinity; an offset must be a finite "
+                         "number.")
+    return offset
+
+
 def combined_exposure(exposure, offset, n_samples, link_name):
     """The multiplier of the mean of count targets from ``exposure`` and ``offset``, or
     None when neither is given.
@@ -207,6 +223,36 @@ def combined_exposure(exposure, offset, n_samples, link_name):
     total = np.ones(n_samples) if exposure is None else check_exposure(exposure, n_samples)
     if offset is None:
         return total
+    offset = _offset_values(offset, n_samples, link_name)
+    with np.errstate(over="ignore", under="ignore"):
+        total = total * np.exp(offset)
+    if not np.all(np.isfinite(total) & (total > 0)):
+        raise ValueError("offset has values whose exponential (the exposure they stand for) "
+                         "is beyond float64, |offset| > 700: centre it, e.g. subtract its "
+                         "mean, which the intercept absorbs.")
+    return total
+
+
+def linear_offset(exposure, offset, n_samples, link_name):
+    """The known term of each row's linear predictor from ``exposure`` and ``offset`` of
+    count targets, ``offset + log(exposure)`` as in statsmodels' GLM, or None when neither
+    is given: the one representation of both in a fit that takes them in the linear
+    predictor (the negative binomial model), built from what the user gave (no exposure
+    made of an offset and back). Log link only; the checks and messages of
+    :func:`combined_exposure`."""
+    if exposure is None and offset is None:
+        return None
+    total = (np.zeros(n_samples) if offset is None
+             else _offset_values(offset, n_samples, link_name))
+    if exposure is not None:
+        exposure = check_exposure(exposure, n_samples)
+        if link_name != "log":
+            raise ValueError(
+                f"exposure enters this model's linear predictor as log(exposure), which "
+                f"scales the mean only with the log link; this model has "
+                f"link={link_name!r}.")
+        total = total + np.log(exposure)
+    return total
     check_numeric_dtype("offset", offset)
     if link_name != "log":
         raise ValueError(

@@ -144,6 +144,19 @@ def row_width(X):
     return X.shape[1]
 
 
+def offset_keyword(offset):
+    """The keyword arguments that hand a chunk's offsets (a known term of each row's linear
+    predictor) to a function of rows: ``offset=`` the offsets, or none when the rows have
+    none. A function that reads the rows' linear predictors takes ``offset=None``; one that
+    does not cannot be handed rows with offsets by mistake (it fails, naming ``offset``)."""
+    return {} if offset is None else {"offset": offset}
+
+
+def take_offset(offset, rows):
+    """The offsets of some rows, or None when there are none."""
+    return None if offset is None else take_rows(offset, rows)
+
+
 class Part(NamedTuple):
     """Weighted rows gathered from some storage: global row numbers, weights, rows and
     encoded targets.
@@ -151,7 +164,8 @@ class Part(NamedTuple):
     ``target`` is an additive summary of all the rows the part stands in for (the exact
     projected log-likelihood sum for Hilbert constructors, whose merges then approximate
     the data itself rather than the previous coreset); ``error`` the relative error of the
-    part against it (else ``None``).
+    part against it (else ``None``); ``offset`` the rows' offsets in the linear predictor
+    when the storage has them (else ``None``).
     """
 
     indices: np.ndarray
@@ -160,22 +174,26 @@ class Part(NamedTuple):
     y: np.ndarray
     target: np.ndarray | None = None
     error: float | None = None
+    offset: np.ndarray | None = None
 
     @property
     def size(self):
-        """Number of rows (not ``len``: a part must stay a plain tuple of its six fields
-        for dask's ``sizeof``)."""
+        """Number of rows (not ``len``: a part must stay a plain tuple of its fields for
+        dask's ``sizeof``)."""
         return len(self.indices)
 
     def take(self, rows, weights, error=None):
         """The sub-part of the given local rows, with new weights, for the same data (every
         row in order: the same arrays, not copies)."""
         return Part(take_rows(self.indices, rows), weights, take_rows(self.X, rows),
-                    take_rows(self.y, rows), self.target, error)
+                    take_rows(self.y, rows), self.target, error, take_offset(self.offset, rows))
 
     def union(self, other):
         """The union of parts of disjoint rows (their targets add up)."""
         target = None if self.target is None else self.target + other.target
+        offset = (None if self.offset is None
+                  else np.concatenate([self.offset, other.offset]))
         return Part(np.concatenate([self.indices, other.indices]),
                     np.concatenate([self.weights, other.weights]),
-                    stack_rows([self.X, other.X]), np.concatenate([self.y, other.y]), target)
+                    stack_rows([self.X, other.X]), np.concatenate([self.y, other.y]), target,
+                    offset=offset)

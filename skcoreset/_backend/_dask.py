@@ -34,7 +34,7 @@ import numpy as np
 from sklearn.utils.validation import assert_all_finite
 
 from .._validation import check_sample_weight, check_weight_total
-from ._chunks import Part, block_rng
+from ._chunks import Part, block_rng, offset_keyword, take_offset
 from ._memory import InMemoryRows
 from ._sampling import (_allocate, _allocate_draws, merge_priority_lists,
                         priority_chunk)
@@ -222,18 +222,24 @@ def _as_float(y):
     return y.astype(float)
 
 
-def _in_chunk(function, args, encode, X, y, w, offset, block, *extra):
-    return function(*args, *extra, *_chunk_arrays(encode, X, y, w), offset, block)
+def _in_chunk(function, args, encode, X, y, w, offset, start, block, *extra):
+    # the rows' offsets (if any) as a keyword, checked where they are read, like X
+    if offset is not None:
+        offset = np.asarray(offset, dtype=float)
+        assert_all_finite(offset, input_name="offset")
+    return function(*args, *extra, *_chunk_arrays(encode, X, y, w), start, block,
+                    **offset_keyword(offset))
 
 
-def _rows_only(function, *args_and_rows):
-    # drops the chunk's offset and number, for per-row functions and sums
-    return function(*args_and_rows[:-2])
+def _rows_only(function, *args_and_rows, **offset):
+    # drops the number of the chunk's first row and the chunk's, for per-row functions and
+    # sums
+    return function(*args_and_rows[:-2], **offset)
 
 
-def _rows_and_offset(function, *args_and_rows):
-    # drops the chunk's number
-    return function(*args_and_rows[:-1])
+def _rows_and_start(function, *args_and_rows, **offset):
+    # drops the chunk's number (keeps the number of its first row)
+    return function(*args_and_rows[:-1], **offset)
 
 
 def _sum_all(key, *items):
@@ -268,7 +274,7 @@ def _smallest(keys, size):
     return order[np.isfinite(keys[order])]
 
 
-def _reservoir_leaf(size, seed, purpose, strata, X, y, w, offset, block):
+def _reservoir_leaf(size, seed, purpose, strata, X, y, w, start, block, offset=None):
     keys = block_rng(seed, 3, purpose, block).random_sample(len(y))
     keys[w <= 0] = np.inf  # rows standing for nothing are never drawn
     out = _Reservoir([], [], [], [])
@@ -277,7 +283,8 @@ def _reservoir_leaf(size, seed, purpose, strata, X, y, w, offset, block):
         stratum_keys = np.where(in_stratum, keys, np.inf)
         rows = _smallest(stratum_keys, size)
         out.keys.append(stratum_keys[rows])
-        out.parts.append(Part(offset + rows, w[rows], X[rows], y[rows]))
+        out.parts.append(Part(start + rows, w[rows], X[rows], y[rows],
+                              offset=take_offset(offset, rows)))
         out.counts.append(np.count_nonzero(in_stratum & (w > 0)))
         out.totals.append(w[in_stratum].sum())
     return out._replace(counts=np.array(out.counts), totals=np.array(out.totals))
@@ -318,8 +325,9 @@ def _finish_uniform(size, sample):
                    if n_draw > 0])
 
 
-def _priority_leaf(capacities, seed, strata, function, args, X, y, w, offset, block):
-    return priority_chunk(capacities, seed, strata, function, args, X, y, w, offset)
+def _priority_leaf(capacities, seed, strata, function, args, X, y, w, start, block,
+                   offset=None):
+    return priority_chunk(capacities, seed, strata, function, args, X, y, w, start, offset)
 
 
 def _merge_priority(capacities, key, *lists):
@@ -339,28 +347,29 @@ class _Draws(NamedTuple):
     total: float
 
 
-def _draw(M, rng, importance, X, y, w, offset):
+def _draw(M, rng, importance, X, y, w, start, offset=None):
     total = importance.sum()
     if not total > 0 or not np.isfinite(total):  # nothing to draw, or a non-finite importance
-        return _Draws(Part(*(a[:0] for a in (np.arange(1), w, X, y))), importance[:0],
+        return _Draws(Part(*(a[:0] for a in (np.arange(1), w, X, y)),
+                           offset=take_offset(offset, slice(0, 0))), importance[:0],
                       np.full(M, -1), 0.0 if total <= 0 else total)
     draws = rng.choice(len(y), size=M, p=importance / total)
     rows, slots = np.unique(draws, return_inverse=True)
-    return _Draws(Part(offset + rows, w[rows], X[rows], y[rows]), importance[rows], slots,
-                  total)
+    return _Draws(Part(start + rows, w[rows], X[rows], y[rows],
+                       offset=take_offset(offset, rows)), importance[rows], slots, total)
 
 
-def _draw_leaf(M, seed, strata, scores, X, y, w, offset, block):
+def _draw_leaf(M, seed, strata, scores, X, y, w, start, block, offset=None):
     importance = w * np.asarray(scores)
     if strata is None:
-        return [_draw(M, block_rng(seed, 4, block), importance, X, y, w, offset)]
+        return [_draw(M, block_rng(seed, 4, block), importance, X, y, w, start, offset)]
     out = []
     for s, value in enumerate(strata):
         rows = np.flatnonzero(y == value)
         draws = _draw(M, block_rng(seed, 4, block, s), importance[rows], X[rows], y[rows],
-                      w[rows], 0)
+                      w[rows], 0, take_offset(offset, rows))
         out.append(draws._replace(part=draws.part._replace(
-            indices=offset + rows[draws.part.indices])))
+            indices=start + rows[draws.part.indices])))
     return out
 
 
@@ -498,7 +507,7 @@ class DaskRows:
     one pass (:class:`Summary`); :meth:`encoded` then fixes the target encoding applied in
     every task. Offers the operations of :class:`InMemoryRows` (sums over rows, per-row
     values as a lazy dask array, uniform and importance draws, :meth:`scaled` weights),
-    :meth:`sum_with_offsets` for sums that need the rows' numbers, :meth:`every` for a
+    :meth:`sum_with_starts` for sums that need the rows' numbers, :meth:`every` for a
     thinned copy of the rows, :meth:`first_chunk` for estimates from pilot rows and, for
     merge-reduce, :meth:`chunk_tasks`, :meth:`task`, :meth:`shared` and :meth:`gather`.
     """
@@ -506,19 +515,22 @@ class DaskRows:
     chunked = True
     file_backed = False  # the chunks live with dask, not in a file this process reads
 
-    def __init__(self, X, y, sample_weight, summary, encode=_as_float):
-        self._X, self._y, self._w = X, y, sample_weight
+    def __init__(self, X, y, sample_weight, summary, encode=_as_float, offset=None):
+        self._X, self._y, self._w, self._offset = X, y, sample_weight, offset
         self.summary = summary
         self.encode = encode
         self._seed = None
         self.sizes = list(X.chunks[0])
-        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(int).tolist()
+        self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(int).tolist()
 
     @classmethod
-    def from_arrays(cls, X, y, sample_weight=None, block_rows=None):
-        """Check the shapes of dask ``X`` (and of ``y``, ``sample_weight``: dask arrays,
-        array-likes or, for the weights, a scalar) without computing them, put all columns
-        in one block (rows in ``block_rows`` when given) and summarise y and the weights."""
+    def from_arrays(cls, X, y, sample_weight=None, block_rows=None, offset=None):
+        """Check the shapes of dask ``X`` (and of ``y``, ``sample_weight`` and ``offset``:
+        dask arrays, array-likes or, for the weights and offsets, scalars) without computing
+        them, put all columns in one block (rows in ``block_rows`` when given) and summarise
+        y and the weights. The offsets (a known term of each row's linear predictor) travel
+        with the chunks to every function of rows as ``offset=`` (checked finite in the
+        tasks that read them)."""
         import dask
 
         X = as_row_blocks(X, block_rows)
@@ -532,12 +544,18 @@ class DaskRows:
                                in enumerate(zip(y_blocks, w_blocks, offsets))],
                               dask.delayed(_merge_summaries, pure=True)).compute()
         check_weight_total(summary.total_weight, summary.max_weight, int(sum(X.chunks[0])))
-        return cls(X, y, w, summary)
+        offset = None if offset is None else _as_rows(offset, X, "offset")
+        return cls(X, y, w, summary, offset=offset)
+
+    @property
+    def has_offset(self):
+        """Whether the rows have offsets in their linear predictors."""
+        return self._offset is not None
 
     def encoded(self, encode):
         """The same rows with targets encoded by ``encode`` (a picklable function of a
         chunk of y) in every task."""
-        return DaskRows(self._X, self._y, self._w, self.summary, encode)
+        return DaskRows(self._X, self._y, self._w, self.summary, encode, self._offset)
 
     def first_chunk(self):
         """The first chunk as float X, encoded y and weights, gathered to the client (the
@@ -550,8 +568,10 @@ class DaskRows:
     def rechunk(self, block_rows):
         """The same rows in chunks of ``block_rows`` rows."""
         X = self._X.rechunk({0: block_rows})
-        w = None if self._w is None else self._w.rechunk((X.chunks[0],))
-        return DaskRows(X, self._y.rechunk((X.chunks[0],)), w, self.summary, self.encode)
+        w, offset = (None if v is None else v.rechunk((X.chunks[0],))
+                     for v in (self._w, self._offset))
+        return DaskRows(X, self._y.rechunk((X.chunks[0],)), w, self.summary, self.encode,
+                        offset)
 
     def every(self, stride, *, gather_rows=0):
         """Rows ``0, stride, 2 stride, ...`` of all chunks (global row numbers) with their
@@ -561,14 +581,17 @@ class DaskRows:
         them."""
         import dask
 
-        w = None if self._w is None else self._w[::stride]
+        w, offset = (None if v is None else v[::stride] for v in (self._w, self._offset))
         X, y = self._X[::stride], self._y[::stride]
         if X.shape[0] <= gather_rows:
-            return InMemoryRows(*_chunk_arrays(self.encode, *dask.compute(X, y, w)))
+            X, y, w, offset = dask.compute(X, y, w, offset)
+            offset = None if offset is None else np.asarray(offset, dtype=float)
+            return InMemoryRows(*_chunk_arrays(self.encode, X, y, w), offset)
         X = X.rechunk({0: max(self.sizes)})
         y = y.rechunk((X.chunks[0],))
-        w = None if w is None else w.rechunk((X.chunks[0],))
-        return DaskRows(*dask.persist(X, y, w), self.summary, self.encode)
+        w, offset = (None if v is None else v.rechunk((X.chunks[0],)) for v in (w, offset))
+        X, y, w, offset = dask.persist(X, y, w, offset)
+        return DaskRows(X, y, w, self.summary, self.encode, offset)
 
     def scaled(self, factor, exponent=0):
         """The same rows with their weights multiplied by ``factor`` and by ``2**exponent``
@@ -583,7 +606,7 @@ class DaskRows:
         summary = self.summary._replace(min_weight=scale(self.summary.min_weight),
                                         max_weight=scale(self.summary.max_weight),
                                         total_weight=scale(self.summary.total_weight))
-        return DaskRows(self._X, self._y, w, summary, self.encode)
+        return DaskRows(self._X, self._y, w, summary, self.encode, self._offset)
 
     @property
     def n(self):
@@ -599,10 +622,11 @@ class DaskRows:
 
     # -- tasks ------------------------------------------------------------------------------
     def chunk_tasks(self, function, *args, row_values=None):
-        """One delayed task per chunk: ``function(*args, X, y, w, offset, block)`` on the
-        chunk's float X, encoded y and weights; with ``row_values`` (a lazy array of
-        :meth:`map_rows`), ``function(*args, values, X, y, w, offset, block)`` with the
-        chunk's values."""
+        """One delayed task per chunk: ``function(*args, X, y, w, start, block)`` on the
+        chunk's float X, encoded y and weights (``start``: the number of its first row),
+        and ``offset=`` the chunk's offsets when the rows have them; with ``row_values`` (a
+        lazy array of :meth:`map_rows`), ``function(*args, values, X, y, w, start, block)``
+        with the chunk's values."""
         import dask
         from dask.base import tokenize
 
@@ -610,18 +634,19 @@ class DaskRows:
         # unoptimised graphs keep the futures of arrays held on the cluster, so that lazy
         # results (map_rows) keep them alive after this storage is gone
         y_blocks = self._y.to_delayed(optimize_graph=False).ravel()
-        w_blocks = ([None] * len(y_blocks) if self._w is None
-                    else self._w.to_delayed(optimize_graph=False).ravel())
+        w_blocks, offset_blocks = ([None] * len(y_blocks) if v is None
+                                   else v.to_delayed(optimize_graph=False).ravel()
+                                   for v in (self._w, self._offset))
         extra = ([()] * len(y_blocks) if row_values is None
                  else [(v,) for v in row_values.rechunk((tuple(self.sizes),))
                        .to_delayed().ravel()])
         # named after the function, not the wrappers, for dashboards and task streams
-        name = (args[0] if function in (_rows_only, _rows_and_offset) else function).__name__
+        name = (args[0] if function in (_rows_only, _rows_and_start) else function).__name__
         tasks = []
-        for b, (X, y, w, offset, more) in enumerate(zip(
+        for b, (X, y, w, offset, start, more) in enumerate(zip(
                 self._X.to_delayed(optimize_graph=False).ravel(), y_blocks, w_blocks,
-                self.offsets, extra)):
-            inputs = (function, args, self.encode, X, y, w, offset, b, *more)
+                offset_blocks, self.starts, extra)):
+            inputs = (function, args, self.encode, X, y, w, offset, start, b, *more)
             tasks.append(task(*inputs, dask_key_name=f"{name}-{tokenize(*inputs)}"))
         return tasks
 
@@ -669,17 +694,18 @@ class DaskRows:
 
     # -- the operations of InMemoryRows ----------------------------------------------------
     def sum(self, function, *args):
-        """``function(*args, X, y, w)`` of every chunk, summed (a tuple of sums)."""
+        """``function(*args, X, y, w)`` (and ``offset=`` the chunk's offsets, when the rows
+        have them) of every chunk, summed (a tuple of sums)."""
         return self._sum(self.chunk_tasks(_rows_only, function, *args))
 
-    def sum_with_offsets(self, function, *args):
-        """``function(*args, X, y, w, offset)`` of every chunk (``offset``: the number of its
+    def sum_with_starts(self, function, *args):
+        """``function(*args, X, y, w, start)`` of every chunk (``start``: the number of its
         first row), added up by a tree of tasks (a tuple of sums, of anything with ``+``)."""
-        return self._sum(self.chunk_tasks(_rows_and_offset, function, *args))
+        return self._sum(self.chunk_tasks(_rows_and_start, function, *args))
 
     def map_rows(self, function, *args):
-        """``function(*args, X, y, w)``: one value per row, as a lazy dask array (computed
-        only when asked for)."""
+        """``function(*args, X, y, w)`` (and ``offset=``, as :meth:`sum`): one value per
+        row, as a lazy dask array (computed only when asked for)."""
         import dask.array as da
 
         return da.concatenate([

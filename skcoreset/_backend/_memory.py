@@ -4,7 +4,7 @@ matrix whose rows stay sparse."""
 import numpy as np
 from scipy import sparse
 
-from ._chunks import Part, float_rows, row_chunks, row_width, take_rows
+from ._chunks import Part, float_rows, offset_keyword, row_chunks, row_width, take_rows
 from ._sampling import (importance_draws, merge_priority_lists, priority_chunk,
                         uniform_subset)
 
@@ -29,8 +29,9 @@ class InMemoryRows:
         Encoded targets (``±1`` for the logistic model).
     sample_weight : ndarray of shape (n,)
     offset : ndarray of shape (n,), default=None
-        A known term of each row's linear predictor (the log exposure of counts), read by
-        the inference functions.
+        A known term of each row's linear predictor (the log exposure of counts): handed
+        with the rows to the functions of :meth:`sum`, :meth:`map_rows` and
+        :meth:`priority_sample` as ``offset=`` (see :func:`~._chunks.offset_keyword`).
     """
 
     chunked = False
@@ -55,16 +56,25 @@ class InMemoryRows:
         return False
 
     @property
+    def has_offset(self):
+        """Whether the rows have offsets in their linear predictors."""
+        return self.offset is not None
+
+    @property
     def n_features(self):
         return self.X.shape[1]
 
     def sum(self, function, *args):
-        """``function(*args, X, y, w)``: a sum over rows (tuple of arrays or numbers)."""
-        return function(*args, self.X, self.y, self.sample_weight)
+        """``function(*args, X, y, w)`` (and ``offset=`` the offsets, when the rows have
+        them): a sum over rows (tuple of arrays or numbers)."""
+        return function(*args, self.X, self.y, self.sample_weight,
+                        **offset_keyword(self.offset))
 
     def map_rows(self, function, *args):
-        """``function(*args, X, y, w)``: one value per row, as an ndarray."""
-        return function(*args, self.X, self.y, self.sample_weight)
+        """``function(*args, X, y, w)`` (and ``offset=``, as :meth:`sum`): one value per
+        row, as an ndarray."""
+        return function(*args, self.X, self.y, self.sample_weight,
+                        **offset_keyword(self.offset))
 
     def max_abs(self):
         """Largest ``|x|`` of X (max and min: ``abs`` would copy a memmap whole)."""
@@ -105,7 +115,8 @@ class InMemoryRows:
         """The given rows as a :class:`Part` with the given weights; every row in order
         shares X and y (float rows are not copied: a coreset of the whole data)."""
         return Part(indices, weights, float_rows(take_rows(self.X, indices)),
-                    take_rows(self.y, indices))
+                    take_rows(self.y, indices),
+                    offset=None if self.offset is None else self.offset[indices])
 
     def subsample(self, size, rng, *, stream=0):
         """Up to ``size`` distinct rows of positive weight, uniformly without replacement,
@@ -151,9 +162,10 @@ class InMemoryRows:
         seed = rng.randint(np.iinfo(np.int32).max)
         samples = None
         for rows in row_chunks(self.n, row_width(self.X) + 1):
+            offset = None if self.offset is None else self.offset[rows]
             chunk = priority_chunk(capacities, seed, strata, function, args,
                                    float_rows(self.X[rows]), self.y[rows],
-                                   self.sample_weight[rows], rows.start)
+                                   self.sample_weight[rows], rows.start, offset=offset)
             samples = (chunk if samples is None
                        else merge_priority_lists(capacities, samples, chunk))
         return samples

@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._chunks import Part, row_keys
+from ._chunks import Part, offset_keyword, row_keys, take_offset
 
 
 def _allocate(size, counts):
@@ -236,11 +236,12 @@ def priority_keys(seed, stream, start, stop):
     return row_keys(start, stop, seed=first_row)
 
 
-def priority_leaf(capacity, keys, importance, strata, X, y, w, offset):
-    """The :class:`PrioritySample` of one chunk of rows (global row numbers start at
-    ``offset``): ``keys`` are the rows' uniform keys (:func:`priority_keys`);
-    ``importance`` is ``lambda_n`` of every row (rows of zero importance are never kept),
-    ``strata`` the values of y that define the strata (None: one stratum)."""
+def priority_leaf(capacity, keys, importance, strata, X, y, w, start, offset=None):
+    """The :class:`PrioritySample` of one chunk of rows (global row numbers from
+    ``start``; ``offset`` their offsets, kept with the rows): ``keys`` are the rows' uniform
+    keys (:func:`priority_keys`); ``importance`` is ``lambda_n`` of every row (rows of zero
+    importance are never kept), ``strata`` the values of y that define the strata (None:
+    one stratum)."""
     importance = np.asarray(importance, dtype=float)
     u = 1.0 - keys  # in (0, 1]: finite priorities
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -252,7 +253,8 @@ def priority_leaf(capacity, keys, importance, strata, X, y, w, offset):
         keep = rows[_top(priority[rows], capacity + 1)]
         out.priorities.append(priority[keep])
         out.importance.append(importance[keep])
-        out.parts.append(Part(offset + keep, w[keep], X[keep], y[keep]))
+        out.parts.append(Part(start + keep, w[keep], X[keep], y[keep],
+                              offset=take_offset(offset, keep)))
         out.masses.append(importance[rows].sum())
         out.counts.append(len(rows))
     return out._replace(masses=np.array(out.masses), counts=np.array(out.counts))
@@ -277,14 +279,16 @@ def merge_priority(capacity, *samples):
     return out
 
 
-def priority_chunk(capacities, seed, strata, function, args, X, y, w, offset):
-    """One :class:`PrioritySample` per budget in ``capacities`` of a chunk, with independent
-    keys (stream ``k`` of ``seed`` for the k-th budget, :func:`priority_keys`) and the
-    importance ``w_n * function(*args, X, y, w)`` computed once for all of them."""
-    importance = w * np.asarray(function(*args, X, y, w), dtype=float)
-    stop = offset + len(importance)
-    return [priority_leaf(capacity, priority_keys(seed, stream, offset, stop), importance,
-                          strata, X, y, w, offset)
+def priority_chunk(capacities, seed, strata, function, args, X, y, w, start, offset=None):
+    """One :class:`PrioritySample` per budget in ``capacities`` of a chunk (global row
+    numbers from ``start``), with independent keys (stream ``k`` of ``seed`` for the k-th
+    budget, :func:`priority_keys`) and the importance ``w_n * function(*args, X, y, w)``
+    (with ``offset=`` the rows' offsets when there are any) computed once for all of them."""
+    importance = w * np.asarray(function(*args, X, y, w, **offset_keyword(offset)),
+                                dtype=float)
+    stop = start + len(importance)
+    return [priority_leaf(capacity, priority_keys(seed, stream, start, stop), importance,
+                          strata, X, y, w, start, offset)
             for stream, capacity in enumerate(capacities)]
 
 

@@ -14,7 +14,14 @@ from ._memory import InMemoryRows
 
 @runtime_checkable
 class RowStorage(Protocol):
-    """Rows with encoded targets and sample weights, processed chunk by chunk.
+    """Rows with encoded targets, sample weights and optional offsets (a known term of each
+    row's linear predictor, e.g. the log exposure of counts), processed chunk by chunk.
+
+    The functions of rows handed to :meth:`sum`, :meth:`map_rows` and
+    :meth:`priority_sample` are called ``function(*args, X, y, w)`` with a chunk's rows,
+    and with ``offset=`` its offsets when the rows have them (``has_offset``): a function
+    that reads linear predictors takes ``offset=None``, and one that does not fails loudly
+    rather than ignore the offsets.
 
     ``chunked`` says whether every pass is a tree of tasks over chunks that live elsewhere
     (no row is in this process; per-row values are lazy dask arrays) and ``file_backed``
@@ -33,11 +40,15 @@ class RowStorage(Protocol):
     @property
     def file_backed(self) -> bool: ...
 
+    @property
+    def has_offset(self) -> bool: ...
+
     def sum(self, function: Any, *args: Any) -> tuple:
-        """``function(*args, X, y, w)`` of every chunk, summed (a tuple of sums)."""
+        """``function(*args, X, y, w[, offset=])`` of every chunk, summed (a tuple of
+        sums)."""
 
     def map_rows(self, function: Any, *args: Any) -> Any:
-        """``function(*args, X, y, w)``: one value per row."""
+        """``function(*args, X, y, w[, offset=])``: one value per row."""
 
     def max_abs(self) -> float: ...
 

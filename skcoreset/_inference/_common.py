@@ -116,6 +116,11 @@ class LogPosterior:
         """Weighted mean of the encoded targets."""
         return np.average(self.y, weights=self.sample_weight)
 
+    def mean_offset(self):
+        """Weighted mean of the offsets (0 without)."""
+        return 0.0 if self.offset is None else np.average(self.offset,
+                                                          weights=self.sample_weight)
+
     def thinned(self, stride):
         """The log posterior of every ``stride``-th row, reweighted to the total weight of
         all rows (a contiguous copy: products with a strided view would copy it every
@@ -328,22 +333,26 @@ class _Sums(NamedTuple):
     neg_hessian: np.ndarray | None = None
 
 
-def _loglik_sums(family, theta, fit_intercept, neg_hessian, X, y, sample_weight):
-    """Weighted log-likelihood of some rows, its gradient and, with ``neg_hessian`` (a
-    dtype), minus its Hessian: :meth:`LogPosterior.value_and_grad` without the prior (the
-    task of one chunk), in row chunks (no linear predictor of all the rows is held)."""
+def _loglik_sums(family, theta, fit_intercept, neg_hessian, X, y, sample_weight,
+                 offset=None):
+    """Weighted log-likelihood of some rows (with their offsets), its gradient and, with
+    ``neg_hessian`` (a dtype), minus its Hessian: :meth:`LogPosterior.value_and_grad`
+    without the prior (the task of one chunk), in row chunks (no linear predictor of all
+    the rows is held)."""
     no_prior = np.zeros(len(theta))
     total = None
     for rows in row_chunks(len(y), row_width(X) + 1):
         out = LogPosterior(X[rows], y[rows], family, sample_weight[rows], no_prior,
-                           fit_intercept).value_and_grad(theta, neg_hessian=neg_hessian)
+                           fit_intercept, None if offset is None else offset[rows],
+                           ).value_and_grad(theta, neg_hessian=neg_hessian)
         sums = (out[0], out[2]) + out[3:]
         total = sums if total is None else tuple(a + b for a, b in zip(total, sums))
     return total
 
 
-def _target_sums(X, y, sample_weight):
-    return sample_weight.sum(), sample_weight @ y
+def _target_sums(X, y, sample_weight, offset=None):
+    return (sample_weight.sum(), sample_weight @ y,
+            0.0 if offset is None else sample_weight @ offset)
 
 
 # A pass over rows whose Hessian costs fewer flops (rows x parameters^2) than this is
@@ -383,8 +392,9 @@ class ChunkedLogPosterior:
         default the rows of the largest chunk of a cluster, which bounds the memory used
         here, and all thinned rows of an in-memory storage.
     target_sums : tuple of float, default=None
-        ``(sum_n w_n, sum_n w_n y_n)`` when known; otherwise one pass computes them when
-        first needed (for :attr:`total_weight` and :meth:`mean_target`).
+        ``(sum_n w_n, sum_n w_n y_n, sum_n w_n o_n)`` (``o``: the offsets) when known;
+        otherwise one pass computes them when first needed (for :attr:`total_weight`,
+        :meth:`mean_target` and :meth:`mean_offset`).
     """
 
     def __init__(self, rows, family, prior_prec, fit_intercept, gather_rows=None,
@@ -419,8 +429,12 @@ class ChunkedLogPosterior:
         return float(self._target_sums[0])
 
     def mean_target(self):
-        total, weighted = self._target_sums
+        total, weighted, _ = self._target_sums
         return weighted / total
+
+    def mean_offset(self):
+        total, _, offsets = self._target_sums
+        return offsets / total
 
     def thinned(self, stride):
         """The log posterior of every ``stride``-th row (global row numbers), reweighted to
@@ -434,13 +448,13 @@ class ChunkedLogPosterior:
                 return None
             return log_posterior_of(rows.scaled(self.total_weight / total), self.family,
                                     self.prior_prec, self.fit_intercept)
-        total, weighted = rows.sum(_target_sums)
-        if total <= 0:
+        sums = rows.sum(_target_sums)
+        if sums[0] <= 0:
             return None
-        scale = self.total_weight / total
+        scale = self.total_weight / sums[0]
         return ChunkedLogPosterior(rows.scaled(scale), self.family, self.prior_prec,
                                    self.fit_intercept, self.gather_rows,
-                                   (total * scale, weighted * scale))
+                                   tuple(value * scale for value in sums))
 
     def _sums(self, theta, neg_hessian=None):
         theta = np.asarray(theta, dtype=float)
@@ -485,11 +499,12 @@ class ChunkedLogPosterior:
 
 
 def log_posterior_of(rows, family, prior_prec, fit_intercept):
-    """The log posterior of the rows of a storage: a :class:`LogPosterior` of rows in this
-    process (:class:`~skcoreset._backend.InMemoryRows`), a :class:`ChunkedLogPosterior` of
-    rows on a cluster (:class:`~skcoreset._backend.DaskRows`) or in a ``np.memmap`` (without
-    offsets), whose memory then does not grow with the rows."""
-    if rows.chunked or (rows.file_backed and rows.offset is None):
+    """The log posterior of the rows of a storage (with their offsets): a
+    :class:`LogPosterior` of rows in this process
+    (:class:`~skcoreset._backend.InMemoryRows`), a :class:`ChunkedLogPosterior` of rows on
+    a cluster (:class:`~skcoreset._backend.DaskRows`) or in a ``np.memmap``, whose memory
+    then does not grow with the rows."""
+    if rows.chunked or rows.file_backed:
         return ChunkedLogPosterior(rows, family, prior_prec, fit_intercept)
     return LogPosterior(rows.X, rows.y, family, rows.sample_weight, prior_prec, fit_intercept,
                         rows.offset)

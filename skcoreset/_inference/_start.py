@@ -75,9 +75,9 @@ def mcmc_start(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol, m
     return start
 
 
-def _latent_sd(factor, fit_intercept, X, y, w):
+def _latent_sd(factor, fit_intercept, X, y, w, offset=None):
     """The sd of each row's linear predictor for theta of covariance ``factor^T factor``
-    (0 for rows of no weight)."""
+    (0 for rows of no weight; a known offset adds no variance)."""
     return np.sqrt(latent_variances(X, factor, fit_intercept, lower=False)) * (w > 0)
 
 

@@ -30,10 +30,10 @@ class Dispersion(NamedTuple):
     theta: np.ndarray  # the mode of the coefficients given alpha
 
 
-def _dispersion_sums(family, theta, fit_intercept, offset, X, y, w):
+def _dispersion_sums(family, theta, fit_intercept, X, y, w, offset=None):
     """``(sum_n w_n dl_n/drho, sum_n w_n d2l_n/drho2, A^T (w * d2l/drho deta))`` of some
-    rows at ``theta``, in row chunks (no linear predictor of all the rows is held): the sums
-    of a pass over the rows (``offset``: of all the rows of an in-memory storage, or None)."""
+    rows (with their offsets) at ``theta``, in row chunks (no linear predictor of all the
+    rows is held): the sums of a pass over the rows."""
     d_rho = d_rho_rho = 0.0
     cross = 0.0
     for rows in row_chunks(X.shape[0], row_width(X) + 1):
@@ -56,9 +56,8 @@ def _profile_derivatives(family, rows, fit_intercept, posterior):
     theorem) and ``h'' = H_rr - H_rt^T H_tt^-1 H_tr``, the Schur complement of the joint
     Hessian, whose inverse is minus the marginal variance of ``rho`` in the joint Laplace
     approximation. One pass over the rows of the storage ``rows``."""
-    offset = getattr(rows, "offset", None)
     d_rho, d_rho_rho, cross = rows.sum(_dispersion_sums, family, posterior.mean,
-                                       fit_intercept, offset)
+                                       fit_intercept)
     # H_tt = -precision: h'' = H_rr + H_rt^T cov H_tr, cov = L L^T
     whitened = posterior.cov_cholesky.T @ cross
     return float(d_rho), float(d_rho_rho + whitened @ whitened)

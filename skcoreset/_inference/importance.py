@@ -35,8 +35,7 @@ class _LoglikPerAlpha:
         eta[...] = self.family.loglik_per_alpha(y, eta, self.alpha)
 
 
-def log_joint(rows, family, thetas, prior_prec, fit_intercept, *, offset=None,
-              log_alpha=None):
+def log_joint(rows, family, thetas, prior_prec, fit_intercept, *, log_alpha=None):
     """``log p~(theta_s)``: the log prior plus the weighted log-likelihood of every row, for
     each of S draws, up to a constant that does not depend on the draws.
 
@@ -44,14 +43,13 @@ def log_joint(rows, family, thetas, prior_prec, fit_intercept, *, offset=None,
     ----------
     rows : InMemoryRows or DaskRows
         The rows (an ndarray, a ``np.memmap`` read in chunks, a CSR matrix, or chunks of a
-        dask array summed where they live), targets encoded for ``family``, and weights.
+        dask array summed where they live), targets encoded for ``family``, weights and
+        offsets.
     family : Family
     thetas : ndarray of shape (S, p)
     prior_prec : ndarray of shape (p,)
         Diagonal precision of the Gaussian prior of theta.
     fit_intercept : bool
-    offset : ndarray of shape (n,), default=None
-        Added to each row's linear predictor (rows in this process only).
     log_alpha : ndarray of shape (S,), default=None
         Draws of ``log alpha`` of the negative binomial model made jointly with ``thetas``:
         each draw's likelihood then has its own overdispersion (normalising terms included)
@@ -64,13 +62,7 @@ def log_joint(rows, family, thetas, prior_prec, fit_intercept, *, offset=None,
     thetas = np.ascontiguousarray(thetas, dtype=float)
     kernel = None if log_alpha is None else _LoglikPerAlpha(family, np.exp(log_alpha))
     evaluator = PotentialEvaluator(family, fit_intercept, len(thetas), kernel=kernel)
-    if rows.chunked:
-        if offset is not None:
-            raise ValueError("An offset of rows held in dask arrays is not supported.")
-        loglik = rows.sum(potential_sums, evaluator, thetas)[0]
-    else:
-        loglik = potential_sums(evaluator, thetas, rows.X, rows.y, rows.sample_weight,
-                                offset)[0]
+    loglik = rows.sum(potential_sums, evaluator, thetas)[0]
     out = loglik - 0.5 * (thetas**2) @ prior_prec
     if log_alpha is not None:
         out -= 0.5 * (np.asarray(log_alpha) / LOG_ALPHA_PRIOR_SD) ** 2

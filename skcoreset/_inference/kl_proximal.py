@@ -140,12 +140,12 @@ def _slack(new, old):
     return rounding_slack(old.elbo) + new.elbo_error + old.elbo_error
 
 
-def _elbo_sums(family, mean, chol_inv, fit_intercept, variance_dtype, offset, X, y,
-               sample_weight):
-    """What a primal step needs of some rows at ``N(mean, V)``, ``V = L^-T L^-1`` for
-    ``chol_inv = L^-1``: their expected log-likelihood, the bound on its error from
-    single-precision variances, ``A^T alpha`` and ``A^T diag(gamma) A`` (one task per chunk
-    on a cluster)."""
+def _elbo_sums(family, mean, chol_inv, fit_intercept, variance_dtype, X, y, sample_weight,
+               offset=None):
+    """What a primal step needs of some rows (with their offsets) at ``N(mean, V)``,
+    ``V = L^-T L^-1`` for ``chol_inv = L^-1``: their expected log-likelihood, the bound on
+    its error from single-precision variances, ``A^T alpha`` and ``A^T diag(gamma) A``
+    (one task per chunk on a cluster)."""
     m_lat, v_lat = latent_variances(X, chol_inv, fit_intercept, variance_dtype, mean=mean)
     if offset is not None:
         m_lat += offset
@@ -177,8 +177,7 @@ class _PrimalPath:
         # V = L^-T L^-1, so L^-T is a square-root factor of V and v~_n = ||L^-1 a_n||^2
         chol_inv = linalg.solve_triangular(chol, np.eye(p), lower=True)
         value, error, alpha_sum, gram = self.rows.sum(
-            _elbo_sums, self.family, mean, chol_inv, self.fit_intercept, self.variance_dtype,
-            getattr(self.rows, "offset", None))
+            _elbo_sums, self.family, mean, chol_inv, self.fit_intercept, self.variance_dtype)
         cov_diag = np.sum(chol_inv**2, axis=0)
         logdet_prec = cholesky_logdet(chol)
         kl = 0.5 * (self.prior_prec @ cov_diag + self.prior_prec @ mean**2 - p
@@ -449,7 +448,7 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
         ``"auto"``: for ``n >= 50,000``, where each step costs several passes over X (the
         latent variances are then also computed in single precision).
     offset : ndarray of shape (n,), default=None
-        A known term of each row's linear predictor (rows in memory only).
+        A known term of each row's linear predictor (a storage holds its own).
     verbose : int, default=0
         Print one line per iteration when positive.
 

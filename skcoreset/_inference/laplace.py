@@ -137,9 +137,8 @@ def _initial_theta_of(log_post):
         return np.zeros(n_params)
     theta = initial_theta(np.array([log_post.mean_target()]), log_post.family, np.ones(1),
                           n_params, True)
-    offset = getattr(log_post, "offset", None)
-    if offset is not None:  # the intercept that, with the offsets, fits the mean target
-        theta[-1] -= np.average(offset, weights=log_post.sample_weight)
+    # the intercept that, with the offsets, fits the mean target
+    theta[-1] -= log_post.mean_offset()
     return theta
 
 
@@ -242,7 +241,7 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
         Starting point (warm start); by default zero coefficients and the intercept at the
         link of the weighted mean target, refined for large N by :func:`thinned_start`.
     offset : ndarray of shape (n,), default=None
-        A known term of each row's linear predictor (rows in memory only).
+        A known term of each row's linear predictor (a storage holds its own).
     verbose : int
         Print one line per Newton step when positive.
 

@@ -225,6 +225,12 @@ def mcmc(X, y, family, *, sample_weight, prior_prec, fit_intercept, sampler="nut
     Rows on a dask cluster (``X`` a :class:`~skcoreset._backend.DaskRows` storage) are
     sampled by NUTS only, every gradient one reduction over their chunks.
     """
+    if sample_alpha and sampler == "nuts" and is_chunked(X):
+        raise ValueError(
+            "method='mcmc' samples the negative binomial alpha with the coefficients for "
+            "rows in memory or a np.memmap; for dask arrays pass a number as alpha (e.g. "
+            "alpha_ of a fit with method='laplace', which estimates it on all chunks), and "
+            "the coefficients are sampled given it.")
     if sampler == "ensemble" and is_chunked(X):
         raise ValueError(
             "sampler='ensemble' needs the rows in memory: each of its hundreds of thousands "

@@ -68,6 +68,15 @@ def _check_exposure_input(X):
             "posterior.")
 
 
+def _multiplier(exposure, offset):
+    """The multiplier of each row's mean, of a fit's exposure or its offset (the log link:
+    ``exp(offset)``, infinite or 0 beyond float64), or None."""
+    if offset is None:
+        return exposure
+    with np.errstate(over="ignore", under="ignore"):
+        return np.exp(offset)
+
+
 class BaseBayesianGLM(BaseEstimator):
     """Shared fit and posterior-predictive machinery; subclasses fix the family."""
 
@@ -137,6 +146,12 @@ class BaseBayesianGLM(BaseEstimator):
         """The multiplier of the mean of each row of X (count models), or None."""
         return None
 
+    def _fit_exposure(self, X, exposure, offset):
+        """``(exposure, offset)``: how the training rows' exposure and offset enter the fit
+        (count models: as the weights of rates, or as an offset in the linear predictor),
+        ``(None, None)`` without them."""
+        return None, None
+
     def _store(self, result):
         """Fitted attributes from an :class:`InferenceResult`."""
         self._fitted_method = self.method
@@ -177,11 +192,12 @@ class BaseBayesianGLM(BaseEstimator):
     def _fit(self, X, y, sample_weight, exposure=None, offset=None, n_trials=None):
         """Validate, fit the posterior and set the fitted attributes common to both models.
 
-        ``exposure`` and ``offset`` (count models) combine into the multiplier of the mean
-        (:func:`~skcoreset._validation.combined_exposure`). For a family that fits counts
-        over an exposure as rates weighted by it (:meth:`PoissonFamily.exposure_as_weight`,
-        exact for every method) they become those; otherwise (the negative binomial model)
-        an offset ``log(exposure)`` in the linear predictor.
+        ``exposure`` and ``offset`` (count models) enter the fit in one representation
+        (:meth:`_fit_exposure`): for a family that fits counts over an exposure as rates
+        weighted by it (:meth:`PoissonFamily.exposure_as_weight`, exact for every method
+        and link) the multiplier of the mean; otherwise (the negative binomial model) the
+        offset ``offset + log(exposure)`` in the linear predictor, which travels with the
+        rows of every storage (in memory, a ``np.memmap``, dask chunks).
 
         ``n_trials`` (binary models) makes y the successes out of that many trials per row;
         the rows become weighted rows of each class (:meth:`_trials_as_rows`).
@@ -196,7 +212,7 @@ class BaseBayesianGLM(BaseEstimator):
                 "small).")
         X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
         if is_dask_collection(X):
-            return self._fit_dask(X, y, sample_weight, self._exposure_of(X, exposure, offset))
+            return self._fit_dask(X, y, sample_weight, exposure, offset)
         # PASS-GLM finds non-finite entries of X in its one pass over the data (from the
         # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
         finds_non_finite = METHODS[self.method].finds_non_finite
@@ -214,18 +230,18 @@ class BaseBayesianGLM(BaseEstimator):
         else:
             X, y_encoded, sample_weight, log_constant = self._trials_as_rows(
                 X, y, n_trials, sample_weight)
-        exposure = self._exposure_of(X, exposure, offset)
-        # a table's weighted rows are not its cells: nothing kept for to_arviz and loo
-        keep_rows(self, X if n_trials is None else None, y_encoded, sample_weight, exposure)
-        options = {}
-        if exposure is not None and hasattr(self._family(), "exposure_as_weight"):
+        exposure, offset = self._fit_exposure(X, exposure, offset)
+        kept_exposure = _multiplier(exposure, offset)
+        # a table's weighted rows are not its cells: nothing kept for to_arviz and loo (nor
+        # rows whose offsets stand for exposures beyond float64)
+        keep = n_trials is None and (kept_exposure is None or np.all(np.isfinite(kept_exposure)))
+        keep_rows(self, X if keep else None, y_encoded, sample_weight, kept_exposure)
+        if exposure is not None:
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
                 y_encoded, sample_weight, exposure)
-        elif exposure is not None:
-            options["offset"] = np.log(exposure)
+        options = {} if offset is None else {"offset": offset}
         spec = self._method()
         prior = self._prior(X.shape[1])
-        offset = options.get("offset")
         training_rows = InMemoryRows(X, y_encoded, sample_weight, offset)
         family = self._fitted_family(X, y_encoded, sample_weight, prior, offset,
                                      rows=training_rows)
@@ -234,7 +250,7 @@ class BaseBayesianGLM(BaseEstimator):
             sample_weight=sample_weight, prior_prec=prior, fit_intercept=self.fit_intercept,
             tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
             **self._method_options(spec), **options)
-        self._finish_fit(result, log_constant, exposure is not None)
+        self._finish_fit(result, log_constant, exposure is not None or offset is not None)
         set_fit_statistics(self, training_rows, log_constant)
         if n_trials is not None:  # the deviance from the cells' saturated binomial model
             self.deviance_ += 2.0 * self._trials_saturated
@@ -266,28 +282,24 @@ class BaseBayesianGLM(BaseEstimator):
     def _stream_settings(self):
         return (self.pass_degree, self.pass_radius, self.fit_intercept)
 
-    def _fit_dask(self, X, y, sample_weight, exposure=None):
+    def _fit_dask(self, X, y, sample_weight, exposure=None, offset=None):
         """Fit rows held in dask arrays where their chunks live: every pass over the rows is
         a task per chunk and a tree of tasks summing the results, and only sums over rows
         (and, for PASS-GLM, its pilot rows) reach this process.
 
         y and the weights are validated from a one-pass summary (a witness of y's values
         and the extreme weights, :class:`~skcoreset._backend.DaskRows`), with the checks and
-        messages of in-memory input; non-finite X (or an invalid exposure) raises in the
-        first task that reads it.
+        messages of in-memory input; non-finite X (or an invalid exposure or offset) raises
+        in the first task that reads it. Offsets travel with the chunks of the rows.
         """
         columns = getattr(X, "columns", None)  # a dask DataFrame's, for summary()
         X = as_row_blocks(X)  # the rows' blocks for the exposure and the summary alike
         log_constant = 0.0
-        if exposure is not None and not hasattr(self._family(), "exposure_as_weight"):
-            raise ValueError(
-                f"exposure and offset of {type(self).__name__} are fitted on rows in memory; "
-                "with dask arrays they are supported by BayesianPoissonRegression, which "
-                "fits counts over an exposure as weighted rates. Compute the arrays first.")
+        exposure, offset = self._fit_exposure(X, exposure, offset)
         if exposure is not None:
             y, sample_weight, log_constant = exposure_as_weight_lazily(
                 self._family(), X, y, sample_weight, exposure)
-        rows = DaskRows.from_arrays(X, y, sample_weight)
+        rows = DaskRows.from_arrays(X, y, sample_weight, offset=offset)
         summary = rows.summary
         check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
         self._fit_info = _rows_info(X.shape[0], summary.total_weight,
@@ -310,13 +322,14 @@ class BaseBayesianGLM(BaseEstimator):
         prior = self._prior(X.shape[1])
         if family.unresolved:  # parameters estimated from rows drawn from all chunks
             pilot = rows.subsample(_RESOLVE_ROWS, np.random.RandomState(0))
-            family = self._fitted_family(pilot.X, pilot.y, pilot.weights, prior, rows=rows)
+            family = self._fitted_family(pilot.X, pilot.y, pilot.weights, prior,
+                                         pilot.offset, rows=rows)
         self.family_ = family
         result = spec.fit(rows, None, family, sample_weight=None, prior_prec=prior,
                           fit_intercept=self.fit_intercept, tol=self.tol,
                           max_iter=self.max_iter, verbose=self.verbose,
                           **self._method_options(spec))
-        self._finish_fit(result, log_constant, exposure is not None)
+        self._finish_fit(result, log_constant, exposure is not None or offset is not None)
         return set_fit_statistics(self, rows, log_constant)
 
     def _partial_fit(self, X, y, sample_weight, classes=None):

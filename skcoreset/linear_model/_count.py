@@ -16,7 +16,8 @@ from .._inference import resolve_family
 from .._posterior import SamplePosterior, check_level
 from .._sklearn_compat import Interval, StrOptions, _num_samples, available_if
 from .._typing import FitMethod, FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
-from .._validation import check_numeric_dtype, combined_exposure
+from .._dask_predict import linear_offset_lazily
+from .._validation import check_numeric_dtype, combined_exposure, linear_offset
 from ..families import NegativeBinomialFamily, PoissonFamily
 from ._base import uses_pass_glm
 from ._docs import COMMON_ATTRS_DOC
@@ -46,6 +47,14 @@ def _exposure_doc(method: _Documented) -> _Documented:
     return method
 
 
+def _check_dtypes(exposure, offset):
+    """Refuse an exposure or offset that is not numbers (a boolean mask, strings) from its
+    dtype, without computing a dask array."""
+    for name, value in (("exposure", exposure), ("offset", offset)):
+        if value is not None:
+            check_numeric_dtype(name, value)
+
+
 class _BaseCountRegression(_BaseRegression):
     """The count regressions: non-negative targets, predictions of new counts, and counts
     observed over an exposure (``exposure=``, ``offset=``) in fit, predict, score,
@@ -56,6 +65,23 @@ class _BaseCountRegression(_BaseRegression):
         tags.target_tags.positive_only = True
         return tags
 
+    def _fit_exposure(self, X, exposure, offset):
+        """How ``exposure`` and ``offset`` of the training rows enter the fit, in one
+        representation: ``(exposure, None)`` for a family that fits counts over an exposure
+        as weighted rates (the Poisson model, exact for every link), else ``(None, the
+        offset in the linear predictor)`` (:func:`~skcoreset._validation.linear_offset`,
+        ``offset + log(exposure)``); ``(None, None)`` without them. Lazily for dask arrays
+        (validated in the blocks that read them)."""
+        if exposure is None and offset is None:
+            return None, None
+        family = self._family()
+        if hasattr(family, "exposure_as_weight"):
+            return self._exposure_of(X, exposure, offset), None
+        if not any(is_dask_collection(a) for a in (X, exposure, offset)):
+            return None, linear_offset(exposure, offset, _num_samples(X), family.link.name)
+        _check_dtypes(exposure, offset)
+        return None, linear_offset_lazily(X, exposure, offset, family.link.name)
+
     def _exposure_of(self, X, exposure, offset):
         """The multiplier of the mean of each row of X from ``exposure`` and ``offset``
         (:func:`~skcoreset._validation.combined_exposure`), or None; lazily for dask
@@ -65,9 +91,7 @@ class _BaseCountRegression(_BaseRegression):
         link = self._family().link.name
         if not any(is_dask_collection(a) for a in (X, exposure, offset)):
             return combined_exposure(exposure, offset, _num_samples(X), link)
-        for name, value in (("exposure", exposure), ("offset", offset)):
-            if value is not None:
-                check_numeric_dtype(name, value)  # from the dtype, without computing
+        _check_dtypes(exposure, offset)
         if offset is None:
             return exposure
         combined_exposure(None, 0.0, 1, link)  # the link check
@@ -98,9 +122,11 @@ class _BaseCountRegression(_BaseRegression):
             The Poisson model fits counts over an exposure as the rates ``y / exposure``
             with weights ``sample_weight * exposure``, the same posterior for every link
             and method (:meth:`PoissonFamily.exposure_as_weight
-            <skcoreset.families.PoissonFamily.exposure_as_weight>`), also for dask arrays;
-            the negative binomial model as an offset in the linear predictor (rows in
-            memory). ``log_evidence_`` and ``elbo_`` are those of the counts; ``coef_`` and
+            <skcoreset.families.PoissonFamily.exposure_as_weight>`); the negative binomial
+            model as the offset ``offset + log(exposure)`` in the linear predictor. Both
+            for rows in memory, a ``np.memmap`` (read in chunks) and dask arrays (the
+            exposure and offset as dask arrays, or arrays in memory, sent to the chunks of
+            the rows). ``log_evidence_`` and ``elbo_`` are those of the counts; ``coef_`` and
             :meth:`predict` describe the mean per unit of exposure. Not supported after a
             coreset step: pass them to the coreset step instead, which fits the rates (see
             :meth:`skcoreset.UniformCoreset.fit`). Routed like ``sample_weight`` with

@@ -138,9 +138,9 @@ def saturated_loglik(family, y):
     return family.loglik(y, family.link(np.maximum(y, _TINY_MEAN)))
 
 
-def _fit_sums(family, theta, fit_intercept, offset, X, y, w):
+def _fit_sums(family, theta, fit_intercept, X, y, w, offset=None):
     """``(sum_n w_n log p(y_n | theta), sum_n w_n [saturated - log p(y_n | theta)])`` of some
-    rows (``offset``: of all rows in memory, or None), in row chunks."""
+    rows (with their offsets), in row chunks."""
     loglik = shortfall = 0.0
     for rows in row_chunks(X.shape[0], row_width(X) + 1):
         eta = linear_predictor(float_rows(X[rows]), theta, fit_intercept)
@@ -159,7 +159,7 @@ def set_fit_statistics(estimator, rows, log_constant=0.0):
     the counts over their exposure."""
     theta = estimator.posterior_.mean
     loglik, shortfall = rows.sum(_fit_sums, estimator.family_, theta,
-                                 estimator.fit_intercept, getattr(rows, "offset", None))
+                                 estimator.fit_intercept)
     n_params = len(theta) + (1 if estimator._family().unresolved else 0)
     n_obs = estimator._fit_info["total_weight"]
     estimator.loglik_ = float(loglik) + log_constant

@@ -322,11 +322,10 @@ def _weighed_draws(estimator, X, y, sample_weight, exposure, offset, n_draws, fi
                                                                   exposure_values)
             else:
                 offset_values = np.log(exposure_values)
-        rows = InMemoryRows(Xt, y_encoded, weights)
+        rows = InMemoryRows(Xt, y_encoded, weights, offset_values)
 
     draws, log_alpha, log_q, r_eff = _draws(final, n_draws, rng)
-    log_p = log_joint(rows, family, draws, prior, fit_intercept, offset=offset_values,
-                      log_alpha=log_alpha)
+    log_p = log_joint(rows, family, draws, prior, fit_intercept, log_alpha=log_alpha)
     if log_q is None:
         fitted = _fit_rows(final, coreset, coreset_index, estimator, X, Xt, y,
                            exposure_values, fit_rows)

@@ -232,6 +232,57 @@ def test_dask_exposure_that_is_a_mask_is_refused_before_computing():
     np.testing.assert_array_equal(one.posterior_.mean, two.posterior_.mean)
 
 
+@pytest.mark.parametrize("method", ["laplace", "kl_proximal"])
+@pytest.mark.parametrize("make", [BayesianNegativeBinomialRegression, BayesianPoissonRegression])
+def test_exposure_and_offset_of_memmaps_and_dask_arrays_fit_as_in_memory(make, method,
+                                                                         tmp_path):
+    """Offsets travel with the chunks of the rows: a ``np.memmap`` (read in chunks) and
+    dask arrays in three chunks (the offset given in memory, sent to the chunks) give the
+    fit of the rows in memory, overdispersion included, to rounding."""
+    da = pytest.importorskip("dask.array")
+    X, y, e = _counts(n=900)
+    offset = np.random.default_rng(2).normal(0.0, 0.3, len(y))
+    reference = make(method=method).fit(X, y, exposure=e, offset=offset)
+    mapped = np.memmap(tmp_path / "X.dat", dtype=np.float64, mode="w+", shape=X.shape)
+    mapped[:] = X
+    fits = [make(method=method).fit(mapped, y, exposure=e, offset=offset),
+            make(method=method).fit(da.from_array(X, chunks=300), da.from_array(y, chunks=300),
+                                    exposure=da.from_array(e, chunks=300), offset=offset)]
+    for fit in fits:
+        np.testing.assert_allclose(fit.posterior_.mean, reference.posterior_.mean, rtol=1e-10)
+        np.testing.assert_allclose(fit.posterior_.std, reference.posterior_.std, rtol=1e-10)
+        np.testing.assert_allclose(fit.loglik_, reference.loglik_, rtol=1e-12)
+        if make is BayesianNegativeBinomialRegression:
+            np.testing.assert_allclose(fit.alpha_, reference.alpha_, rtol=1e-10)
+            np.testing.assert_allclose(fit.alpha_std_, reference.alpha_std_, rtol=1e-8)
+
+
+def test_negative_binomial_mcmc_on_dask_refuses_to_sample_alpha_with_the_fix():
+    """Sampling alpha with the coefficients needs rows in memory: on dask chunks the
+    message says to fix alpha (the coefficients are then sampled given it)."""
+    da = pytest.importorskip("dask.array")
+    X, y, e = _counts(n=300)
+    Xd, yd = da.from_array(X, chunks=100), da.from_array(y, chunks=100)
+    with pytest.raises(ValueError, match="for dask arrays pass a number as alpha"):
+        BayesianNegativeBinomialRegression(method="mcmc", n_draws=100).fit(
+            Xd, yd, offset=np.log(e))
+
+
+def test_dask_offsets_of_the_wrong_length_or_values_are_refused_by_name():
+    da = pytest.importorskip("dask.array")
+    X, y, e = _counts(n=90)
+    Xd, yd = da.from_array(X, chunks=30), da.from_array(y, chunks=30)
+    for name in ("exposure", "offset"):
+        with pytest.raises(ValueError, match=rf"{name} must have shape \(90,\), got \(89,\)"):
+            BayesianNegativeBinomialRegression().fit(Xd, yd, **{name: e[:-1]})
+    with pytest.raises(ValueError, match="exposure contains values <= 0"):
+        BayesianNegativeBinomialRegression().fit(Xd, yd, exposure=-e)
+    bad = np.log(e)
+    bad[40] = np.inf
+    with pytest.raises(ValueError, match="offset contains NaN or infinity"):
+        BayesianNegativeBinomialRegression().fit(Xd, yd, offset=da.from_array(bad, chunks=30))
+
+
 # --- through a coreset pipeline -------------------------------------------------------------
 
 def test_exposure_reaches_the_coreset_by_routing_and_by_step_name():

@@ -156,8 +156,8 @@ def test_log_joint_with_alpha_draws_is_the_direct_sum():
     thetas, log_alpha = rng.normal(size=(6, 3)) * 0.3, rng.normal(size=6) * 0.5 - 1.0
     offset = rng.normal(size=50) * 0.2
     prec = np.array([1.0, 1.0, 0.01])
-    got = log_joint(InMemoryRows(X, y, np.ones(50)), NegativeBinomialFamily(alpha=1.0),
-                    thetas, prec, True, offset=offset, log_alpha=log_alpha)
+    got = log_joint(InMemoryRows(X, y, np.ones(50), offset), NegativeBinomialFamily(alpha=1.0),
+                    thetas, prec, True, log_alpha=log_alpha)
     r = np.exp(-log_alpha)
     mu = np.exp(X @ thetas[:, :2].T + thetas[:, 2] + offset[:, None])
     yc = y[:, None]

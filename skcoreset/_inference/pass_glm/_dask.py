@@ -31,7 +31,7 @@ def summarise_chunks(rows, empty, capacity=2 * PILOT_ROWS):
     al. (2017), §5.2. A chunk containing NaN or infinity raises in the task that summarises
     it.
     """
-    return rows.sum_with_offsets(_chunk_summaries, empty, capacity)
+    return rows.sum_with_starts(_chunk_summaries, empty, capacity)
 
 
 def pass_glm_statistics_dask(X, y, family, *, sample_weight=None, degree=2, radius=4.0,
