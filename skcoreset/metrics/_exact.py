@@ -15,7 +15,8 @@ from .._inference import importance_summary, log_joint, prior_precision
 from .._numbers import is_number
 from .._posterior import SamplePosterior
 from .._typing import FloatArray, MatrixLike, RandomStateLike, VectorLike
-from .._validation import ACCEPT_SPARSE, check_sample_weight, combined_exposure
+from .._validation import (ACCEPT_SPARSE, check_sample_weight, combined_exposure,
+                           linear_offset)
 from ..coreset._checks import is_training_data
 from ..exceptions import ImportanceSamplingWarning
 
@@ -312,16 +313,18 @@ def _weighed_draws(estimator, X, y, sample_weight, exposure, offset, n_draws, fi
         rows = _dask_rows(final, Xt, y, sample_weight)
     else:
         Xt, y_encoded, weights = _check_rows(final, Xt, y, sample_weight, "X")
-        exposure_values = combined_exposure(exposure, offset, Xt.shape[0], family.link.name)
-        if exposure_values is not None:
-            if family.binary:
-                raise ValueError("exposure and offset are for count models; this estimator "
-                                 f"fits the {family.name} model.")
-            if hasattr(family, "exposure_as_weight"):
+        if (exposure is not None or offset is not None) and family.binary:
+            raise ValueError("exposure and offset are for count models; this estimator "
+                             f"fits the {family.name} model.")
+        # as the estimator's fit: the weights of rates, or the offset in the linear predictor
+        if hasattr(family, "exposure_as_weight"):
+            exposure_values = combined_exposure(exposure, offset, Xt.shape[0],
+                                                family.link.name)
+            if exposure_values is not None:
                 y_encoded, weights, _ = family.exposure_as_weight(y_encoded, weights,
                                                                   exposure_values)
-            else:
-                offset_values = np.log(exposure_values)
+        else:
+            offset_values = linear_offset(exposure, offset, Xt.shape[0], family.link.name)
         rows = InMemoryRows(Xt, y_encoded, weights, offset_values)
 
     draws, log_alpha, log_q, r_eff = _draws(final, n_draws, rng)
