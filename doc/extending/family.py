@@ -9,10 +9,10 @@ import statsmodels.api as sm
 from scipy.special import gammaln
 from sklearn.utils import check_random_state
 
-from skcoreset import QuasiNewtonCoreset
+from skcoreset import QuasiNewtonCoreset, UniformCoreset
 from skcoreset._sklearn_compat import Interval
 from skcoreset._typing import FitMethod, RandomStateLike
-from skcoreset.families import Family, LogLink
+from skcoreset.families import FAMILIES, Family, LogLink
 from skcoreset.families._base import check_real_targets
 from skcoreset.linear_model._docs import COMMON_ATTRS_DOC
 from skcoreset.linear_model._methods import Param, glm_estimator
@@ -65,6 +65,10 @@ class GammaFamily(Family):
         if np.any(y <= 0):
             raise ValueError("Gamma targets are positive: y contains values <= 0.")
         return y
+
+
+# one registry line makes it nameable: model="gamma" in the constructors (default shape)
+FAMILIES[GammaFamily.name] = GammaFamily
 
 
 # --- 2. its regressor: a regressor base without counts or exposures ------------------------
@@ -140,7 +144,9 @@ def main():
     vi = BayesianGammaRegression(shape=2.0, method="kl_proximal").fit(X, y)
     assert np.max(np.abs(vi.coef_ - reg.coef_)) < 0.01
 
-    # the constructors take the family as model=: a coreset of 300 rows of 5,000
+    # the constructors take it by its registered name, or as an instance with a shape: a
+    # coreset of 300 rows of 5,000
+    assert isinstance(UniformCoreset(M=50, model="gamma").fit(X, y).family_, GammaFamily)
     coreset = QuasiNewtonCoreset(M=300, model=GammaFamily(shape=2.0), random_state=0)
     X_core, y_core, w_core = coreset.fit_coreset(X, y)
     small = BayesianGammaRegression(shape=2.0).fit(X_core, y_core, sample_weight=w_core)

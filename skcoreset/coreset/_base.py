@@ -19,7 +19,7 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 from .._backend import (DaskRows, InMemoryRows, dense_rows, float_rows, is_dask_collection,
                         take_rows)
 from .._numbers import is_number
-from ..families import FAMILIES, Family, make_family
+from ..families import Family, make_family, model_names
 from .._inference import prior_precision, resolve_family
 from .._atomic import fit_context
 from .._sklearn_compat import Interval, StrOptions, _get_output_config
@@ -250,7 +250,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
 
     _parameter_constraints = {
         "M": [Interval(Integral, 1, None, closed="left")],
-        "model": [StrOptions({"auto", *FAMILIES}), Family],
+        "model": [StrOptions(model_names("auto")), Family],
         "prior_scale": [Interval(Real, 0, None, closed="neither")],
         "intercept_prior_scale": [Interval(Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],

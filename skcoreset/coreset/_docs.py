@@ -18,7 +18,9 @@ or Family, default="auto"
         :class:`~skcoreset.families.NegativeBinomialFamily`). A
         :class:`~skcoreset.families.Family` instance, e.g.
         ``NegativeBinomialFamily(alpha=0.5)`` or ``PoissonFamily(link="softplus")``, sets
-        the likelihood with its own parameters.
+        the likelihood with its own parameters. A family added to
+        :data:`skcoreset.families.FAMILIES` is named like the others (with its default
+        parameters).
 """
 
 _FAMILY_PARAMS_DOC = """

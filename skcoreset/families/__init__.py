@@ -23,15 +23,17 @@ predictors ``eta = x . theta`` it gives:
 ``y`` has shape ``(n,)`` and ``eta`` shape ``(n,)`` or ``(n, S)`` (one column per parameter
 draw); the result has the shape of ``eta``. All functions stay finite for ``|eta|`` up to 1e4.
 
-:data:`FAMILIES` maps the names accepted by ``model=`` to the family classes;
-:func:`make_family` builds one from a name (or passes an instance through). A binary model
+:data:`FAMILIES` maps the names accepted by ``model=`` to the family classes, and is the
+registry: one line, ``FAMILIES[MyFamily.name] = MyFamily``, makes a new family nameable
+as ``model=`` of the coreset constructors (with its default parameters; an instance sets
+others); :func:`make_family` builds one from a name (or passes an instance through). A binary model
 of any link whose inverse is a distribution function (``Link.cdf``, e.g. :class:`CLogLogLink`)
 is :func:`binary_family` of that link.
 """
 
+from collections.abc import Iterable, Iterator, Set
 from typing import Any, cast
 import inspect
-from types import MappingProxyType
 
 from ._base import USABLE_FAMILIES, Family, gauss_hermite, gauss_laguerre
 from ._links import (LINKS, CLogLogLink, IdentityLink, Link, LogitLink, LogLink, ProbitLink,
@@ -43,8 +45,39 @@ from .negative_binomial import NegativeBinomialFamily
 from .poisson import PoissonFamily
 from .probit import ProbitFamily
 
-FAMILIES = MappingProxyType({family.name: family for family in (
-    LogisticFamily, ProbitFamily, PoissonFamily, GaussianFamily, NegativeBinomialFamily)})
+FAMILIES: dict[str, Any] = {family.name: family for family in (
+    LogisticFamily, ProbitFamily, PoissonFamily, GaussianFamily, NegativeBinomialFamily)}
+
+
+class _ModelNames(Set):
+    """The names of :data:`FAMILIES` and ``extra`` ones, read at every use: a parameter
+    constraint built on it at import accepts a family registered later."""
+
+    def __init__(self, extra: Iterable[str] = ()) -> None:
+        self._extra = frozenset(extra)
+
+    def _names(self) -> frozenset:
+        return self._extra | frozenset(FAMILIES)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._extra or name in FAMILIES
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._names()))
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    @classmethod
+    def _from_iterable(cls, values: Iterable[Any]) -> frozenset:
+        # set operations give plain sets, not live views
+        return frozenset(values)
+
+
+def model_names(*extra: str) -> Set:
+    """The names ``model=`` accepts, ``extra`` ones (e.g. ``"auto"``) and the keys of
+    :data:`FAMILIES`, as a set read at every use (for ``StrOptions``)."""
+    return _ModelNames(extra)
 
 
 def make_family(model: str, **params: Any) -> Family:
@@ -54,7 +87,7 @@ def make_family(model: str, **params: Any) -> Family:
     ----------
     model : str or Family
         A key of :data:`FAMILIES` ("logistic", "probit", "poisson", "gaussian",
-        "negative_binomial") or a family instance.
+        "negative_binomial", or a family registered there) or a family instance.
     **params
         Family parameters (``link``, ``noise_scale``, ``alpha``, ...). Those the named
         family does not take are ignored, so callers can pass every parameter they have;

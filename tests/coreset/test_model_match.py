@@ -198,3 +198,26 @@ def test_joint_calibration_in_a_stream(counts):
     reg = pipe.named_steps["reg"]
     assert abs(reg.alpha_ - full.alpha_) < 0.5 * full.alpha_std_
     assert posterior_kl(reg, full) < 0.01
+
+
+@pytest.mark.filterwarnings("ignore::skcoreset.exceptions.CoresetAccuracyWarning")
+def test_a_family_added_to_the_registry_is_a_model_name():
+    """One registry line makes a family nameable as ``model=`` (with its default
+    parameters); before it, the name is refused with the registered ones."""
+    from skcoreset.families import FAMILIES, PoissonFamily
+
+    class CappedPoissonFamily(PoissonFamily):
+        name = "capped_poisson"
+
+    X, y = _overdispersed_counts(n=500)
+    with pytest.raises(ValueError, match="'negative_binomial'"):
+        UniformCoreset(M=50, model="capped_poisson").fit(X, y)
+    FAMILIES[CappedPoissonFamily.name] = CappedPoissonFamily
+    try:
+        coreset = UniformCoreset(M=50, model="capped_poisson", random_state=0).fit(X, y)
+        assert type(coreset.family_) is CappedPoissonFamily
+        assert coreset.model_ == "capped_poisson"
+    finally:
+        FAMILIES.pop(CappedPoissonFamily.name)
+    with pytest.raises(ValueError, match="model"):
+        UniformCoreset(M=50, model="capped_poisson").fit(X, y)
