@@ -257,6 +257,22 @@ def test_exposure_and_offset_of_memmaps_and_dask_arrays_fit_as_in_memory(make, m
             np.testing.assert_allclose(fit.alpha_std_, reference.alpha_std_, rtol=1e-8)
 
 
+def test_negative_binomial_offset_on_dask_is_statsmodels():
+    """The coefficients and alpha of statsmodels' NegativeBinomial (NB2) maximum-likelihood
+    fit with an offset, from dask arrays in three chunks."""
+    da = pytest.importorskip("dask.array")
+    X, y, e = _counts()
+    offset = np.log(e) + np.random.default_rng(3).normal(0.0, 0.2, len(y))
+    fit = sm.NegativeBinomial(y, _design(X), offset=offset).fit(disp=0)
+    params, bse = np.asarray(fit.params), np.asarray(fit.bse)
+    reg = BayesianNegativeBinomialRegression(**_FLAT).fit(
+        da.from_array(X, chunks=500), da.from_array(y, chunks=500),
+        offset=da.from_array(offset, chunks=500))
+    np.testing.assert_allclose(reg.alpha_, params[-1], rtol=1e-4)
+    np.testing.assert_allclose(reg.alpha_std_, bse[-1], rtol=1e-3)
+    np.testing.assert_allclose(reg.posterior_.mean, params[:-1], atol=1e-3 * bse.max())
+
+
 def test_negative_binomial_mcmc_on_dask_refuses_to_sample_alpha_with_the_fix():
     """Sampling alpha with the coefficients needs rows in memory: on dask chunks the
     message says to fix alpha (the coefficients are then sampled given it)."""
