@@ -211,6 +211,15 @@ class Pipeline(sk_pipeline.Pipeline):
                     f"{type(step).__name__}().set_fit_request({name}=False)): the coreset is "
                     "then built for the rates y / exposure weighted by the exposure and hands "
                     "them on, the same Poisson posterior as the counts over their exposure.")
+        if weights is not None and params.get("n_trials") is not None:
+            raise ValueError(
+                f"n_trials cannot reach {type(step).__name__} after a coreset step: it has "
+                "one entry per input row (cell), not per coreset row. Pass it to the coreset "
+                "step instead (<coreset step>__n_trials=..., or with metadata routing "
+                "coreset.set_fit_request(n_trials=True) and "
+                f"{type(step).__name__}().set_fit_request(n_trials=False)): the coreset is "
+                "then built from the cells' successes and failures and hands on its rows' "
+                "0/1 outcomes with their weights, the same binomial posterior.")
         if weights is not None and "sample_weight" not in params:
             if _accepts_sample_weight(step.fit):
                 params = {**params, "sample_weight": weights}
@@ -290,6 +299,9 @@ class Pipeline(sk_pipeline.Pipeline):
         # the rows' weights, exposure and offset: the coreset step's, else the final's
         source = next((name for name, step in active if _is_coreset(step)), active[-1][0])
         params = step_params[source]
+        if params.get("n_trials") is not None:
+            raise ValueError("exact_correction is not supported with n_trials; fit with "
+                             "exact_correction=False.")
         final = active[-1][1]
         seed = (final.get_params(deep=False).get("random_state")
                 if hasattr(final, "get_params") else None)

@@ -215,8 +215,8 @@ class BaseBayesianGLM(BaseEstimator):
             X, y_encoded, sample_weight, log_constant = self._trials_as_rows(
                 X, y, n_trials, sample_weight)
         exposure = self._exposure_of(X, exposure, offset)
-        # a table's weighted rows are not its cells: nothing kept for to_arviz and loo
-        keep_rows(self, X if n_trials is None else None, y_encoded, sample_weight, exposure)
+        if n_trials is None:  # a table's cells are kept by _trials_as_rows
+            keep_rows(self, X, y_encoded, sample_weight, exposure)
         options = {}
         if exposure is not None and hasattr(self._family(), "exposure_as_weight"):
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
@@ -243,7 +243,8 @@ class BaseBayesianGLM(BaseEstimator):
     def _trials_as_rows(self, X, y, n_trials, sample_weight):
         """``(X, y_encoded, sample_weight, log_constant)`` of successes y out of
         ``n_trials`` (binary models only); sets ``_trials_saturated``, the log-likelihood
-        of the saturated model of the cells less ``log_constant``."""
+        of the saturated model of the cells less ``log_constant``, and keeps the cells for
+        :meth:`to_arviz` and :meth:`loo`."""
         raise TypeError(f"{type(self).__name__}.fit takes no n_trials.")
 
     def _finish_fit(self, result, log_constant, on_exposure):
@@ -748,11 +749,15 @@ class BaseBayesianGLM(BaseEstimator):
             raise ValueError(f"{caller} needs both X and y for the rows of its "
                              "log_likelihood, posterior_predictive and observed_data groups.")
         X = self._check_predict_input(X)
+        return KeptRows(X, *self._arviz_targets(y, exposure, X.shape[0]), None)
+
+    def _arviz_targets(self, y, exposure, n_rows):
+        """The encoded targets of ``n_rows`` rows passed to :meth:`to_arviz` or
+        :meth:`loo`, and the multiplier of each row's mean (``exposure``, or None)."""
         y = self._family().encode_target(y, getattr(self, "classes_", None))
-        if len(y) != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} entries.")
-        return KeptRows(X, y, None if exposure is None else check_exposure(exposure, X.shape[0]),
-                        None)
+        if len(y) != n_rows:
+            raise ValueError(f"X has {n_rows} rows but y has {len(y)} entries.")
+        return y, None if exposure is None else check_exposure(exposure, n_rows)
 
     def _observed(self, y):
         """Encoded targets as ArviZ sees them (the binary models: 0/1)."""
