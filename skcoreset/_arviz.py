@@ -179,18 +179,19 @@ def _data_groups(estimator, X, y, exposure, weights, theta, rng, alpha=None):
     return groups
 
 
-def inference_data(estimator, rows, n_draws, n_chains, random_state):
+def inference_data(estimator, rows, n_draws, n_chains, random_state, feature_names=None):
     """``estimator.to_arviz``: ArviZ data of the fit.
 
     ``rows`` is ``(X, y_encoded, exposure, weights)`` of the rows of the data groups (the
     log-likelihood of a weighted row is multiplied by its weight; a binary model's
     ``exposure`` is the number of trials of each row, whose successes are y), or None for
-    the posterior (and sample_stats) only.
+    the posterior (and sample_stats) only. ``feature_names`` name the coefficients (as
+    in ``summary``).
     """
     az = import_arviz(estimator)
     rng = check_random_state(random_state)
     theta, alpha = posterior_draws(estimator, n_draws, n_chains, rng)
-    names = parameter_names(estimator)
+    names = parameter_names(estimator, feature_names)
     n_coef = theta.shape[-1] - int(estimator.fit_intercept)
     posterior = {"coef": theta[..., :n_coef]}
     if estimator.fit_intercept:

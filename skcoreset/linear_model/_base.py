@@ -21,7 +21,7 @@ from .._inference import (PassGLMStream, effective_sample_size_of_means, prior_p
                           resolve_family, sample_predictive_moments)
 from .._numbers import is_number
 from .._posterior import SamplePosterior, check_level
-from .._summary import MCMC_DIAGNOSTICS, summary_table
+from .._summary import MCMC_DIAGNOSTICS, CredibleIntervals, parameter_names, summary_table
 from .._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
                            explained_input_errors)
@@ -477,7 +477,8 @@ class BaseBayesianGLM(BaseEstimator):
         """Targets drawn by the family, in the estimator's encoding of y."""
         return y
 
-    def credible_interval(self, level: float = 0.95) -> tuple[FloatArray, FloatArray]:
+    def credible_interval(self, level: float = 0.95,
+                          feature_names: VectorLike | None = None) -> CredibleIntervals:
         """Equal-tailed marginal credible intervals of ``[coef..., intercept]``.
 
         For a Gaussian posterior (``method="laplace"``, ``"kl_proximal"``, ``"pass_glm"``)
@@ -489,15 +490,21 @@ class BaseBayesianGLM(BaseEstimator):
         ----------
         level : float, default=0.95
             Posterior probability inside each interval, strictly between 0 and 1.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names of the features, as in :meth:`summary`, whose names the intervals carry.
 
         Returns
         -------
-        lower, upper : ndarray of shape (n_params,)
-            Bounds in the order of ``posterior_.mean``: the coefficients, then the intercept
-            when ``fit_intercept=True``.
+        intervals : CredibleIntervals
+            The pair ``lower, upper`` of arrays of shape (n_params,), in the order of
+            ``posterior_.mean`` (the coefficients, then the intercept when
+            ``fit_intercept=True``), with the parameters' ``names`` (those of
+            :meth:`summary`'s rows) and ``to_frame()``.
         """
         check_is_fitted(self)
-        return self.posterior_.credible_interval(level)
+        level = check_level(level)
+        return CredibleIntervals(*self.posterior_.credible_interval(level),
+                                 parameter_names(self, feature_names), level)
 
     def summary(self, level: float = 0.95, feature_names: VectorLike | None = None) -> Any:
         """The posterior, one row per parameter, as statsmodels prints its results.
@@ -595,7 +602,8 @@ class BaseBayesianGLM(BaseEstimator):
 
     def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
                  n_draws: int = 1000, n_chains: int = 4,
-                 random_state: RandomStateLike = None) -> Any:
+                 random_state: RandomStateLike = None,
+                 feature_names: VectorLike | None = None) -> Any:
         """The fit as ArviZ data, for ArviZ's diagnostics, model comparison and plots.
 
         Needs ArviZ (``pip install arviz``, or the ``arviz`` extra of skcoreset). Groups:
@@ -641,6 +649,9 @@ class BaseBayesianGLM(BaseEstimator):
             Chains of a Gaussian posterior; unused for ``method="mcmc"``.
         random_state : int, RandomState instance or None, default=None
             Seed of the draws of a Gaussian posterior and of the predictive draws.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names of the features, the ``feature`` coordinates of ``coef`` (by default
+            those of :meth:`summary`).
 
         Returns
         -------
@@ -652,9 +663,9 @@ class BaseBayesianGLM(BaseEstimator):
         ImportError
             When ArviZ is not installed.
         """
-        return self._to_arviz(X, y, None, n_draws, n_chains, random_state)
+        return self._to_arviz(X, y, None, n_draws, n_chains, random_state, feature_names)
 
-    def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state):
+    def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state, feature_names=None):
         self._check_draws(n_draws, n_chains)
         rows = self._arviz_rows(X, y, exposure, "to_arviz")
         if X is None and rows is not None and not fits_draw_groups(rows, n_draws, n_chains,
@@ -667,7 +678,7 @@ class BaseBayesianGLM(BaseEstimator):
                 "in blocks, or pass fewer rows, e.g. to_arviz(X_test, y_test).",
                 UserWarning, stacklevel=3)
             rows = None
-        return inference_data(self, rows, n_draws, n_chains, random_state)
+        return inference_data(self, rows, n_draws, n_chains, random_state, feature_names)
 
     def _check_draws(self, n_draws, n_chains):
         check_is_fitted(self)

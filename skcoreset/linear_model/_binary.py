@@ -225,11 +225,13 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
 
     def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
                  n_trials: VectorLike | None = None, n_draws: int = 1000,
-                 n_chains: int = 4, random_state: RandomStateLike = None) -> Any:
+                 n_chains: int = 4, random_state: RandomStateLike = None,
+                 feature_names: VectorLike | None = None) -> Any:
         if X is None and n_trials is not None:
             raise ValueError("n_trials of to_arviz describes the rows X, y: pass X and y "
                              "(the successes) with it.")
-        return self._to_arviz(X, y, n_trials, n_draws, n_chains, random_state)
+        return self._to_arviz(X, y, n_trials, n_draws, n_chains, random_state,
+                              feature_names)
 
     to_arviz.__doc__ = _with_trials(BaseBayesianGLM.to_arviz.__doc__)
 
