@@ -61,7 +61,6 @@ def _accepts(method, name):
     return name in parameters or any(p.kind == p.VAR_KEYWORD for p in parameters.values())
 
 
-
 def _without_fit_sample_weight(routing):
     """A step's requests with ``sample_weight`` of ``fit`` not requested: after a coreset
     step the pipeline passes the coreset's weights itself."""

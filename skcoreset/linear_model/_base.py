@@ -503,8 +503,8 @@ class BaseBayesianGLM(BaseEstimator):
         """
         check_is_fitted(self)
         level = check_level(level)
-        return CredibleIntervals(*self.posterior_.credible_interval(level),
-                                 parameter_names(self, feature_names), level)
+        lower, upper = self.posterior_.credible_interval(level)
+        return CredibleIntervals(lower, upper, parameter_names(self, feature_names), level)
 
     def summary(self, level: float = 0.95, feature_names: VectorLike | None = None) -> Any:
         """The posterior, one row per parameter, as statsmodels prints its results.
