@@ -231,25 +231,36 @@ def _reff(estimator, theta, alpha, ess_of_means):
 _LOO_BLOCK_VALUES = 2**20
 
 
+def _loo_sums(family, fit_intercept, theta, alpha, reff, X, y, weights, exposure=None):
+    """``(LooSums,)`` of the rows ``X``, ``y`` (log-likelihoods times ``weights``, over
+    ``exposure``) under the draws ``theta`` (and ``alpha``, see :func:`joint_alpha`), block
+    of rows by block of rows: the sum of a row storage's ``sum``."""
+    sums = LooSums(len(theta), reff)
+    block = max(1, _LOO_BLOCK_VALUES // len(theta))
+    for start in range(0, X.shape[0], block):
+        part = slice(start, start + block)
+        eta = linear_predictor(float_rows(X[part]), theta, fit_intercept)
+        loglik = pointwise_loglik(family, y[part], eta,
+                                  None if exposure is None else exposure[part], alpha)
+        sums.add(_weighted(loglik, None if weights is None else weights[part, None]))
+    return (sums,)
+
+
 def chunked_loo(estimator, rows, n_draws, n_chains, reff, random_state, ess_of_means):
-    """``estimator.loo``: PSIS-LOO of ``rows`` (``(X, y_encoded, exposure, weights)``)
-    under the posterior draws of :meth:`to_arviz` with the same seed, block of rows by block
-    of rows (:class:`~skcoreset._psis.LooSums`); ``reff`` by default from
-    ``ess_of_means`` (:func:`_reff`)."""
+    """``estimator.loo``: PSIS-LOO of ``rows`` under the posterior draws of
+    :meth:`to_arviz` with the same seed, block of rows by block of rows
+    (:class:`~skcoreset._psis.LooSums`); ``reff`` by default from ``ess_of_means``
+    (:func:`_reff`). ``rows`` are ``(X, y_encoded, exposure, weights)`` in memory, or a
+    storage of dask rows (targets and weights as fitted), summed chunk by chunk where the
+    chunks live: only the pointwise results (three values per row) reach this process."""
     rng = check_random_state(random_state)
     theta, alpha = posterior_draws(estimator, n_draws, n_chains, rng)
     if reff is None:
         reff = _reff(estimator, theta, alpha, ess_of_means)
     flat_theta = theta.reshape(-1, theta.shape[-1])
-    sums = LooSums(len(flat_theta), reff)
+    draws = (estimator.family_, estimator.fit_intercept, flat_theta,
+             joint_alpha(estimator, alpha), reff)
+    if getattr(rows, "chunked", False):  # dask rows: the draws enter the graph once
+        return rows.sum(_loo_sums, *map(rows.shared, draws))[0].result()
     X, y, exposure, weights = rows
-    per_draw_alpha = joint_alpha(estimator, alpha)
-    block = max(1, _LOO_BLOCK_VALUES // len(flat_theta))
-    for start in range(0, X.shape[0], block):
-        part = slice(start, start + block)
-        eta = linear_predictor(float_rows(X[part]), flat_theta, estimator.fit_intercept)
-        loglik = pointwise_loglik(estimator.family_, y[part], eta,
-                                  None if exposure is None else exposure[part],
-                                  per_draw_alpha)
-        sums.add(_weighted(loglik, None if weights is None else weights[part, None]))
-    return sums.result()
+    return _loo_sums(*draws, X, y, weights, exposure)[0].result()
