@@ -704,8 +704,9 @@ class BaseBayesianGLM(BaseEstimator):
         are the training rows (kept by the fit, see :meth:`to_arviz`), or those passed.
         A fit on dask arrays keeps a reference to them (not pickled) and evaluates their
         chunks where they live, in tasks: only three values per row (the pointwise elpd,
-        lppd and k-hat) reach this process. Costs ``rows x draws`` evaluations of the log-likelihood and a sort of each row's
-        draws (1e6 rows and 1,000 draws: about 4 minutes on one core).
+        lppd and k-hat) reach this process. Costs ``rows x draws`` evaluations of the
+        log-likelihood and a sort of each row's draws (1e6 rows and 1,000 draws: about 4
+        minutes on one core).
 
         Parameters
         ----------
