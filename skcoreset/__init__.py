@@ -8,7 +8,7 @@ from .linear_model import (BayesianBinaryRegression, BayesianLogisticRegression,
                            BayesianNegativeBinomialRegression, BayesianPoissonRegression,
                            BayesianProbitRegression)
 from ._psis import LooResult
-from ._summary import PosteriorSummary
+from ._summary import CredibleIntervals, PosteriorSummary
 from .multiclass import BayesianOneVsRestClassifier
 
 __version__ = "0.1.0.dev0"
@@ -20,6 +20,7 @@ __all__ = [
     "BayesianOneVsRestClassifier",
     "BayesianPoissonRegression",
     "BayesianProbitRegression",
+    "CredibleIntervals",
     "FrankWolfeCoreset",
     "GIGACoreset",
     "GaussianPosterior",

@@ -88,8 +88,11 @@ def _as_offset(family, eta, exposure):
 
 def draw_targets(family, eta, exposure, rng, alpha=None):
     """One target per row and draw, ``(n, S)``, for linear predictors ``eta`` of shape
-    (n, S), over ``exposure`` (n,) (or None); ``alpha`` (S,): the negative binomial
+    (n, S), over ``exposure`` (n,) (or None; of a binary model, the number of trials of
+    each row, whose successes are drawn); ``alpha`` (S,): the negative binomial
     overdispersion of each draw, when sampled with the coefficients."""
+    if exposure is not None and family.binary:
+        return family.sample_with_trials(eta, exposure, rng)
     eta, exposure = _as_offset(family, eta, exposure)
     if alpha is not None:
         return family.sample_per_alpha(eta, alpha, rng)
@@ -99,7 +102,10 @@ def draw_targets(family, eta, exposure, rng, alpha=None):
 
 
 def pointwise_loglik(family, y, eta, exposure, alpha=None):
-    """``log p(y_n | draw s)``, ``(n, S)``, with the arguments of :func:`draw_targets`."""
+    """``log p(y_n | draw s)``, ``(n, S)``, with the arguments of :func:`draw_targets`
+    (a binary model's successes y out of ``exposure`` trials: the binomial's)."""
+    if exposure is not None and family.binary:
+        return family.loglik_with_trials(y, eta, exposure)
     eta, exposure = _as_offset(family, eta, exposure)
     if alpha is not None:
         return family.loglik_per_alpha(y, eta, alpha)
@@ -115,7 +121,13 @@ def _pointwise(estimator, X, y, exposure, theta, rng, alpha=None):
     eta = linear_predictor(X, theta, estimator.fit_intercept)  # (n, S)
     loglik = pointwise_loglik(estimator.family_, y, eta, exposure, alpha)
     draws = draw_targets(estimator.family_, eta, exposure, rng, alpha)
-    return loglik.T, estimator._observed(draws).T
+    return loglik.T, _observed(estimator, draws, exposure).T
+
+
+def _observed(estimator, y, exposure):
+    """Targets as ArviZ shows them: a binary model's successes out of trials as counts,
+    its labels as 0/1."""
+    return y if exposure is not None and estimator.family_.binary else estimator._observed(y)
 
 
 def fits_draw_groups(rows, n_draws, n_chains, estimator):
@@ -159,22 +171,27 @@ def _data_groups(estimator, X, y, exposure, weights, theta, rng, alpha=None):
             None if alpha is None else alpha[block])
     loglik = _weighted(loglik, weights)
     shape = (n_chains, n_draws, n)
-    return {"log_likelihood": {"y": loglik.reshape(shape)},
-            "posterior_predictive": {"y": predictive.reshape(shape)},
-            "observed_data": {"y": estimator._observed(y)}}
+    groups = {"log_likelihood": {"y": loglik.reshape(shape)},
+              "posterior_predictive": {"y": predictive.reshape(shape)},
+              "observed_data": {"y": _observed(estimator, y, exposure)}}
+    if exposure is not None and estimator.family_.binary:
+        groups["constant_data"] = {"n_trials": exposure}
+    return groups
 
 
-def inference_data(estimator, rows, n_draws, n_chains, random_state):
+def inference_data(estimator, rows, n_draws, n_chains, random_state, feature_names=None):
     """``estimator.to_arviz``: ArviZ data of the fit.
 
     ``rows`` is ``(X, y_encoded, exposure, weights)`` of the rows of the data groups (the
-    log-likelihood of a weighted row is multiplied by its weight), or None for the posterior
-    (and sample_stats) only.
+    log-likelihood of a weighted row is multiplied by its weight; a binary model's
+    ``exposure`` is the number of trials of each row, whose successes are y), or None for
+    the posterior (and sample_stats) only. ``feature_names`` name the coefficients (as
+    in ``summary``).
     """
     az = import_arviz(estimator)
     rng = check_random_state(random_state)
     theta, alpha = posterior_draws(estimator, n_draws, n_chains, rng)
-    names = parameter_names(estimator)
+    names = parameter_names(estimator, feature_names)
     n_coef = theta.shape[-1] - int(estimator.fit_intercept)
     posterior = {"coef": theta[..., :n_coef]}
     if estimator.fit_intercept:
@@ -191,6 +208,8 @@ def inference_data(estimator, rows, n_draws, n_chains, random_state):
                                    joint_alpha(estimator, alpha)))
         coords["obs_id"] = np.arange(rows[0].shape[0])
         dims["y"] = ["obs_id"]
+        if "constant_data" in groups:
+            dims["n_trials"] = ["obs_id"]
     if "posterior" in inspect.signature(az.from_dict).parameters:  # ArviZ < 1: InferenceData
         return az.from_dict(**groups, coords=coords, dims=dims)
     return az.from_dict(groups, coords=coords, dims=dims)  # a DataTree
@@ -212,25 +231,36 @@ def _reff(estimator, theta, alpha, ess_of_means):
 _LOO_BLOCK_VALUES = 2**20
 
 
+def _loo_sums(family, fit_intercept, theta, alpha, reff, X, y, weights, exposure=None):
+    """``(LooSums,)`` of the rows ``X``, ``y`` (log-likelihoods times ``weights``, over
+    ``exposure``) under the draws ``theta`` (and ``alpha``, see :func:`joint_alpha`), block
+    of rows by block of rows: the sum of a row storage's ``sum``."""
+    sums = LooSums(len(theta), reff)
+    block = max(1, _LOO_BLOCK_VALUES // len(theta))
+    for start in range(0, X.shape[0], block):
+        part = slice(start, start + block)
+        eta = linear_predictor(float_rows(X[part]), theta, fit_intercept)
+        loglik = pointwise_loglik(family, y[part], eta,
+                                  None if exposure is None else exposure[part], alpha)
+        sums.add(_weighted(loglik, None if weights is None else weights[part, None]))
+    return (sums,)
+
+
 def chunked_loo(estimator, rows, n_draws, n_chains, reff, random_state, ess_of_means):
-    """``estimator.loo``: PSIS-LOO of ``rows`` (``(X, y_encoded, exposure, weights)``)
-    under the posterior draws of :meth:`to_arviz` with the same seed, block of rows by block
-    of rows (:class:`~skcoreset._psis.LooSums`); ``reff`` by default from
-    ``ess_of_means`` (:func:`_reff`)."""
+    """``estimator.loo``: PSIS-LOO of ``rows`` under the posterior draws of
+    :meth:`to_arviz` with the same seed, block of rows by block of rows
+    (:class:`~skcoreset._psis.LooSums`); ``reff`` by default from ``ess_of_means``
+    (:func:`_reff`). ``rows`` are ``(X, y_encoded, exposure, weights)`` in memory, or a
+    storage of dask rows (targets and weights as fitted), summed chunk by chunk where the
+    chunks live: only the pointwise results (three values per row) reach this process."""
     rng = check_random_state(random_state)
     theta, alpha = posterior_draws(estimator, n_draws, n_chains, rng)
     if reff is None:
         reff = _reff(estimator, theta, alpha, ess_of_means)
     flat_theta = theta.reshape(-1, theta.shape[-1])
-    sums = LooSums(len(flat_theta), reff)
+    draws = (estimator.family_, estimator.fit_intercept, flat_theta,
+             joint_alpha(estimator, alpha), reff)
+    if getattr(rows, "chunked", False):  # dask rows: the draws enter the graph once
+        return rows.sum(_loo_sums, *map(rows.shared, draws))[0].result()
     X, y, exposure, weights = rows
-    per_draw_alpha = joint_alpha(estimator, alpha)
-    block = max(1, _LOO_BLOCK_VALUES // len(flat_theta))
-    for start in range(0, X.shape[0], block):
-        part = slice(start, start + block)
-        eta = linear_predictor(float_rows(X[part]), flat_theta, estimator.fit_intercept)
-        loglik = pointwise_loglik(estimator.family_, y[part], eta,
-                                  None if exposure is None else exposure[part],
-                                  per_draw_alpha)
-        sums.add(_weighted(loglik, None if weights is None else weights[part, None]))
-    return sums.result()
+    return _loo_sums(*draws, X, y, weights, exposure)[0].result()

@@ -186,6 +186,13 @@ class LooSums:
         self.lppd_i.append(_logsumexp_rows(-sorted_ratios) - np.log(self.n_draws))
         self.k.append(k)
 
+    def __add__(self, other):
+        """The rows of both, these first (the sums of a tree of tasks over chunks)."""
+        both = LooSums(self.n_draws, self.reff)
+        for name in ("loo_i", "lppd_i", "k"):
+            setattr(both, name, getattr(self, name) + getattr(other, name))
+        return both
+
     def result(self):
         loo_i = np.concatenate(self.loo_i)
         k = np.concatenate(self.k)

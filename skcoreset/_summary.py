@@ -35,6 +35,88 @@ def parameter_names(estimator, feature_names=None):
     return np.asarray(names, dtype=object)
 
 
+def steps_feature_names(pipeline):
+    """The names of the features the final step of ``pipeline`` sees: the
+    ``get_feature_names_out()`` of the steps before it (coreset steps pass names through),
+    or None when one of them gives none (or ``pipeline`` is not a pipeline of several
+    steps). The names of ``summary``, ``credible_interval``, ``to_arviz`` and the displays
+    of a pipeline."""
+    if len(getattr(pipeline, "steps", ())) < 2:
+        return None
+    try:
+        return pipeline[:-1].get_feature_names_out()
+    except (AttributeError, ValueError, TypeError):  # a step without names
+        return None
+
+
+class CredibleIntervals(tuple):
+    """Equal-tailed marginal credible intervals of the parameters, named.
+
+    A pair ``(lower, upper)`` of arrays over ``[coef..., intercept]`` (it unpacks as
+    ``lower, upper = est.credible_interval()``) that also carries the parameters' names, as
+    :meth:`~skcoreset.BayesianLogisticRegression.summary` names its rows. Returned by the
+    estimators' ``credible_interval``.
+
+    Parameters
+    ----------
+    lower, upper : ndarray of shape (n_params,)
+        The bounds.
+    names : array-like of str of shape (n_params,)
+        The parameters' names.
+    level : float
+        The posterior probability inside each interval.
+
+    Attributes
+    ----------
+    lower, upper : ndarray of shape (n_params,)
+        The bounds.
+    names : ndarray of str of shape (n_params,)
+        The parameters' names.
+    level : float
+        As given.
+    """
+
+    names: np.ndarray
+    level: float
+
+    def __new__(cls, lower: Any, upper: Any, names: Any, level: float) -> "CredibleIntervals":
+        pair = super().__new__(cls, (np.asarray(lower), np.asarray(upper)))
+        pair.names = np.asarray(names, dtype=object)
+        pair.level = float(level)
+        return pair
+
+    def __getnewargs__(self):  # pickling: the arguments of __new__
+        return (self[0], self[1], self.names, self.level)
+
+    @property
+    def lower(self) -> np.ndarray:
+        """The lower bounds."""
+        return self[0]
+
+    @property
+    def upper(self) -> np.ndarray:
+        """The upper bounds."""
+        return self[1]
+
+    def to_frame(self) -> Any:
+        """The intervals as a pandas DataFrame: columns ``lower`` and ``upper``, one row
+        per parameter, indexed by name.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+        """
+        import pandas as pd
+
+        return pd.DataFrame({"lower": self[0], "upper": self[1]},
+                            index=pd.Index(self.names, name="parameter"))
+
+    def __repr__(self) -> str:
+        return (f"CredibleIntervals(level={self.level:g}, "
+                + ", ".join(f"{name}=[{low:.4g}, {high:.4g}]"
+                            for name, low, high in zip(self.names, *self)) + ")")
+
+
 def summary_table(estimator, level, feature_names=None):
     """``estimator.summary(level, feature_names)``: a :class:`PosteriorSummary`."""
     posterior = estimator.posterior_

@@ -21,6 +21,7 @@ from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, Met
                                             get_routing_for_object, process_routing)
 
 from ._atomic import atomic
+from ._summary import steps_feature_names
 from ._sklearn_compat import available_if
 from .linear_model._results import copied_rows, read_copied_rows
 from .exceptions import ImportanceSamplingWarning
@@ -51,13 +52,13 @@ def _builds_for_estimator(step):
         return False
 
 
-def _accepts_sample_weight(method):
+def _accepts(method, name):
+    """Whether ``method`` takes the keyword ``name`` (or any keyword)."""
     try:
         parameters = inspect.signature(method).parameters
     except (TypeError, ValueError):
         return False
-    return "sample_weight" in parameters or any(
-        p.kind == p.VAR_KEYWORD for p in parameters.values())
+    return name in parameters or any(p.kind == p.VAR_KEYWORD for p in parameters.values())
 
 
 def _without_fit_sample_weight(routing):
@@ -211,8 +212,17 @@ class Pipeline(sk_pipeline.Pipeline):
                     f"{type(step).__name__}().set_fit_request({name}=False)): the coreset is "
                     "then built for the rates y / exposure weighted by the exposure and hands "
                     "them on, the same Poisson posterior as the counts over their exposure.")
+        if weights is not None and params.get("n_trials") is not None:
+            raise ValueError(
+                f"n_trials cannot reach {type(step).__name__} after a coreset step: it has "
+                "one entry per input row (cell), not per coreset row. Pass it to the coreset "
+                "step instead (<coreset step>__n_trials=..., or with metadata routing "
+                "coreset.set_fit_request(n_trials=True) and "
+                f"{type(step).__name__}().set_fit_request(n_trials=False)): the coreset is "
+                "then built from the cells' successes and failures and hands on its rows' "
+                "0/1 outcomes with their weights, the same binomial posterior.")
         if weights is not None and "sample_weight" not in params:
-            if _accepts_sample_weight(step.fit):
+            if _accepts(step.fit, "sample_weight"):
                 params = {**params, "sample_weight": weights}
             elif last or _is_coreset(step):
                 raise TypeError(
@@ -290,6 +300,9 @@ class Pipeline(sk_pipeline.Pipeline):
         # the rows' weights, exposure and offset: the coreset step's, else the final's
         source = next((name for name, step in active if _is_coreset(step)), active[-1][0])
         params = step_params[source]
+        if params.get("n_trials") is not None:
+            raise ValueError("exact_correction is not supported with n_trials; fit with "
+                             "exact_correction=False.")
         final = active[-1][1]
         seed = (final.get_params(deep=False).get("random_state")
                 if hasattr(final, "get_params") else None)
@@ -476,12 +489,17 @@ class Pipeline(sk_pipeline.Pipeline):
             Their targets.
         **params : dict of str -> object
             Passed to the final estimator's ``to_arviz`` (``n_draws``, ``exposure``...).
+            The coefficients are named as :meth:`summary` names them, unless
+            ``feature_names`` is passed.
 
         Returns
         -------
         data : arviz.InferenceData
         """
-        return self.steps[-1][1].to_arviz(*self._final_rows(X, y, "to_arviz"), **params)
+        final = self.steps[-1][1]
+        if params.get("feature_names") is None and _accepts(final.to_arviz, "feature_names"):
+            params = {**params, "feature_names": steps_feature_names(self)}
+        return final.to_arviz(*self._final_rows(X, y, "to_arviz"), **params)
 
     @available_if(_final_has("loo"))
     def loo(self, X: MatrixLike | None = None, y: VectorLike | None = None,
@@ -529,13 +547,30 @@ class Pipeline(sk_pipeline.Pipeline):
         summary : PosteriorSummary
             See :meth:`skcoreset.BayesianLogisticRegression.summary`.
         """
-        final = self.steps[-1][1]
-        if feature_names is None and len(self.steps) > 1:
-            try:
-                feature_names = self[:-1].get_feature_names_out()
-            except (AttributeError, ValueError, TypeError):  # a step without names
-                feature_names = None
-        return final.summary(level, feature_names=feature_names)
+        if feature_names is None:
+            feature_names = steps_feature_names(self)
+        return self.steps[-1][1].summary(level, feature_names=feature_names)
+
+    @available_if(_final_has("credible_interval"))
+    def credible_interval(self, level: float = 0.95,
+                          feature_names: VectorLike | None = None) -> Any:
+        """The final estimator's ``credible_interval``, named as :meth:`summary` names them.
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Posterior probability inside each interval.
+        feature_names : array-like of str, default=None
+            Names of the features the final estimator sees, instead of the steps' names.
+
+        Returns
+        -------
+        intervals : CredibleIntervals
+            See :meth:`skcoreset.BayesianLogisticRegression.credible_interval`.
+        """
+        if feature_names is None:
+            feature_names = steps_feature_names(self)
+        return self.steps[-1][1].credible_interval(level, feature_names=feature_names)
 
     def fit_transform(self, X: MatrixLike, y: VectorLike | None = None,
                       **params: Any) -> Any:

@@ -251,6 +251,8 @@ def test_sparse_output_is_the_dense_design_as_csr():
     # a CSR matrix carries no names: the pipeline's summary takes them from the step
     names = list(dense.get_feature_names_out()) + ["intercept"]
     assert list(fits[1].summary().to_frame().index) == names
+    assert list(fits[1].credible_interval().names) == names
+    assert list(fits[0][-1].credible_interval().names) == names  # a DataFrame's columns
 
 
 def test_coreset_pipeline_names_the_terms(randhie):

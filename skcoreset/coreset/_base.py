@@ -19,12 +19,12 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 from .._backend import (DaskRows, InMemoryRows, dense_rows, float_rows, is_dask_collection,
                         take_rows)
 from .._numbers import is_number
-from ..families import Family, make_family, model_names
+from ..families import BinaryFamily, Family, make_family, model_names
 from .._inference import prior_precision, resolve_family
 from .._atomic import fit_context
 from .._sklearn_compat import Interval, StrOptions, _get_output_config
-from .._validation import (ACCEPT_SPARSE, check_sample_weight, combined_exposure,
-                           explained_input_errors)
+from .._validation import (ACCEPT_SPARSE, check_sample_weight, check_trials,
+                           combined_exposure, explained_input_errors)
 from ._calibration import laplace_distance
 from ._merge_reduce import merge_reduce_chunks
 from ._checks import warn_if_all_rows, warn_if_far, warn_if_weight_lost
@@ -200,6 +200,18 @@ def likelihood_for(coreset, estimator):
                          fit_intercept=own.fit_intercept)
 
 
+def coreset_targets(coreset, y):
+    """The targets of a fitted coreset's rows as it hands them on, from the targets ``y`` it
+    was fitted with: the rates ``y / exposure`` it was built for (counts over an exposure),
+    the 0/1 outcome of each row (binomial cells), else ``y`` at ``sample_indices_``."""
+    if coreset._coreset_outcomes is not None:
+        return coreset._coreset_outcomes.copy()
+    y_core = take_rows(y, coreset.sample_indices_)
+    if coreset._coreset_exposure is not None:
+        y_core = y_core / coreset._coreset_exposure
+    return y_core
+
+
 def encode_labels(family, classes, y):
     """Targets encoded by ``family`` with the ``classes`` its ``fit_target`` returned (the
     per-chunk encoder of dask rows, so a module-level function: tasks pickle it)."""
@@ -355,7 +367,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
-            exposure: VectorLike | None = None, offset: VectorLike | None = None) -> Self:
+            exposure: VectorLike | None = None, offset: VectorLike | None = None,
+            n_trials: VectorLike | None = None) -> Self:
         """Build the coreset.
 
         Parameters
@@ -383,31 +396,49 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             A known term of each row's linear predictor (log link): the exposure
             ``exp(offset)``; with ``exposure`` too, they add up as ``offset +
             log(exposure)``.
+        n_trials : int or array-like of shape (n_samples,), default=None
+            Binomial data (a binary model, rows in memory): each row is a cell of
+            ``n_trials`` trials of which ``y`` succeeded. A cell stands for its 0/1 rows as
+            at most two weighted rows, of its successes and of its failures (weights ``k``
+            and ``n - k`` times ``sample_weight``; :meth:`BinaryFamily.trials_as_rows
+            <skcoreset.families.BinaryFamily.trials_as_rows>`), among which the coreset is
+            chosen, so 1e4 cells cost what 2e4 rows cost whatever the number of trials.
+            ``sample_indices_`` are then the cells of the coreset's rows (a cell may appear
+            twice), ``classes_`` is ``[0, 1]``, and :meth:`fit_coreset` returns the rows'
+            0/1 outcomes (1 a success), on which a binary estimator fits the posterior of
+            the cells. ``model="auto"`` is then the logistic model (or the final
+            estimator's). Routed with metadata routing
+            (``set_fit_request(n_trials=True)``).
 
         Returns
         -------
         self : object
             Fitted constructor.
         """
-        return self._fit(X, y, sample_weight, exposure, offset, likelihood=None)
+        return self._fit(X, y, sample_weight, exposure, offset, n_trials, likelihood=None)
 
     @fit_context(prefer_skip_nested_validation=True)
-    def _fit_for(self, estimator, X, y, sample_weight, exposure, offset):
+    def _fit_for(self, estimator, X, y, sample_weight, exposure, offset, n_trials=None):
         """:meth:`fit` under the likelihood and prior of ``estimator`` (see
         :func:`likelihood_for`)."""
-        return self._fit(X, y, sample_weight, exposure, offset,
+        return self._fit(X, y, sample_weight, exposure, offset, n_trials,
                          likelihood=likelihood_for(self, estimator))
 
-    def _fit(self, X, y, sample_weight, exposure, offset, *, likelihood):
+    def _fit(self, X, y, sample_weight, exposure, offset, n_trials=None, *, likelihood):
         """The body of :meth:`fit`; ``likelihood`` (a :class:`FitLikelihood`, or ``None``
         for the constructor's own parameters) is the model the coreset is built under."""
         self._fit_likelihood = likelihood
         self.__dict__.pop("kl_estimate_", None)  # set again by this fit
-        data = self._validated_rows(X, y, sample_weight, exposure, offset)
+        data = self._validated_rows(X, y, sample_weight, exposure, offset, n_trials)
         family, prior_prec = self._family_and_prior(data.n_features)
         rng = check_random_state(self.random_state)
         part = self._fit_rows(data, family, prior_prec, rng)
-        self._set_coreset(part.indices, part.weights, part.X, data.n)
+        cells = getattr(data, "cells", None)  # the cell of each row of binomial data
+        if cells is None:
+            self._set_coreset(part.indices, part.weights, part.X, data.n)
+        else:
+            self._set_coreset(cells[part.indices], part.weights, part.X, data.n_cells,
+                              outcomes=(data.y[part.indices] > 0).astype(int))
         exposure = getattr(data, "exposure", None)  # rows in memory only
         self._coreset_exposure = None if exposure is None else exposure[self.sample_indices_]
         warn_if_all_rows(self, data)
@@ -424,9 +455,11 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                   f"coreset size {len(self.sample_indices_)}{error}")
         return self
 
-    def _validated_rows(self, X, y, sample_weight, exposure=None, offset=None):
+    def _validated_rows(self, X, y, sample_weight, exposure=None, offset=None,
+                        n_trials=None):
         """Validate the input; set ``model_``, ``family_``, ``classes_``, ``n_features_in_``;
-        return the rows as a storage with encoded targets.
+        return the rows as a storage with encoded targets (of binomial data, the weighted
+        rows of its cells' successes and failures, with ``cells``, see :meth:`_trial_rows`).
 
         A dask array is validated from a one-pass summary of y and the weights (a "witness"
         of y's type and the extreme weights, see :class:`~skcoreset._backend.DaskRows`),
@@ -440,6 +473,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                 X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False,
                                      accept_sparse=ACCEPT_SPARSE)
             sample_weight = _row_weights(sample_weight, X.shape[0])
+            if n_trials is not None:
+                return self._trial_rows(X, y, sample_weight, exposure, offset, n_trials)
             self._set_family(resolve_model(self._likelihood_params().model, y))
             y_encoded = self._encode_target(y)
             exposure = self._rates_over_exposure(exposure, offset, X.shape[0])
@@ -455,6 +490,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                 f"exposure and offset of {type(self).__name__} are supported for rows in "
                 "memory; for dask arrays pass the rates y / exposure with sample_weight="
                 "exposure (times any weights), the same Poisson likelihood.")
+        if n_trials is not None:
+            raise ValueError(
+                f"n_trials of {type(self).__name__} is supported for rows in memory (a "
+                "table of cells is small): compute the dask arrays first.")
         data = DaskRows.from_arrays(X, y, sample_weight)
         self.n_features_in_ = data.n_features
         if hasattr(self, "feature_names_in_"):
@@ -467,6 +506,36 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         data = data.encoded(partial(encode_labels, self.family_, getattr(self, "classes_", None)))
         if self.family_.unresolved:  # parameters estimated from data: on the first chunk
             self._resolve_family(*data.first_chunk())
+        return data
+
+    def _trial_rows(self, X, y, sample_weight, exposure, offset, n_trials):
+        """The rows of binomial cells, ``y`` successes out of ``n_trials``: at most two per
+        cell, of its successes (+1, weight ``k``) and failures (-1, weight ``n - k``), times
+        ``sample_weight``; ``cells``, the cell of each row, and ``n_cells`` map them back."""
+        if exposure is not None or offset is not None:
+            raise ValueError("exposure and offset are of count models; n_trials is of the "
+                             "binary models: pass one or the other.")
+        model = self._likelihood_params().model
+        self._set_family("logistic" if isinstance(model, str) and model == "auto" else model)
+        if not self.family_.binary:
+            raise ValueError(
+                f"n_trials is of the binary models (successes out of trials); "
+                f"{type(self).__name__} is built under the {self.model_} model. Use "
+                "model='auto', 'logistic' or 'probit'.")
+        successes, n_trials = check_trials(y, n_trials, X.shape[0])
+        rows, y_encoded, weights, _ = BinaryFamily.trials_as_rows(successes, n_trials,
+                                                                  sample_weight)
+        if not (np.any(y_encoded > 0) and np.any(y_encoded < 0)):
+            raise ValueError(
+                "With n_trials, y holds no {} on any row; the {} model needs both "
+                "successes and failures.".format(
+                    "successes" if np.all(y_encoded < 0) else "failures", self.model_))
+        self.classes_ = np.array([0, 1])
+        X_rows = take_rows(X, rows)
+        self._resolve_family(X_rows, y_encoded, weights)
+        data = InMemoryRows(X_rows, y_encoded, weights)
+        data.exposure = None
+        data.cells, data.n_cells = rows, X.shape[0]
         return data
 
     def _rates_over_exposure(self, exposure, offset, n_samples):
@@ -520,16 +589,19 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """The likelihood family ``family_`` and the diagonal prior precision."""
         return self.family_, self._prior_precision(n_features)
 
-    def _set_coreset(self, indices, weights, rows, n_samples):
+    def _set_coreset(self, indices, weights, rows, n_samples, outcomes=None):
         """Store the coreset sorted by row index, dropping zero weights.
 
         ``rows`` are the data rows of ``indices`` (in that order); they are kept so that
-        ``transform`` recognises the training data without hashing it.
+        ``transform`` recognises the training data without hashing it. ``outcomes``: the
+        0/1 target of each row, of binomial cells (whose y are their successes), or None.
         """
         keep = weights > 0
-        order = np.argsort(indices[keep], kind="stable")
+        order = (np.argsort(indices[keep], kind="stable") if outcomes is None
+                 else np.lexsort((-outcomes[keep], indices[keep])))  # a cell's successes first
         self.sample_indices_ = np.asarray(indices[keep][order], dtype=np.intp)
         self.sample_weight_ = np.asarray(weights[keep][order], dtype=float)
+        self._coreset_outcomes = None if outcomes is None else outcomes[keep][order]
         self._n_samples_fit = n_samples
         # all of them in order (the whole data): kept as they are, not copied
         self._coreset_rows = take_rows(float_rows(rows), np.flatnonzero(keep)[order])
@@ -537,7 +609,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     def fit_coreset(self, X: MatrixLike, y: VectorLike,
                     sample_weight: VectorLike | None = None,
                     exposure: VectorLike | None = None,
-                    offset: VectorLike | None = None, *,
+                    offset: VectorLike | None = None,
+                    n_trials: VectorLike | None = None, *,
                     estimator: Any = None) -> tuple[Any, Any, FloatArray]:
         """Build the coreset and return it as arrays.
 
@@ -551,6 +624,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             Weights of the rows: a row of weight w stands for w rows.
         exposure, offset : float or array-like of shape (n_samples,), default=None
             Of count targets, as in :meth:`fit`.
+        n_trials : int or array-like of shape (n_samples,), default=None
+            Of binomial cells, y their successes, as in :meth:`fit`.
         estimator : estimator, default=None
             The estimator that will be fitted on the coreset (a
             :class:`skcoreset.pipeline.Pipeline` passes its final step). With
@@ -567,20 +642,19 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             The selected rows (a DataFrame keeps its row labels; sparse rows stay sparse).
             A coreset of every row is X itself (as an ndarray or a CSR matrix), not a copy.
         y_core : ndarray or Series of shape (n_coreset,)
-            Their targets: with ``exposure`` or ``offset``, the rates ``y / exposure``.
+            Their targets: with ``exposure`` or ``offset``, the rates ``y / exposure``;
+            with ``n_trials``, the 0/1 outcome of each row (1 for its cell's successes).
         sample_weight_core : ndarray of shape (n_coreset,)
             Their positive weights.
         """
         if estimator is None:
-            self.fit(X, y, sample_weight=sample_weight, exposure=exposure, offset=offset)
+            self.fit(X, y, sample_weight=sample_weight, exposure=exposure, offset=offset,
+                     n_trials=n_trials)
         else:
-            self._fit_for(estimator, X, y, sample_weight, exposure, offset)
+            self._fit_for(estimator, X, y, sample_weight, exposure, offset, n_trials)
         idx = self.sample_indices_
         X_core = self._coreset_rows.copy() if is_dask_collection(X) else take_rows(X, idx)
-        y_core = take_rows(y, idx)
-        if self._coreset_exposure is not None:  # the rates the weights were built for
-            y_core = y_core / self._coreset_exposure
-        return X_core, y_core, self.sample_weight_.copy()
+        return X_core, coreset_targets(self, y), self.sample_weight_.copy()
 
     def transform(self, X: MatrixLike) -> Any:
         """Return X unchanged (after checking its features): a coreset acts at fit time only.
@@ -681,6 +755,12 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             every row, one row is split into two halves of its weight (N + 1 rows), so that
             an estimator that cannot read the weights fails on the sample count.
         """
+        if fit_params.get("n_trials") is not None:
+            raise ValueError(
+                "n_trials of a coreset step needs skcoreset.pipeline.Pipeline, which hands "
+                "the next step the 0/1 outcomes of the coreset's rows: the weighted subset "
+                "of fit_transform carries the rows and weights only, and the next step would "
+                "read the successes.")
         if fit_params.get("exposure") is not None or fit_params.get("offset") is not None:
             raise ValueError(
                 "exposure and offset of a coreset step need skcoreset.pipeline.Pipeline, "

@@ -249,6 +249,52 @@ class BinaryFamily(Family):
                       - gammaln(failures + 1.0))
         return rows, y_encoded, weights, float(sample_weight @ log_choose)
 
+    def loglik_with_trials(self, successes: FloatArray, eta: FloatArray,
+                           n_trials: FloatArray) -> FloatArray:
+        """``log p(k | eta)`` of ``k`` successes out of ``n`` trials, ``k ~ Binomial(n,
+        F(eta))``: ``log C(n, k) + k log F(eta) + (n - k) log(1 - F(eta))``.
+
+        Parameters
+        ----------
+        successes : ndarray of shape (n,)
+            Whole numbers ``k`` with ``0 <= k <= n_trials``.
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        n_trials : ndarray of shape (n,)
+            Non-negative whole numbers of trials.
+
+        Returns
+        -------
+        loglik : ndarray of the shape of ``eta``
+        """
+        k, n = as_column(successes, eta), as_column(n_trials, eta)
+        ones = np.ones(np.shape(eta))
+        # a term of no trials is 0, also where log F(eta) is -inf
+        hits = np.where(k > 0, k * self.loglik(ones, eta), 0.0)
+        misses = np.where(n > k, (n - k) * self.loglik(-ones, eta), 0.0)
+        return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0) + hits + misses
+
+    def sample_with_trials(self, eta: FloatArray, n_trials: FloatArray,
+                           random_state: RandomStateLike = None) -> FloatArray:
+        """Draw the successes out of ``n_trials``, ``Binomial(n_trials, F(eta))``.
+
+        Parameters
+        ----------
+        eta : ndarray of shape (n,) or (n, S)
+            Linear predictors.
+        n_trials : ndarray of shape (n,)
+            Non-negative whole numbers of trials.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draws.
+
+        Returns
+        -------
+        successes : ndarray of the shape of ``eta``
+            Counts as floats.
+        """
+        n = np.broadcast_to(as_column(n_trials, eta), np.shape(eta)).astype(np.int64)
+        return check_random_state(random_state).binomial(n, self.mean(eta)).astype(float)
+
     # --- the likelihood: log F(eta) for y = +1, log(1 - F(eta)) for y = -1 ---------------
     def _terms(self, y, eta, which):
         """The terms ``which`` (a subset of ``("value", "d1", "d2")``) of the

@@ -21,15 +21,15 @@ from .._inference import (PassGLMStream, effective_sample_size_of_means, prior_p
                           resolve_family, sample_predictive_moments)
 from .._numbers import is_number
 from .._posterior import SamplePosterior, check_level
-from .._summary import MCMC_DIAGNOSTICS, summary_table
+from .._summary import MCMC_DIAGNOSTICS, CredibleIntervals, parameter_names, summary_table
 from .._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
                            explained_input_errors)
 from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
 from ..families import FAMILIES, Family
 from ._methods import METHODS, STREAMING_METHODS
-from ._results import (KEPT_VALUES, RESIDUAL_KINDS, KeptRows, forget_fit_statistics, keep_rows,
-                       kept_rows, residuals, set_fit_statistics)
+from ._results import (KEPT_VALUES, RESIDUAL_KINDS, KeptRows, forget_fit_statistics,
+                       keep_dask_rows, keep_rows, kept_rows, residuals, set_fit_statistics)
 
 
 # Rows drawn from all chunks of a dask array for the start of a family's "auto" parameters
@@ -232,10 +232,11 @@ class BaseBayesianGLM(BaseEstimator):
                 X, y, n_trials, sample_weight)
         exposure, offset = self._fit_exposure(X, exposure, offset)
         kept_exposure = _multiplier(exposure, offset)
-        # a table's weighted rows are not its cells: nothing kept for to_arviz and loo (nor
-        # rows whose offsets stand for exposures beyond float64)
-        keep = n_trials is None and (kept_exposure is None or np.all(np.isfinite(kept_exposure)))
-        keep_rows(self, X if keep else None, y_encoded, sample_weight, kept_exposure)
+        if n_trials is None:  # a table's cells are kept by _trials_as_rows
+            # rows whose offsets stand for exposures beyond float64 are not kept for
+            # to_arviz and loo
+            finite = kept_exposure is None or np.all(np.isfinite(kept_exposure))
+            keep_rows(self, X if finite else None, y_encoded, sample_weight, kept_exposure)
         if exposure is not None:
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
                 y_encoded, sample_weight, exposure)
@@ -259,7 +260,8 @@ class BaseBayesianGLM(BaseEstimator):
     def _trials_as_rows(self, X, y, n_trials, sample_weight):
         """``(X, y_encoded, sample_weight, log_constant)`` of successes y out of
         ``n_trials`` (binary models only); sets ``_trials_saturated``, the log-likelihood
-        of the saturated model of the cells less ``log_constant``."""
+        of the saturated model of the cells less ``log_constant``, and keeps the cells for
+        :meth:`to_arviz` and :meth:`loo`."""
         raise TypeError(f"{type(self).__name__}.fit takes no n_trials.")
 
     def _finish_fit(self, result, log_constant, on_exposure):
@@ -310,7 +312,10 @@ class BaseBayesianGLM(BaseEstimator):
         family = self._family()
         rows = rows.encoded(partial(family.encode_target,
                                     classes=getattr(self, "classes_", None)))
-        keep_rows(self, None, None, None, None)  # only sums reach this process
+        if exposure is None:  # loo() sums over the chunks where they live
+            keep_dask_rows(self, rows)
+        else:  # the rates weighted by the exposure are not the counts' rows
+            keep_rows(self, None, None, None, None)
         self.n_features_in_ = X.shape[1]
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
@@ -489,7 +494,8 @@ class BaseBayesianGLM(BaseEstimator):
         """Targets drawn by the family, in the estimator's encoding of y."""
         return y
 
-    def credible_interval(self, level: float = 0.95) -> tuple[FloatArray, FloatArray]:
+    def credible_interval(self, level: float = 0.95,
+                          feature_names: VectorLike | None = None) -> CredibleIntervals:
         """Equal-tailed marginal credible intervals of ``[coef..., intercept]``.
 
         For a Gaussian posterior (``method="laplace"``, ``"kl_proximal"``, ``"pass_glm"``)
@@ -501,15 +507,21 @@ class BaseBayesianGLM(BaseEstimator):
         ----------
         level : float, default=0.95
             Posterior probability inside each interval, strictly between 0 and 1.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names of the features, as in :meth:`summary`, whose names the intervals carry.
 
         Returns
         -------
-        lower, upper : ndarray of shape (n_params,)
-            Bounds in the order of ``posterior_.mean``: the coefficients, then the intercept
-            when ``fit_intercept=True``.
+        intervals : CredibleIntervals
+            The pair ``lower, upper`` of arrays of shape (n_params,), in the order of
+            ``posterior_.mean`` (the coefficients, then the intercept when
+            ``fit_intercept=True``), with the parameters' ``names`` (those of
+            :meth:`summary`'s rows) and ``to_frame()``.
         """
         check_is_fitted(self)
-        return self.posterior_.credible_interval(level)
+        level = check_level(level)
+        lower, upper = self.posterior_.credible_interval(level)
+        return CredibleIntervals(lower, upper, parameter_names(self, feature_names), level)
 
     def summary(self, level: float = 0.95, feature_names: VectorLike | None = None) -> Any:
         """The posterior, one row per parameter, as statsmodels prints its results.
@@ -607,7 +619,8 @@ class BaseBayesianGLM(BaseEstimator):
 
     def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
                  n_draws: int = 1000, n_chains: int = 4,
-                 random_state: RandomStateLike = None) -> Any:
+                 random_state: RandomStateLike = None,
+                 feature_names: VectorLike | None = None) -> Any:
         """The fit as ArviZ data, for ArviZ's diagnostics, model comparison and plots.
 
         Needs ArviZ (``pip install arviz``, or the ``arviz`` extra of skcoreset). Groups:
@@ -653,6 +666,9 @@ class BaseBayesianGLM(BaseEstimator):
             Chains of a Gaussian posterior; unused for ``method="mcmc"``.
         random_state : int, RandomState instance or None, default=None
             Seed of the draws of a Gaussian posterior and of the predictive draws.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names of the features, the ``feature`` coordinates of ``coef`` (by default
+            those of :meth:`summary`).
 
         Returns
         -------
@@ -664,9 +680,9 @@ class BaseBayesianGLM(BaseEstimator):
         ImportError
             When ArviZ is not installed.
         """
-        return self._to_arviz(X, y, None, n_draws, n_chains, random_state)
+        return self._to_arviz(X, y, None, n_draws, n_chains, random_state, feature_names)
 
-    def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state):
+    def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state, feature_names=None):
         self._check_draws(n_draws, n_chains)
         rows = self._arviz_rows(X, y, exposure, "to_arviz")
         if X is None and rows is not None and not fits_draw_groups(rows, n_draws, n_chains,
@@ -679,7 +695,7 @@ class BaseBayesianGLM(BaseEstimator):
                 "in blocks, or pass fewer rows, e.g. to_arviz(X_test, y_test).",
                 UserWarning, stacklevel=3)
             rows = None
-        return inference_data(self, rows, n_draws, n_chains, random_state)
+        return inference_data(self, rows, n_draws, n_chains, random_state, feature_names)
 
     def _check_draws(self, n_draws, n_chains):
         check_is_fitted(self)
@@ -700,8 +716,11 @@ class BaseBayesianGLM(BaseEstimator):
         draws-by-rows log-likelihood of all the rows is never held (temporaries of a few
         blocks of ``2**20`` values besides the rows) and ArviZ is not needed. The rows
         are the training rows (kept by the fit, see :meth:`to_arviz`), or those passed.
-        Costs ``rows x draws`` evaluations of the log-likelihood and a sort of each row's
-        draws (1e6 rows and 1,000 draws: about 4 minutes on one core).
+        A fit on dask arrays keeps a reference to them (not pickled) and evaluates their
+        chunks where they live, in tasks: only three values per row (the pointwise elpd,
+        lppd and k-hat) reach this process. Costs ``rows x draws`` evaluations of the
+        log-likelihood and a sort of each row's draws (1e6 rows and 1,000 draws: about 4
+        minutes on one core).
 
         Parameters
         ----------
@@ -738,8 +757,9 @@ class BaseBayesianGLM(BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__}.loo() has no rows to evaluate: the training rows are "
                 f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this fit "
-                "had more, was streamed or ran on dask arrays (whose rows stay on the "
-                "cluster). Pass the rows, e.g. loo(X, y).")
+                "had more, was streamed, ran on dask arrays with an exposure, or was "
+                "unpickled after a fit on dask arrays (the reference to them is not "
+                "pickled). Pass the rows, e.g. loo(X, y).")
         return chunked_loo(self, rows, n_draws, n_chains, reff, random_state,
                            effective_sample_size_of_means)
 
@@ -748,24 +768,36 @@ class BaseBayesianGLM(BaseEstimator):
         :meth:`to_arviz` and :meth:`loo`: the training rows, those passed, or None."""
         if X is None and y is None:
             rows = kept_rows(self)
+            if caller == "to_arviz" and getattr(rows, "chunked", False):  # dask rows
+                warnings.warn(
+                    f"{type(self).__name__}.to_arviz() has no log_likelihood, "
+                    "posterior_predictive or observed_data group: this fit ran on dask "
+                    "arrays, whose rows stay on the cluster. Use loo(), which sums over "
+                    "their chunks where they live, or pass rows in memory, e.g. "
+                    "to_arviz(X_test, y_test).", UserWarning, stacklevel=3)
+                return None
             if rows is None and caller == "to_arviz":
                 warnings.warn(
                     f"{type(self).__name__}.to_arviz() has no log_likelihood, "
                     "posterior_predictive or observed_data group: the training rows are "
                     f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this "
-                    "fit had more, was streamed or ran on dask arrays (whose rows stay on "
-                    "the cluster). Pass the rows to evaluate, e.g. to_arviz(X_test, y_test).",
+                    "fit had more, was streamed, or ran on dask arrays with an exposure. "
+                    "Pass the rows to evaluate, e.g. to_arviz(X_test, y_test).",
                     UserWarning, stacklevel=3)
             return rows
         if X is None or y is None:
             raise ValueError(f"{caller} needs both X and y for the rows of its "
                              "log_likelihood, posterior_predictive and observed_data groups.")
         X = self._check_predict_input(X)
+        return KeptRows(X, *self._arviz_targets(y, exposure, X.shape[0]), None)
+
+    def _arviz_targets(self, y, exposure, n_rows):
+        """The encoded targets of ``n_rows`` rows passed to :meth:`to_arviz` or
+        :meth:`loo`, and the multiplier of each row's mean (``exposure``, or None)."""
         y = self._family().encode_target(y, getattr(self, "classes_", None))
-        if len(y) != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} entries.")
-        return KeptRows(X, y, None if exposure is None else check_exposure(exposure, X.shape[0]),
-                        None)
+        if len(y) != n_rows:
+            raise ValueError(f"X has {n_rows} rows but y has {len(y)} entries.")
+        return y, None if exposure is None else check_exposure(exposure, n_rows)
 
     def _observed(self, y):
         """Encoded targets as ArviZ sees them (the binary models: 0/1)."""

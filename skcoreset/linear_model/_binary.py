@@ -1,7 +1,7 @@
 """The binary classifiers: two class labels, probabilities integrated over the posterior."""
 
 from numbers import Integral
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -24,6 +24,7 @@ from .._validation import check_sample_weight, check_trials
 from ..families import (LINKS, BinaryFamily, Link, LogisticFamily, ProbitFamily,
                         binary_family)
 from ._base import BaseBayesianGLM, uses_pass_glm
+from ._results import keep_rows
 from ._docs import COMMON_ATTRS_DOC
 from ._methods import Param, glm_estimator
 
@@ -38,6 +39,22 @@ _CLASSIFIER_ATTRS_DOC = """
     intercept_ : ndarray of shape (1,)
         Posterior mean of the intercept (0 when ``fit_intercept=False``).
 """ + COMMON_ATTRS_DOC
+
+
+_TRIALS_ROWS_DOC = """        n_trials : int or array-like of shape (n_samples,), default=None
+            Binomial data, with ``X`` and ``y``: y are the successes out of ``n_trials``
+            at each row. A row's log-likelihood is then the binomial's,
+            ``log C(n, k) + k log F(eta) + (n - k) log(1 - F(eta))``, its predictive draws
+            and observed values are numbers of successes, and ArviZ's ``constant_data``
+            group holds ``n_trials``. A fit with ``n_trials`` keeps its cells: by default
+            the rows are those cells, with their trials.
+"""
+
+
+def _with_trials(doc):
+    """The docstring ``doc`` of :meth:`to_arviz` or :meth:`loo` with ``n_trials``."""
+    anchor = "        n_draws : int, default=1000\n"
+    return doc.replace(anchor, _TRIALS_ROWS_DOC + anchor, 1)
 
 
 class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
@@ -87,6 +104,8 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
                 "and failures.".format("successes" if np.all(y_encoded < 0) else "failures",
                                        self._family().name))
         self.classes_ = np.array([0, 1])
+        # the cells, whose binomial log-likelihood to_arviz and loo give
+        keep_rows(self, X, successes, sample_weight, n_trials)
         cells = n_trials > 0
         k, n = successes[cells], n_trials[cells]
         self._trials_saturated = float(sample_weight[cells] @ (
@@ -196,6 +215,35 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         theta = self.posterior_.sample(n_draws, random_state=rng)
         p = self.family_.link.inverse(linear_predictor(X, theta, self.fit_intercept)).T
         return rng.binomial(trials.astype(np.int64), p).astype(np.float64)
+
+    def _arviz_targets(self, y, n_trials, n_rows):
+        """Labels encoded ±1; with ``n_trials`` (in the place of an exposure: the
+        multiplier of the mean count), the successes out of them."""
+        if n_trials is None:
+            return super()._arviz_targets(y, None, n_rows)
+        return check_trials(y, n_trials, n_rows)
+
+    def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
+                 n_trials: VectorLike | None = None, n_draws: int = 1000,
+                 n_chains: int = 4, random_state: RandomStateLike = None,
+                 feature_names: VectorLike | None = None) -> Any:
+        if X is None and n_trials is not None:
+            raise ValueError("n_trials of to_arviz describes the rows X, y: pass X and y "
+                             "(the successes) with it.")
+        return self._to_arviz(X, y, n_trials, n_draws, n_chains, random_state,
+                              feature_names)
+
+    to_arviz.__doc__ = _with_trials(BaseBayesianGLM.to_arviz.__doc__)
+
+    def loo(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
+            n_trials: VectorLike | None = None, n_draws: int = 1000, n_chains: int = 4,
+            reff: float | None = None, random_state: RandomStateLike = None) -> Any:
+        if X is None and n_trials is not None:
+            raise ValueError("n_trials of loo describes the rows X, y: pass X and y (the "
+                             "successes) with it.")
+        return self._loo(X, y, n_trials, n_draws, n_chains, reff, random_state)
+
+    loo.__doc__ = _with_trials(BaseBayesianGLM.loo.__doc__)
 
     def decision_function(self, X: MatrixLike) -> Prediction:
         """Confidence score of ``classes_[1]``: positive exactly where :meth:`predict` chooses

@@ -247,7 +247,8 @@ class _BaseCountRegression(_BaseRegression):
     def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
                  exposure: VectorLike | None = None, offset: VectorLike | None = None,
                  n_draws: int = 1000, n_chains: int = 4,
-                 random_state: RandomStateLike = None) -> Any:
+                 random_state: RandomStateLike = None,
+                 feature_names: VectorLike | None = None) -> Any:
         """The fit as ArviZ data (see
         :meth:`BayesianLogisticRegression.to_arviz
         <skcoreset.BayesianLogisticRegression.to_arviz>` for the groups).
@@ -274,6 +275,9 @@ class _BaseCountRegression(_BaseRegression):
             Chains of a Gaussian posterior; unused for ``method="mcmc"``.
         random_state : int, RandomState instance or None, default=None
             Seed of the draws.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names of the features, the ``feature`` coordinates of ``coef`` (by default
+            those of :meth:`summary`).
 
         Returns
         -------
@@ -284,7 +288,8 @@ class _BaseCountRegression(_BaseRegression):
             raise ValueError("exposure and offset of to_arviz describe the rows X, y: "
                              "pass X and y with them.")
         exposure = None if X is None else self._exposure_of(X, exposure, offset)
-        return self._to_arviz(X, y, exposure, n_draws, n_chains, random_state)
+        return self._to_arviz(X, y, exposure, n_draws, n_chains, random_state,
+                              feature_names)
 
     @_exposure_doc
     def loo(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,

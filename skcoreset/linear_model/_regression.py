@@ -130,7 +130,8 @@ class _BaseRegression(RegressorMixin, BaseBayesianGLM):
 
     def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
                  n_draws: int = 1000, n_chains: int = 4,
-                 random_state: RandomStateLike = None) -> Any:
+                 random_state: RandomStateLike = None,
+                 feature_names: VectorLike | None = None) -> Any:
         """The fit as ArviZ data (see :meth:`BayesianLogisticRegression.to_arviz
         <skcoreset.BayesianLogisticRegression.to_arviz>` for the groups).
 
@@ -146,13 +147,16 @@ class _BaseRegression(RegressorMixin, BaseBayesianGLM):
             Chains of a Gaussian posterior; unused for ``method="mcmc"``.
         random_state : int, RandomState instance or None, default=None
             Seed of the draws.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names of the features, the ``feature`` coordinates of ``coef`` (by default
+            those of :meth:`summary`).
 
         Returns
         -------
         data : arviz.InferenceData
             With ArviZ 1.0 and later, the ``xarray.DataTree`` its ``from_dict`` returns.
         """
-        return self._to_arviz(X, y, None, n_draws, n_chains, random_state)
+        return self._to_arviz(X, y, None, n_draws, n_chains, random_state, feature_names)
 
     def _r2_score(self, X, y, sample_weight, exposure=None):
         rows = () if exposure is None else (("exposure", exposure),)

@@ -90,6 +90,25 @@ def _n_values(X):
     return X.shape[0] * (row_width(X) + 3)
 
 
+class _DaskReference:
+    """The storage of a fit's dask rows (their graph: nothing computed), for :meth:`loo`;
+    left out when the estimator is pickled (a graph may embed its arrays), which then
+    needs the rows passed again."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __reduce__(self):
+        return (type(None), ())
+
+
+def keep_dask_rows(estimator, rows):
+    """Keep a reference to ``rows``, the encoded storage of a fit's dask arrays (targets
+    and weights as fitted), for :meth:`loo`, which sums over their chunks where they
+    live."""
+    estimator._kept_rows = _DaskReference(rows)
+
+
 def keep_rows(estimator, X, y_encoded, sample_weight, exposure):
     """Keep the training rows for :meth:`to_arviz` and :meth:`loo`, so that changing the
     caller's arrays after ``fit`` changes nothing (copies of the targets, weights and
@@ -124,8 +143,11 @@ def read_copied_rows(kept):
 
 
 def kept_rows(estimator):
-    """The training rows kept by :func:`keep_rows` (a :class:`KeptRows`), or None."""
+    """The training rows kept by :func:`keep_rows` (a :class:`KeptRows`), the storage of
+    dask rows kept by :func:`keep_dask_rows`, or None."""
     rows = getattr(estimator, "_kept_rows", None)
+    if isinstance(rows, _DaskReference):
+        return rows.rows
     return None if rows is None else rows._replace(X=_read(rows.X))
 
 

@@ -6,20 +6,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._posterior import check_level
-from .._summary import parameter_names
+from .._summary import parameter_names, steps_feature_names
 from ._base import axes, final_estimator
-
-
-def _names(final, feature_names, name):
-    """The names of ``[coef..., intercept]`` of a fitted estimator: ``feature_names`` (one
-    per coefficient) when given, else ``feature_names_in_`` or ``x0``, ``x1``, ..."""
-    if feature_names is None:
-        return parameter_names(final)
-    names = [str(feature) for feature in feature_names]
-    if len(names) != final.n_features_in_:
-        raise ValueError(f"feature_names has {len(names)} names, but {name} has "
-                         f"{final.n_features_in_} coefficients.")
-    return np.asarray(names + (["intercept"] if final.fit_intercept else []), dtype=object)
 
 
 class PosteriorComparisonDisplay:
@@ -153,7 +141,8 @@ class PosteriorComparisonDisplay:
         means, lower, upper, names = [], [], [], None
         for label, estimator in estimators.items():
             final = final_estimator(estimator, f"estimators[{label!r}]")
-            these = _names(final, feature_names, f"estimators[{label!r}]")
+            these = parameter_names(final, steps_feature_names(estimator)
+                                    if feature_names is None else feature_names)
             if names is None:
                 names = these
             elif len(these) != len(names) or np.any(these != names):

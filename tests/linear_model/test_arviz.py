@@ -2,6 +2,7 @@
 every method's output, and its groups hold what the model says, checked against
 scipy.stats."""
 
+import pickle
 import warnings
 
 import numpy as np
@@ -387,14 +388,34 @@ def test_pipeline_loo_and_to_arviz_evaluate_all_rows_after_a_coreset():
         pipe.loo(X)
 
 
-def test_dask_fit_keeps_no_rows_and_says_so():
-    """Only sums of a dask fit's rows reach this process: loo and to_arviz need rows."""
+@pytest.mark.parametrize("Estimator", [BayesianPoissonRegression,
+                                       BayesianNegativeBinomialRegression])
+def test_dask_fit_loo_sums_over_its_chunks(Estimator):
+    """A dask fit's loo() evaluates its rows chunk by chunk where they live: the in-memory
+    fit's loo on the same rows and weights, to rounding; to_arviz() says to use it."""
     da = pytest.importorskip("dask.array")
     X, y = _counts(n=300)
-    est = BayesianPoissonRegression().fit(da.from_array(X, chunks=(70, 2)),
-                                          da.from_array(y, chunks=70))
-    with pytest.raises(ValueError, match=r"dask arrays .* Pass the rows, e.g. loo\(X, y\)"):
-        est.loo()
-    memory = BayesianPoissonRegression().fit(X, y)
+    w = np.linspace(0.5, 2.0, len(y))
+    est = Estimator().fit(da.from_array(X, chunks=(70, 2)), da.from_array(y, chunks=70),
+                          sample_weight=da.from_array(w, chunks=70))
+    memory = Estimator().fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(est.posterior_.mean, memory.posterior_.mean, rtol=1e-6)
+    ours = est.loo(n_draws=200, random_state=0)
+    theirs = memory.loo(n_draws=200, random_state=0)
+    np.testing.assert_allclose(ours.loo_i, theirs.loo_i, rtol=1e-6)
+    np.testing.assert_allclose(ours.pareto_k, theirs.pareto_k, atol=1e-6)
+    assert ours.elpd_loo == pytest.approx(theirs.elpd_loo, rel=1e-8)
+    assert ours.p_loo == pytest.approx(theirs.p_loo, rel=1e-5)
+    with pytest.warns(UserWarning, match=r"dask arrays.*Use loo\(\)"):
+        est.to_arviz(n_draws=10)
     np.testing.assert_allclose(est.loo(X, y, n_draws=100, random_state=0).loo_i,
-                               memory.loo(n_draws=100, random_state=0).loo_i, rtol=1e-7)
+                               memory.loo(X, y, n_draws=100, random_state=0).loo_i, rtol=1e-6)
+    # the reference to the dask arrays is not pickled: the rows are passed again
+    with pytest.raises(ValueError, match=r"unpickled .* Pass the rows, e.g. loo\(X, y\)"):
+        pickle.loads(pickle.dumps(est)).loo()
+    # with an exposure the fitted rows are weighted rates, not the counts: no rows kept
+    exposed = BayesianPoissonRegression().fit(da.from_array(X, chunks=(70, 2)),
+                                              da.from_array(y, chunks=70),
+                                              exposure=np.full(len(y), 2.0))
+    with pytest.raises(ValueError, match="with an exposure"):
+        exposed.loo()

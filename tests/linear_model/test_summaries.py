@@ -478,3 +478,22 @@ def test_pipeline_summary_names_rows_after_the_steps_features():
     assert names[:4] == ["plan__plan_a", "plan__plan_b", "plan__plan_c", "age__age"]
     np.testing.assert_array_equal(pipe.summary().columns["mean"], pipe[-1].posterior_.mean)
     assert [key[0] for key in pipe.summary(feature_names=list("pqrs")).index][:4] == list("pqrs")
+    # credible_interval, to_arviz and the displays carry the same names
+    intervals = pipe.credible_interval(0.9)
+    assert list(intervals.names) == names
+    lower, upper = intervals
+    np.testing.assert_array_equal(lower, pipe[-1].posterior_.credible_interval(0.9)[0])
+    np.testing.assert_array_equal(upper, pipe.summary(0.9).columns["upper"])
+    frame_ = intervals.to_frame()
+    assert list(frame_.index) == names and list(frame_.columns) == ["lower", "upper"]
+    assert list(pipe.credible_interval(feature_names=list("pqrs")).names[:4]) == list("pqrs")
+    assert list(pipe[-1].credible_interval().names[:2]) == ["x0", "x1"]
+    import pickle
+    again = pickle.loads(pickle.dumps(intervals))
+    assert list(again.names) == names and again.level == 0.9
+    np.testing.assert_array_equal(again.upper, upper)
+    pytest.importorskip("arviz")
+    data = pipe.to_arviz(n_draws=20, n_chains=2, random_state=0)
+    assert list(np.asarray(data["posterior"]["coef"].coords["feature"])) == names[:-1]
+    data = pipe.to_arviz(n_draws=20, n_chains=2, feature_names=list("pqrs"))
+    assert list(np.asarray(data["posterior"]["coef"].coords["feature"])) == list("pqrs")

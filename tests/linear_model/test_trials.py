@@ -1,6 +1,8 @@
 """Binomial counts with trials (``fit(X, successes, n_trials=...)``) checked against
 statsmodels' GLM with a two-column Binomial endog and against the expanded 0/1 rows."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -138,17 +140,135 @@ def _gaussian_kl(m0, S0, m1, S1):
                   + np.linalg.slogdet(S1)[1] - np.linalg.slogdet(S0)[1])
 
 
-def test_coreset_of_the_cells_weighted_rows_matches_the_cells_fit():
+def test_coreset_of_the_cells_matches_the_cells_fit():
     from skcoreset import QuasiNewtonCoreset
     from skcoreset.pipeline import Pipeline
     X, k, n = _cells("logit", n_cells=3000, max_trials=200, seed=1)
     cells = BayesianLogisticRegression().fit(X, k, n_trials=n)
-    rows, labels, weights, _ = BinaryFamily.trials_as_rows(k, n, np.ones(len(n)))
     pipe = Pipeline([("coreset", QuasiNewtonCoreset(M=300, random_state=0)),
                      ("clf", BayesianLogisticRegression())])
-    pipe.fit(X[rows], labels, coreset__sample_weight=weights)
+    pipe.fit(X, k, coreset__n_trials=n)
     post, full = pipe[-1].posterior_, cells.posterior_
     assert _gaussian_kl(post.mean, post.cov, full.mean, full.cov) < 0.05
+    np.testing.assert_array_equal(pipe[-1].classes_, [0, 1])
+    # the coreset of the cells is the coreset of their weighted rows, its rows mapped to
+    # their cells
+    rows, labels, weights, _ = BinaryFamily.trials_as_rows(k, n, np.ones(len(n)))
+    of_rows = QuasiNewtonCoreset(M=300, random_state=0).fit(X[rows], labels,
+                                                            sample_weight=weights)
+    coreset = pipe[0]
+    order = np.lexsort((-labels[of_rows.sample_indices_], rows[of_rows.sample_indices_]))
+    np.testing.assert_array_equal(coreset.sample_indices_,
+                                  rows[of_rows.sample_indices_][order])
+    np.testing.assert_allclose(coreset.sample_weight_, of_rows.sample_weight_[order])
+    X_core, y_core, w_core = coreset.fit_coreset(X, k, n_trials=n)
+    np.testing.assert_array_equal(y_core, labels[of_rows.sample_indices_][order] > 0)
+    np.testing.assert_array_equal(X_core, X[coreset.sample_indices_])
+
+
+def test_every_coreset_constructor_takes_n_trials():
+    from skcoreset import coreset as constructors
+    X, k, n = _cells("logit", n_cells=400, max_trials=50, seed=2)
+    rows, labels, weights, _ = BinaryFamily.trials_as_rows(k, n, np.ones(len(n)))
+    for name in constructors.__all__:
+        cls = getattr(constructors, name)
+        if name in ("BaseCoreset", "WeightedSubset", "SparseWeightedSubset"):
+            continue
+        params = ({"base_coreset": constructors.UniformCoreset(M=40), "block_size": 300,
+                   "random_state": 0} if name == "StreamingCoreset"
+                  else {"M": 40, "random_state": 0})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cells = cls(**params).fit(X, k, n_trials=n)
+            of_rows = cls(**params).fit(X[rows], labels, sample_weight=weights)
+        assert cells.model_ == "logistic", name
+        np.testing.assert_array_equal(cells.classes_, [0, 1])
+        np.testing.assert_array_equal(np.sort(cells.sample_indices_),
+                                      np.sort(rows[of_rows.sample_indices_]), err_msg=name)
+        np.testing.assert_allclose(np.sort(cells.sample_weight_),
+                                   np.sort(of_rows.sample_weight_), err_msg=name)
+
+
+def test_coreset_trials_are_refused_where_unsupported():
+    from skcoreset import BayesianPoissonRegression, QuasiNewtonCoreset
+    from skcoreset.pipeline import Pipeline
+    X, k, n = _cells("logit", n_cells=100)
+    with pytest.raises(ValueError, match="n_trials is of the binary models"):
+        QuasiNewtonCoreset(M=20, model="poisson").fit(X, k, n_trials=n)
+    with pytest.raises(ValueError, match="n_trials is of the binary models"):
+        Pipeline([("coreset", QuasiNewtonCoreset(M=20)),
+                  ("reg", BayesianPoissonRegression())]).fit(X, k, coreset__n_trials=n)
+    with pytest.raises(ValueError, match="n_trials cannot reach"):
+        Pipeline([("coreset", QuasiNewtonCoreset(M=20)),
+                  ("clf", BayesianLogisticRegression())]).fit(
+                      X, k, coreset__n_trials=n, clf__n_trials=n)
+    with pytest.raises(ValueError, match="needs skcoreset.pipeline.Pipeline"):
+        QuasiNewtonCoreset(M=20).fit_transform(X, k, n_trials=n)
+    with pytest.raises(ValueError, match="exceeds n_trials"):
+        QuasiNewtonCoreset(M=20).fit(X, n + 1, n_trials=n)
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(ValueError, match="rows in memory"):
+        QuasiNewtonCoreset(M=20).fit(da.from_array(X, chunks=50), da.from_array(k, chunks=50),
+                                     n_trials=n)
+
+
+def test_n_trials_is_routed_to_the_coreset_step():
+    from sklearn import config_context
+    from skcoreset import QuasiNewtonCoreset
+    from skcoreset.pipeline import Pipeline
+    X, k, n = _cells("logit", n_cells=500, max_trials=100, seed=3)
+    by_name = Pipeline([("coreset", QuasiNewtonCoreset(M=60, random_state=0)),
+                        ("clf", BayesianLogisticRegression())]).fit(X, k, coreset__n_trials=n)
+    with config_context(enable_metadata_routing=True):
+        routed = Pipeline([
+            ("coreset", QuasiNewtonCoreset(M=60, random_state=0).set_fit_request(
+                n_trials=True)),
+            ("clf", BayesianLogisticRegression().set_fit_request(n_trials=False))]).fit(
+                X, k, n_trials=n)
+    np.testing.assert_allclose(routed[-1].posterior_.mean, by_name[-1].posterior_.mean)
+
+
+def test_loglik_with_trials_is_the_binomial_pmf():
+    family = BayesianBinaryRegression(link="cloglog").get_family()
+    k = np.array([0.0, 3.0, 5.0, 0.0, 7.0])
+    n = np.array([4.0, 5.0, 5.0, 0.0, 9.0])
+    eta = np.array([[-40.0, 0.3], [0.2, -1.0], [3.0, 0.0], [1.0, 2.0], [-0.5, 0.5]])
+    p = INVERSE["cloglog"](eta)
+    np.testing.assert_allclose(family.loglik_with_trials(k, eta, n),
+                               stats.binom.logpmf(k[:, None], n[:, None], p), rtol=1e-10,
+                               atol=1e-15)
+    draws = family.sample_with_trials(np.zeros(3), np.array([0.0, 1.0, 1000.0]), 0)
+    assert draws[0] == 0 and draws[1] in (0.0, 1.0) and 500 < draws[2] < 800
+
+
+def test_to_arviz_and_loo_of_cells_are_binomial_per_cell():
+    X, k, n = _cells("logit", n_cells=80, max_trials=30, seed=4)
+    est = BayesianLogisticRegression().fit(X, k, n_trials=n)
+    data = est.to_arviz(n_draws=50, n_chains=2, random_state=0)
+    loglik = np.asarray(data["log_likelihood"]["y"])
+    assert loglik.shape == (2, 50, 80)
+    theta = est.posterior_.sample(100, random_state=np.random.RandomState(0))
+    coef = np.concatenate([np.asarray(data["posterior"]["coef"]),
+                           np.asarray(data["posterior"]["intercept"])[..., None]], axis=-1)
+    eta = X @ coef[..., :3].reshape(-1, 3).T + coef[..., 3].ravel()
+    expected = stats.binom.logpmf(k[:, None], n[:, None], INVERSE["logit"](eta))
+    np.testing.assert_allclose(loglik.reshape(100, 80), expected.T, rtol=1e-9)
+    np.testing.assert_array_equal(np.asarray(data["observed_data"]["y"]), k)
+    np.testing.assert_array_equal(np.asarray(data["constant_data"]["n_trials"]), n)
+    predictive = np.asarray(data["posterior_predictive"]["y"])
+    assert np.all((predictive >= 0) & (predictive <= n)) and predictive.max() > 1
+    del theta
+    # the kept cells and the cells passed again give the same loo, and ArviZ's on the export
+    kept = est.loo(n_draws=500, n_chains=2, random_state=0)
+    passed = est.loo(X, k, n_trials=n, n_draws=500, n_chains=2, random_state=0)
+    assert kept.elpd_loo == pytest.approx(passed.elpd_loo, rel=1e-12)
+    az = pytest.importorskip("arviz")
+    reference = az.loo(est.to_arviz(n_draws=500, n_chains=2, random_state=0))
+    assert kept.elpd_loo == pytest.approx(float(reference["elpd_loo"]
+                                                if "elpd_loo" in reference else
+                                                reference.elpd_loo), rel=1e-4)
+    with pytest.raises(ValueError, match="pass X and y"):
+        est.loo(n_trials=n)
 
 
 def test_counts_without_n_trials_and_dask_are_refused_naming_n_trials():
