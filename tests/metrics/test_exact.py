@@ -314,6 +314,13 @@ def test_float32_option_of_exact_kl():
     single = exact_kl(clf, X, y, n_draws=300, dtype="float32", random_state=0)
     assert single.kl == pytest.approx(double.kl, abs=1e-5) and double.kl > 1e-3
     np.testing.assert_allclose(single.mean, double.mean, atol=1e-4 * np.max(double.sd))
+    lazy = pytest.importorskip("dask.array")
+    chunked = exact_kl(clf, lazy.from_array(X, chunks=(700, 3)), lazy.from_array(y, chunks=700),
+                       n_draws=300, dtype="float32", random_state=0)
+    assert chunked.kl == pytest.approx(single.kl, rel=1e-4)
+    sparse_rows = exact_kl(clf, sparse.csr_matrix(X), y, n_draws=300, dtype="float32",
+                           random_state=0)
+    assert sparse_rows.kl == pytest.approx(single.kl, rel=1e-4)
     with pytest.raises(ValueError, match="dtype"):
         exact_kl(clf, X, y, dtype="float16")
     # a model without a difference form (probit) runs in float64 whatever the option
