@@ -1,7 +1,7 @@
 """Every route to the posterior at N = 1e6, against the exact posterior of all rows.
 
 Run by hand: ``python benchmarks/bench_routes_1e6.py [--n 1e6] [--shapes rare clustered
-poisson] [--ref-draws 16000] [--nuts-n 1e5]``. One BLAS thread. Shapes (seed 0):
+poisson] [--ref-draws 16000] [--nuts-n 1e5] [--honesty-n 5e4]``. One BLAS thread. Shapes (seed 0):
 
 * ``rare``: ``make_rare_events(d=30, positive_rate=0.001, correlation=0.6)``, logistic;
 * ``clustered``: ``make_clustered(d=50)`` (a fifth of the rows shifted), logistic;
@@ -244,18 +244,48 @@ def _nuts_extrapolation(laplace, X, y, args, certified_seconds):
           f"{extrapolated / certified_seconds:.0f}x faster than the extrapolated run.")
 
 
+def run_honesty(n):
+    """k-hat above 0.7 must warn: the rare-events routes at a small N, where the full-data
+    Laplace fit is a poor proposal, with the warnings ``exact_kl`` and the correction
+    issued."""
+    X, y = SHAPES["rare"][2](n, random_state=0)
+    laplace = BayesianLogisticRegression().fit(X, y)
+    pipe = Pipeline([("coreset", QuasiNewtonCoreset(random_state=0)),
+                     ("clf", BayesianLogisticRegression(method="mcmc", random_state=0))],
+                    exact_correction=True)
+    print(f"\n### k-hat honesty: rare events, N = {n:.0e} ({int(np.sum(y > 0))} positives)\n")
+    print("| fit | k-hat | reliable | warning |")
+    print("|---|---|---|---|")
+    for name, run in (("Laplace, all rows: exact_kl",
+                       lambda: exact_kl(laplace, X, y, dtype="float32", random_state=1)),
+                      ("coreset + NUTS: Pipeline(exact_correction=True)",
+                       lambda: pipe.fit(X, y))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = run()
+        k = out.pareto_k if name.startswith("Laplace") else out.pareto_k_
+        reliable = out.reliable if name.startswith("Laplace") else out.exact_corrected_
+        said = [str(w.message)[:90] for w in caught if "k-hat" in str(w.message)]
+        print(f"| {name} | {k:.2f} | {reliable} | {said[0] + '...' if said else 'none'} |",
+              flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=float, default=1e6)
-    parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
+    parser.add_argument("--shapes", nargs="*", default=list(SHAPES), choices=list(SHAPES))
     parser.add_argument("--ref-draws", type=int, default=16000)
     parser.add_argument("--check-draws", type=int, default=4000)
     parser.add_argument("--nuts-n", type=float, default=1e5,
                         help="rows of the NumPyro run on rare events (0: skip)")
+    parser.add_argument("--honesty-n", type=float, nargs="*", default=[],
+                        help="also run the k-hat honesty check (rare events) at these N")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()}")
     for key in args.shapes:
         run_shape(key, int(args.n), args)
+    for n in args.honesty_n:
+        run_honesty(int(n))
     print(f"\nload average at end: {os.getloadavg()}")
 
 
