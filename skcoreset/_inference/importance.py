@@ -70,10 +70,11 @@ class _Difference:
             return np.column_stack([-y, np.exp(-np.logaddexp(0.0, y * eta0))])
         return np.column_stack([y, np.exp(eta0)])
 
-    def safe_in_float32(self, y, eta0):
-        """Whether the constants of these rows are finite in float32."""
-        reference = -y * eta0 if self.logistic else eta0
-        return bool(np.all(reference <= _FLOAT32_ETA_MAX))
+    def fits_float32(self, eta0, reach):
+        """Whether no value of the kernel overflows float32, for rows whose ``|delta|`` is
+        at most ``reach``: ``expm1(+-delta)``, and ``mu0 expm1(delta)`` of counts."""
+        top = reach if self.logistic else eta0 + reach
+        return bool(np.all(top <= _FLOAT32_ETA_MAX))
 
     def __call__(self, constants, delta, scratch):
         a, b = constants[:, :1], constants[:, 1:]
@@ -93,44 +94,47 @@ class _Difference:
 
 class _CentredPass:
     """What :func:`centred_sums` needs (picklable, for the tasks of a cluster): the
-    ``reference`` draw, the :class:`_Difference` kernel in ``dtype`` and in float64 (for
-    chunks whose constants overflow float32), and the float64 log-likelihood at the
-    reference."""
+    ``reference`` draw, the :class:`_Difference` kernel in ``dtype``, and the family's
+    float64 kernel (at the reference, and for chunks whose differences could overflow
+    float32)."""
 
     def __init__(self, family, fit_intercept, reference, n_draws, dtype):
         self.reference, self.fit_intercept = reference, fit_intercept
         self.difference = _Difference(family)
         self.at_reference = PotentialEvaluator(family, fit_intercept, 1)
-        self.evaluators = {np.dtype(dtype): PotentialEvaluator(
-            family, fit_intercept, n_draws, kernel=self.difference, dtype=dtype)}
-        self.evaluators.setdefault(np.dtype(np.float64), PotentialEvaluator(
-            family, fit_intercept, n_draws, kernel=self.difference))
-        self.dtype = np.dtype(dtype)
+        self.centred = PotentialEvaluator(family, fit_intercept, n_draws,
+                                          kernel=self.difference, dtype=dtype)
+        self.plain = PotentialEvaluator(family, fit_intercept, n_draws)
 
 
 def centred_sums(centred, thetas, X, y, w, offset=None):
     """``sum_n w_n f_n(theta_s)`` of some rows for every draw, as a 1-tuple, as
     :func:`~.potentials.potential_sums`, each row's log-likelihood split into its value at
-    the reference draw (float64) and the difference to it (in ``centred.dtype``)."""
-    reference = centred.reference
+    the reference draw (float64) and the difference to it (in the dtype of
+    ``centred.centred``); a chunk where that could overflow is summed in float64."""
+    reference, fit_intercept = centred.reference, centred.fit_intercept
     deltas = thetas - reference
+    spread = np.max(np.abs(deltas), axis=0)
+    dtype = centred.centred.dtype
     sums = np.zeros(len(thetas))
     for rows in row_chunks(X.shape[0], len(thetas), max_elements=_CHUNK_ELEMENTS):
         chunk_offset = None if offset is None else offset[rows]
         X_chunk = float_rows(X[rows])
         y_chunk = np.asarray(y[rows], dtype=float)
         w_chunk = np.asarray(w[rows], dtype=float)
+        eta0 = np.asarray(X_chunk @ (reference[:-1] if fit_intercept else reference)).ravel()
+        reach = np.asarray(abs(X_chunk) @ (spread[:-1] if fit_intercept else spread)).ravel()
+        if fit_intercept:
+            eta0, reach = eta0 + reference[-1], reach + spread[-1]
+        if chunk_offset is not None:
+            eta0 = eta0 + chunk_offset
+        if not centred.difference.fits_float32(eta0, reach):
+            sums += w_chunk @ centred.plain(X_chunk, y_chunk, thetas, chunk_offset)
+            continue
         base = w_chunk @ centred.at_reference(X_chunk, y_chunk, reference[None, :],
                                               chunk_offset)[:, 0]
-        eta0 = X_chunk @ (reference[:-1] if centred.fit_intercept else reference)
-        eta0 = np.asarray(eta0).ravel() + (reference[-1] if centred.fit_intercept else 0.0)
-        if chunk_offset is not None:
-            eta0 += chunk_offset
-        dtype = (centred.dtype if centred.difference.safe_in_float32(y_chunk, eta0)
-                 else np.dtype(np.float64))
         constants = centred.difference.constants(y_chunk, eta0).astype(dtype)
-        differences = centred.evaluators[dtype](X_chunk.astype(dtype, copy=False),
-                                                constants, deltas)
+        differences = centred.centred(X_chunk.astype(dtype, copy=False), constants, deltas)
         sums += base + w_chunk.astype(dtype) @ differences
     return (sums,)
 

@@ -277,14 +277,14 @@ def test_bad_inputs_raise_clear_errors():
 def test_float32_pass_is_the_float64_sum_within_its_bound(model):
     """The float32 pass (differences to the draws' mean) against the direct float64 sum,
     on heavy-tailed rows whose log-likelihood terms reach thousands of nats (rounding them
-    in float32 would cost about 1e-4 nats each): within 1e-3 nats over 20,000 rows. A logistic row
-    beyond float32's exp() range is computed in float64."""
+    in float32 would cost about 1e-4 nats each): within 1e-3 nats over 20,000 rows. A
+    logistic row whose differences could overflow float32's exp() is summed in float64."""
     rng = np.random.default_rng(3)
     n = 20000
     X = np.exp(rng.normal(size=(n, 2)))  # log-normal features
     center = np.array([0.1, 0.08, 1.0])
     if model == "logistic":
-        X[0] = [500.0, 500.0]  # linear predictor ~ 91, a wrong label: float64 chunk
+        X[0] = [1e4, 1e4]  # draws 200 apart in its linear predictor: a float64 chunk
     w = rng.uniform(0.5, 2.0, n)
     spread = [0.003, 0.003, 0.01] if model == "logistic" else [3e-4, 3e-4, 3e-3]
     thetas = center + rng.normal(size=(50, 3)) * spread
