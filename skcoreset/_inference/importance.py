@@ -19,10 +19,16 @@ posterior moments.
 from typing import NamedTuple
 
 import numpy as np
+from scipy import sparse
 
 from .._backend import float_rows, row_chunks
 from .dispersion import LOG_ALPHA_PRIOR_SD
-from .potentials import _CHUNK_ELEMENTS, PotentialEvaluator, potential_sums
+from .potentials import PotentialEvaluator, potential_sums
+
+# Rows x draws of a chunk of rows (32 MB of float64), and of a block of it the kernel works
+# on in cache (1 MB of float32)
+_CHUNK_ELEMENTS = 2**22
+_BLOCK_ELEMENTS = 2**18
 
 # float32 overflows exp() above 88.7: rows whose reference rate or weight is beyond this
 # linear predictor are computed in float64
@@ -41,16 +47,17 @@ class _LoglikPerAlpha:
 
 
 class _Difference:
-    """Kernel of :class:`PotentialEvaluator` giving ``f_n(eta0_n + delta) - f_n(eta0_n)``
-    for linear predictors ``delta`` relative to each row's reference ``eta0_n``, in a form
-    whose rounding error is relative to the difference, not to ``f_n`` (so float32 is
-    accurate where a float32 log-likelihood of large counts is not):
+    """The kernel ``f_n(eta0_n + delta) - f_n(eta0_n)`` for linear predictors ``delta``
+    relative to each row's reference ``eta0_n``, in a form whose rounding error is relative
+    to the difference, not to ``f_n`` (so float32 is accurate where a float32
+    log-likelihood of large counts is not):
 
     * logistic, ``z = y eta`` with ``y = +-1``: ``log sigmoid(z0 + y delta) - log sigmoid(z0)
       = -log1p(sigmoid(-z0) expm1(-y delta))``;
     * Poisson, log link: ``y delta - mu0 expm1(delta)``, ``mu0 = exp(eta0)``.
 
-    The "targets" handed to the kernel are the per-row constants of :meth:`constants`.
+    It works in place on an ``(n, S)`` block, with the per-row constants of
+    :meth:`constants`.
     """
 
     def __init__(self, family):
@@ -94,30 +101,42 @@ class _Difference:
 
 class _CentredPass:
     """What :func:`centred_sums` needs (picklable, for the tasks of a cluster): the
-    ``reference`` draw, the :class:`_Difference` kernel in ``dtype``, and the family's
-    float64 kernel (at the reference, and for chunks whose differences could overflow
-    float32)."""
+    ``reference`` draw, the :class:`_Difference` kernel, the ``dtype`` of the differences,
+    and the family's float64 kernel (at the reference, and for chunks whose differences
+    could overflow float32)."""
 
     def __init__(self, family, fit_intercept, reference, n_draws, dtype):
         self.reference, self.fit_intercept = reference, fit_intercept
         self.difference = _Difference(family)
+        self.dtype = np.dtype(dtype)
         self.at_reference = PotentialEvaluator(family, fit_intercept, 1)
-        self.centred = PotentialEvaluator(family, fit_intercept, n_draws,
-                                          kernel=self.difference, dtype=dtype)
         self.plain = PotentialEvaluator(family, fit_intercept, n_draws)
+
+
+def _with_ones(X, dtype):
+    """``[X, 1]`` in ``dtype``: the intercept inside the product (one pass fewer)."""
+    if sparse.issparse(X):
+        return sparse.hstack([X, np.ones((X.shape[0], 1))], format="csr", dtype=dtype)
+    out = np.empty((X.shape[0], X.shape[1] + 1), dtype=dtype)
+    out[:, :-1] = X
+    out[:, -1] = 1.0
+    return out
 
 
 def centred_sums(centred, thetas, X, y, w, offset=None):
     """``sum_n w_n f_n(theta_s)`` of some rows for every draw, as a 1-tuple, as
     :func:`~.potentials.potential_sums`, each row's log-likelihood split into its value at
-    the reference draw (float64) and the difference to it (in the dtype of
-    ``centred.centred``); a chunk where that could overflow is summed in float64."""
-    reference, fit_intercept = centred.reference, centred.fit_intercept
+    the reference draw (float64) and the difference to it (in ``centred.dtype``: a chunk's
+    differences in one product per cache-sized block of rows, then the kernel in place); a
+    chunk where that could overflow is summed in float64."""
+    reference, fit_intercept, dtype = centred.reference, centred.fit_intercept, centred.dtype
     deltas = thetas - reference
     spread = np.max(np.abs(deltas), axis=0)
-    dtype = centred.centred.dtype
-    sums = np.zeros(len(thetas))
-    for rows in row_chunks(X.shape[0], len(thetas), max_elements=_CHUNK_ELEMENTS):
+    directions = np.ascontiguousarray(deltas.T, dtype=dtype)  # (p, S), intercept last
+    n_draws = len(thetas)
+    sums = np.zeros(n_draws)
+    out = scratch = None
+    for rows in row_chunks(X.shape[0], n_draws, max_elements=_CHUNK_ELEMENTS):
         chunk_offset = None if offset is None else offset[rows]
         X_chunk = float_rows(X[rows])
         y_chunk = np.asarray(y[rows], dtype=float)
@@ -134,8 +153,22 @@ def centred_sums(centred, thetas, X, y, w, offset=None):
         base = w_chunk @ centred.at_reference(X_chunk, y_chunk, reference[None, :],
                                               chunk_offset)[:, 0]
         constants = centred.difference.constants(y_chunk, eta0).astype(dtype)
-        differences = centred.centred(X_chunk.astype(dtype, copy=False), constants, deltas)
-        sums += base + w_chunk.astype(dtype) @ differences
+        X_chunk = (_with_ones(X_chunk, dtype) if fit_intercept
+                   else X_chunk.astype(dtype, copy=False))
+        n = X_chunk.shape[0]
+        if out is None:
+            out = np.empty((n, n_draws), dtype=dtype)
+            scratch = np.empty((2, min(n, max(1, _BLOCK_ELEMENTS // n_draws)), n_draws),
+                               dtype=dtype)
+        for block in row_chunks(n, n_draws, max_elements=_BLOCK_ELEMENTS):
+            differences = out[block]
+            if sparse.issparse(X_chunk):
+                differences[:] = X_chunk[block] @ directions
+            else:
+                np.matmul(X_chunk[block], directions, out=differences)
+            centred.difference(constants[block], differences,
+                               scratch[:, :block.stop - block.start])
+        sums += base + w_chunk.astype(dtype) @ out[:n]
     return (sums,)
 
 
