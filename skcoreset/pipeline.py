@@ -96,15 +96,17 @@ class Pipeline(sk_pipeline.Pipeline):
     exact_correction : bool, default=False
         End the fit by correcting the final estimator's posterior to the exact posterior of
         every row ``fit`` was given (a skcoreset Bayesian GLM after at most one coreset
-        step): its draws (all of ``method="mcmc"``'s, with a sampled ``log alpha`` of the
-        negative binomial model; 2,000 draws of a Gaussian posterior) are weighted by the
-        exact posterior's density over theirs, one pass over all rows in chunks, the
-        weights Pareto-smoothed (Vehtari et al., 2024) and the draws resampled by them
-        (systematic resampling), so the final estimator's ``posterior_`` becomes draws of
-        the exact posterior, which ``predict``, ``predict_proba``, ``summary``,
-        ``credible_interval``, ``sample_y`` and ``to_arviz`` use. When the weights' Pareto
-        ``k-hat`` exceeds 0.7 the draws cannot stand for the exact posterior: the
-        uncorrected posterior is kept and an
+        step): its draws (``method="mcmc"``'s, with a sampled ``log alpha`` of the
+        negative binomial model, or draws of a Gaussian posterior; as many as fit about
+        1e9 rows x draws, between 1,000 and 4,000, an MCMC run's thinned evenly) are
+        weighted by the exact posterior's density over theirs, one pass over all rows in
+        chunks (float32 differences to the draws' mean for the logistic and log-link
+        Poisson models), the weights Pareto-smoothed (Vehtari et al., 2024) and the draws
+        resampled by them (systematic resampling), so the final estimator's
+        ``posterior_`` becomes draws of the exact posterior, which ``predict``,
+        ``predict_proba``, ``summary``, ``credible_interval``, ``sample_y`` and
+        ``to_arviz`` use. When the weights' Pareto ``k-hat`` exceeds 0.7 the draws cannot
+        stand for the exact posterior: the uncorrected posterior is kept and an
         :class:`~skcoreset.exceptions.ImportanceSamplingWarning` says so. The pass costs
         about as many linear predictors as rows times draws (see
         :func:`~skcoreset.metrics.exact_kl`, which measures with the same weights).

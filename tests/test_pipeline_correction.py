@@ -11,6 +11,7 @@ from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegre
                        UniformCoreset)
 from skcoreset.datasets import make_logistic_regression
 from skcoreset.exceptions import CoresetAccuracyWarning, ImportanceSamplingWarning
+from skcoreset.metrics import _exact
 from skcoreset.pipeline import Pipeline
 
 PRIOR_SCALE = 5.0
@@ -147,3 +148,24 @@ def test_negative_binomial_resamples_alpha_with_theta():
     assert np.all(same.all(axis=2).any(axis=1))
     assert reg.alpha_ == pytest.approx(np.mean(reg.alpha_samples_))
     assert reg.family_.alpha == pytest.approx(reg.alpha_)
+
+
+def test_thinned_correction_keeps_the_estimate(data, grid_moments, fitted, monkeypatch):
+    """Weighting 1,000 evenly thinned draws of the run (what the correction does at a
+    million rows) instead of all of them: the same k-hat, ESS per draw and divergence within
+    their noise, and the corrected moments within their Monte Carlo error of the grid's."""
+    X, y = data
+    mean, sd = grid_moments
+    full = fitted[0]
+    monkeypatch.setattr(_exact, "_CORRECTION_BUDGET", 1000 * len(y))
+    thinned = _pipeline(300).fit(X, y)
+    n_full = len(full[-1].posterior_samples_)
+    assert len(thinned[-1].posterior_samples_) == 1000 < n_full
+    # k-hat and ESS of weights this uneven (ESS 15 % of the draws) are noisy themselves
+    assert abs(thinned.pareto_k_ - full.pareto_k_) < 0.2 and thinned.exact_corrected_
+    assert thinned.importance_ess_ / 1000 == pytest.approx(full.importance_ess_ / n_full,
+                                                           rel=0.3)
+    assert thinned.kl_before_ == pytest.approx(full.kl_before_, rel=0.15)
+    error = np.abs(thinned[-1].posterior_.mean - mean) / sd
+    assert np.max(error) < 3.5 / np.sqrt(thinned.importance_ess_)
+    np.testing.assert_allclose(np.sqrt(np.diag(thinned[-1].posterior_.cov)), sd, rtol=0.1)

@@ -271,3 +271,60 @@ def test_bad_inputs_raise_clear_errors():
     with pytest.raises(ValueError, match="coreset was built from"):
         exact_kl(Pipeline([("c", pipe.named_steps["c"]),
                            ("m", mcmc)]), X[::-1].copy(), y)
+
+
+@pytest.mark.parametrize("model", ["logistic", "poisson"])
+def test_float32_pass_is_the_float64_sum_within_its_bound(model):
+    """The float32 pass (differences to the draws' mean) against the direct float64 sum,
+    on heavy-tailed rows whose log-likelihood terms reach thousands of nats (rounding them
+    in float32 would cost about 1e-4 nats each): within 1e-3 nats over 20,000 rows. A
+    logistic row whose differences could overflow float32's exp() is summed in float64."""
+    rng = np.random.default_rng(3)
+    n = 20000
+    X = np.exp(rng.normal(size=(n, 2)))  # log-normal features
+    center = np.array([0.1, 0.08, 1.0])
+    if model == "logistic":
+        X[0] = [1e4, 1e4]  # draws 200 apart in its linear predictor: a float64 chunk
+    w = rng.uniform(0.5, 2.0, n)
+    spread = [0.003, 0.003, 0.01] if model == "logistic" else [3e-4, 3e-4, 3e-3]
+    thetas = center + rng.normal(size=(50, 3)) * spread
+    eta = X @ thetas[:, :2].T + thetas[:, 2]
+    if model == "logistic":
+        y = np.where(rng.random(n) < 0.3, 1.0, -1.0)
+        y[0] = -1.0
+        direct = log_expit(y[:, None] * eta)
+    else:
+        y = rng.poisson(np.exp(X @ center[:2] + center[2])).astype(float)
+        direct = y[:, None] * eta - np.exp(eta)
+        assert np.max(np.abs(direct)) > 1e3
+    prec = np.array([1.0, 1.0, 0.01])
+    expected = w @ direct - 0.5 * (thetas**2) @ prec
+    family = make_family(model)
+    rows = InMemoryRows(X, y, w)
+    got = log_joint(rows, family, thetas, prec, True, dtype=np.float32)
+    # draws far apart in log density (a plain float32 sum is 0.09-0.18 nats off here)
+    assert np.ptp(expected) > 2.0
+    np.testing.assert_allclose(got - got[0], expected - expected[0], atol=1e-3)
+
+
+def test_float32_option_of_exact_kl():
+    X, y = logistic_data(3000, [1.0, -0.5, 0.3], -3.0, seed=7)
+    clf = BayesianLogisticRegression().fit(X, y)
+    double = exact_kl(clf, X, y, n_draws=300, random_state=0)
+    single = exact_kl(clf, X, y, n_draws=300, dtype="float32", random_state=0)
+    assert single.kl == pytest.approx(double.kl, abs=1e-5) and double.kl > 1e-3
+    np.testing.assert_allclose(single.mean, double.mean, atol=1e-4 * np.max(double.sd))
+    lazy = pytest.importorskip("dask.array")
+    chunked = exact_kl(clf, lazy.from_array(X, chunks=(700, 3)), lazy.from_array(y, chunks=700),
+                       n_draws=300, dtype="float32", random_state=0)
+    assert chunked.kl == pytest.approx(single.kl, rel=1e-4)
+    sparse_rows = exact_kl(clf, sparse.csr_matrix(X), y, n_draws=300, dtype="float32",
+                           random_state=0)
+    assert sparse_rows.kl == pytest.approx(single.kl, rel=1e-4)
+    with pytest.raises(ValueError, match="dtype"):
+        exact_kl(clf, X, y, dtype="float16")
+    # a model without a difference form (probit) runs in float64 whatever the option
+    from skcoreset import BayesianProbitRegression
+    probit = BayesianProbitRegression().fit(X, y)
+    assert (exact_kl(probit, X, y, n_draws=200, dtype="float32", random_state=0).kl
+            == exact_kl(probit, X, y, n_draws=200, random_state=0).kl)
