@@ -8,7 +8,7 @@ import pytest
 from skcoreset import BayesianLogisticRegression, QuasiNewtonCoreset
 from skcoreset._backend import InMemoryRows
 from skcoreset._inference import prior_precision
-from skcoreset.coreset._exact_distance import ExactDistance
+from skcoreset.coreset._exact_distance import ExactDistance, ExactReading
 from skcoreset.datasets import make_logistic_regression, make_rare_events
 from skcoreset.exceptions import ImportanceSamplingWarning
 from skcoreset.families import make_family
@@ -80,6 +80,7 @@ def test_grows_until_the_exact_estimate_meets_the_target(rarer):
     assert path[0, 0] == laplace_only.kl_path_[-1, 0]
     assert len(path) >= 2 and np.all(np.diff(path[:, 0]) > 0)
     assert np.all(path[:-1, 1] > target) and path[-1, 1] <= target
+    assert exact.laplace_exact_kl_ > target  # so the target is target_exact_kl itself
     assert exact.exact_kl_estimate_ == pytest.approx(path[-1, 1])
     assert len(exact.sample_indices_) > len(laplace_only.sample_indices_)
     # the Laplace-level sizes are the same up to where the exact rule takes over
@@ -160,3 +161,19 @@ def test_rows_on_a_cluster_give_the_same_reading(rarer):
     np.testing.assert_array_equal(chunked.sample_indices_, in_memory.sample_indices_)
     assert chunked.exact_kl_estimate_ == pytest.approx(in_memory.exact_kl_estimate_,
                                                        rel=1e-8)
+
+
+def test_no_further_than_the_laplace_approximation_of_all_rows():
+    # the stop: target_exact_kl, or the Laplace approximation's own distance when smaller,
+    # down to a tenth of the target
+    class Reading:
+        def __init__(self, kl):
+            self.kl = kl
+
+        def laplace(self):
+            return ExactReading(self.kl, 0.0)
+
+    coreset = QuasiNewtonCoreset(target_exact_kl=0.01)
+    assert coreset._exact_target(Reading(0.5)) == 0.01
+    assert coreset._exact_target(Reading(0.004)) == 0.004
+    assert coreset._exact_target(Reading(1e-6)) == pytest.approx(0.001)
