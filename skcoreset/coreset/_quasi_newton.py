@@ -360,10 +360,10 @@ _QN_PARAMS_DOC = """
         until ``KL(coreset posterior || full posterior)`` between the *exact* posteriors,
         the one an MCMC run on the coreset samples and the one MCMC on all rows would, is
         below ``target_exact_kl`` (estimated by importance weighting, see Notes; one pass
-        over the data in all, 1,000 draws). ``"auto"``: ``"exact"`` when the coreset is
-        built in a :class:`~skcoreset.pipeline.Pipeline` whose final estimator samples
-        (``method="mcmc"``), else ``"laplace"``. With an integer ``M``, ``"exact"`` only
-        measures (``exact_kl_estimate_``).
+        over the data in all, two for skewed posteriors, 1,000 draws). ``"auto"``:
+        ``"exact"`` when the coreset is built in a :class:`~skcoreset.pipeline.Pipeline`
+        whose final estimator samples (``method="mcmc"``), else ``"laplace"``. With an
+        integer ``M``, ``"exact"`` only measures (``exact_kl_estimate_``).
 
     target_exact_kl : float, default=0.01
         With ``M="auto"`` and the exact distance: the estimate of ``KL(coreset posterior ||
@@ -554,7 +554,11 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     (Pareto-smoothed, Vehtari et al. 2024) for expectations under ``pi_w``; then ``KL =
     E_w[log pi_w~ - log pi~] + log E_w[pi~ / pi_w~]``, the normalising constants cancelling.
     ``log pi~`` of the draws is one pass over all rows, made once: the proposal does not
-    depend on the coreset, so each larger size tried costs only its own rows. The coreset
+    depend on the coreset, so each larger size tried costs only its own rows. When the
+    Pareto k-hat of ``pi~ / q`` exceeds 0.5 (a skewed exact posterior whose mean is off the
+    mode, e.g. rare events), ``q`` is moved to the exact posterior's mean estimated from
+    those draws and the pass is made again (on rare events at 5e4 rows this took k-hat
+    from 0.8 to 0.1-0.3). The coreset
     grows until the estimate is below ``target_exact_kl``, or below the full data's Laplace
     approximation's own distance (``laplace_exact_kl_``, from the same draws) when that is
     smaller, down to a tenth of the target.
