@@ -212,6 +212,14 @@ def coreset_targets(coreset, y):
     return y_core
 
 
+def builds_for_sampler(estimator):
+    """Whether ``estimator`` (that will be fitted on the coreset) samples its posterior
+    (``method="mcmc"``), for which a constructor may size the coreset by the exact
+    posterior rather than by its Laplace approximation."""
+    params = estimator.get_params(deep=False) if hasattr(estimator, "get_params") else {}
+    return isinstance(params.get("method"), str) and params["method"] == "mcmc"
+
+
 def encode_labels(family, classes, y):
     """Targets encoded by ``family`` with the ``classes`` its ``fit_target`` returned (the
     per-chunk encoder of dask rows, so a module-level function: tasks pickle it)."""
@@ -422,12 +430,17 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """:meth:`fit` under the likelihood and prior of ``estimator`` (see
         :func:`likelihood_for`)."""
         return self._fit(X, y, sample_weight, exposure, offset, n_trials,
-                         likelihood=likelihood_for(self, estimator))
+                         likelihood=likelihood_for(self, estimator),
+                         for_sampler=builds_for_sampler(estimator))
 
-    def _fit(self, X, y, sample_weight, exposure, offset, n_trials=None, *, likelihood):
+    def _fit(self, X, y, sample_weight, exposure, offset, n_trials=None, *, likelihood,
+             for_sampler=False):
         """The body of :meth:`fit`; ``likelihood`` (a :class:`FitLikelihood`, or ``None``
-        for the constructor's own parameters) is the model the coreset is built under."""
+        for the constructor's own parameters) is the model the coreset is built under;
+        ``for_sampler`` says whether the estimator fitted on it samples its posterior
+        (``method="mcmc"``)."""
         self._fit_likelihood = likelihood
+        self._for_sampler = for_sampler
         self.__dict__.pop("kl_estimate_", None)  # set again by this fit
         data = self._validated_rows(X, y, sample_weight, exposure, offset, n_trials)
         family, prior_prec = self._family_and_prior(data.n_features)
