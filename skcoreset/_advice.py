@@ -1,0 +1,33 @@
+"""Which route to the exact posterior is faster: NUTS on all rows, or a coreset and NUTS on it.
+
+The one place of the rule, measured by ``benchmarks/bench_route_advice.py`` (CPU seconds of
+one thread, at equal accuracy: the coreset route's posterior within 0.02 nats of the exact
+one, else with its exact correction). Both routes pay the sampler's own bookkeeping for
+every gradient; they differ in the rows each gradient reads (all ``N``, or the coreset's
+few hundred) and in the coreset's construction (a few passes over all rows). So the
+coreset pays once it is a small enough fraction of the rows, whatever the family: a
+threshold on ``N`` over the size of the default coreset.
+"""
+
+# The default coreset's size, as QuasiNewtonCoreset(M="auto") first sizes it: the
+# p (p + 3) / 2 second-order moments of p parameters, at least 500 rows
+_MIN_CORESET_ROWS = 500
+# Measured: the coreset route is faster from about this many times the coreset's rows
+ROWS_PER_CORESET_ROW = 4
+
+
+def default_coreset_rows(n_features):
+    """The rows of the default coreset of ``n_features`` features and an intercept."""
+    p = n_features + 1
+    return max(_MIN_CORESET_ROWS, p * (p + 3) // 2)
+
+
+def coreset_break_even(n_features):
+    """The number of rows from which a coreset and NUTS on it are faster than NUTS on all
+    rows at equal accuracy."""
+    return ROWS_PER_CORESET_ROW * default_coreset_rows(n_features)
+
+
+def coreset_pays(n_samples, n_features):
+    """Whether a coreset and NUTS on it are faster than NUTS on all ``n_samples`` rows."""
+    return n_samples >= coreset_break_even(n_features)
