@@ -67,10 +67,10 @@ def _warn_if_coreset_does_not_pay(X, final):
             f"A coreset does not pay at {n_samples:,} rows and {n_features} features: a "
             f"coreset and NUTS on it are measured to be faster than NUTS on all rows at "
             f"equal accuracy from about {break_even:,} rows ({ROWS_PER_CORESET_ROW} times "
-            f"the default coreset's {default_coreset_rows(n_features):,}); below, they take "
-            f"about as long or longer, and the coreset's posterior is only an approximation "
-            f"of the exact one. Fit {type(final).__name__}(method='mcmc') on all rows "
-            "without the coreset step.", CoresetEfficiencyWarning, stacklevel=4)
+            f"the default coreset's {default_coreset_rows(n_features):,}); below, both take "
+            "about as long (0.5-2x each other), and the coreset's posterior only "
+            f"approximates the exact one. Fit {type(final).__name__}(method='mcmc') on all "
+            "rows, without the coreset step.", CoresetEfficiencyWarning, stacklevel=4)
 
 
 def _accepts_sample_weight(method):
@@ -153,6 +153,12 @@ class Pipeline(sk_pipeline.Pipeline):
 
     Notes
     -----
+    When the final estimator samples (``method="mcmc"``, NUTS) after a coreset step and the
+    rows reaching the coreset step are fewer than about four times the default coreset's
+    size (``4 max(500, p (p + 3) / 2)`` for ``p`` parameters: 2,000 rows up to 29
+    features), ``fit`` warns (:class:`~skcoreset.exceptions.CoresetEfficiencyWarning`):
+    there NUTS on all rows is measured to be as fast, and it is exact.
+
     With ``sklearn.set_config(enable_metadata_routing=True)``, ``fit(X, y,
     sample_weight=w)`` routes ``w`` the scikit-learn way, to the steps that request it with
     ``set_fit_request(sample_weight=True)``; a coreset step must request it, or scikit-learn
