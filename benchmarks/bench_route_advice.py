@@ -128,7 +128,7 @@ def route_at_equal_accuracy(cell):
 
 
 def print_table(cells):
-    from skcoreset._advice import coreset_pays
+    from skcoreset._advice import ROWS_PER_CORESET_ROW, coreset_pays, default_coreset_rows
 
     print("\n| family | N | d | NUTS all rows, CPU (wall) s | coreset + NUTS, CPU (wall) s "
           "| rows | KL to exact (nats) | k-hat | correction s | route at equal accuracy s "
@@ -147,6 +147,13 @@ def print_table(cells):
               f"{rule}{'' if rule == measured else ' (differs)'} | {c['laplace_cpu']:.2f} | "
               f"{c['laplace_kl']:.3f} ({c['laplace_k']:.2f}) |")
     print(f"\nThe rule agrees with the measured faster route on {agree} of {len(cells)} cells.")
+    # the rule's one constant, fitted: agreement of "N >= k x the default coreset's rows"
+    fits = {k: sum((route_at_equal_accuracy(c) < c["all_cpu"])
+                   == (c["n"] >= k * default_coreset_rows(c["d"])) for c in cells)
+            for k in (1, 2, 3, 4, 5, 6, 8, 10)}
+    print("Agreement of N >= k x max(500, p (p + 3) / 2) by k: "
+          + ", ".join(f"k={k}: {n}" for k, n in fits.items())
+          + f" (the package's k: {ROWS_PER_CORESET_ROW})")
 
 
 def main():

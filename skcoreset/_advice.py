@@ -17,6 +17,8 @@ binomial, N = 1e3-3e5, d = 3-30), the other a tie (1.1 against 0.9 s).
 # p (p + 3) / 2 second-order moments of p parameters, at least 500 rows
 _MIN_CORESET_ROWS = 500
 # Measured: the coreset route is faster from about this many times the coreset's rows
+# (k = 4 agreed on 9 of 10 cells, k = 1-6 on 8; below, both routes take about as long and
+# only NUTS on all rows is exact)
 ROWS_PER_CORESET_ROW = 4
 
 
