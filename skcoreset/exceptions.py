@@ -9,10 +9,10 @@ handling of :class:`~sklearn.exceptions.ConvergenceWarning`) apply. Silence one 
     warnings.filterwarnings("ignore", category=PassGLMAccuracyWarning)
 """
 
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, EfficiencyWarning
 
-__all__ = ["CoresetAccuracyWarning", "ImportanceSamplingWarning", "MCMCDiagnosticWarning",
-           "ModelMismatchWarning", "PassGLMAccuracyWarning"]
+__all__ = ["CoresetAccuracyWarning", "CoresetEfficiencyWarning", "ImportanceSamplingWarning",
+           "MCMCDiagnosticWarning", "ModelMismatchWarning", "PassGLMAccuracyWarning"]
 
 
 class MCMCDiagnosticWarning(ConvergenceWarning):
@@ -70,4 +70,18 @@ class ModelMismatchWarning(UserWarning):
     the final estimator's: the coreset's weights then match the wrong likelihood, and the
     posterior fitted on them can be nats off. With ``model="auto"`` (the default) the coreset
     takes the final estimator's model and prior.
+    """
+
+
+class CoresetEfficiencyWarning(EfficiencyWarning):
+    """A coreset does not pay at this number of rows: sampling all of them is as fast.
+
+    Issued by :class:`skcoreset.pipeline.Pipeline` when a coreset step is followed by an
+    estimator that samples (``method="mcmc"``) and the data have fewer rows than the size
+    from which a coreset and NUTS on it are measured to be faster than NUTS on all rows at
+    equal accuracy (about four times the default coreset's rows, ``max(500, p (p + 3) /
+    2)`` for ``p`` parameters; see :ref:`choosing_coreset_or_not`). The message gives the
+    numbers and the fix: fit the estimator on all rows, without the coreset step.
+
+    A subclass of :class:`sklearn.exceptions.EfficiencyWarning` (hence of ``UserWarning``).
     """

@@ -20,11 +20,12 @@ from sklearn import pipeline as sk_pipeline
 from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, MethodMapping,
                                             get_routing_for_object, process_routing)
 
+from ._advice import ROWS_PER_CORESET_ROW, coreset_break_even, default_coreset_rows
 from ._atomic import atomic
 from ._summary import steps_feature_names
 from ._sklearn_compat import available_if
 from .linear_model._results import copied_rows, read_copied_rows
-from .exceptions import ImportanceSamplingWarning
+from .exceptions import CoresetEfficiencyWarning, ImportanceSamplingWarning
 from .metrics._exact import MAX_PARETO_K, exact_correction
 from ._typing import MatrixLike, Prediction, VectorLike
 
@@ -50,6 +51,27 @@ def _builds_for_estimator(step):
         return "estimator" in inspect.signature(step.fit_coreset).parameters
     except (TypeError, ValueError):
         return False
+
+
+def _warn_if_coreset_does_not_pay(X, final):
+    """Warn when NUTS follows a coreset step on fewer rows than the measured size from which
+    the coreset route is faster than NUTS on all rows (the rule of :mod:`._advice`)."""
+    if getattr(final, "method", None) != "mcmc" or getattr(final, "sampler", None) != "nuts":
+        return
+    try:
+        n_samples, n_features = (int(size) for size in X.shape)
+    except (AttributeError, TypeError, ValueError):  # no shape, or unknown (dask) sizes
+        return
+    break_even = coreset_break_even(n_features)
+    if n_samples < break_even:
+        warnings.warn(
+            f"A coreset does not pay at {n_samples:,} rows and {n_features} features: a "
+            f"coreset and NUTS on it are measured to be faster than NUTS on all rows at "
+            f"equal accuracy from about {break_even:,} rows ({ROWS_PER_CORESET_ROW} times "
+            f"the default coreset's {default_coreset_rows(n_features):,}); below, both take "
+            "about as long (0.5-2x each other), and the coreset's posterior only "
+            f"approximates the exact one. Fit {type(final).__name__}(method='mcmc') on all "
+            "rows, without the coreset step.", CoresetEfficiencyWarning, stacklevel=4)
 
 
 def _accepts(method, name):
@@ -134,6 +156,12 @@ class Pipeline(sk_pipeline.Pipeline):
 
     Notes
     -----
+    When the final estimator samples (``method="mcmc"``, NUTS) after a coreset step and the
+    rows reaching the coreset step are fewer than about four times the default coreset's
+    size (``4 max(500, p (p + 3) / 2)`` for ``p`` parameters: 2,000 rows up to 29
+    features), ``fit`` warns (:class:`~skcoreset.exceptions.CoresetEfficiencyWarning`):
+    there NUTS on all rows is measured to be as fast, and it is exact.
+
     With ``sklearn.set_config(enable_metadata_routing=True)``, ``fit(X, y,
     sample_weight=w)`` routes ``w`` the scikit-learn way, to the steps that request it with
     ``set_fit_request(sample_weight=True)``; a coreset step must request it, or scikit-learn
@@ -279,6 +307,8 @@ class Pipeline(sk_pipeline.Pipeline):
         for index, (name, step) in enumerate(self.steps):
             if step is None or step == "passthrough":
                 continue
+            if _is_coreset(step):
+                _warn_if_coreset_does_not_pay(X, self.steps[-1][1])
             start = time.perf_counter()
             X, y, weights = self._fit_step(step, X, y, weights, step_params[name],
                                            last=index == len(self.steps) - 1,

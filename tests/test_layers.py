@@ -17,6 +17,8 @@ LAYERS = [
     # plain helpers: numbers, docstrings, progress lines, the public warnings, test tools,
     # the type aliases of the public signatures
     {"_numbers", "_docstrings", "_progress", "exceptions", "_testing", "_typing"},
+    # the measured rule of which route to the exact posterior is faster
+    {"_advice"},
     # input checks and the one place that touches scikit-learn's private helpers
     {"_validation", "_sklearn_compat", "_atomic"},
     # dense factorisations, the linear predictor, where rows are stored, PSIS-LOO

@@ -544,6 +544,10 @@ class BaseBayesianGLM(BaseEstimator):
         - for ``method="mcmc"`` only, each parameter's diagnostics: ``ess``
           (``effective_sample_size_``) and ``r_hat`` (``r_hat_``).
 
+        Whether a Gaussian posterior (Laplace, KL-proximal, PASS-GLM) is close enough to
+        the exact one, or the data call for MCMC: :func:`skcoreset.metrics.gaussian_check`,
+        in one line.
+
         Parameters
         ----------
         level : float, default=0.95
