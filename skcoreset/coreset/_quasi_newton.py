@@ -562,15 +562,15 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     grows until the estimate is below ``target_exact_kl``, or below the full data's Laplace
     approximation's own distance (``laplace_exact_kl_``, from the same draws) when that is
     smaller, down to a tenth of the target.
-    Costs, one core, 1e5-3e5 rows and 30-60 features: the exact rule's build took 3-12
-    times the Laplace-level rule's (the pass about a quarter of the difference, the rest
-    the exact steps of the larger sizes), and the sampler then runs on 2-6 times more
-    rows; the route went from 0.02-0.16 nats to 0.001-0.011 nats from the exact
-    posterior. Measured against the KL of NUTS draws of the coreset posterior weighted over
-    all rows (:func:`~skcoreset.metrics.exact_kl`), the estimate was within 25 % at
-    0.001-0.16 nats; it is low for coresets much farther off, whose posterior the proposal
-    covers poorly (0.22 against 0.36 nats at 15 rows), which only matters below the
-    target. A Pareto k-hat of the weights above 0.7 warns
+    Costs, one core, 5e4-3e5 rows and 30-60 features: the exact rule's build took 2.4-28
+    times the Laplace-level rule's (the passes about a quarter of the difference, the rest
+    the exact steps of the larger sizes), the sampler then ran on 2-10 times more rows, and
+    build plus sampler took 1.5-2.4 times as long; the route went from 0.02-0.27 nats to
+    0.001-0.009 nats from the exact posterior. Measured against the KL of NUTS draws of
+    the coreset posterior weighted over all rows (:func:`~skcoreset.metrics.exact_kl`), the
+    estimate was within 25 % at 0.001-0.3 nats; it is low for coresets much farther off,
+    whose posterior the proposal covers poorly (0.22 against 0.36 nats at 15 rows), which
+    only matters below the target. A Pareto k-hat of the weights above 0.7 warns
     (:class:`~skcoreset.exceptions.ImportanceSamplingWarning`). A negative binomial
     overdispersion is held at the value the constructor estimated.
 
