@@ -159,8 +159,9 @@ def test_rows_on_a_cluster_give_the_same_reading(rarer):
     chunked = QuasiNewtonCoreset(M=600, distance="exact", random_state=0).fit(
         da.from_array(X, chunks=5000), da.from_array(y, chunks=5000))
     np.testing.assert_array_equal(chunked.sample_indices_, in_memory.sample_indices_)
+    # the pass is summed in float32 chunks, in another order on a cluster
     assert chunked.exact_kl_estimate_ == pytest.approx(in_memory.exact_kl_estimate_,
-                                                       rel=1e-8)
+                                                       rel=1e-5)
 
 
 def test_no_further_than_the_laplace_approximation_of_all_rows():
