@@ -357,7 +357,8 @@ def test_loglik_error_single_class_labels():
 def test_public_names():
     assert set(metrics.__all__) == {"gaussian_kl", "posterior_kl", "polynomial_mmd",
                                     "loglik_relative_error", "mean_error_sd",
-                                    "coreset_quality", "CoresetQuality", "exact_kl", "ExactKL"}
+                                    "coreset_quality", "CoresetQuality", "exact_kl", "ExactKL",
+                                    "gaussian_check", "GaussianCheck"}
 
 
 # --- mean_error_sd --------------------------------------------------------------------------
