@@ -226,11 +226,16 @@ def combined_exposure(exposure, offset, n_samples, link_name):
     offset = _offset_values(offset, n_samples, link_name)
     with np.errstate(over="ignore", under="ignore"):
         total = total * np.exp(offset)
-    if not np.all(np.isfinite(total) & (total > 0)):
+    _check_representable(total)
+    return total
+
+
+def _check_representable(exposure):
+    """Refuse exposures (of offsets) beyond float64: predictions scale means by them."""
+    if not np.all(np.isfinite(exposure) & (exposure > 0)):
         raise ValueError("offset has values whose exponential (the exposure they stand for) "
                          "is beyond float64, |offset| > 700: centre it, e.g. subtract its "
                          "mean, which the intercept absorbs.")
-    return total
 
 
 def linear_offset(exposure, offset, n_samples, link_name):
@@ -239,7 +244,8 @@ def linear_offset(exposure, offset, n_samples, link_name):
     is given: the one representation of both in a fit that takes them in the linear
     predictor (the negative binomial model), built from what the user gave (no exposure
     made of an offset and back). Log link only; the checks and messages of
-    :func:`combined_exposure`."""
+    :func:`combined_exposure` (the exposure an offset stands for must be a float64, as
+    predictions use it)."""
     if exposure is None and offset is None:
         return None
     total = (np.zeros(n_samples) if offset is None
@@ -252,6 +258,8 @@ def linear_offset(exposure, offset, n_samples, link_name):
                 f"scales the mean only with the log link; this model has "
                 f"link={link_name!r}.")
         total = total + np.log(exposure)
+    with np.errstate(over="ignore", under="ignore"):
+        _check_representable(np.exp(total))
     return total
     check_numeric_dtype("offset", offset)
     if link_name != "log":

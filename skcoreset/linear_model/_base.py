@@ -70,11 +70,8 @@ def _check_exposure_input(X):
 
 def _multiplier(exposure, offset):
     """The multiplier of each row's mean, of a fit's exposure or its offset (the log link:
-    ``exp(offset)``, infinite or 0 beyond float64), or None."""
-    if offset is None:
-        return exposure
-    with np.errstate(over="ignore", under="ignore"):
-        return np.exp(offset)
+    ``exp(offset)``, a float64 by :func:`~skcoreset._validation.linear_offset`), or None."""
+    return exposure if offset is None else np.exp(offset)
 
 
 class BaseBayesianGLM(BaseEstimator):
@@ -231,12 +228,8 @@ class BaseBayesianGLM(BaseEstimator):
             X, y_encoded, sample_weight, log_constant = self._trials_as_rows(
                 X, y, n_trials, sample_weight)
         exposure, offset = self._fit_exposure(X, exposure, offset)
-        kept_exposure = _multiplier(exposure, offset)
         if n_trials is None:  # a table's cells are kept by _trials_as_rows
-            # rows whose offsets stand for exposures beyond float64 are not kept for
-            # to_arviz and loo
-            finite = kept_exposure is None or np.all(np.isfinite(kept_exposure))
-            keep_rows(self, X if finite else None, y_encoded, sample_weight, kept_exposure)
+            keep_rows(self, X, y_encoded, sample_weight, _multiplier(exposure, offset))
         if exposure is not None:
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
                 y_encoded, sample_weight, exposure)

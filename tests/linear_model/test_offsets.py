@@ -178,8 +178,9 @@ def test_bad_offsets_are_refused_clearly():
         BayesianPoissonRegression().fit(X, y, offset=np.zeros(99))
     with pytest.raises(ValueError, match="link='softplus'.*exposure"):
         BayesianPoissonRegression(link="softplus").fit(X, y, offset=np.log(e))
-    with pytest.raises(ValueError, match=r"\|offset\| > 700"):
-        BayesianPoissonRegression().fit(X, y, offset=np.full(100, 800.0))
+    for model in (BayesianPoissonRegression(), BayesianNegativeBinomialRegression()):
+        with pytest.raises(ValueError, match=r"\|offset\| > 700"):
+            model.fit(X, y, offset=np.full(100, 800.0))
     # the softplus link takes an exposure: the rate times it
     reg = BayesianPoissonRegression(link="softplus").fit(X, y, exposure=e)
     draws = reg.sample_y(X[:3], n_draws=20_000, random_state=0, exposure=e[:3])
