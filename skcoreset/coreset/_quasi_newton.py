@@ -874,7 +874,8 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
             else:
                 size = min(budget, _next_budget(path, self.target_kl))
         self.kl_path_ = np.array(path, dtype=float)
-        self.exact_kl_path_ = np.array(exact_path, dtype=float).reshape(-1, 3)
+        # a fresh array: an empty reshaped one keeps strides its copies do not share
+        self.exact_kl_path_ = np.array(exact_path, dtype=float).reshape(-1, 3).copy()
         return part, weights
 
     def _calibrated(self, part, family, full, laplace_kl, dispersion=None):
