@@ -13,7 +13,8 @@ Gaussian features and logistic labels with about 15 % positives, in chunks of 25
   ``"kl_proximal"``, ``"pass_glm"`` and ``"mcmc"`` (NUTS, a short run: 2 chains in turn,
   ``--nuts-draws`` effective draws after ``--nuts-burnin`` warm-up iterations), and
   ``QuasiNewtonCoreset(M=1000).fit(X, y)``: wall time; the passes over the rows (each a
-  task per chunk and a tree of tasks adding their sums; "full" passes read all N rows,
+  task per worker over the chunks it holds, the client adding their sums; "full" passes
+  read all N rows,
   "thinned" ones the every-8th-row start on the cluster) and the wall time per pass;
 * peak memory: of the client process (``RssAnon``, sampled every 10 ms, above its level
   before the fit) and of each worker (``RssAnon`` sampled every 50 ms, above its level with
@@ -43,6 +44,13 @@ draws, ``--nuts-burnin`` warm-up iterations) in memory and on the cluster, with 
 one after the other and (on the cluster) in 4 threads: wall time, gradients, milliseconds
 per gradient, minimum bulk ESS per second, and the largest difference between the draws of
 the sequential runs (the same seed: the same chains up to rounding).
+
+``--passes`` instead times single passes (the log posterior's value and gradient, and with
+its Hessian) in memory and on the cluster with the pass changes off (chunks prepared in
+every task, a task per chunk and a tree, the workers' allocator as started), with the
+chunks prepared once and a task per worker, and with the package's allocator change too,
+in turn (``--rounds`` times): wall time, its paired median ratio to in memory, and the CPU
+time of this process and the workers.
 
 The rows are then gathered and fitted in this process with one BLAS thread (the baseline:
 what a user with the memory for them would run), in turn with the cluster fits
@@ -421,6 +429,88 @@ def nuts_on_cluster(client, X, y, n_gradients, n_draws, n_burnin):
           "chains' bookkeeping and the Laplace start included")
 
 
+def _switch_allocator(on):
+    """On a worker: the package's tasks with (on) or without the allocator change."""
+    import contextlib
+
+    from skcoreset._backend import _allocator, _dask
+
+    _dask.reusing_memory = _allocator.reusing_memory if on else contextlib.nullcontext
+
+
+def _cpu_seconds(pids):
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+def pass_costs(client, X, y, rounds):
+    """One pass at a time: the value and gradient of the log posterior (NUTS' pass) and with
+    the Hessian (a Newton pass), in memory and on the cluster with the pass changes off
+    (chunks prepared in every task, a task per chunk and a tree, the allocator as the
+    workers were started), with the chunks prepared once and a task per worker, and with
+    the allocator change too; in turn, ``rounds`` times. Wall time (paired median ratio to
+    in memory) and CPU time of this process and the workers."""
+    from functools import partial
+
+    from threadpoolctl import threadpool_limits
+
+    from skcoreset._backend import DaskRows
+    from skcoreset._inference import prior_precision
+    from skcoreset._inference._common import ChunkedLogPosterior, LogPosterior
+    from skcoreset.families import LogisticFamily
+
+    family = LogisticFamily()
+    d = X.shape[1]
+    prior = prior_precision(d, prior_scale=1.0, intercept_prior_scale=10.0,
+                            fit_intercept=True)
+    X_local, y_local = _local(client, X, y)
+    encode = partial(family.encode_target, classes=np.array([0, 1]))
+    before = DaskRows.from_arrays(X, y).encoded(encode)
+    before._prepared = ()  # every task prepares its chunk: the code before the changes
+    after = DaskRows.from_arrays(X, y).encoded(encode)
+    cases = {"memory": (LogPosterior(X_local, encode(y_local), family, np.ones(len(y_local)),
+                                     prior, True), False),
+             "dask before": (ChunkedLogPosterior(before, family, prior, True), False),
+             "prepared, task per worker": (ChunkedLogPosterior(after, family, prior, True),
+                                           False),
+             "+ allocator": (ChunkedLogPosterior(after, family, prior, True), True)}
+    pids = [os.getpid(), *client.run(os.getpid).values()]
+    theta = np.full(d + 1, 0.01)
+    cases["+ allocator"][0].value_and_grad(theta)  # prepares the chunks
+    wall, cpu = {}, {}
+    for _ in range(rounds):
+        for name, (log_post, allocator) in cases.items():
+            client.run(_switch_allocator, allocator)
+            for hessian in (None, np.float64):
+                with threadpool_limits(limits=1):
+                    start_cpu, start = _cpu_seconds(pids), time.perf_counter()
+                    log_post.value_and_grad(theta, neg_hessian=hessian)
+                    key = (name, hessian is not None)
+                    wall.setdefault(key, []).append(time.perf_counter() - start)
+                    cpu.setdefault(key, []).append(_cpu_seconds(pids) - start_cpu)
+        theta = theta + 0.001
+    client.run(_switch_allocator, True)
+    print()
+    print(f"One pass, N = {len(y_local):,}, d = {d}, {X.numblocks[0]} chunks, {rounds} rounds "
+          f"in turn; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"{'pass':>9} {'case':>26} {'wall [ms]':>9} {'wall ratio':>10} {'CPU [ms]':>8} "
+          f"{'CPU ratio':>9}")
+    for (name, hessian), times in wall.items():
+        reference = (("memory", hessian))
+        print(f"{'Newton' if hessian else 'gradient':>9} {name:>26} "
+              f"{1e3 * np.median(times):9.0f} "
+              f"{np.median(np.array(times) / np.array(wall[reference])):10.2f} "
+              f"{1e3 * np.mean(cpu[name, hessian]):8.0f} "
+              f"{np.sum(cpu[name, hessian]) / np.sum(cpu[reference]):9.2f}")
+    print("wall ratio: paired median over the rounds; CPU: of this process (client and "
+          "scheduler) and the two workers")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 1e6")
@@ -434,6 +524,10 @@ def main():
                         help="only QuasiNewtonCoreset: dask vs memory (same rows, KL, time)")
     parser.add_argument("--nuts", action="store_true",
                         help="only NUTS on all rows: the cost of a gradient, dask vs memory")
+    parser.add_argument("--passes", action="store_true",
+                        help="only single passes: in memory and on the cluster with the "
+                        "pass changes off and on, in turn")
+    parser.add_argument("--rounds", type=int, default=5, help="--passes: rounds in turn")
     parser.add_argument("--gradients", type=int, default=30,
                         help="--nuts: gradients timed in turn, median of")
     parser.add_argument("--nuts-draws", type=int, default=200,
@@ -470,6 +564,11 @@ def main():
           flush=True)
 
     warm_up(client, X, y)
+    if args.passes:
+        pass_costs(client, X, y, args.rounds)
+        client.close()
+        cluster.close()
+        return
     if args.qnc or args.nuts:
         if args.qnc:
             qnc_on_cluster(client, X, y, args.repeats)

@@ -34,6 +34,7 @@ import numpy as np
 from sklearn.utils.validation import assert_all_finite
 
 from .._validation import check_sample_weight, check_weight_total
+from ._allocator import reusing_memory
 from ._chunks import Part, block_rng, offset_keyword, take_offset
 from ._memory import InMemoryRows
 from ._sampling import (_allocate, _allocate_draws, merge_priority_lists,
@@ -222,13 +223,63 @@ def _as_float(y):
     return y.astype(float)
 
 
-def _in_chunk(function, args, encode, X, y, w, offset, start, block, *extra):
-    # the rows' offsets (if any) as a keyword, checked where they are read, like X
+def _checked_offset(offset):
+    # the rows' offsets (if any), checked where they are read, like X
     if offset is not None:
         offset = np.asarray(offset, dtype=float)
         assert_all_finite(offset, input_name="offset")
-    return function(*args, *extra, *_chunk_arrays(encode, X, y, w), start, block,
-                    **offset_keyword(offset))
+    return offset
+
+
+def _in_chunk(function, args, encode, X, y, w, offset, start, block, *extra):
+    with reusing_memory():
+        return function(*args, *extra, *_chunk_arrays(encode, X, y, w), start, block,
+                        **offset_keyword(_checked_offset(offset)))
+
+
+class _Prepared:
+    """A chunk's float X, encoded y and weights (:func:`_chunk_arrays`) and checked offsets,
+    held on the cluster between passes: checked, encoded and filled once, not in every
+    pass (a third of a gradient task's time). Its size (for the workers' memory
+    accounting) is that of the arrays it adds to the chunk of X it shares."""
+
+    def __init__(self, arrays, offset, nbytes):
+        self.arrays, self.offset, self.nbytes = arrays, offset, nbytes
+
+    def __sizeof__(self):
+        return self.nbytes
+
+
+def _prepare(encode, X, y, w, offset):
+    arrays = _chunk_arrays(encode, X, y, w)
+    offset = _checked_offset(offset)
+    added = [a for a in (*arrays, offset) if a is not None and not np.shares_memory(a, X)]
+    return _Prepared(arrays, offset, sum(a.nbytes for a in added))
+
+
+def _in_prepared(function, args, chunk, start, block, *extra):
+    with reusing_memory():
+        return function(*args, *extra, *chunk.arrays, start, block,
+                        **offset_keyword(chunk.offset))
+
+
+def _in_prepared_group(combine, function, args, chunks, starts, blocks):
+    # the results of several chunks held by one worker, combined: one task and one
+    # (small) message instead of a task per chunk and per node of a tree
+    with reusing_memory():
+        return combine(("group", blocks[0]), *(
+            function(*args, *chunk.arrays, start, block, **offset_keyword(chunk.offset))
+            for chunk, start, block in zip(chunks, starts, blocks)))
+
+
+def _held(array):
+    """Whether the blocks of a dask array are held on a ``distributed`` cluster (persisted
+    or scattered: its graph holds a future per block)."""
+    from distributed import Future
+
+    graph = dict(array.__dask_graph__())
+    return (len(graph) == int(np.prod(array.numblocks))
+            and all(isinstance(value, Future) for value in graph.values()))
 
 
 def _rows_only(function, *args_and_rows, **offset):
@@ -429,7 +480,8 @@ def _finish_draws(size, strata, draws):
 # --------------------------------------------------------------------------------------------
 def _on_row_block(X, function, n_shared, *shared_and_rows, block_id=None):
     shared, rows = shared_and_rows[:n_shared], shared_and_rows[n_shared:]
-    return function(*shared, X, *(values[:, 0] for values in rows), block=block_id[0])
+    with reusing_memory():
+        return function(*shared, X, *(values[:, 0] for values in rows), block=block_id[0])
 
 
 def map_row_blocks(function, X, *row_arrays, shared=(), columns=None, dtype=np.float64):
@@ -520,6 +572,8 @@ class DaskRows:
         self.summary = summary
         self.encode = encode
         self._seed = None
+        self._prepared = None  # the chunks as _Prepared futures, made by the first pass
+        self._groups = None  # the chunks by the worker thread that holds them
         self.sizes = list(X.chunks[0])
         self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(int).tolist()
 
@@ -621,6 +675,61 @@ class DaskRows:
         return len(self.sizes)
 
     # -- tasks ------------------------------------------------------------------------------
+    def _prepared_chunks(self):
+        """The chunks as :class:`_Prepared` futures, or None. Made once (persisted) when X
+        is float64 held on a cluster, whose chunks they share: the encoded targets and
+        weights then add two floats per row to the rows held. Other X (lazy, read in
+        every pass, or of another dtype, which the float copy would double) are prepared
+        in every task."""
+        import dask
+
+        if self._prepared is None:
+            self._prepared = ()
+            if (_client() is not None and self._X.dtype == np.float64
+                    and _held(self._X)):
+                prepare = dask.delayed(_prepare, pure=True)
+                self._prepared = dask.persist(*(
+                    prepare(self.encode, *blocks) for blocks in zip(*self._blocks())))
+        return self._prepared or None
+
+    def _held_groups(self):
+        """The numbers of the prepared chunks, grouped by the worker that holds them and
+        split over its threads; None without prepared chunks or when some chunk is not
+        held (a failed preparation, whose error the chunk's task then raises)."""
+        if self._groups is None:
+            self._groups = ()
+            prepared = self._prepared_chunks()
+            if prepared is not None:
+                from distributed import wait
+
+                client = _client()
+                futures = [chunk.__dask_graph__()[chunk.key] for chunk in prepared]
+                wait(futures)
+                holders = client.who_has(futures)
+                threads = {address: info.get("nthreads", 1) for address, info
+                           in client.scheduler_info(n_workers=-1)["workers"].items()}
+                by_worker = {}
+                for block, future in enumerate(futures):
+                    where = holders.get(future.key) or [None]
+                    by_worker.setdefault(where[0], []).append(block)
+                if None not in by_worker:
+                    self._groups = tuple(
+                        tuple(group.tolist()) for worker, blocks in by_worker.items()
+                        for group in np.array_split(blocks, threads.get(worker, 1))
+                        if len(group))
+        return self._groups or None
+
+    def _blocks(self):
+        """The delayed blocks of X, y, the weights and the offsets (None without)."""
+        # unoptimised graphs keep the futures of arrays held on the cluster, so that lazy
+        # results (map_rows) keep them alive after this storage is gone
+        y_blocks = self._y.to_delayed(optimize_graph=False).ravel()
+        w_blocks, offset_blocks = ([None] * len(y_blocks) if v is None
+                                   else v.to_delayed(optimize_graph=False).ravel()
+                                   for v in (self._w, self._offset))
+        return (self._X.to_delayed(optimize_graph=False).ravel(), y_blocks, w_blocks,
+                offset_blocks)
+
     def chunk_tasks(self, function, *args, row_values=None):
         """One delayed task per chunk: ``function(*args, X, y, w, start, block)`` on the
         chunk's float X, encoded y and weights (``start``: the number of its first row),
@@ -630,23 +739,21 @@ class DaskRows:
         import dask
         from dask.base import tokenize
 
-        task = dask.delayed(_in_chunk, pure=True)
-        # unoptimised graphs keep the futures of arrays held on the cluster, so that lazy
-        # results (map_rows) keep them alive after this storage is gone
-        y_blocks = self._y.to_delayed(optimize_graph=False).ravel()
-        w_blocks, offset_blocks = ([None] * len(y_blocks) if v is None
-                                   else v.to_delayed(optimize_graph=False).ravel()
-                                   for v in (self._w, self._offset))
-        extra = ([()] * len(y_blocks) if row_values is None
+        extra = ([()] * self.n_chunks if row_values is None
                  else [(v,) for v in row_values.rechunk((tuple(self.sizes),))
                        .to_delayed().ravel()])
         # named after the function, not the wrappers, for dashboards and task streams
         name = (args[0] if function in (_rows_only, _rows_and_start) else function).__name__
+        prepared = self._prepared_chunks()
+        if prepared is None:
+            task = dask.delayed(_in_chunk, pure=True)
+            chunks = [(self.encode, *blocks) for blocks in zip(*self._blocks())]
+        else:
+            task = dask.delayed(_in_prepared, pure=True)
+            chunks = [(chunk,) for chunk in prepared]
         tasks = []
-        for b, (X, y, w, offset, start, more) in enumerate(zip(
-                self._X.to_delayed(optimize_graph=False).ravel(), y_blocks, w_blocks,
-                offset_blocks, self.starts, extra)):
-            inputs = (function, args, self.encode, X, y, w, offset, start, b, *more)
+        for b, (chunk, start, more) in enumerate(zip(chunks, self.starts, extra)):
+            inputs = (function, args, *chunk, start, b, *more)
             tasks.append(task(*inputs, dask_key_name=f"{name}-{tokenize(*inputs)}"))
         return tasks
 
@@ -675,14 +782,35 @@ class DaskRows:
         root = tree_reduce(tasks, self.task(combine))
         return (root if finish is None else self.task(finish)(root)).compute()
 
-    def _sum(self, tasks, combine=_sum_all):
-        """Sums of tasks by a tree of ``combine`` whose root runs here: at most
-        ``_SPLIT_EVERY`` small results are gathered, and a pass takes one round trip to
-        the cluster fewer (its latency is most of the cost of a pass over few rows)."""
-        import dask
+    def _sum(self, function, *args, combine=_sum_all):
+        """``function(*args, X, y, w, start, block)`` of every chunk, added up by a tree of
+        ``combine`` whose root runs here: at most ``_SPLIT_EVERY`` small results are
+        gathered, and a pass takes one round trip to the cluster fewer (its latency is most
+        of the cost of a pass over few rows).
 
-        top, level = tree_levels(tasks, self.task(combine), until=_SPLIT_EVERY)
-        return combine((level, 0), *dask.compute(*top))
+        Chunks prepared on the cluster are read by one task per worker thread, which
+        combines the results of its chunks, and the client those of the tasks: a few tasks
+        and messages a pass instead of one per chunk and per node of the tree (what a pass
+        costs beyond its arithmetic, the more so on busy cores). The sums are then added
+        in an order that depends on where the chunks are, which changes their rounding
+        only."""
+        import dask
+        from dask.base import tokenize
+
+        groups = self._held_groups()
+        if groups is None:
+            top, level = tree_levels(self.chunk_tasks(function, *args), self.task(combine),
+                                     until=_SPLIT_EVERY)
+            return combine((level, 0), *dask.compute(*top))
+        prepared = self._prepared_chunks()
+        name = (args[0] if function in (_rows_only, _rows_and_start) else function).__name__
+        task = dask.delayed(_in_prepared_group, pure=True)
+        tasks = []
+        for group in groups:
+            inputs = (combine, function, args, [prepared[b] for b in group],
+                      [self.starts[b] for b in group], list(group))
+            tasks.append(task(*inputs, dask_key_name=f"{name}-{tokenize(*inputs)}"))
+        return combine(("groups", 0), *dask.compute(*tasks))
 
     def _root_seed(self, rng):
         """The root seed of the tasks' draws: drawn once from each ``rng`` handed in, so the
@@ -696,12 +824,12 @@ class DaskRows:
     def sum(self, function, *args):
         """``function(*args, X, y, w)`` (and ``offset=`` the chunk's offsets, when the rows
         have them) of every chunk, summed (a tuple of sums)."""
-        return self._sum(self.chunk_tasks(_rows_only, function, *args))
+        return self._sum(_rows_only, function, *args)
 
     def sum_with_starts(self, function, *args):
         """``function(*args, X, y, w, start)`` of every chunk (``start``: the number of its
         first row), added up by a tree of tasks (a tuple of sums, of anything with ``+``)."""
-        return self._sum(self.chunk_tasks(_rows_and_start, function, *args))
+        return self._sum(_rows_and_start, function, *args)
 
     def map_rows(self, function, *args):
         """``function(*args, X, y, w)`` (and ``offset=``, as :meth:`sum`): one value per
@@ -714,7 +842,7 @@ class DaskRows:
 
     def max_abs(self):
         """Largest ``|x|`` of X, by one pass."""
-        return self._sum(self.chunk_tasks(_rows_only, _max_abs), _max_all)
+        return self._sum(_rows_only, _max_abs, combine=_max_all)
 
     def max_weight(self):
         return float(self.summary.max_weight)

@@ -369,10 +369,10 @@ class ChunkedLogPosterior:
     Every evaluation is one pass over the rows: each chunk computes the value and gradient
     of its weighted log-likelihood (and its negative Hessian when asked) by
     :meth:`LogPosterior.value_and_grad`, the blocked pass of the in-memory fit, and the
-    chunks' results are summed; on a cluster each chunk is a task and a tree of tasks sums
-    them, its last level (at most 8 sums) in this process, which saves a round trip to the
-    cluster per pass: only ``O(p^2)`` numbers reach this process. The linear predictors are
-    never held: the state of a point is its sums (:class:`_Sums`), so memory does not grow
+    chunks' results are summed; on a cluster by the workers' tasks (one per worker thread
+    over the chunks it holds, or one per chunk and a tree of tasks), the last sums in this
+    process: only ``O(p^2)`` numbers reach this process. The linear predictors are never
+    held: the state of a point is its sums (:class:`_Sums`), so memory does not grow
     with the rows, and a Hessian at a point costs a pass of its own unless it comes with
     the value (:meth:`value_and_grad`). Where a pass on a cluster costs its latency rather
     than its arithmetic (at most ``_EAGER_HESSIAN_FLOPS`` for the Hessian), every pass also

@@ -145,7 +145,7 @@ def _elbo_sums(family, mean, chol_inv, fit_intercept, variance_dtype, X, y, samp
     """What a primal step needs of some rows (with their offsets) at ``N(mean, V)``,
     ``V = L^-T L^-1`` for ``chol_inv = L^-1``: their expected log-likelihood, the bound on
     its error from single-precision variances, ``A^T alpha`` and ``A^T diag(gamma) A``
-    (one task per chunk on a cluster)."""
+    (of each chunk on a cluster)."""
     m_lat, v_lat = latent_variances(X, chol_inv, fit_intercept, variance_dtype, mean=mean)
     if offset is not None:
         m_lat += offset

@@ -1,6 +1,9 @@
 """The row storages of skcoreset._backend: in memory (ndarray, memmap) and dask give the same
 sums and the same sampling distributions (the import cycles are checked in test_layers)."""
 
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -366,3 +369,46 @@ def test_row_slice_of_csr_equals_scipys_and_shares_most_rows(rows):
         assert np.shares_memory(got.data, X.data) and np.shares_memory(got.indices, X.indices)
     dense = X.toarray()
     assert np.shares_memory(row_slice(dense, rows), dense) or not dense[rows].size
+
+
+_MAPPINGS = """
+import ctypes, numpy as np
+from skcoreset._backend._allocator import reusing_memory
+
+class Info(ctypes.Structure):  # glibc's struct mallinfo2
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+libc = ctypes.CDLL("libc.so.6")
+libc.mallinfo2.restype = Info
+
+def mappings_while_held():
+    block = np.ones(2**17)  # 1 MiB
+    return libc.mallinfo2().hblks
+
+before = mappings_while_held()
+with reusing_memory():
+    inside = mappings_while_held()
+after = mappings_while_held()
+print(before, inside, after)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_task_temporaries_reuse_the_heap_where_the_environment_fixed_its_thresholds():
+    """With ``MALLOC_TRIM_THRESHOLD_`` set (as distributed sets it for its workers), a 1 MiB
+    temporary is a mapping of its own, except inside the tasks' context, after which the
+    thresholds are restored."""
+    import subprocess
+
+    def mappings(env):
+        out = subprocess.run([sys.executable, "-c", _MAPPINGS], capture_output=True,
+                             text=True, env={**os.environ, **env})
+        if "mallinfo2" in out.stderr:
+            pytest.skip("not glibc >= 2.33")
+        assert out.returncode == 0, out.stderr
+        return [int(v) for v in out.stdout.split()]
+
+    before, inside, after = mappings({"MALLOC_TRIM_THRESHOLD_": "65536"})
+    assert before == after == inside + 1

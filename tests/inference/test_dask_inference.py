@@ -3,6 +3,7 @@ Newton or proximal step one map-reduce over the chunks (the in-memory fit's step
 posterior), predictions lazy block by block, scores computed where the rows are."""
 
 import importlib
+from functools import partial
 
 import numpy as np
 import pytest
@@ -76,10 +77,10 @@ def test_newton_and_proximal_fits_on_a_cluster_equal_in_memory(client, monkeypat
     _assert_same_posterior(lazy, ref)
     np.testing.assert_allclose(lazy.elbo_, ref.elbo_, rtol=1e-10)
     assert list(lazy.classes_) == ["no", "yes"] and lazy.n_features_in_ == X.shape[1]
-    # every pass is a task per chunk on the worker processes
+    # every pass runs on the worker processes
     for name in ("_loglik_sums", "_elbo_sums"):
         ran = [t for t in tasks.data if name in str(t["key"])]
-        assert len(ran) >= 2 * Xd.numblocks[0], name
+        assert len(ran) >= 2, name
         assert {t["worker"] for t in ran} <= set(client.scheduler_info()["workers"])
 
 
@@ -111,6 +112,41 @@ def test_thinned_rows_stay_on_the_cluster_unless_a_chunk_holds_them(client):
                                                                     neg_hessian=np.float64)
         np.testing.assert_allclose([value, *grad], [ref_value, *ref_grad], rtol=1e-12)
         np.testing.assert_allclose(hessian, ref_hessian, rtol=1e-12)
+
+
+def test_chunks_held_on_the_cluster_are_prepared_once(client):
+    """Every pass reads the chunks checked, encoded and weighted by the first: one
+    preparation task per chunk, however many passes, a task per worker thread for each
+    pass, and the passes' sums those of the rows in memory; a non-finite X still raises
+    from the first pass."""
+    from skcoreset._backend import DaskRows
+    from skcoreset._inference._common import ChunkedLogPosterior, LogPosterior
+    from skcoreset.families import LogisticFamily
+
+    X, y = _rare_features(2000, seed=4)
+    family = LogisticFamily()
+    encode = partial(family.encode_target, classes=np.array(["no", "yes"]))
+    prior = np.ones(X.shape[1] + 1)
+    full = LogPosterior(X, encode(y), family, np.ones(len(y)), prior, True)
+    Xd, yd = _chunked(X, y, chunks=400)
+    rows = DaskRows.from_arrays(Xd, yd).encoded(encode)
+    chunked = ChunkedLogPosterior(rows, family, prior, True)
+    thetas = np.random.default_rng(5).normal(size=(3, len(prior))) / 4
+    with distributed.get_task_stream(client=client) as tasks:
+        for theta in thetas:
+            value, _, grad = chunked.value_and_grad(theta)
+            ref_value, _, ref_grad = full.value_and_grad(theta)
+            np.testing.assert_allclose([value, *grad], [ref_value, *ref_grad], rtol=1e-12)
+    keys = [str(t["key"]) for t in tasks.data]
+    assert sum("_prepare" in key for key in keys) == rows.n_chunks
+    # a pass is a task per worker thread holding chunks (here 2), and no tree of tasks
+    passes = [key for key in keys if "_loglik_sums" in key]
+    assert 3 <= len(passes) <= 3 * 2 < 3 * rows.n_chunks
+    assert not any("_sum_all" in key for key in keys)
+    X[1500, 2] = np.inf  # not in the first chunk
+    rows = DaskRows.from_arrays(*_chunked(X, y, chunks=400)).encoded(encode)
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        ChunkedLogPosterior(rows, family, prior, True).value_and_grad(thetas[0])
 
 
 def test_count_models_on_a_cluster_equal_in_memory(client):

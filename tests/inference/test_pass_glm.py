@@ -345,9 +345,10 @@ def test_dask_on_local_cluster_equals_in_memory(dask_cluster):
                 np.testing.assert_allclose(result.posterior.cov, expected.posterior.cov,
                                            rtol=1e-10)
                 _assert_stats_equal(expected.extra["statistics"], result.extra["statistics"])
-    # the per-chunk statistics were computed on the worker processes
+    # the per-chunk statistics were computed on the worker processes, each pass a task per
+    # worker holding chunks
     chunk_tasks = [t for t in tasks.data if "_chunk_summaries" in str(t["key"])]
-    assert len(chunk_tasks) == 2 * 8
+    assert 2 <= len(chunk_tasks) <= 2 * 2
     assert {t["worker"] for t in chunk_tasks} <= set(dask_cluster.scheduler_info["workers"])
 
 
