@@ -22,6 +22,7 @@ from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, Met
 
 from ._advice import ROWS_PER_CORESET_ROW, coreset_break_even, default_coreset_rows
 from ._atomic import atomic
+from ._posterior import SamplePosterior
 from ._summary import steps_feature_names
 from ._sklearn_compat import available_if
 from .linear_model._results import copied_rows, read_copied_rows
@@ -115,10 +116,14 @@ class Pipeline(sk_pipeline.Pipeline):
         changes the rows every later step sees.
     verbose : bool, default=False
         Print the time each step takes to fit.
-    exact_correction : bool, default=False
+    exact_correction : bool or "auto", default="auto"
         End the fit by correcting the final estimator's posterior to the exact posterior of
         every row ``fit`` was given (a skcoreset Bayesian GLM after at most one coreset
-        step): its draws (``method="mcmc"``'s, with a sampled ``log alpha`` of the
+        step). ``"auto"`` corrects when a coreset step is followed by an estimator that
+        samples (``method="mcmc"``), where the correction costs less than the coreset and
+        the sampler together (about half of them at a million rows); ``True`` also
+        corrects a Gaussian posterior (which becomes draws); ``False`` never. The final
+        estimator's draws (``method="mcmc"``'s, with a sampled ``log alpha`` of the
         negative binomial model, or draws of a Gaussian posterior; as many as fit about
         1e9 rows x draws, between 1,000 and 4,000, an MCMC run's thinned evenly) are
         weighted by the exact posterior's density over theirs, one pass over all rows in
@@ -138,16 +143,16 @@ class Pipeline(sk_pipeline.Pipeline):
     named_steps : :class:`~sklearn.utils.Bunch`
         Steps by name (as in scikit-learn's Pipeline).
     pareto_k_ : float
-        With ``exact_correction=True``: the Pareto shape ``k-hat`` of the importance
+        When the correction ran: the Pareto shape ``k-hat`` of the importance
         weights (reliable at most 0.7; ``-inf`` when all are equal).
     importance_ess_ : float
-        With ``exact_correction=True``: the effective sample size of the smoothed weights,
+        When the correction ran: the effective sample size of the smoothed weights,
         how many independent draws of the exact posterior the corrected draws are worth.
     kl_before_ : float
-        With ``exact_correction=True``: ``KL(uncorrected posterior || exact posterior)`` in
+        When the correction ran: ``KL(uncorrected posterior || exact posterior)`` in
         nats, estimated from the same weights (as :func:`~skcoreset.metrics.exact_kl`).
     exact_corrected_ : bool
-        With ``exact_correction=True``: whether the correction was applied (``pareto_k_ <=
+        When the correction ran: whether the correction was applied (``pareto_k_ <=
         0.7``).
 
     See Also
@@ -188,7 +193,7 @@ class Pipeline(sk_pipeline.Pipeline):
 
     def __init__(self, steps: list[tuple[str, Any]], *, transform_input: None = None,
                  memory: None = None, verbose: bool = False,
-                 exact_correction: bool = False) -> None:
+                 exact_correction: bool | str = "auto") -> None:
         super().__init__(steps, transform_input=transform_input, memory=memory,
                          verbose=verbose)
         self.exact_correction = exact_correction
@@ -225,8 +230,10 @@ class Pipeline(sk_pipeline.Pipeline):
                              "a coreset step changes the rows every later step sees.")
         if getattr(self, "transform_input", None) is not None:
             raise ValueError("skcoreset.pipeline.Pipeline does not support transform_input.")
-        if not isinstance(self.exact_correction, (bool, np.bool_)):
-            raise ValueError("exact_correction must be True or False, got "
+        if not (isinstance(self.exact_correction, (bool, np.bool_))
+                or (isinstance(self.exact_correction, str)
+                    and self.exact_correction == "auto")):
+            raise ValueError("exact_correction must be True, False or 'auto', got "
                              f"{self.exact_correction!r}.")
 
     @staticmethod
@@ -320,9 +327,22 @@ class Pipeline(sk_pipeline.Pipeline):
         for name in _CORRECTION_ATTRIBUTES:
             if name in vars(self):
                 delattr(self, name)
-        if self.exact_correction:
+        if self._corrects(step_params):
             self._correct(X_input, y_input, step_params)
         return self
+
+    def _corrects(self, step_params):
+        """Whether this fit ends with the exact correction: ``exact_correction`` itself, or
+        with ``"auto"`` whether a coreset step precedes an estimator that sampled (and the
+        rows are not binomial cells, which the correction does not support)."""
+        if not isinstance(self.exact_correction, str):
+            return bool(self.exact_correction)
+        active = [(name, step) for name, step in self.steps
+                  if step is not None and step != "passthrough"]
+        coresets = [name for name, step in active[:-1] if _is_coreset(step)]
+        return (bool(coresets)
+                and isinstance(getattr(active[-1][1], "posterior_", None), SamplePosterior)
+                and step_params[coresets[0]].get("n_trials") is None)
 
     def _correct(self, X, y, step_params):
         """Weight the final estimator's posterior to the exact posterior of all rows."""

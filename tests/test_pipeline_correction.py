@@ -99,7 +99,7 @@ def test_far_posterior_warns_and_is_kept(data):
 def test_bad_option_refused(data, value):
     X, y = data
     pipe = _pipeline(300, correction=value)
-    with pytest.raises(ValueError, match="exact_correction must be True or False"):
+    with pytest.raises(ValueError, match="exact_correction must be True, False or 'auto'"):
         pipe.fit(X, y)
     assert not hasattr(pipe[-1], "posterior_")
 
@@ -169,3 +169,20 @@ def test_thinned_correction_keeps_the_estimate(data, grid_moments, fitted, monke
     error = np.abs(thinned[-1].posterior_.mean - mean) / sd
     assert np.max(error) < 3.5 / np.sqrt(thinned.importance_ess_)
     np.testing.assert_allclose(np.sqrt(np.diag(thinned[-1].posterior_.cov)), sd, rtol=0.1)
+
+
+def test_auto_corrects_a_sampled_coreset_posterior_only(data):
+    """The default: a coreset step followed by MCMC is corrected; a Gaussian posterior on a
+    coreset, and MCMC without a coreset step, are not."""
+    X, y = data
+    assert Pipeline([("clf", BayesianLogisticRegression())]).exact_correction == "auto"
+    sampled = _pipeline(300, correction="auto").fit(X, y)
+    assert sampled.exact_corrected_ and len(sampled[-1].posterior_samples_) > 0
+    gaussian = Pipeline([("coreset", UniformCoreset(M=300, fit_intercept=False,
+                                                    random_state=1)),
+                         ("clf", BayesianLogisticRegression(fit_intercept=False))]).fit(X, y)
+    alone = Pipeline([("clf", BayesianLogisticRegression(method="mcmc", n_draws=200,
+                                                         random_state=0))]).fit(X[:200], y[:200])
+    for pipe in (gaussian, alone):
+        assert not hasattr(pipe, "pareto_k_") and not hasattr(pipe, "exact_corrected_")
+    assert not hasattr(gaussian[-1], "posterior_samples_")

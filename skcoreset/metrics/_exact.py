@@ -258,7 +258,9 @@ def exact_kl(estimator: Any, X: MatrixLike, y: VectorLike,
     ValueError
         If ``X``, ``y``, ``sample_weight``, ``exposure`` or ``fit_rows`` do not match (shapes,
         features, unseen labels), if ``X`` is not the data a pipeline's coreset was built
-        from, or if ``n_draws`` is not an integer of at least 2.
+        from, if ``n_draws`` is not an integer of at least 2, or if the pipeline's
+        posterior was exactly corrected (``exact_corrected_``; its ``kl_before_`` is the
+        distance before the correction).
 
     Warns
     -----
@@ -290,6 +292,15 @@ def exact_kl(estimator: Any, X: MatrixLike, y: VectorLike,
         raise ValueError(f"n_draws must be an integer of at least 2, got {n_draws!r}.")
     if dtype not in _DTYPES:
         raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}.")
+    if getattr(estimator, "exact_corrected_", False):
+        raise ValueError(
+            "This pipeline's posterior was corrected to the exact posterior of all rows "
+            "(exact_corrected_=True): its draws are no longer the coreset posterior's, so "
+            "exact_kl cannot weight them. The corrected fit's own measures are pareto_k_ "
+            f"({estimator.pareto_k_:.2f}), importance_ess_ ({estimator.importance_ess_:.0f}) "
+            f"and kl_before_ ({estimator.kl_before_:.3g} nats, the coreset posterior's "
+            "distance before the correction); fit with exact_correction=False to measure "
+            "the coreset posterior itself.")
     draws, log_q, log_p, r_eff = _weighed_draws(
         estimator, X, y, sample_weight, exposure, offset, n_draws, fit_rows,
         check_random_state(random_state), _DTYPES[dtype])

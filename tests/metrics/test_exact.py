@@ -77,7 +77,7 @@ def test_coreset_pipeline_with_mcmc_matches_grid_integration():
     pipe = Pipeline([
         ("coreset", UniformCoreset(M=500, random_state=0)),
         ("clf", BayesianLogisticRegression(method="mcmc", n_draws=1000, random_state=0)),
-    ]).fit(X, y)
+    ], exact_correction=False).fit(X, y)
     result = exact_kl(pipe, X, y)
     coreset = pipe.named_steps["coreset"]
     prec = np.array([1.0, 1 / 100])
@@ -328,3 +328,14 @@ def test_float32_option_of_exact_kl():
     probit = BayesianProbitRegression().fit(X, y)
     assert (exact_kl(probit, X, y, n_draws=200, dtype="float32", random_state=0).kl
             == exact_kl(probit, X, y, n_draws=200, random_state=0).kl)
+
+
+def test_a_corrected_pipeline_is_refused_with_its_own_measures():
+    X, y = logistic_data(600, [1.0], -0.5, seed=1)
+    pipe = Pipeline([
+        ("coreset", UniformCoreset(M=300, random_state=0)),
+        ("clf", BayesianLogisticRegression(method="mcmc", n_draws=300, random_state=0)),
+    ]).fit(X, y)
+    assert pipe.exact_corrected_  # the default corrects a sampled coreset posterior
+    with pytest.raises(ValueError, match=r"exact_corrected_=True.*kl_before_ \("):
+        exact_kl(pipe, X, y)
