@@ -186,3 +186,22 @@ def test_auto_corrects_a_sampled_coreset_posterior_only(data):
     for pipe in (gaussian, alone):
         assert not hasattr(pipe, "pareto_k_") and not hasattr(pipe, "exact_corrected_")
     assert not hasattr(gaussian[-1], "posterior_samples_")
+
+
+def test_auto_leaves_binomial_cells_uncorrected():
+    # the correction does not support n_trials: "auto" skips it, True refuses it
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    n = rng.integers(1, 6, 300)
+    k = rng.binomial(n, 1 / (1 + np.exp(-X @ [1.0, -0.5])))
+
+    def route(correction):
+        return Pipeline([("coreset", UniformCoreset(M=150, random_state=0)),
+                         ("clf", BayesianLogisticRegression(method="mcmc", n_draws=200,
+                                                            random_state=0))],
+                        exact_correction=correction)
+
+    pipe = route("auto").fit(X, k, coreset__n_trials=n)
+    assert not hasattr(pipe, "exact_corrected_")
+    with pytest.raises(ValueError, match="not supported with n_trials"):
+        route(True).fit(X, k, coreset__n_trials=n)
