@@ -9,7 +9,6 @@ coreset steps are skipped, so predictions are made for every row.
 
 import inspect
 import time
-import warnings
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any, Self
@@ -21,6 +20,7 @@ from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, Met
                                             get_routing_for_object, process_routing)
 
 from ._advice import ROWS_PER_CORESET_ROW, coreset_break_even, default_coreset_rows
+from ._warnings import warn
 from ._atomic import atomic
 from ._summary import steps_feature_names
 from ._sklearn_compat import available_if
@@ -348,7 +348,7 @@ class Pipeline(sk_pipeline.Pipeline):
         if self.exact_corrected_:
             final._use_draws(correction.draws)
         else:
-            warnings.warn(
+            warn(
                 f"The exact correction was not applied: the importance weights from the "
                 f"final estimator's posterior to the exact posterior of all rows have Pareto "
                 f"k-hat {correction.pareto_k:.2f} > {MAX_PARETO_K} (effective sample size "
@@ -357,7 +357,7 @@ class Pipeline(sk_pipeline.Pipeline):
                 "draws cannot stand for the exact posterior. The uncorrected posterior is "
                 "kept; build a larger coreset (a larger M, or a smaller target) so that the "
                 "posterior it fits is closer to the exact one.",
-                ImportanceSamplingWarning, stacklevel=3)
+                ImportanceSamplingWarning)
         if self.verbose:
             print(f"[Pipeline] exact correction, k-hat={correction.pareto_k:.2f}, "
                   f"total={time.perf_counter() - start:.1f}s")

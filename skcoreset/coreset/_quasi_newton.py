@@ -22,7 +22,6 @@ much smaller than the data.
 
 import functools
 import time
-import warnings
 from numbers import Integral, Real
 from typing import Literal
 
@@ -30,6 +29,7 @@ import numpy as np
 from scipy import linalg
 from threadpoolctl import threadpool_limits
 
+from .._warnings import warn
 from .._backend import InMemoryRows, float_rows
 from .._design import linear_predictor
 from .._inference import PotentialEvaluator, log_posterior_of, potential_sums
@@ -864,7 +864,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
                           f"the data: {wide} (rows on a cluster or in a np.memmap are not "
                           "gathered whole into this process). Fit the estimator on all rows "
                           "directly (it reads them where they are).")
-                warnings.warn(
+                warn(
                     f"QuasiNewtonCoreset: the coreset stopped growing at {part.size} rows, "
                     f"the budget {limit}, with an estimated KL(coreset posterior || full "
                     f"posterior) of {measure}. {advice}", UserWarning)
