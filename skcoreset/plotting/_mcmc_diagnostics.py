@@ -148,6 +148,7 @@ class MCMCDiagnosticsDisplay:
                     color=self.trace_lines_[j, c].get_color(), label=f"chain {c}")
             # the count of a bin if every chain's ranks were uniform
             rank.axhline(n_draws / self.n_bins, color="0.4", linestyle="--", linewidth=1)
+            rank.set_ylim(bottom=0)
             title = name
             if self.r_hat is not None:
                 title += f"   R-hat {np.asarray(self.r_hat)[j]:.3f}"
