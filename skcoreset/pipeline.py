@@ -64,14 +64,14 @@ def _warn_if_coreset_does_not_pay(X, final):
         return
     break_even = coreset_break_even(n_features)
     if n_samples < break_even:
-        warnings.warn(
+        warn(
             f"A coreset does not pay at {n_samples:,} rows and {n_features} features: a "
             f"coreset and NUTS on it are measured to be faster than NUTS on all rows at "
             f"equal accuracy from about {break_even:,} rows ({ROWS_PER_CORESET_ROW} times "
             f"the default coreset's {default_coreset_rows(n_features):,}); below, both take "
             "about as long (0.5-2x each other), and the coreset's posterior only "
             f"approximates the exact one. Fit {type(final).__name__}(method='mcmc') on all "
-            "rows, without the coreset step.", CoresetEfficiencyWarning, stacklevel=4)
+            "rows, without the coreset step.", CoresetEfficiencyWarning)
 
 
 def _accepts(method, name):

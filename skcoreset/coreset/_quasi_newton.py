@@ -802,14 +802,14 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         self.exact_kl_estimate_, self.exact_pareto_k_ = reading
         self.laplace_exact_kl_ = exact.laplace().kl
         if reading.pareto_k > _MAX_PARETO_K:
-            warnings.warn(
+            warn(
                 f"QuasiNewtonCoreset: the estimate of KL(coreset posterior || full "
                 f"posterior), {reading.kl:.3g} nats, rests on importance weights with Pareto "
                 f"k-hat {reading.pareto_k:.2f} > {_MAX_PARETO_K}: the exact posteriors are "
                 "too far from the full data's Laplace approximation for its draws to "
                 "measure them, and the estimate is then usually too small. Check the fit "
                 "with skcoreset.metrics.exact_kl on the MCMC draws, or lower target_kl.",
-                ImportanceSamplingWarning, stacklevel=4)
+                ImportanceSamplingWarning)
 
     def _far_advice(self):
         if isinstance(self.M, str):
