@@ -173,7 +173,8 @@ class MCMCDiagnosticsDisplay:
         ----------
         estimator : estimator or Pipeline
             A skcoreset Bayesian GLM fitted with ``method="mcmc"``, alone or as the last
-            step of a pipeline (whose steps name its features, as in ``summary()``).
+            step of a pipeline (whose steps name its features, as in ``summary()``; not
+            after an exact correction, whose draws are not chains).
         parameters : list of str or int, or None, default=None
             The parameters to show, by name (as in ``summary()``) or position in
             ``[coef..., intercept]``; None: the first 8.
@@ -192,6 +193,12 @@ class MCMCDiagnosticsDisplay:
             The display, drawn.
         """
         final = final_estimator(estimator)
+        if getattr(estimator, "exact_corrected_", False):
+            raise ValueError(
+                "The pipeline's posterior was corrected to the exact one "
+                "(exact_correction=True): its draws are resampled by importance weights, "
+                "not chains, and r_hat_ describes the run before the correction. Show the "
+                "chains of a pipeline fitted with exact_correction=False.")
         if not isinstance(final.posterior_, SamplePosterior) or not hasattr(final, "r_hat_"):
             raise TypeError(
                 f"MCMCDiagnosticsDisplay shows the chains of an MCMC fit; this "

@@ -347,3 +347,12 @@ def test_mcmc_diagnostics_refuses_a_gaussian_posterior(fitted):
         MCMCDiagnosticsDisplay.from_estimator(fitted)
     with pytest.raises(NotFittedError):
         MCMCDiagnosticsDisplay.from_estimator(BayesianLogisticRegression(method="mcmc"))
+
+
+def test_mcmc_diagnostics_refuses_exactly_corrected_draws(mcmc_fit):
+    from skcoreset.plotting import MCMCDiagnosticsDisplay
+
+    pipe = Pipeline([("clf", mcmc_fit)])
+    pipe.exact_corrected_ = True  # as a fit with exact_correction=True sets it
+    with pytest.raises(ValueError, match="not chains"):
+        MCMCDiagnosticsDisplay.from_estimator(pipe)
