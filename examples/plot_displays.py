@@ -1,6 +1,6 @@
 """
-Displays: coreset accuracy, posteriors side by side, predictive calibration
-===========================================================================
+Displays: coreset accuracy, posteriors, calibration, MCMC chains
+================================================================
 
 The pictures of :mod:`skcoreset.plotting`, built like scikit-learn's
 ``RocCurveDisplay`` or ``CalibrationDisplay``: a class method computes the values
@@ -12,7 +12,9 @@ artists), so ``display.plot(ax=...)`` draws it again elsewhere.
 * :class:`~skcoreset.plotting.PosteriorComparisonDisplay`: coefficient posteriors of
   several fits side by side;
 * :class:`~skcoreset.plotting.PredictiveCalibrationDisplay`: predicted probability
-  against observed frequency, with the posterior predictive band of that frequency.
+  against observed frequency, with the posterior predictive band of that frequency;
+* :class:`~skcoreset.plotting.MCMCDiagnosticsDisplay`: the chains of an MCMC fit, a
+  trace and a rank plot per parameter, with its R-hat and effective sample size.
 
 The data are 100,000 rows of a rare-event logistic model (5 % positives): the
 case where a uniform subsample loses most of the information and a coreset must keep
@@ -33,7 +35,8 @@ from sklearn.model_selection import train_test_split
 from skcoreset import BayesianLogisticRegression, QuasiNewtonCoreset, UniformCoreset
 from skcoreset.datasets import make_rare_events
 from skcoreset.pipeline import Pipeline
-from skcoreset.plotting import (CoresetAccuracyDisplay, PosteriorComparisonDisplay,
+from skcoreset.plotting import (CoresetAccuracyDisplay, MCMCDiagnosticsDisplay,
+                                PosteriorComparisonDisplay,
                                 PredictiveCalibrationDisplay)
 
 X, y = make_rare_events(100_000, n_features=8, positive_rate=0.05, random_state=0)
@@ -89,4 +92,19 @@ for ax, (name, estimator) in zip(axes, [("coreset + NUTS", coreset_nuts),
     ax.set_xlim(-0.01, 0.35)
     ax.set_ylim(-0.01, 0.35)
     ax.set_title(name)
+plt.show()
+
+# %%
+# The chains of the sampler
+# -------------------------
+# Before reading an MCMC posterior, check that its chains agree. For each parameter,
+# the trace of each chain (left: chains that converged overlap and wander over the same
+# range) and the histogram of each chain's ranks among all draws (right: flat, near
+# the dashed line, when the chains sample the same distribution), with the R-hat and
+# effective sample size of the fit's ``summary()``. Here the intercept and the first
+# three coefficients of the coreset's NUTS fit.
+display = MCMCDiagnosticsDisplay.from_estimator(
+    coreset_nuts, parameters=["intercept", 0, 1, 2],
+    feature_names=[f"feature {j}" for j in range(X.shape[1])])
+display.figure_.suptitle("NUTS on the coreset: traces and rank plots")
 plt.show()

@@ -231,10 +231,12 @@ def _reff(estimator, theta, alpha, ess_of_means):
 _LOO_BLOCK_VALUES = 2**20
 
 
-def _loo_sums(family, fit_intercept, theta, alpha, reff, X, y, weights, exposure=None):
+def _loo_sums(family, fit_intercept, theta, alpha, reff, X, y, weights, first_row,
+              exposure=None):
     """``(LooSums,)`` of the rows ``X``, ``y`` (log-likelihoods times ``weights``, over
-    ``exposure``) under the draws ``theta`` (and ``alpha``, see :func:`joint_alpha`), block
-    of rows by block of rows: the sum of a row storage's ``sum``."""
+    ``exposure``), the first of which is row ``first_row``, under the draws ``theta`` (and
+    ``alpha``, see :func:`joint_alpha`), block of rows by block of rows: the sum of a
+    row storage's ``sum_with_starts``."""
     sums = LooSums(len(theta), reff)
     block = max(1, _LOO_BLOCK_VALUES // len(theta))
     for start in range(0, X.shape[0], block):
@@ -242,7 +244,8 @@ def _loo_sums(family, fit_intercept, theta, alpha, reff, X, y, weights, exposure
         eta = linear_predictor(float_rows(X[part]), theta, fit_intercept)
         loglik = pointwise_loglik(family, y[part], eta,
                                   None if exposure is None else exposure[part], alpha)
-        sums.add(_weighted(loglik, None if weights is None else weights[part, None]))
+        sums.add(_weighted(loglik, None if weights is None else weights[part, None]),
+                 first_row + start)
     return (sums,)
 
 
@@ -261,6 +264,6 @@ def chunked_loo(estimator, rows, n_draws, n_chains, reff, random_state, ess_of_m
     draws = (estimator.family_, estimator.fit_intercept, flat_theta,
              joint_alpha(estimator, alpha), reff)
     if getattr(rows, "chunked", False):  # dask rows: the draws enter the graph once
-        return rows.sum(_loo_sums, *map(rows.shared, draws))[0].result()
+        return rows.sum_with_starts(_loo_sums, *map(rows.shared, draws))[0].result()
     X, y, exposure, weights = rows
-    return _loo_sums(*draws, X, y, weights, exposure)[0].result()
+    return _loo_sums(*draws, X, y, weights, 0, exposure)[0].result()

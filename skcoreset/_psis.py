@@ -173,32 +173,32 @@ class LooResult(NamedTuple):
 
 class LooSums:
     """PSIS-LOO accumulated block of rows by block of rows (:meth:`add`), finished by
-    :meth:`result`."""
+    :meth:`result`; the blocks of two sums add up (``+``) in any order, each placed by the
+    number of its first row."""
 
     def __init__(self, n_draws, reff=1.0):
         self.n_draws, self.reff = n_draws, reff
-        self.loo_i, self.lppd_i, self.k = [], [], []
+        self.blocks = []  # (first row, loo_i, lppd_i, k) of each block
 
-    def add(self, loglik):
-        """Add the rows of ``loglik``, ``log p(y_n | theta_s)`` of shape (rows, draws)."""
+    def add(self, loglik, start=0):
+        """Add the rows of ``loglik``, ``log p(y_n | theta_s)`` of shape (rows, draws), the
+        first of which is row ``start``."""
         log_weights, k, sorted_ratios = psis_log_weights(-loglik, self.reff)
-        self.loo_i.append(_logsumexp_rows(log_weights - sorted_ratios))
-        self.lppd_i.append(_logsumexp_rows(-sorted_ratios) - np.log(self.n_draws))
-        self.k.append(k)
+        self.blocks.append((start, _logsumexp_rows(log_weights - sorted_ratios),
+                            _logsumexp_rows(-sorted_ratios) - np.log(self.n_draws), k))
 
     def __add__(self, other):
-        """The rows of both, these first (the sums of a tree of tasks over chunks)."""
+        """The blocks of both (the sums of tasks over chunks, in any order)."""
         both = LooSums(self.n_draws, self.reff)
-        for name in ("loo_i", "lppd_i", "k"):
-            setattr(both, name, getattr(self, name) + getattr(other, name))
+        both.blocks = self.blocks + other.blocks
         return both
 
     def result(self):
-        loo_i = np.concatenate(self.loo_i)
-        k = np.concatenate(self.k)
+        blocks = sorted(self.blocks, key=lambda block: block[0])
+        loo_i, lppd_i, k = (np.concatenate([block[i] for block in blocks]) for i in (1, 2, 3))
         n = len(loo_i)
         good_k = min(1 - 1 / np.log10(self.n_draws), 0.7)
         elpd = float(loo_i.sum())
         return LooResult(elpd, float((n * np.var(loo_i)) ** 0.5),
-                         float(np.concatenate(self.lppd_i).sum() - elpd), self.n_draws, n,
+                         float(lppd_i.sum() - elpd), self.n_draws, n,
                          bool(np.any(k > good_k)), loo_i, k, good_k)

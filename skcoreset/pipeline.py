@@ -9,7 +9,6 @@ coreset steps are skipped, so predictions are made for every row.
 
 import inspect
 import time
-import warnings
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any, Self
@@ -21,6 +20,7 @@ from sklearn.utils.metadata_routing import (MetadataRequest, MetadataRouter, Met
                                             get_routing_for_object, process_routing)
 
 from ._advice import ROWS_PER_CORESET_ROW, coreset_break_even, default_coreset_rows
+from ._warnings import warn
 from ._atomic import atomic
 from ._posterior import SamplePosterior
 from ._summary import steps_feature_names
@@ -65,14 +65,14 @@ def _warn_if_coreset_does_not_pay(X, final):
         return
     break_even = coreset_break_even(n_features)
     if n_samples < break_even:
-        warnings.warn(
+        warn(
             f"A coreset does not pay at {n_samples:,} rows and {n_features} features: a "
             f"coreset and NUTS on it are measured to be faster than NUTS on all rows at "
             f"equal accuracy from about {break_even:,} rows ({ROWS_PER_CORESET_ROW} times "
             f"the default coreset's {default_coreset_rows(n_features):,}); below, both take "
             "about as long (0.5-2x each other), and the coreset's posterior only "
             f"approximates the exact one. Fit {type(final).__name__}(method='mcmc') on all "
-            "rows, without the coreset step.", CoresetEfficiencyWarning, stacklevel=4)
+            "rows, without the coreset step.", CoresetEfficiencyWarning)
 
 
 def _accepts(method, name):
@@ -368,7 +368,7 @@ class Pipeline(sk_pipeline.Pipeline):
         if self.exact_corrected_:
             final._use_draws(correction.draws)
         else:
-            warnings.warn(
+            warn(
                 f"The exact correction was not applied: the importance weights from the "
                 f"final estimator's posterior to the exact posterior of all rows have Pareto "
                 f"k-hat {correction.pareto_k:.2f} > {MAX_PARETO_K} (effective sample size "
@@ -377,7 +377,7 @@ class Pipeline(sk_pipeline.Pipeline):
                 "draws cannot stand for the exact posterior. The uncorrected posterior is "
                 "kept; build a larger coreset (a larger M, or a smaller target) so that the "
                 "posterior it fits is closer to the exact one.",
-                ImportanceSamplingWarning, stacklevel=3)
+                ImportanceSamplingWarning)
         if self.verbose:
             print(f"[Pipeline] exact correction, k-hat={correction.pareto_k:.2f}, "
                   f"total={time.perf_counter() - start:.1f}s")

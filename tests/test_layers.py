@@ -16,7 +16,7 @@ import skcoreset
 LAYERS = [
     # plain helpers: numbers, docstrings, progress lines, the public warnings, test tools,
     # the type aliases of the public signatures
-    {"_numbers", "_docstrings", "_progress", "exceptions", "_testing", "_typing"},
+    {"_numbers", "_docstrings", "_progress", "exceptions", "_testing", "_typing", "_warnings"},
     # the measured rule of which route to the exact posterior is faster
     {"_advice"},
     # input checks and the one place that touches scikit-learn's private helpers

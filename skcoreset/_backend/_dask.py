@@ -26,13 +26,13 @@ arrays (:func:`map_row_blocks`).
 """
 
 import operator
-import warnings
 from functools import partial, reduce
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils.validation import assert_all_finite
 
+from .._warnings import warn
 from .._validation import check_sample_weight, check_weight_total
 from ._allocator import reusing_memory
 from ._chunks import Part, block_rng, offset_keyword, take_offset
@@ -538,12 +538,12 @@ def as_row_blocks(X, block_rows=None):
     rechunked = shipped.rechunk({0: block_rows or X.chunks[0], 1: -1})
     if merge and n * d > _PERSIST_ELEMENTS:
         # too large to hold merged: every pass still reads the small chunks
-        warnings.warn(
+        warn(
             f"X has {n_chunks:,} chunks of {n / n_chunks:,.0f} rows on average: each pass "
             f"over the rows runs a task per chunk. They are merged into blocks of "
             f"{block_rows:,} rows in every pass; merge them once where the data are read "
             f"instead, e.g. X = X.rechunk({{0: {block_rows}}}).persist() (with y and "
-            "sample_weight alike), or read them in larger chunks.", UserWarning, stacklevel=4)
+            "sample_weight alike), or read them in larger chunks.", UserWarning)
         return rechunked
     # held in memory (or on the cluster): rechunked once, not again in every pass
     return rechunked.persist() if shipped is not X or merge else rechunked

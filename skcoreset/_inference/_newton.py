@@ -51,13 +51,13 @@ Hessian steered the steps, without the exact confirmation.
 """
 
 import abc
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
+from .._warnings import warn
 from .._linalg import stable_cholesky
 
 # Armijo's sufficient-increase fraction of the gain predicted for the step (Nocedal & Wright
@@ -411,10 +411,8 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
     return NewtonResult(x, state, value, neg_hessian, max_iter, False, grad)
 
 
-def warn_not_converged(what, max_iter, *, stacklevel=2):
+def warn_not_converged(what, max_iter):
     """Issue the :class:`~sklearn.exceptions.ConvergenceWarning` of a Newton solve that hit
-    ``max_iter``; ``what`` names the solve (e.g. ``"Newton's method"``), ``stacklevel``
-    counts from the caller."""
-    warnings.warn(f"{what} did not converge in max_iter={max_iter} iterations; increase "
-                  "max_iter or check the data scaling.", ConvergenceWarning,
-                  stacklevel=stacklevel + 1)
+    ``max_iter``; ``what`` names the solve (e.g. ``"Newton's method"``)."""
+    warn(f"{what} did not converge in max_iter={max_iter} iterations; increase "
+         "max_iter or check the data scaling.", ConvergenceWarning)

@@ -20,10 +20,9 @@ far beyond the scale on which any GLM's likelihood changes (a few units: probabi
 0 or 1 to ``e^-10``, rates that change by ``e^10``).
 """
 
-import warnings
-
 import numpy as np
 
+from .._warnings import warn
 from .._backend import as_storage
 from .._design import latent_variances
 from ..exceptions import MCMCDiagnosticWarning
@@ -106,4 +105,4 @@ def check_bounded(X, y, sample_weight, posterior, fit_intercept, action="raise")
     if action == "raise":
         raise ValueError(message + " NUTS cannot sample it: its trajectories would need "
                          f"about {largest:.0f} leapfrog steps per draw.")
-    warnings.warn(message, MCMCDiagnosticWarning, stacklevel=4)
+    warn(message, MCMCDiagnosticWarning)

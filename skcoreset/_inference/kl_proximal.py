@@ -73,13 +73,13 @@ paper's plain iteration is run, which converges to the stationary point while th
 move by amounts of the order of that quadrature error.
 """
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
+from .._warnings import warn
 from .._backend import InMemoryRows, dense_rows, is_chunked, row_chunks
 from .._design import latent_variances, rmatvec, weighted_gram
 from .._linalg import cholesky_logdet, stable_cholesky
@@ -521,12 +521,12 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
 
     converged = criterion <= tol
     if failed:
-        warnings.warn(
+        warn(
             f"KL proximal-gradient inference stopped at iteration {n_iter}: no step size "
             f"increases the ELBO (optimality criterion {criterion:.2e}); start from "
             "init='laplace' or rescale the features.", ConvergenceWarning)
     elif not converged:
-        warnings.warn(
+        warn(
             f"KL proximal-gradient inference did not converge in max_iter={max_iter} "
             f"iterations (optimality criterion {criterion:.2e} > tol={tol:.2e}); increase "
             "max_iter or check the data scaling.", ConvergenceWarning)

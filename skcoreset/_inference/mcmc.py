@@ -11,12 +11,12 @@ integrated autocorrelation time.
 
 import math
 import time
-import warnings
 
 import emcee
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._warnings import warn
 from .._backend import is_chunked
 from .._design import linear_predictor
 from .._posterior import SamplePosterior
@@ -122,7 +122,7 @@ def _chain_plan(n_params, n_walkers, n_draws, n_burnin, thin):
     if capped:
         steps = int(n_burnin) + int(thin) * draws_per_walker
         full = ", ".join(f"{k}={v}" for k, v in capped.items())
-        warnings.warn(
+        warn(
             f"The default MCMC run for {n_params} parameters ({n_walkers} walkers, about "
             f"{_BURNIN_AUTOCORR_TIMES + _MIN_AUTOCORR_TIMES} autocorrelation times of "
             f"~{tau} steps) would exceed {MAX_DEFAULT_EVALUATIONS:,} walker steps; it is cut "
@@ -130,7 +130,7 @@ def _chain_plan(n_params, n_walkers, n_draws, n_burnin, thin):
             f"the draws may be correlated and biased towards the Laplace start. For the full "
             f"run set {full}; or reduce the number of parameters (stronger prior, fewer "
             "features), or use method='laplace' or 'kl_proximal'.",
-            MCMCDiagnosticWarning, stacklevel=4)
+            MCMCDiagnosticWarning)
     return n_walkers, draws_per_walker, int(thin), int(n_burnin)
 
 
@@ -176,18 +176,18 @@ def _diagnose(acceptance, tau, n_steps):
     low, high = _ACCEPTANCE_RANGE
     if not low <= acceptance <= high:
         ok = False
-        warnings.warn(
+        warn(
             f"The mean acceptance fraction {acceptance:.3f} is outside [{low}, {high}]; the "
             "sampler may be stuck or not moving. Check the data scaling or the prior.",
-            MCMCDiagnosticWarning, stacklevel=3)
+            MCMCDiagnosticWarning)
     tau_max = float(np.max(tau))
     if not n_steps >= _MIN_AUTOCORR_TIMES * tau_max:  # also catches a NaN tau
         ok = False
-        warnings.warn(
+        warn(
             f"The chain of {n_steps} steps per walker is shorter than {_MIN_AUTOCORR_TIMES} "
             f"integrated autocorrelation times (tau = {tau_max:.1f} steps), so the draws and "
             "tau itself are unreliable; increase n_draws or thin.",
-            MCMCDiagnosticWarning, stacklevel=3)
+            MCMCDiagnosticWarning)
     return ok
 
 
@@ -394,11 +394,11 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
     stopped = taken < n_steps
     if stopped:
         n_steps = taken
-        warnings.warn(
+        warn(
             f"The ensemble run stopped at its budget of max_time={max_time:g} seconds after "
             f"{taken} steps per walker{' of its burn-in' if n_burnin == 0 else ''}: the draws "
             "may not represent the posterior (see the diagnostics that follow). Raise "
-            "max_time, or use method='laplace'.", MCMCDiagnosticWarning, stacklevel=3)
+            "max_time, or use method='laplace'.", MCMCDiagnosticWarning)
 
     acceptance = float(np.mean(sampler.acceptance_fraction))
     draws = sampler.get_chain(thin=min(thin, n_steps), flat=True)[-n_draws:]

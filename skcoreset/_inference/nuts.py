@@ -33,7 +33,6 @@ import itertools
 import logging
 import math
 import time
-import warnings
 from dataclasses import dataclass
 from functools import partial
 from typing import NamedTuple
@@ -44,6 +43,7 @@ from mici.errors import AdaptationError
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import check_random_state
 
+from .._warnings import warn
 from .._backend import as_storage
 from .._posterior import SamplePosterior
 from .._progress import Progress, format_seconds
@@ -464,7 +464,7 @@ def _diagnose(n_draws, min_ess, max_r_hat, r_hat_ess, budget, every, thin, max_t
             f"is below {MIN_E_BFMI} (lowest {min(low):.2f}): the chains explore the tails "
             "poorly. Strengthen the prior or reparametrize.")
     for message in messages:
-        warnings.warn(message, MCMCDiagnosticWarning, stacklevel=4)
+        warn(message, MCMCDiagnosticWarning)
     return not messages
 
 

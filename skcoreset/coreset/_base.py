@@ -2,7 +2,6 @@
 storage it runs against, and the fitted coreset's ``transform``."""
 
 import inspect
-import warnings
 from abc import ABCMeta, abstractmethod
 from functools import partial
 from numbers import Integral, Real
@@ -16,6 +15,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 
+from .._warnings import warn
 from .._backend import (DaskRows, InMemoryRows, dense_rows, float_rows, is_dask_collection,
                         take_rows)
 from .._numbers import is_number
@@ -96,29 +96,29 @@ def resolve_model(model, y, *, first_block=False):
         values = np.unique(y_array)
         if (first_block and numeric and np.all(values >= 0)
                 and np.all(values == np.round(values))):
-            warnings.warn(
+            warn(
                 f"model='auto' infers the logistic model from a first block whose y takes "
                 f"only the values {values.tolist()}; if y are counts, later blocks will be "
                 "rejected. Set model='logistic' (or pass classes) or model='poisson' "
-                "explicitly.", UserWarning, stacklevel=3)
+                "explicitly.", UserWarning)
         return "logistic"
     if target_type == "multiclass" and numeric and np.all(y_array >= 0):
         values = np.unique(y_array)
         if len(values) <= _FEW_DISTINCT_VALUES:
-            warnings.warn(
+            warn(
                 f"model='auto' infers the poisson model from y with {len(values)} distinct "
                 f"integer values {values.tolist()}, which may be class labels; skcoreset "
                 "has no multi-class model. Set model='poisson' explicitly if y are counts.",
-                UserWarning, stacklevel=3)
+                UserWarning)
         return "poisson"
     if target_type == "continuous":
         if np.all(y_array >= 0):
-            warnings.warn(
+            warn(
                 "model='auto' infers the gaussian model from non-negative, non-integer y; "
                 "if y are rates (counts / exposure, with sample_weight=exposure) or counts "
                 "with rounding error, set model='poisson', which accepts non-negative real "
                 "targets. Set model='gaussian' explicitly to keep the gaussian model.",
-                UserWarning, stacklevel=3)
+                UserWarning)
         return "gaussian"
     raise ValueError(
         f"model='auto' cannot infer a likelihood from a target of type {target_type!r}; "
@@ -192,7 +192,7 @@ def likelihood_for(coreset, estimator):
                     f"{name} is built with {key}={getattr(own, key)!r}, but {other} fits "
                     f"with {key}={theirs[key]!r}; set the same {key} in both")
     if problems:
-        warnings.warn("; ".join(problems) + ".", ModelMismatchWarning, stacklevel=4)
+        warn("; ".join(problems) + ".", ModelMismatchWarning)
     if not auto:
         return None
     return FitLikelihood(family,

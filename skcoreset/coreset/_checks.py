@@ -2,11 +2,10 @@
 both classes kept, weight not lost, its distance to the full posterior, a coreset that
 keeps every row, and the uniform fallback when a constructor selects none."""
 
-import warnings
-
 import numpy as np
 from scipy import sparse
 
+from .._warnings import warn
 from .._backend import float_rows, take_rows, uniform_subset
 from .._sklearn_compat import _num_samples
 from ..exceptions import CoresetAccuracyWarning
@@ -56,7 +55,7 @@ def warn_if_weight_lost(coreset, kept, total):
         return
     error = getattr(coreset, "error_", None)
     error = "" if error is None else f" (relative error error_={error:.2f})"
-    warnings.warn(
+    warn(
         f"{type(coreset).__name__}'s coreset weights sum to {kept / total:.2%} of the data's "
         f"total weight ({kept:.4g} of {total:.4g}){error}: its log-likelihood is a poor "
         "stand-in for the data's, and a posterior fitted on it is likely too wide and off "
@@ -65,7 +64,7 @@ def warn_if_weight_lost(coreset, kept, total):
         "(scaled or overdispersed counts under model='poisson': fit the raw counts, or use "
         "model='negative_binomial') and from sample weights so small that the data hardly "
         "inform the parameters. Check the result with skcoreset.metrics.coreset_quality.",
-        UserWarning, stacklevel=3)
+        UserWarning)
 
 
 # A coreset further than this from the posterior it stands in for gets a warning (nats).
@@ -82,11 +81,11 @@ def warn_if_far(coreset, kl, mean_error=None):
     means = ("" if mean_error is None else
              f", with posterior means up to {mean_error:.2g} standard deviations off")
     advice = coreset._far_advice()
-    warnings.warn(
+    warn(
         f"{type(coreset).__name__}: the coreset posterior is an estimated {kl:.3g} nats "
         f"from the full data's (KL between their Laplace approximations under the "
         f"{coreset.model_} model, kl_estimate_){means}; a posterior fitted on it stands in "
-        f"poorly for the full data's. {advice}.", CoresetAccuracyWarning, stacklevel=4)
+        f"poorly for the full data's. {advice}.", CoresetAccuracyWarning)
 
 
 def warn_if_all_rows(coreset, data):
@@ -106,8 +105,7 @@ def warn_if_all_rows(coreset, data):
         return
     if coreset._all_rows_reason is not None:
         what, advice = coreset._all_rows_reason
-        warnings.warn(f"{type(coreset).__name__}: {what}. {advice}", UserWarning,
-                      stacklevel=3)
+        warn(f"{type(coreset).__name__}: {what}. {advice}", UserWarning)
         return
     if budget is not None and budget >= n_available:
         what = (f"M={budget} is at least the {n_available} rows of positive weight in the "
@@ -116,15 +114,15 @@ def warn_if_all_rows(coreset, data):
     else:
         what = (f"the coreset keeps all {n_available} rows of positive weight in the data, "
                 "so it saves nothing over fitting on all rows")
-    warnings.warn(
+    warn(
         f"{type(coreset).__name__}: {what}. Choose M below {n_available}, or fit the "
-        "estimator on the data directly.", UserWarning, stacklevel=3)
+        "estimator on the data directly.", UserWarning)
 
 
 def uniform_fallback(coreset, why, sample_weight, rng):
     """A uniform coreset of ``coreset.M`` rows, with a warning saying ``why`` the
     constructor selected no row (a coreset is never empty)."""
-    warnings.warn(
+    warn(
         f"{type(coreset).__name__}: {why} Returning a uniform coreset of the same budget "
-        "instead.", UserWarning, stacklevel=4)
+        "instead.", UserWarning)
     return uniform_subset(coreset.M, sample_weight, rng)

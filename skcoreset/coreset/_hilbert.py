@@ -1,12 +1,12 @@
 """Hilbert coresets (Campbell & Broderick 2018): random projections of the log-likelihoods,
 then a sparse non-negative vector-sum solver (GIGA or Frank-Wolfe)."""
 
-import warnings
 from numbers import Integral, Real
 from typing import Literal
 
 import numpy as np
 
+from .._warnings import warn
 from .._inference import laplace
 from .._posterior import GaussianPosterior
 from .._sklearn_compat import Interval, StrOptions
@@ -259,11 +259,11 @@ class _HilbertCoreset(LikelihoodCoreset):
         else:
             fix = (f"Raise projection_dim (now {self.projection_dim_}; 'auto' uses at least "
                    "M draws where max_memory allows)")
-        warnings.warn(
+        warn(
             f"{type(self).__name__} returned {size} points for M={self.M}: they match the "
             f"{self.projection_dim_}-dimensional projection of the log-likelihoods to relative "
             f"error {self.error_:.1e} ({self.stop_reason_}), so further iterations add no "
-            f"points. {fix} for a larger, more accurate coreset.", UserWarning, stacklevel=4)
+            f"points. {fix} for a larger, more accurate coreset.", UserWarning)
 
 
 _HILBERT_PARAMS_DOC = """

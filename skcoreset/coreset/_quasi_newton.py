@@ -22,7 +22,6 @@ much smaller than the data.
 
 import functools
 import time
-import warnings
 from numbers import Integral, Real
 from typing import Literal
 
@@ -30,6 +29,7 @@ import numpy as np
 from scipy import linalg
 from threadpoolctl import threadpool_limits
 
+from .._warnings import warn
 from .._backend import InMemoryRows, float_rows
 from .._design import linear_predictor
 from .._inference import PotentialEvaluator, log_posterior_of, potential_sums
@@ -802,14 +802,14 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         self.exact_kl_estimate_, self.exact_pareto_k_ = reading
         self.laplace_exact_kl_ = exact.laplace().kl
         if reading.pareto_k > _MAX_PARETO_K:
-            warnings.warn(
+            warn(
                 f"QuasiNewtonCoreset: the estimate of KL(coreset posterior || full "
                 f"posterior), {reading.kl:.3g} nats, rests on importance weights with Pareto "
                 f"k-hat {reading.pareto_k:.2f} > {_MAX_PARETO_K}: the exact posteriors are "
                 "too far from the full data's Laplace approximation for its draws to "
                 "measure them, and the estimate is then usually too small. Check the fit "
                 "with skcoreset.metrics.exact_kl on the MCMC draws, or lower target_kl.",
-                ImportanceSamplingWarning, stacklevel=4)
+                ImportanceSamplingWarning)
 
     def _far_advice(self):
         if isinstance(self.M, str):
@@ -864,7 +864,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
                           f"the data: {wide} (rows on a cluster or in a np.memmap are not "
                           "gathered whole into this process). Fit the estimator on all rows "
                           "directly (it reads them where they are).")
-                warnings.warn(
+                warn(
                     f"QuasiNewtonCoreset: the coreset stopped growing at {part.size} rows, "
                     f"the budget {limit}, with an estimated KL(coreset posterior || full "
                     f"posterior) of {measure}. {advice}", UserWarning)

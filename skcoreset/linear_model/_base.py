@@ -2,7 +2,6 @@
 method table, the posterior-predictive moments, credible intervals, the summary, predictive
 draws and the ArviZ export."""
 
-import warnings
 from functools import partial
 from numbers import Integral
 from typing import Any
@@ -12,6 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
+from .._warnings import warn
 from .._arviz import (MAX_DRAW_ROWS, chunked_loo, draw_targets, fits_draw_groups,
                       inference_data)
 from .._backend import DaskRows, InMemoryRows, as_row_blocks, is_dask_collection
@@ -684,13 +684,13 @@ class BaseBayesianGLM(BaseEstimator):
         rows = self._arviz_rows(X, y, exposure, "to_arviz")
         if X is None and rows is not None and not fits_draw_groups(rows, n_draws, n_chains,
                                                                    self):
-            warnings.warn(
+            warn(
                 f"{type(self).__name__}.to_arviz() has no log_likelihood, "
                 "posterior_predictive or observed_data group: its "
                 f"{rows.X.shape[0]:,} training rows times the draws would exceed "
                 f"{MAX_DRAW_ROWS:,} values. Use loo(), which computes PSIS-LOO over them "
                 "in blocks, or pass fewer rows, e.g. to_arviz(X_test, y_test).",
-                UserWarning, stacklevel=3)
+                UserWarning)
             rows = None
         return inference_data(self, rows, n_draws, n_chains, random_state, feature_names)
 
@@ -766,21 +766,21 @@ class BaseBayesianGLM(BaseEstimator):
         if X is None and y is None:
             rows = kept_rows(self)
             if caller == "to_arviz" and getattr(rows, "chunked", False):  # dask rows
-                warnings.warn(
+                warn(
                     f"{type(self).__name__}.to_arviz() has no log_likelihood, "
                     "posterior_predictive or observed_data group: this fit ran on dask "
                     "arrays, whose rows stay on the cluster. Use loo(), which sums over "
                     "their chunks where they live, or pass rows in memory, e.g. "
-                    "to_arviz(X_test, y_test).", UserWarning, stacklevel=3)
+                    "to_arviz(X_test, y_test).", UserWarning)
                 return None
             if rows is None and caller == "to_arviz":
-                warnings.warn(
+                warn(
                     f"{type(self).__name__}.to_arviz() has no log_likelihood, "
                     "posterior_predictive or observed_data group: the training rows are "
                     f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this "
                     "fit had more, was streamed, or ran on dask arrays with an exposure. "
                     "Pass the rows to evaluate, e.g. to_arviz(X_test, y_test).",
-                    UserWarning, stacklevel=3)
+                    UserWarning)
             return rows
         if X is None or y is None:
             raise ValueError(f"{caller} needs both X and y for the rows of its "

@@ -1,6 +1,5 @@
 """The count regressions: Poisson and negative binomial counts, observed over an exposure."""
 
-import warnings
 from collections.abc import Callable
 from numbers import Real
 from typing import Any, Literal, Self, TypeVar
@@ -9,6 +8,7 @@ import numpy as np
 from scipy import stats
 from sklearn.utils.validation import check_is_fitted
 
+from .._warnings import warn
 from .._atomic import fit_context
 from .._backend import is_dask_collection
 from .._docstrings import documents_score
@@ -201,14 +201,14 @@ class _BaseCountRegression(_BaseRegression):
         """
         if (exposure is None and offset is None
                 and getattr(self, "_fitted_on_exposure", False)):
-            warnings.warn(
+            warn(
                 f"{type(self).__name__} was fitted with exposure or offset but is scored "
                 "without: its predictions are means per unit of exposure, so R^2 against "
                 "counts y is wrong unless y are rates. Pass exposure (or offset) to score; "
                 "in GridSearchCV or cross_validate, enable metadata routing so that it "
                 "reaches score too: sklearn.set_config(enable_metadata_routing=True) and "
                 "estimator.set_fit_request(exposure=True).set_score_request(exposure=True).",
-                UserWarning, stacklevel=2)
+                UserWarning)
         return self._r2_score(X, y, sample_weight, self._exposure_of(X, exposure, offset))
 
     @_exposure_doc
@@ -637,12 +637,12 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
         else:
             sd = ("the Poisson limit" if not np.isfinite(self.log_alpha_std_)
                   else f"a Laplace sd of log alpha of {self.log_alpha_std_:.3g}")
-            warnings.warn(
+            warn(
                 f"The counts hardly determine the overdispersion (alpha_={self.alpha_:.3g}, "
                 f"{sd} > {_MAX_SAMPLED_LOG_ALPHA_SD}): its posterior is its prior's on the "
                 "side of small alpha, so it is not sampled; the coefficients are sampled "
                 "given alpha_. The counts look Poisson: consider BayesianPoissonRegression, "
-                "or pass a number as alpha.", UserWarning, stacklevel=4)
+                "or pass a number as alpha.", UserWarning)
         return options
 
     def _store(self, result):

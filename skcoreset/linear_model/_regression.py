@@ -7,12 +7,12 @@ regressions (``_count``) add exposures and offsets on top; a regressor of anothe
 derives from this class and sets its family, without their semantics.
 """
 
-import warnings
 from typing import Any, Literal, Self
 
 import numpy as np
 from sklearn.base import RegressorMixin
 
+from .._warnings import warn
 from .._atomic import fit_context
 from .._backend import is_dask_collection
 from .._dask_predict import predict_lazily, r2
@@ -196,10 +196,10 @@ class _BaseRegression(RegressorMixin, BaseBayesianGLM):
         if beyond.any():
             log10 = np.max(np.log10(largest[beyond]) + exponent[beyond] * np.log10(2.0))
             size = f"up to about 1e{log10:.0f}" if np.isfinite(log10) else "far beyond it"
-            warnings.warn(
+            warn(
                 f"{beyond.sum()} of {len(mean)} predicted means or standard deviations are "
                 f"beyond float64 ({size}) and are returned as inf. "
                 "Predict over the exposure the counts are observed on (exposure= or "
                 "offset=), or fit on a scale where the rates are representable.",
-                RuntimeWarning, stacklevel=3)
+                RuntimeWarning)
         return (mean, std) if kind else mean

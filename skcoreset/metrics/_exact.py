@@ -1,6 +1,5 @@
 """How far a fitted posterior is from the exact posterior of all rows, by importance weighting."""
 
-import warnings
 from dataclasses import dataclass
 from functools import partial
 from numbers import Integral
@@ -10,6 +9,7 @@ import numpy as np
 from sklearn.utils import check_array, check_random_state, column_or_1d
 from sklearn.utils.validation import check_is_fitted
 
+from .._warnings import warn
 from .._backend import DaskRows, InMemoryRows, float_rows, is_dask_collection, take_rows
 from .._inference import importance_summary, log_joint, prior_precision
 from .._numbers import is_number
@@ -400,11 +400,11 @@ def _result(summary, n_draws):
         advice = ("more draws (n_draws) can help" if summary.pareto_k <= MAX_PARETO_K
                   else "more draws do not help: fit a posterior closer to the exact one (a "
                   "larger coreset, or method='mcmc')")
-        warnings.warn(
+        warn(
             f"The importance weights to the exact posterior have Pareto k-hat "
             f"{summary.pareto_k:.2f} > {threshold:.2f} ({n_draws} draws): kl="
             f"{summary.kl:.3g} nats and the exact moments are unreliable (kl is then "
-            f"usually too small); {advice}.", ImportanceSamplingWarning, stacklevel=3)
+            f"usually too small); {advice}.", ImportanceSamplingWarning)
     return ExactKL(kl=summary.kl, kl_se=summary.kl_se, pareto_k=summary.pareto_k,
                    pareto_k_threshold=float(threshold), reliable=reliable, ess=summary.ess,
                    n_draws=int(n_draws), max_mean_error_sd=max_error, mean=summary.mean,

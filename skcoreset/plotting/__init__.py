@@ -11,7 +11,9 @@ artists), so that ``plot(ax=...)`` can draw them again elsewhere without recompu
 * :class:`PosteriorComparisonDisplay`: posterior means and credible intervals of the
   coefficients of several fits, side by side (a coreset fit against the all-rows fit);
 * :class:`PredictiveCalibrationDisplay`: predicted probability against observed frequency
-  of a binary classifier, with the posterior predictive band of that frequency.
+  of a binary classifier, with the posterior predictive band of that frequency;
+* :class:`MCMCDiagnosticsDisplay`: the chains of an MCMC fit, a trace and a rank plot per
+  parameter, with its R-hat and effective sample size.
 
 matplotlib (the ``plot`` extra, ``pip install "skcoreset[plot]"``) is imported when a
 display draws, not when this module is imported.
@@ -19,7 +21,8 @@ display draws, not when this module is imported.
 
 from ._calibration import PredictiveCalibrationDisplay
 from ._coreset_accuracy import CoresetAccuracyDisplay
+from ._mcmc_diagnostics import MCMCDiagnosticsDisplay
 from ._posterior_comparison import PosteriorComparisonDisplay
 
-__all__ = ["CoresetAccuracyDisplay", "PosteriorComparisonDisplay",
+__all__ = ["CoresetAccuracyDisplay", "MCMCDiagnosticsDisplay", "PosteriorComparisonDisplay",
            "PredictiveCalibrationDisplay"]

@@ -164,6 +164,9 @@ def test_coreset_of_the_cells_matches_the_cells_fit():
     X_core, y_core, w_core = coreset.fit_coreset(X, k, n_trials=n)
     np.testing.assert_array_equal(y_core, labels[of_rows.sample_indices_][order] > 0)
     np.testing.assert_array_equal(X_core, X[coreset.sample_indices_])
+    # loo of all cells under the coreset's posterior, as the pipeline's final step gives it
+    assert pipe.loo(X, k, n_trials=n, n_draws=100, random_state=0).elpd_loo == pytest.approx(
+        pipe[-1].loo(X, k, n_trials=n, n_draws=100, random_state=0).elpd_loo, rel=1e-12)
 
 
 def test_every_coreset_constructor_takes_n_trials():
@@ -202,6 +205,10 @@ def test_coreset_trials_are_refused_where_unsupported():
         Pipeline([("coreset", QuasiNewtonCoreset(M=20)),
                   ("clf", BayesianLogisticRegression())]).fit(
                       X, k, coreset__n_trials=n, clf__n_trials=n)
+    with pytest.raises(ValueError, match="exact_correction is not supported with n_trials"):
+        Pipeline([("coreset", QuasiNewtonCoreset(M=20)),
+                  ("clf", BayesianLogisticRegression())],
+                 exact_correction=True).fit(X, k, coreset__n_trials=n)
     with pytest.raises(ValueError, match="needs skcoreset.pipeline.Pipeline"):
         QuasiNewtonCoreset(M=20).fit_transform(X, k, n_trials=n)
     with pytest.raises(ValueError, match="exceeds n_trials"):

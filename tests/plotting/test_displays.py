@@ -286,3 +286,73 @@ def test_without_matplotlib_the_error_says_how_to_install(monkeypatch, fitted):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r"skcoreset\[plot\]"):
         PosteriorComparisonDisplay.from_estimators({"a": fitted})
+
+
+# -- MCMCDiagnosticsDisplay -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def mcmc_fit():
+    X, y = make_logistic_regression(400, n_features=2, random_state=1)
+    return BayesianLogisticRegression(method="mcmc", n_draws=450, n_burnin=150, n_chains=3,
+                                      random_state=0).fit(X, y)
+
+
+def test_mcmc_diagnostics_draws_each_chain_and_its_ranks(mcmc_fit):
+    from scipy.stats import rankdata
+
+    from skcoreset.plotting import MCMCDiagnosticsDisplay
+
+    display = MCMCDiagnosticsDisplay.from_estimator(mcmc_fit, n_bins=10)
+    assert display.axes_.shape == (3, 2) and display.trace_lines_.shape == (3, 3)
+    # the draws of chain c are the c-th of each step (the chains are stored step by step)
+    samples = mcmc_fit.posterior_samples_
+    steps = len(samples) // 3
+    samples = samples[len(samples) - 3 * steps:].reshape(steps, 3, 3)
+    for j in range(3):
+        ranks = rankdata(samples[:, :, j], axis=None).reshape(steps, 3)
+        for c in range(3):
+            np.testing.assert_array_equal(display.trace_lines_[j, c].get_ydata(),
+                                          samples[:, c, j])
+            counts = np.histogram(ranks[:, c], bins=np.linspace(0.5, 3 * steps + 0.5, 11))[0]
+            np.testing.assert_array_equal(display.rank_lines_[j, c].get_ydata()[:-1], counts)
+        title = display.axes_[j, 0].get_title(loc="left")
+        assert f"R-hat {mcmc_fit.r_hat_[j]:.3f}" in title
+        assert f"ESS {mcmc_fit.effective_sample_size_[j]:.0f}" in title
+    assert [display.axes_[j, 0].get_title(loc="left").split()[0] for j in range(3)] == [
+        "x0", "x1", "intercept"]
+
+
+def test_mcmc_diagnostics_selects_names_and_divides_one_axes(mcmc_fit):
+    from skcoreset.plotting import MCMCDiagnosticsDisplay
+
+    fig, ax = plt.subplots()
+    display = MCMCDiagnosticsDisplay.from_estimator(
+        mcmc_fit, parameters=["intercept", 0], feature_names=["age", "dose"], ax=ax)
+    assert display.axes_.shape == (2, 2) and display.figure_ is fig
+    assert display.axes_[0, 0].get_title(loc="left").startswith("intercept")
+    assert display.axes_[1, 0].get_title(loc="left").startswith("age")
+    again = display.plot(ax=plt.subplots(2, 2)[1])  # drawn again from its values
+    assert again.axes_.shape == (2, 2)
+    with pytest.raises(ValueError, match="Unknown parameter 'dose2'"):
+        MCMCDiagnosticsDisplay.from_estimator(mcmc_fit, parameters=["dose2"],
+                                              feature_names=["age", "dose"])
+    with pytest.raises(ValueError, match="shape \\(3, 2\\)"):
+        MCMCDiagnosticsDisplay.from_estimator(mcmc_fit, ax=plt.subplots(2, 2)[1])
+
+
+def test_mcmc_diagnostics_refuses_a_gaussian_posterior(fitted):
+    from skcoreset.plotting import MCMCDiagnosticsDisplay
+
+    with pytest.raises(TypeError, match="method='mcmc'"):
+        MCMCDiagnosticsDisplay.from_estimator(fitted)
+    with pytest.raises(NotFittedError):
+        MCMCDiagnosticsDisplay.from_estimator(BayesianLogisticRegression(method="mcmc"))
+
+
+def test_mcmc_diagnostics_refuses_exactly_corrected_draws(mcmc_fit):
+    from skcoreset.plotting import MCMCDiagnosticsDisplay
+
+    pipe = Pipeline([("clf", mcmc_fit)])
+    pipe.exact_corrected_ = True  # as a fit with exact_correction=True sets it
+    with pytest.raises(ValueError, match="not chains"):
+        MCMCDiagnosticsDisplay.from_estimator(pipe)

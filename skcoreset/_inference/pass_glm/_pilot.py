@@ -8,11 +8,11 @@ stream, or the map-reduce over a dask array's chunks). The held-out rows measure
 approximation's error (:func:`mean_error_estimate`).
 """
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..._warnings import warn
 from ..._backend import row_keys, stack_rows
 from ..._design import linear_predictor
 from .._common import LogPosterior
@@ -308,10 +308,10 @@ def surrogate_options(family, degree, pilot):
     """
     model = _model_name(family)
     if mapping(model).binary and len(np.unique(pilot.y)) < 2:
-        warnings.warn(
+        warn(
             "The PASS-GLM pilot rows contain one class only, so pass_radius='auto' falls "
             "back to the fixed interval [-4, 4] of Huggins et al. (2017). Fit rows of both "
-            "classes, or set pass_radius.", PassGLMAccuracyWarning, stacklevel=3)
+            "classes, or set pass_radius.", PassGLMAccuracyWarning)
         return {"radius": 4.0}
     return {"coef": fitted_coefficients(model, check_pass_degree(model, degree), pilot)[0]}
 

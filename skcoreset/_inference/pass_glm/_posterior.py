@@ -1,10 +1,9 @@
 """Gaussian posterior from PASS-GLM statistics (Algorithm 1, lines 8-9), and its accuracy."""
 
-import warnings
-
 import numpy as np
 from scipy import linalg
 
+from ..._warnings import warn
 from ..._design import n_params, rmatvec, weighted_gram
 from ..._linalg import cholesky_logdet, shift_to_definite
 from ..._posterior import GaussianPosterior
@@ -245,16 +244,16 @@ def pass_glm_posterior(stats, prior_prec, *, tol=1e-10, max_iter=100, theta0=Non
             possible = ("" if mean_error_bound <= mean_error * (1 + 1e-9) else
                         f", and may be up to {mean_error_bound:.3g} (two standard errors of "
                         "the estimate)")
-            warnings.warn(
+            warn(
                 f"The PASS-GLM posterior mean is estimated to be {mean_error:.3g} posterior "
                 f"standard deviations from the exact posterior's{possible}: the "
                 f"degree-{stats.degree} polynomial's error measured on {len(held_out.y)} "
                 f"held-out of {stats.n_samples} rows. With this many rows the posterior can "
                 "be narrower than the approximation error. Use method='laplace' for this "
                 "data set, a higher pass_degree (few features), or pass_radius='auto' if a "
-                "numeric radius was set.", PassGLMAccuracyWarning, stacklevel=4)
+                "numeric radius was set.", PassGLMAccuracyWarning)
     if stats.radius is not None and rms > stats.radius:
-        warnings.warn(
+        warn(
             f"The linear predictors have root mean square {rms:.3g} at the PASS-GLM "
             f"posterior mean, beyond pass_radius={stats.radius:g}: the polynomial "
             "approximation is unreliable there. Increase pass_radius (or standardise X).",
