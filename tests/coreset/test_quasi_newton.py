@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import linalg
 from scipy.special import expit
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
@@ -18,7 +19,7 @@ from skcoreset._inference import laplace, potentials, prior_precision
 from skcoreset._posterior import GaussianPosterior
 from skcoreset.coreset import _quasi_newton
 from skcoreset._backend import InMemoryRows
-from skcoreset.coreset._calibration import SecondOrderFit
+from skcoreset.coreset._calibration import SecondOrderFit, _BlockFactor
 from skcoreset.coreset._candidates import draw_candidates
 from skcoreset.coreset._quasi_newton import (ExactPotentialSums, SubsampledPotentialSums,
                                              _next_budget, _regression_step, auto_n_draws)
@@ -384,6 +385,27 @@ def test_exact_step_solution_is_a_constrained_minimum():
     w = fit.solve(w0, penalty=1e-3, block_rows=70)
     assert np.all(w >= 0) and fit.kl(w) < 1e-3 * fit.kl(w0)
     assert np.max(np.abs(gradient(w)[w > 0])) < 1e-3 * np.max(np.abs(gradient(w0)))
+
+
+def test_block_factor_solves_the_systems_of_its_subsets():
+    """A block's factor, reused as rows leave it (a Schur complement in them), solves each
+    subset's system as scipy's solve of that principal submatrix does, and declines a
+    subset that is not one of its rows or has lost more than a quarter of them."""
+    rng = np.random.default_rng(3)
+    half = rng.normal(size=(40, 60))
+    system = half @ half.T + 0.1 * np.eye(40)
+    rows = np.arange(100, 140)
+    factor = _BlockFactor(rows, system.copy())
+    kept = np.ones(40, dtype=bool)
+    for removed in ([3], [3, 17, 29], [0, 3, 17, 29, 39]):  # rows leave in turn
+        kept[removed] = False
+        rhs = rng.normal(size=kept.sum())
+        assert factor.restrict(rows[kept])
+        np.testing.assert_allclose(factor.solve(rhs),
+                                   linalg.solve(system[np.ix_(kept, kept)], rhs), rtol=1e-9)
+    assert not factor.restrict(rows[:20])  # half the rows gone: a new factor is cheaper
+    assert not factor.restrict(np.append(rows[kept], 140))  # a row it does not hold
+    assert not factor.restrict(rows[1:])  # row 3 back from zero
 
 
 def test_auto_size_stops_at_the_target_on_a_gaussian_model():
