@@ -766,8 +766,9 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
                 functools.partial(ExactDistance, data, family, found.laplace.mean,
                                   found.laplace.precision, prior_prec, self.fit_intercept,
                                   rng))
-            part, calibrated = self._exact_step(found, family, laplace_kl, first, budget,
-                                                start, progress, wide, dispersion, exact)
+            part, calibrated, exact_reading = self._exact_step(
+                found, family, laplace_kl, first, budget, start, progress, wide, dispersion,
+                exact)
             result = quasi_newton_weights(
                 data, part, family, weights=calibrated, prior_prec=prior_prec,
                 fit_intercept=self.fit_intercept, n_draws=self.n_draws_,
@@ -785,7 +786,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
             weights = calibrated  # the iterations dropped a class: keep the exact step's
         self.kl_estimate_ = laplace_kl(part.X, part.y, weights)
         if exact is not None:
-            self._set_exact(exact(), part, weights)
+            self._set_exact(exact(), part, weights, exact_reading)
         return part.take(np.arange(part.size), weights)
 
     def _exact_target(self, exact):
@@ -795,10 +796,14 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         return min(self.target_exact_kl,
                    max(exact.laplace().kl, self.target_exact_kl / _LAPLACE_FLOOR))
 
-    def _set_exact(self, exact, part, weights):
-        """The exact distance's attributes of the returned weights; warns when its
-        importance weights cannot be trusted."""
-        reading = exact(part.X, part.y, weights)
+    def _set_exact(self, exact, part, weights, reading=None):
+        """The exact distance's attributes of the returned weights (``reading`` when it is
+        that of the exact step's weights and they are returned); warns when its importance
+        weights cannot be trusted."""
+        if reading is None or not np.array_equal(reading[0], weights):
+            reading = exact(part.X, part.y, weights)
+        else:
+            reading = reading[1]
         self.exact_kl_estimate_, self.exact_pareto_k_ = reading
         self.laplace_exact_kl_ = exact.laplace().kl
         if reading.pareto_k > _MAX_PARETO_K:
@@ -825,13 +830,14 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     def _exact_step(self, found, family, laplace_kl, size, budget, start, progress,
                     wide=None, dispersion=None, exact=None):
         """The candidates at ``size`` rows (growing up to ``budget`` with ``M="auto"``) and
-        their weights after the exact first step; sets ``kl_path_`` (and ``exact_kl_path_``
-        when ``exact()`` gives the :class:`ExactDistance`, by which the coreset then grows
-        on once ``target_kl`` is met) and warns when a budget stops the growth short of the
-        target (saying why no budget can meet it when ``wide``, the wide design's rows
-        needed, is given)."""
+        their weights after the exact first step, with the exact reading of those weights
+        (``(weights, ExactReading)``, or None when not read); sets ``kl_path_`` (and
+        ``exact_kl_path_`` when ``exact()`` gives the :class:`ExactDistance`, by which the
+        coreset then grows on once ``target_kl`` is met) and warns when a budget stops the
+        growth short of the target (saying why no budget can meet it when ``wide``, the wide
+        design's rows needed, is given)."""
         auto = isinstance(self.M, str)
-        path, exact_path = [], []
+        path, exact_path, reading = [], [], None
         while True:
             part = found.rows.draw(size)
             weights, kl = self._calibrated(part, family, found.laplace, laplace_kl,
@@ -876,7 +882,10 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         self.kl_path_ = np.array(path, dtype=float)
         # a fresh array: an empty reshaped one keeps strides its copies do not share
         self.exact_kl_path_ = np.array(exact_path, dtype=float).reshape(-1, 3).copy()
-        return part, weights
+        # the last exact reading, when it is of these weights, serves _set_exact
+        if not exact_path or exact_path[-1][0] != part.size:
+            reading = None
+        return part, weights, None if reading is None else (weights, reading)
 
     def _calibrated(self, part, family, full, laplace_kl, dispersion=None):
         """The exact step's weights and their KL between Laplace approximations: the first
