@@ -318,8 +318,8 @@ class _BlockFactor:
     The system of the rows kept, ``A_kk x_k = r_k``, is ``A x = r + E mu`` with ``x`` zero on
     the removed rows ``E``: ``mu = -S^-1 E^T A^-1 r`` with the Schur complement
     ``S = E^T A^-1 E``. Removed rows only accumulate (rows at zero stay there), so each costs
-    one solve with the factor when it leaves; past a quarter of the block a new factor is
-    cheaper (its cost is that of about ``n / 6`` such solves).
+    one solve with the factor when it leaves (``2 n^2`` flops); past a sixth of the block
+    a new factor (``n^3 / 3``) is cheaper.
     """
 
     def __init__(self, rows, system):
@@ -339,7 +339,7 @@ class _BlockFactor:
             return False
         mask = np.ones(n, dtype=bool)
         mask[kept] = False
-        if 4 * np.count_nonzero(mask) > n or not mask[self.removed].all():
+        if 6 * np.count_nonzero(mask) > n or not mask[self.removed].all():
             return False
         mask[self.removed] = False
         new = np.flatnonzero(mask)

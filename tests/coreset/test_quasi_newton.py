@@ -390,7 +390,7 @@ def test_exact_step_solution_is_a_constrained_minimum():
 def test_block_factor_solves_the_systems_of_its_subsets():
     """A block's factor, reused as rows leave it (a Schur complement in them), solves each
     subset's system as scipy's solve of that principal submatrix does, and declines a
-    subset that is not one of its rows or has lost more than a quarter of them."""
+    subset that is not one of its rows or has lost more than a sixth of them."""
     rng = np.random.default_rng(3)
     half = rng.normal(size=(40, 60))
     system = half @ half.T + 0.1 * np.eye(40)
