@@ -237,8 +237,9 @@ class Pipeline(sk_pipeline.Pipeline):
                              f"{self.exact_correction!r}.")
 
     @staticmethod
-    def _fit_step(step, X, y, weights, params, last, final=None):
-        """Fit one step on (X, y) with the coreset weights so far; return the new data."""
+    def _fit_step(step, X, y, weights, params, last, final=None, offset=None):
+        """Fit one step on (X, y) with the coreset weights (and the coreset rows' offsets
+        in the linear predictor) so far; return the new data."""
         for name in ("exposure", "offset"):
             if weights is not None and params.get(name) is not None:
                 raise ValueError(
@@ -248,7 +249,8 @@ class Pipeline(sk_pipeline.Pipeline):
                     f"coreset.set_fit_request({name}=True) and "
                     f"{type(step).__name__}().set_fit_request({name}=False)): the coreset is "
                     "then built for the rates y / exposure weighted by the exposure and hands "
-                    "them on, the same Poisson posterior as the counts over their exposure.")
+                    "them on, the same Poisson posterior as the counts over their exposure; "
+                    "of the negative binomial model, it hands on its rows' offsets.")
         if weights is not None and params.get("n_trials") is not None:
             raise ValueError(
                 f"n_trials cannot reach {type(step).__name__} after a coreset step: it has "
@@ -266,6 +268,13 @@ class Pipeline(sk_pipeline.Pipeline):
                     f"{type(step).__name__}.fit does not accept sample_weight, so it cannot "
                     "use the coreset's weights; use an estimator that accepts sample_weight "
                     "after a coreset step.")
+        if offset is not None:
+            if not _accepts(step.fit, "offset"):
+                raise TypeError(
+                    f"{type(step).__name__}.fit does not accept offset, so it cannot use the "
+                    "offsets of the coreset's rows in their linear predictors; use an "
+                    "estimator that accepts offset after a coreset step built with them.")
+            params = {**params, "offset": offset}
         if _is_coreset(step):
             if final is not None and _builds_for_estimator(step):
                 # built under the model fitted on it (model="auto": the final estimator's)
@@ -310,7 +319,7 @@ class Pipeline(sk_pipeline.Pipeline):
         # without metadata (an exposure or offset describes the rows too)
         kept = None if params else copied_rows(X, y)
         X_input, y_input = X, y
-        weights = None
+        weights = offset = None
         for index, (name, step) in enumerate(self.steps):
             if step is None or step == "passthrough":
                 continue
@@ -319,7 +328,9 @@ class Pipeline(sk_pipeline.Pipeline):
             start = time.perf_counter()
             X, y, weights = self._fit_step(step, X, y, weights, step_params[name],
                                            last=index == len(self.steps) - 1,
-                                           final=self.steps[-1][1])
+                                           final=self.steps[-1][1], offset=offset)
+            if _is_coreset(step):  # the offsets of its rows (negative binomial), or None
+                offset = getattr(step, "sample_offset_", None)
             if self.verbose:
                 print(f"[Pipeline] ({index + 1} of {len(self.steps)}) fitting {name}, "
                       f"total={time.perf_counter() - start:.1f}s")

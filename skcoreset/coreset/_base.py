@@ -24,7 +24,7 @@ from .._inference import prior_precision, resolve_family
 from .._atomic import fit_context
 from .._sklearn_compat import Interval, StrOptions, _get_output_config
 from .._validation import (ACCEPT_SPARSE, check_sample_weight, check_trials,
-                           combined_exposure, explained_input_errors)
+                           combined_exposure, explained_input_errors, linear_offset)
 from ._calibration import laplace_distance
 from ._merge_reduce import merge_reduce_chunks
 from ._checks import warn_if_all_rows, warn_if_far, warn_if_weight_lost
@@ -32,6 +32,10 @@ from ._docs import fill_sampling_doc
 from ._subset import WeightedSubset, _attrs_array, weighted_subset
 from ..exceptions import ModelMismatchWarning
 from .._typing import ArrayInput, FloatArray, MatrixLike, RandomStateLike, VectorLike
+
+
+# The constructors that build under offsets in the linear predictor (``_takes_offset``).
+_OFFSET_CONSTRUCTORS = ("QuasiNewtonCoreset", "UniformCoreset")
 
 
 def _float_dtypes(X):
@@ -165,7 +169,8 @@ def likelihood_for(coreset, estimator):
         return None
     family = get_family()
     theirs = estimator.get_params(deep=False)
-    own = coreset._likelihood_params()
+    # the constructor's own parameters, not those of its previous fit for an estimator
+    own = coreset._own_likelihood_params()
     name, other = type(coreset).__name__, type(estimator).__name__
     problems = []
     auto = isinstance(own.model, str) and own.model == "auto"
@@ -267,6 +272,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     # (what happened, what to do) of the warning when a fit chose every row on purpose
     # (see warn_if_all_rows); set by the constructors that do
     _all_rows_reason: tuple[str, str] | None = None
+    # whether the construction reads the rows' offsets in their linear predictors (the
+    # negative binomial model's exposure and offset)
+    _takes_offset = False
 
     _parameter_constraints = {
         "M": [Interval(Integral, 1, None, closed="left")],
@@ -399,7 +407,12 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             returns those rates and weights, from which a Poisson estimator fits the
             posterior of the counts. Routed with metadata routing
             (``set_fit_request(exposure=True)``). The negative binomial likelihood of counts
-            over an exposure is not one of weighted rates: ``ValueError``.
+            over an exposure is not one of weighted rates: its coreset is built with
+            ``offset + log(exposure)`` in each row's linear predictor (by
+            :class:`QuasiNewtonCoreset` and :class:`UniformCoreset`; other constructors
+            raise a ``ValueError``), the counts are handed on as they are, and
+            ``sample_offset_`` holds the coreset rows' offsets, which
+            :class:`skcoreset.pipeline.Pipeline` passes on as ``offset=``.
         offset : float or array-like of shape (n_samples,), default=None
             A known term of each row's linear predictor (log link): the exposure
             ``exp(offset)``; with ``exposure`` too, they add up as ``offset +
@@ -448,7 +461,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         part = self._fit_rows(data, family, prior_prec, rng)
         cells = getattr(data, "cells", None)  # the cell of each row of binomial data
         if cells is None:
-            self._set_coreset(part.indices, part.weights, part.X, data.n)
+            self._set_coreset(part.indices, part.weights, part.X, data.n,
+                              offset=part.offset)
         else:
             self._set_coreset(cells[part.indices], part.weights, part.X, data.n_cells,
                               outcomes=(data.y[part.indices] > 0).astype(int))
@@ -460,7 +474,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         if "kl_estimate_" not in vars(self):  # the constructor did not estimate it itself
             self.kl_estimate_, mean_error = laplace_distance(
                 data, part.X, part.y, part.weights, family, prior_prec,
-                self._likelihood_params().fit_intercept)
+                self._likelihood_params().fit_intercept, offset=part.offset)
         warn_if_far(self, self.kl_estimate_, mean_error)
         if self.verbose and data.chunked:
             error = "" if part.error is None else f", error {part.error:.3e}"
@@ -490,19 +504,25 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                 return self._trial_rows(X, y, sample_weight, exposure, offset, n_trials)
             self._set_family(resolve_model(self._likelihood_params().model, y))
             y_encoded = self._encode_target(y)
-            exposure = self._rates_over_exposure(exposure, offset, X.shape[0])
+            if hasattr(self.family_, "exposure_as_weight"):
+                exposure = self._rates_over_exposure(exposure, offset, X.shape[0])
+                offset = None
+            else:
+                offset = self._linear_offset(exposure, offset, X.shape[0])
+                exposure = None
             if exposure is not None:
                 y_encoded, sample_weight, _ = self.family_.exposure_as_weight(
                     y_encoded, sample_weight, exposure)
-            self._resolve_family(X, y_encoded, sample_weight)
-            rows = InMemoryRows(X, y_encoded, sample_weight)
+            self._resolve_family(X, y_encoded, sample_weight, offset)
+            rows = InMemoryRows(X, y_encoded, sample_weight, offset)
             rows.exposure = exposure
             return rows
         if exposure is not None or offset is not None:
             raise ValueError(
                 f"exposure and offset of {type(self).__name__} are supported for rows in "
-                "memory; for dask arrays pass the rates y / exposure with sample_weight="
-                "exposure (times any weights), the same Poisson likelihood.")
+                "memory (arrays and np.memmap); for dask arrays of the Poisson model pass "
+                "the rates y / exposure with sample_weight=exposure (times any weights), "
+                "the same likelihood.")
         if n_trials is not None:
             raise ValueError(
                 f"n_trials of {type(self).__name__} is supported for rows in memory (a "
@@ -552,16 +572,25 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         return data
 
     def _rates_over_exposure(self, exposure, offset, n_samples):
-        """The exposure of the counts (from ``exposure`` and ``offset``), or None; only for
-        a family that fits counts over an exposure as weighted rates."""
-        exposure = combined_exposure(exposure, offset, n_samples, self.family_.link.name)
-        if exposure is not None and not hasattr(self.family_, "exposure_as_weight"):
+        """The exposure of the counts (from ``exposure`` and ``offset``), or None, of a
+        family that fits counts over an exposure as weighted rates (the Poisson model)."""
+        return combined_exposure(exposure, offset, n_samples, self.family_.link.name)
+
+    def _linear_offset(self, exposure, offset, n_samples):
+        """The offsets ``offset + log(exposure)`` in the rows' linear predictors, or None,
+        of a family whose likelihood of counts over an exposure is not one of weighted rates
+        (the negative binomial model): only constructors that read the rows' offsets
+        (``_takes_offset``) build under them."""
+        if exposure is None and offset is None:
+            return None
+        if not self._takes_offset:
             raise ValueError(
-                f"exposure and offset are supported by the Poisson model, whose likelihood "
-                f"of counts over an exposure is that of the rates y / exposure weighted by "
-                f"the exposure; model {self.model_!r} has no such form. Build the coreset "
-                "without them, or use model='poisson'.")
-        return exposure
+                f"exposure and offset of the {self.model_} model enter each row's linear "
+                f"predictor, which {type(self).__name__} does not read; "
+                f"{' and '.join(_OFFSET_CONSTRUCTORS)} build under them (and the Poisson "
+                "model's exposure works with every constructor, as weighted rates). Use "
+                "one of those, or build the coreset without them.")
+        return linear_offset(exposure, offset, n_samples, self.family_.link.name)
 
     def _far_advice(self):
         """What to change when the coreset is far from the posterior (:func:`warn_if_far`)."""
@@ -584,13 +613,13 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         returns its base)."""
         return self
 
-    def _resolve_family(self, X, y_encoded, sample_weight):
+    def _resolve_family(self, X, y_encoded, sample_weight, offset=None):
         """Estimate the parameters of ``family_`` set to "auto" (e.g. the negative binomial
-        overdispersion) from the rows given."""
+        overdispersion) from the rows given (with their offsets)."""
         params = self._likelihood_params()
         self.family_ = resolve_family(self.family_, X, y_encoded, sample_weight,
                                       prior_prec=self._prior_precision(X.shape[1]),
-                                      fit_intercept=params.fit_intercept)
+                                      fit_intercept=params.fit_intercept, offset=offset)
 
     def _prior_precision(self, n_features):
         params = self._likelihood_params()
@@ -602,12 +631,13 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """The likelihood family ``family_`` and the diagonal prior precision."""
         return self.family_, self._prior_precision(n_features)
 
-    def _set_coreset(self, indices, weights, rows, n_samples, outcomes=None):
+    def _set_coreset(self, indices, weights, rows, n_samples, outcomes=None, offset=None):
         """Store the coreset sorted by row index, dropping zero weights.
 
         ``rows`` are the data rows of ``indices`` (in that order); they are kept so that
         ``transform`` recognises the training data without hashing it. ``outcomes``: the
-        0/1 target of each row, of binomial cells (whose y are their successes), or None.
+        0/1 target of each row, of binomial cells (whose y are their successes), or None;
+        ``offset``: the rows' offsets in the linear predictor (``sample_offset_``), or None.
         """
         keep = weights > 0
         order = (np.argsort(indices[keep], kind="stable") if outcomes is None
@@ -615,6 +645,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self.sample_indices_ = np.asarray(indices[keep][order], dtype=np.intp)
         self.sample_weight_ = np.asarray(weights[keep][order], dtype=float)
         self._coreset_outcomes = None if outcomes is None else outcomes[keep][order]
+        self.sample_offset_ = None if offset is None else offset[keep][order]
         self._n_samples_fit = n_samples
         # all of them in order (the whole data): kept as they are, not copied
         self._coreset_rows = take_rows(float_rows(rows), np.flatnonzero(keep)[order])
@@ -655,7 +686,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             The selected rows (a DataFrame keeps its row labels; sparse rows stay sparse).
             A coreset of every row is X itself (as an ndarray or a CSR matrix), not a copy.
         y_core : ndarray or Series of shape (n_coreset,)
-            Their targets: with ``exposure`` or ``offset``, the rates ``y / exposure``;
+            Their targets: with ``exposure`` or ``offset`` of the Poisson model, the rates
+            ``y / exposure`` (of the negative binomial model, the counts, whose offsets are
+            ``sample_offset_``);
             with ``n_trials``, the 0/1 outcome of each row (1 for its cell's successes).
         sample_weight_core : ndarray of shape (n_coreset,)
             Their positive weights.
@@ -777,9 +810,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         if fit_params.get("exposure") is not None or fit_params.get("offset") is not None:
             raise ValueError(
                 "exposure and offset of a coreset step need skcoreset.pipeline.Pipeline, "
-                "which hands the next step the coreset's rates y / exposure: the weighted "
-                "subset of fit_transform carries the rows and weights only, and the next step "
-                "would read the counts.")
+                "which hands the next step the coreset's rates y / exposure (Poisson) or its "
+                "rows' offsets (negative binomial): the weighted subset of fit_transform "
+                "carries the rows and weights only, and the next step would read the counts "
+                "without their exposure.")
         self.fit(X, y, **fit_params)
         return self._weighted_subset(X)
 

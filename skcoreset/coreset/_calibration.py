@@ -81,14 +81,16 @@ class DispersionSums(NamedTuple):
     curvature: float
 
 
-def dispersion_sums(theta, family, fit_intercept, X, y, w):
-    """:class:`DispersionSums` terms of the rows ``X, y, w`` (a storage's ``sum`` function:
-    read in row chunks, so a memmap is never loaded whole)."""
+def dispersion_sums(theta, family, fit_intercept, X, y, w, offset=None):
+    """:class:`DispersionSums` terms of the rows ``X, y, w`` (with their offsets; a
+    storage's ``sum`` function: read in row chunks, so a memmap is never loaded whole)."""
     grad, curvature = 0.0, 0.0
     cross = np.zeros(len(theta))
     for rows in row_chunks(len(y), X.shape[1]):
         chunk = float_rows(X[rows])
         eta = linear_predictor(chunk, theta, fit_intercept)
+        if offset is not None:
+            eta = eta + offset[rows]
         d_rho, d_rho_rho, d_rho_eta = family.log_alpha_derivatives(y[rows], eta)
         grad += float(w[rows] @ d_rho)
         curvature += float(w[rows] @ d_rho_rho)
@@ -133,11 +135,15 @@ class SecondOrderFit:
         alpha: calibrate in ``(theta, rho)`` jointly (see the module docstring). Ignored
         (a fit in theta alone) when the joint negative Hessian is not positive definite,
         e.g. at the Poisson limit.
+    offset : ndarray of shape (M,), default=None
+        The candidate rows' offsets in the linear predictor.
     """
 
     def __init__(self, X, y, family, fit_intercept, theta, precision, grad_sum,
-                 neg_hessian_sum, dispersion=None):
+                 neg_hessian_sum, dispersion=None, offset=None):
         eta = linear_predictor(X, theta, fit_intercept)
+        if offset is not None:
+            eta = eta + offset
         X = dense_rows(X)  # the whitened rows B are dense whatever X
         design = np.hstack([X, np.ones((len(X), 1))]) if fit_intercept else X
         self.d1 = family.d1(y, eta)
@@ -384,8 +390,9 @@ class LaplaceKL:
         self.family, self.prior_prec = family, prior_prec
         self.fit_intercept = fit_intercept
 
-    def __call__(self, X, y, weights):
-        sampler = LaplaceSampler(X, y, self.family, self.prior_prec, self.fit_intercept)
+    def __call__(self, X, y, weights, offset=None):
+        sampler = LaplaceSampler(X, y, self.family, self.prior_prec, self.fit_intercept,
+                                 offset)
         sampler.mean = self.full_mean.copy()  # the warm start
         sampler.update(np.arange(len(y)), weights)
         mean, chol = sampler.gaussian()
@@ -398,11 +405,12 @@ _FULL_TOL = 1e-6
 _FULL_MAX_ITER = 50
 
 
-def laplace_distance(data, X, y, weights, family, prior_prec, fit_intercept):
+def laplace_distance(data, X, y, weights, family, prior_prec, fit_intercept, offset=None):
     """``KL(coreset Laplace || full Laplace)`` in nats and the largest difference of the
     two means in full-posterior sds, for a constructor that does not estimate them itself.
 
-    The coreset's Laplace approximation is fitted on its rows ``X, y, weights``; the full
+    The coreset's Laplace approximation is fitted on its rows ``X, y, weights`` (and
+    their ``offset``); the full
     data's (the rows of the storage ``data``) as the estimators fit it (from a thinned
     start at large N, then a few Newton passes over the rows, each in row chunks or one
     reduction over the chunks on a cluster). Starting at the coreset's mode instead
@@ -412,7 +420,7 @@ def laplace_distance(data, X, y, weights, family, prior_prec, fit_intercept):
     with np.errstate(all="ignore"):
         try:
             core = laplace(X, y, family, sample_weight=weights, prior_prec=prior_prec,
-                           fit_intercept=fit_intercept).posterior
+                           fit_intercept=fit_intercept, offset=offset).posterior
             mode = find_mode(log_posterior_of(data, family, prior_prec, fit_intercept),
                              tol=_FULL_TOL, max_iter=_FULL_MAX_ITER)
             full = GaussianPosterior(mode.x, precision=mode.neg_hessian)

@@ -71,23 +71,26 @@ class Candidates(NamedTuple):
     subsample: object
 
 
-def _ones(X, y, w):
+def _ones(X, y, w, offset=None):
     return np.ones(len(y))
 
 
-def row_scores(theta, factor, fit_intercept, family, X, y):
-    """``(score, leverage)`` of every row under ``N(theta, F^T F)`` (``factor`` is ``F``)."""
+def row_scores(theta, factor, fit_intercept, family, X, y, offset=None):
+    """``(score, leverage)`` of every row (with its offset) under ``N(theta, F^T F)``
+    (``factor`` is ``F``)."""
     eta, v = latent_variances(float_rows(X), factor, fit_intercept, dtype=np.float32,
                               mean=theta)
+    if offset is not None:
+        eta = eta + offset
     score = np.abs(family.d1(y, eta)) * np.sqrt(v)
     leverage = np.maximum(-family.d2(y, eta), 0.0) * v
     return score, leverage
 
 
-def row_importance(theta, factor, fit_intercept, family, scales, X, y, w):
-    """The importance ``lambda_n / w_n`` of the rule above for the rows of a chunk;
-    ``scales`` are the mean score and leverage."""
-    score, leverage = row_scores(theta, factor, fit_intercept, family, X, y)
+def row_importance(theta, factor, fit_intercept, family, scales, X, y, w, offset=None):
+    """The importance ``lambda_n / w_n`` of the rule above for the rows of a chunk (with
+    their offsets); ``scales`` are the mean score and leverage."""
+    score, leverage = row_scores(theta, factor, fit_intercept, family, X, y, offset)
     informative = 0.5 * (score / scales[0] + leverage / scales[1])
     return UNIFORM_SHARE + (1.0 - UNIFORM_SHARE) * informative
 
@@ -148,11 +151,13 @@ def draw_candidates(data, family, prior_prec, fit_intercept, capacity, rng, *, s
     """
     pilot = _pilot(data, family, prior_prec, fit_intercept, rng, stratify)
     start = laplace(pilot.X, pilot.y, family, sample_weight=pilot.weights,
-                    prior_prec=prior_prec, fit_intercept=fit_intercept).posterior
+                    prior_prec=prior_prec, fit_intercept=fit_intercept,
+                    offset=pilot.offset).posterior
     fit = full_laplace(data, family, prior_prec, fit_intercept, start)
     # latent variances a^T Sigma a = ||F a||^2 with F = C^-1 for the precision's C C^T
     factor = lapack.dtrtri(stable_cholesky(fit.precision), lower=1)[0]
-    score, leverage = row_scores(fit.mean, factor, fit_intercept, family, pilot.X, pilot.y)
+    score, leverage = row_scores(fit.mean, factor, fit_intercept, family, pilot.X, pilot.y,
+                                 pilot.offset)
     scales = [max(np.average(values, weights=pilot.weights), np.finfo(float).tiny)
               for values in (score, leverage)]
     capacities = (capacity,) if subsample is None else (capacity, subsample)

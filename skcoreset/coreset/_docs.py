@@ -61,6 +61,12 @@ COMMON_ATTRS_DOC = """
     sample_weight_ : ndarray of shape (n_coreset,)
         Their positive weights.
 
+    sample_offset_ : ndarray of shape (n_coreset,) or None
+        Their offsets ``offset + log(exposure)`` in the linear predictor when the coreset
+        was built under them (the negative binomial model's ``exposure`` and ``offset``),
+        which the estimator fitted on the coreset takes as ``offset=``
+        (:class:`skcoreset.pipeline.Pipeline` passes them on); else None.
+
     model_ : str
         The likelihood model used (``model`` with ``"auto"`` resolved; a Family's name).
         In a :class:`skcoreset.pipeline.Pipeline`, ``"auto"`` is the final estimator's

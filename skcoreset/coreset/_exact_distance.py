@@ -121,9 +121,10 @@ class ExactDistance:
         kl = w @ (log_r - self.log_full) + logsumexp(log_w + self.log_full - log_r)
         return ExactReading(max(float(kl), 0.0), max(k, self.full_k))
 
-    def __call__(self, X, y, weights):
-        """:class:`ExactReading` of the coreset posterior of rows ``X, y`` with ``weights``."""
-        rows = InMemoryRows(X, y, weights)
+    def __call__(self, X, y, weights, offset=None):
+        """:class:`ExactReading` of the coreset posterior of rows ``X, y`` (with their
+        ``offset``) with ``weights``."""
+        rows = InMemoryRows(X, y, weights, offset)
         return self._kl(log_joint(rows, self.family, self.draws, self.prior_prec,
                                   self.fit_intercept))
 

@@ -166,10 +166,14 @@ class SubsampledPotentialSums:
             rows = self.candidates[rng.randint(len(self.candidates), size=self.n_subsample)]
             X, y = float_rows(data.X[rows]), data.y[rows]
             s = data.sample_weight[rows] * (len(self.candidates) / self.n_subsample)
+            offset = None if data.offset is None else data.offset[rows]
         else:
             X, y, s = self.rows.X, self.rows.y, self.rows.weights
-        f = self.potentials(X, y, np.vstack([thetas, self.theta0]))
+            offset = self.rows.offset
+        f = self.potentials(X, y, np.vstack([thetas, self.theta0]), offset)
         eta0 = linear_predictor(X, self.theta0, self.fit_intercept)
+        if offset is not None:
+            eta0 = eta0 + offset
         lin = linear_predictor(X, delta, self.fit_intercept)  # a_n . (theta_s - theta0)
         remainder = (f[:, :-1] - f[:, -1:] - self.family.d1(y, eta0)[:, None] * lin
                      - 0.5 * self.family.d2(y, eta0)[:, None] * lin**2)
@@ -270,11 +274,12 @@ def quasi_newton_weights(data, part, family, *, weights, prior_prec, fit_interce
                                             rows=subsample_rows)
     X_core, y_core = float_rows(part.X), part.y
     indices = np.arange(part.size)
-    laplace_sampler = LaplaceSampler(X_core, y_core, family, prior_prec, fit_intercept)
+    laplace_sampler = LaplaceSampler(X_core, y_core, family, prior_prec, fit_intercept,
+                                     part.offset)
     laplace_sampler.update(indices, weights)
     if sampler == "mcmc":
         draws = EnsembleSampler(X_core, y_core, family, prior_prec, fit_intercept, n_draws,
-                                rng, n_steps=_MCMC_STEPS)
+                                rng, n_steps=_MCMC_STEPS, offset=part.offset)
         draws.start_at(laplace_sampler.mean, laplace_sampler.precision_chol_inv, rng)
     else:
         draws = laplace_sampler
@@ -296,7 +301,7 @@ def quasi_newton_weights(data, part, family, *, weights, prior_prec, fit_interce
         thetas = draws.draw(n_draws, rng)
         if iteration in refresh_at:
             full_sums.prepare(thetas.mean(axis=0))
-        G = coreset_potentials(X_core, y_core, thetas).copy()
+        G = coreset_potentials(X_core, y_core, thetas, part.offset).copy()
         G -= G.mean(axis=1, keepdims=True)
         F = full_sums(thetas, rng)
         F -= F.mean()
@@ -636,6 +641,8 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     True
     """
 
+    _takes_offset = True  # the rows' offsets travel with them
+
     _parameter_constraints = {
         **LikelihoodCoreset._parameter_constraints,
         "M": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
@@ -784,7 +791,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         weights = result.weights
         if family.binary and len(np.unique(part.y[weights > 0])) < 2:
             weights = calibrated  # the iterations dropped a class: keep the exact step's
-        self.kl_estimate_ = laplace_kl(part.X, part.y, weights)
+        self.kl_estimate_ = laplace_kl(part.X, part.y, weights, part.offset)
         if exact is not None:
             self._set_exact(exact(), part, weights, exact_reading)
         return part.take(np.arange(part.size), weights)
@@ -801,7 +808,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         that of the exact step's weights and they are returned); warns when its importance
         weights cannot be trusted."""
         if reading is None or not np.array_equal(reading[0], weights):
-            reading = exact(part.X, part.y, weights)
+            reading = exact(part.X, part.y, weights, part.offset)
         else:
             reading = reading[1]
         self.exact_kl_estimate_, self.exact_pareto_k_ = reading
@@ -850,7 +857,7 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
             if kl <= self.target_kl:
                 if exact is None:
                     break
-                reading = exact()(part.X, part.y, weights)
+                reading = exact()(part.X, part.y, weights, part.offset)
                 exact_path.append((part.size, reading.kl, reading.pareto_k))
                 progress.line(part.size, f"exact KL estimate {reading.kl:.4e} nats "
                               f"(k-hat {reading.pareto_k:.2f})")
@@ -894,14 +901,14 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         keep both classes count (the starting weights do)."""
         fit = SecondOrderFit(part.X, part.y, family, self.fit_intercept, full.mean,
                              full.precision, full.grad_sum, full.neg_hessian_sum,
-                             dispersion=dispersion)
+                             dispersion=dispersion, offset=part.offset)
         classes = np.unique(part.y) if family.binary else None
-        best = (part.weights, laplace_kl(part.X, part.y, part.weights))
+        best = (part.weights, laplace_kl(part.X, part.y, part.weights, part.offset))
         for penalty in _PENALTIES:
             weights = fit.solve(part.weights, penalty=penalty)
             if classes is not None and len(np.unique(part.y[weights > 0])) < len(classes):
                 continue
-            kl = laplace_kl(part.X, part.y, weights)
+            kl = laplace_kl(part.X, part.y, weights, part.offset)
             if kl < best[1]:
                 best = (weights, kl)
             if kl <= 2.0 * fit.kl(weights):

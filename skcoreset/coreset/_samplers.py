@@ -32,13 +32,15 @@ class _ActiveLogPosterior:
     A sparse design (rows of sparse data) stays sparse: its products are sparse BLAS.
     """
 
-    def __init__(self, design, y, family, weights, prior_prec):
+    def __init__(self, design, y, family, weights, prior_prec, offset=None):
         self.design, self.y, self.family = design, y, family
         self.sample_weight = weights
         self.prior_prec = prior_prec
+        self.offset = offset
 
     def eta(self, theta):
-        return self.design @ theta
+        eta = self.design @ theta
+        return eta if self.offset is None else eta + self.offset
 
     def value(self, theta, eta):
         return (self.sample_weight @ self.family.loglik(self.y, eta)
@@ -71,11 +73,13 @@ class LaplaceSampler:
 
     The reference implementation's choice. Only the active rows enter the log posterior, so
     a refit costs ``O(|I| p^2)``; warm-started from the previous mode after a small weight
-    change it usually takes one Newton step, or none.
+    change it usually takes one Newton step, or none. ``offset``: the rows' offsets in the
+    linear predictor, or None.
     """
 
-    def __init__(self, X, y, family, prior_prec, fit_intercept):
+    def __init__(self, X, y, family, prior_prec, fit_intercept, offset=None):
         self.X, self.y, self.family = X, y, family
+        self.offset = offset
         self.prior_prec = prior_prec
         self.fit_intercept = fit_intercept
         self._active = None
@@ -90,8 +94,9 @@ class LaplaceSampler:
             if self._active is None or not np.array_equal(self._active, active):
                 self._active = active.copy()
                 self._design = _design(self.X[active], self.fit_intercept)
-            log_post = _ActiveLogPosterior(self._design, self.y[active], self.family,
-                                           weights, self.prior_prec)
+            log_post = _ActiveLogPosterior(
+                self._design, self.y[active], self.family, weights, self.prior_prec,
+                None if self.offset is None else self.offset[active])
             self.mean, _, precision, _, _ = newton_map(
                 log_post, self.mean, tol=_NEWTON_TOL, full_steps=_FULL_STEPS)
         # draws are mean + z^T L^-1 for the precision's Cholesky factor L: one small GEMM
@@ -120,11 +125,12 @@ class EnsembleSampler:
     """
 
     def __init__(self, X, y, family, prior_prec, fit_intercept, n_draws, rng, *,
-                 n_steps=_MCMC_STEPS):
+                 n_steps=_MCMC_STEPS, offset=None):
         import emcee
 
         self._emcee, self._log_probability = emcee, log_probability
         self.X, self.y, self.family = X, y, family
+        self.offset = offset
         self.prior_prec = prior_prec
         self.fit_intercept = fit_intercept
         self.n_steps = n_steps
@@ -145,7 +151,8 @@ class EnsembleSampler:
         """Target the coreset posterior with ``weights`` on the rows ``active``."""
         self.log_prob = self._log_probability(
             self.X[active], self.y[active], self.family, sample_weight=weights,
-            prior_prec=self.prior_prec, fit_intercept=self.fit_intercept)
+            prior_prec=self.prior_prec, fit_intercept=self.fit_intercept,
+            offset=None if self.offset is None else self.offset[active])
         self.at_prior = not np.any(weights > 0)
 
     def draw(self, n_draws, rng):

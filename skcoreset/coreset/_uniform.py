@@ -55,6 +55,8 @@ class UniformCoreset(BaseCoreset):
     array([28, 22])
     """
 
+    _takes_offset = True  # the rows' offsets travel with them
+
     _parameter_constraints = {**BaseCoreset._parameter_constraints, "stratify": ["boolean"]}
 
     def __init__(self, M: int = 100, *, stratify: bool = True, model: str = "auto",

@@ -60,6 +60,19 @@ def test_auto_takes_the_final_negative_binomial_model(counts):
     assert posterior_kl(wrong, full) > 0.5
 
 
+def test_a_second_fit_takes_the_final_model_again():
+    """The likelihood of the previous fit is not the constructor's own: a refitted
+    Pipeline built its coreset under the model inferred from y (Poisson for counts)."""
+    X, y = _overdispersed_counts(n=600)
+    pipe = Pipeline([("coreset", UniformCoreset(M=100, random_state=0)),
+                     ("reg", BayesianNegativeBinomialRegression())])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a small coreset far from the posterior
+        for _ in range(2):
+            pipe.fit(X, y)
+            assert pipe[0].model_ == "negative_binomial"
+
+
 def test_auto_takes_link_and_prior_of_the_final_estimator():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(3000, 3))

@@ -10,7 +10,8 @@ from sklearn.linear_model import PoissonRegressor
 from sklearn.pipeline import Pipeline as SkPipeline
 
 from skcoreset import (BayesianNegativeBinomialRegression, BayesianPoissonRegression,
-                       UniformCoreset)
+                       GIGACoreset, QuasiNewtonCoreset, UniformCoreset)
+from skcoreset._linalg import gaussian_kl_cholesky
 from skcoreset.pipeline import Pipeline
 
 from ..conftest import elpd
@@ -333,10 +334,59 @@ def test_exposure_reaches_the_coreset_by_routing_and_by_step_name():
     np.testing.assert_allclose(by_name[-1].posterior_.std, counts.posterior_.std, rtol=1e-8)
 
 
-def test_exposure_in_a_coreset_needs_the_poisson_model_and_the_skcoreset_pipeline():
+def test_negative_binomial_offset_through_a_quasi_newton_coreset_is_statsmodels():
+    """The coreset is built with the offsets in the rows' linear predictors and hands
+    them on with its rows: the pipeline's posterior is the all-rows fit's (Laplace KL) and
+    its coefficients and alpha statsmodels' NegativeBinomial(offset=) within a tenth of
+    an sd."""
+    X, y, e = _counts(n=6000)
+    offset = np.log(e) + np.random.default_rng(3).normal(0.0, 0.2, len(y))
+    fit = sm.NegativeBinomial(y, _design(X), offset=offset).fit(disp=0)
+    params, bse = np.asarray(fit.params), np.asarray(fit.bse)
+    full = BayesianNegativeBinomialRegression(**_FLAT).fit(X, y, offset=offset)
+    pipe = Pipeline([("coreset", QuasiNewtonCoreset(M=1500, random_state=0)),
+                     ("reg", BayesianNegativeBinomialRegression(**_FLAT))]).fit(
+        X, y, coreset__offset=offset)
+    coreset, reg = pipe[0], pipe[-1]
+    assert coreset.model_ == "negative_binomial" and len(coreset.sample_indices_) < 2000
+    np.testing.assert_array_equal(coreset.sample_offset_, offset[coreset.sample_indices_])
+    kl = gaussian_kl_cholesky(reg.posterior_.mean, reg.posterior_.cov_cholesky,
+                              full.posterior_.mean, full.posterior_.cov_cholesky)
+    assert kl < 0.01 and coreset.kl_estimate_ < 0.01
+    np.testing.assert_allclose(reg.posterior_.mean, params[:-1], atol=0.1 * bse[:-1].min())
+    np.testing.assert_allclose(reg.alpha_, params[-1], atol=0.1 * bse[-1])
+    # without the offsets the same rows fit another posterior: they matter
+    rows, weights = coreset.sample_indices_, coreset.sample_weight_
+    blind = BayesianNegativeBinomialRegression(**_FLAT).fit(
+        X[rows], y[rows], sample_weight=weights)
+    assert np.max(np.abs(blind.posterior_.mean - params[:-1]) / bse[:-1]) > 1
+
+
+def test_negative_binomial_exposure_through_a_uniform_coreset_is_its_rows_fit():
+    """Exposure and offset add up in the linear predictor; the final estimator fits the
+    coreset's counts with their weights and offsets."""
+    X, y, e = _counts(n=2000)
+    offset = np.random.default_rng(4).normal(0.0, 0.2, len(y))
+    pipe = Pipeline([("coreset", UniformCoreset(M=500, random_state=0)),
+                     ("reg", BayesianNegativeBinomialRegression())]).fit(
+        X, y, coreset__exposure=e, coreset__offset=offset)
+    rows, weights = pipe[0].sample_indices_, pipe[0].sample_weight_
+    np.testing.assert_allclose(pipe[0].sample_offset_, offset[rows] + np.log(e[rows]),
+                               rtol=1e-12)
+    X_core, y_core, w_core = pipe[0].fit_coreset(X, y, exposure=e, offset=offset,
+                                                 estimator=pipe[-1])
+    np.testing.assert_array_equal(y_core, y[rows])  # counts, not rates
+    by_hand = BayesianNegativeBinomialRegression().fit(X[rows], y[rows], sample_weight=weights,
+                                                       exposure=e[rows], offset=offset[rows])
+    np.testing.assert_allclose(pipe[-1].posterior_.mean, by_hand.posterior_.mean, rtol=1e-8)
+    np.testing.assert_allclose(pipe[-1].alpha_, by_hand.alpha_, rtol=1e-8)
+
+
+def test_exposure_in_a_coreset_needs_a_constructor_that_reads_offsets():
     X, y, e = _counts(n=300)
-    with pytest.raises(ValueError, match="supported by the Poisson model"):
-        UniformCoreset(M=50, model="negative_binomial").fit(X, y, exposure=e)
+    with pytest.raises(ValueError, match="GIGACoreset does not read.*QuasiNewtonCoreset and "
+                       "UniformCoreset build under them"):
+        GIGACoreset(M=50, model="negative_binomial").fit(X, y, exposure=e)
     with pytest.raises(ValueError, match="need skcoreset.pipeline.Pipeline"):
         SkPipeline([("coreset", UniformCoreset(M=50)),
                     ("reg", BayesianPoissonRegression())]).fit(X, y, coreset__exposure=e)
