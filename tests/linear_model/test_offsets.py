@@ -362,6 +362,29 @@ def test_negative_binomial_offset_through_a_quasi_newton_coreset_is_statsmodels(
     assert np.max(np.abs(blind.posterior_.mean - params[:-1]) / bse[:-1]) > 1
 
 
+def test_quasi_newton_coreset_reads_offsets_in_every_step(tmp_path):
+    """The offsets travel with the rows through a ``np.memmap`` (the same coreset), the
+    Monte Carlo iterations (exact and subsampled sums, Laplace and ensemble draws) and the
+    exact distance: each reads the coreset's posterior as the full data's, far below the
+    nats a missing offset costs."""
+    X, y, e = _counts(n=3000)
+    offset = np.log(e)
+    make = dict(M=600, model="negative_binomial", random_state=0)
+    reference = QuasiNewtonCoreset(**make).fit(X, y, offset=offset)
+    mapped = np.memmap(tmp_path / "X.dat", dtype=np.float64, mode="w+", shape=X.shape)
+    mapped[:] = X
+    on_file = QuasiNewtonCoreset(**make).fit(mapped, y, offset=offset)
+    np.testing.assert_array_equal(on_file.sample_indices_, reference.sample_indices_)
+    np.testing.assert_allclose(on_file.sample_weight_, reference.sample_weight_, rtol=1e-10)
+    assert reference.kl_estimate_ < 1e-3
+    for options in (dict(n_subsample=None), dict(n_subsample=1000),
+                    dict(sampler="mcmc", n_draws=50)):
+        refined = QuasiNewtonCoreset(**make, max_iter=2, **options).fit(X, y, offset=offset)
+        assert np.all(refined.history_[:, 0] < 1e-3)
+    exact = QuasiNewtonCoreset(**make, distance="exact").fit(X, y, offset=offset)
+    assert exact.exact_kl_estimate_ < 0.01
+
+
 def test_negative_binomial_exposure_through_a_uniform_coreset_is_its_rows_fit():
     """Exposure and offset add up in the linear predictor; the final estimator fits the
     coreset's counts with their weights and offsets."""
