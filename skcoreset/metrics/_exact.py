@@ -355,7 +355,7 @@ def _weighed_draws(estimator, X, y, sample_weight, exposure, offset, n_draws, fi
                       dtype=dtype)
     if log_q is None:
         fitted = _fit_rows(final, coreset, coreset_index, estimator, X, Xt, y,
-                           exposure_values, fit_rows)
+                           exposure_values, fit_rows, offset_values)
         log_q = log_p if fitted is None else log_joint(fitted, family, draws, prior,
                                                        fit_intercept, log_alpha=log_alpha)
     if log_alpha is not None:
@@ -363,9 +363,10 @@ def _weighed_draws(estimator, X, y, sample_weight, exposure, offset, n_draws, fi
     return draws, log_q, log_p, r_eff
 
 
-def _fit_rows(final, coreset, coreset_index, pipeline, X, Xt, y, exposure, fit_rows):
-    """The rows an MCMC posterior was fitted on (:class:`InMemoryRows`), or None when they
-    are the rows measured."""
+def _fit_rows(final, coreset, coreset_index, pipeline, X, Xt, y, exposure, fit_rows,
+              offset=None):
+    """The rows an MCMC posterior was fitted on (:class:`InMemoryRows`, a coreset's with
+    their offsets in the linear predictor), or None when they are the rows measured."""
     if coreset is not None:
         X_coreset = pipeline[:coreset_index].transform(X) if coreset_index else X
         if not is_training_data(coreset, X_coreset):
@@ -376,7 +377,8 @@ def _fit_rows(final, coreset, coreset_index, pipeline, X, Xt, y, exposure, fit_r
         y_fit = _encode(final, column_or_1d(np.asarray(take_rows(y, idx))))
         if exposure is not None:  # the coreset hands on the rates it was built for
             y_fit = y_fit / exposure[idx]
-        return InMemoryRows(float_rows(take_rows(Xt, idx)), y_fit, coreset.sample_weight_)
+        return InMemoryRows(float_rows(take_rows(Xt, idx)), y_fit, coreset.sample_weight_,
+                            None if offset is None else offset[idx])
     if fit_rows is None:
         return None
     if not isinstance(fit_rows, tuple) or len(fit_rows) not in (2, 3):
