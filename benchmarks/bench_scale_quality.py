@@ -69,7 +69,7 @@ from skcoreset._inference import prior_precision
 from skcoreset._inference.nuts import nuts
 from skcoreset._backend import uniform_subset
 from skcoreset._posterior import GaussianPosterior, SamplePosterior
-from skcoreset.coreset._quasi_newton import ExactPotentialSums, quasi_newton_weights
+from skcoreset.coreset._quasi_newton_weights import ExactPotentialSums, quasi_newton_weights
 from skcoreset.datasets import (make_clustered, make_heavy_tailed, make_logistic_regression,
                                 make_misspecified_counts, make_poisson_regression,
                                 make_rare_events)

@@ -15,7 +15,7 @@ from sklearn.base import clone
 
 from skcoreset import (BayesianLogisticRegression, FrankWolfeCoreset, GIGACoreset,
                        SensitivityCoreset, SparseVICoreset, StreamingCoreset, UniformCoreset)
-from skcoreset.coreset._base import resolve_model
+from skcoreset.coreset._model import resolve_model
 from skcoreset.coreset._subset import unpack_weighted_subset
 
 CONSTRUCTORS = [

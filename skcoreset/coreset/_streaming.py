@@ -15,7 +15,8 @@ from .._backend import InMemoryRows
 from .._atomic import fit_context
 from .._sklearn_compat import HasMethods, Interval
 from .._validation import ACCEPT_SPARSE, check_sample_weight
-from ._base import BaseCoreset, _float_dtypes, resolve_model
+from ._base import BaseCoreset, _float_dtypes
+from ._model import resolve_model
 from ._checks import warn_if_weight_lost
 from ._docs import COMMON_ATTRS_DOC
 from .._docstrings import fill_doc

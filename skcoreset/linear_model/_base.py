@@ -29,18 +29,14 @@ from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_we
 from ..families import FAMILIES, Family
 from ._methods import METHODS, STREAMING_METHODS
 from ._results import (KEPT_VALUES, RESIDUAL_KINDS, KeptRows, forget_fit_statistics,
-                       keep_dask_rows, keep_rows, kept_rows, residuals, set_fit_statistics)
+                       keep_dask_rows, keep_rows, kept_rows, residuals, rows_info,
+                       set_fit_statistics)
 
 
 # Rows drawn from all chunks of a dask array for the start of a family's "auto" parameters
 # (the estimators in memory start from at most as many), refined on all rows where the
 # family can (the negative binomial overdispersion).
 _RESOLVE_ROWS = 10_000
-
-
-def _rows_info(n_rows, total_weight, weighted):
-    """What the header of ``summary()`` says of the rows of a fit."""
-    return {"rows": int(n_rows), "total_weight": float(total_weight), "weighted": weighted}
 
 
 def uses_pass_glm(estimator):
@@ -219,8 +215,8 @@ class BaseBayesianGLM(BaseEstimator):
                                  accept_sparse=ACCEPT_SPARSE)
         self._column_names = None
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        self._fit_info = _rows_info(X.shape[0], sample_weight.sum(),
-                                    not np.all(sample_weight == 1.0))
+        self._fit_info = rows_info(X.shape[0], sample_weight.sum(),
+                                   not np.all(sample_weight == 1.0))
         log_constant = 0.0
         if n_trials is None:
             y_encoded = self._encode_target(y)
@@ -297,8 +293,8 @@ class BaseBayesianGLM(BaseEstimator):
         rows = DaskRows.from_arrays(X, y, sample_weight, offset=offset)
         summary = rows.summary
         check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
-        self._fit_info = _rows_info(X.shape[0], summary.total_weight,
-                                    summary.min_weight != 1.0 or summary.max_weight != 1.0)
+        self._fit_info = rows_info(X.shape[0], summary.total_weight,
+                                   summary.min_weight != 1.0 or summary.max_weight != 1.0)
         if summary.witness.dtype.kind in "fc":
             assert_all_finite(summary.witness, input_name="y")
         self._encode_target(summary.witness)  # the target checks; sets classes_
@@ -373,7 +369,7 @@ class BaseBayesianGLM(BaseEstimator):
         keep_rows(self, None, None, None, None)  # a stream's rows are not kept
         forget_fit_statistics(self)
         before = {} if first_call else self._fit_info
-        self._fit_info = _rows_info(
+        self._fit_info = rows_info(
             before.get("rows", 0) + X.shape[0],
             before.get("total_weight", 0.0) + sample_weight.sum(),
             before.get("weighted", False) or not np.all(sample_weight == 1.0))

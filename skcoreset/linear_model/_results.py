@@ -109,6 +109,11 @@ def keep_dask_rows(estimator, rows):
     estimator._kept_rows = _DaskReference(rows)
 
 
+def rows_info(n_rows, total_weight, weighted):
+    """What the header of ``summary()`` says of the rows of a fit."""
+    return {"rows": int(n_rows), "total_weight": float(total_weight), "weighted": weighted}
+
+
 def keep_rows(estimator, X, y_encoded, sample_weight, exposure):
     """Keep the training rows for :meth:`to_arviz` and :meth:`loo`, so that changing the
     caller's arrays after ``fit`` changes nothing (copies of the targets, weights and

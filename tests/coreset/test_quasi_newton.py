@@ -21,8 +21,9 @@ from skcoreset.coreset import _quasi_newton
 from skcoreset._backend import InMemoryRows
 from skcoreset.coreset._calibration import SecondOrderFit, _BlockFactor
 from skcoreset.coreset._candidates import draw_candidates
-from skcoreset.coreset._quasi_newton import (ExactPotentialSums, SubsampledPotentialSums,
-                                             _next_budget, _regression_step, auto_n_draws)
+from skcoreset.coreset._quasi_newton import _next_budget, auto_n_draws
+from skcoreset.coreset._quasi_newton_weights import (ExactPotentialSums, SubsampledPotentialSums,
+                                                     _regression_step)
 from skcoreset.coreset._samplers import LaplaceSampler
 from skcoreset.datasets import (make_heavy_tailed, make_logistic_regression,
                                 make_poisson_regression, make_rare_events)
