@@ -26,10 +26,27 @@ at the same draws; and NUTS on all rows, which is not affordable at 1e6 here: Nu
 on ``--nuts-n`` rows for its leapfrog steps per draw and its time, and one gradient of the
 same potential at N rows is timed, so ``steps x (1,300) x gradient time`` extrapolates the
 run at N (said so in the output).
+
+Two lighter modes answer one question each:
+
+* ``--mc-check`` (e.g. ``--n 1e5 --n-draws 16000 --correction-draws 16000 --ref-draws
+  64000 --ref-dtype float32``): is the corrected route within 0.05 sd and 5 % of the
+  reference once the Monte Carlo error is small enough to tell? Only the Laplace fit (the
+  reference's location), the reference, the uncorrected route with ``n_draws`` effective
+  draws and its correction weighting ``--correction-draws`` of them; each largest mean
+  difference with its combined Monte Carlo standard error (``sqrt(1 / ESS + 1 / ESS_ref)``
+  in sd, the route's ESS per parameter: NUTS's, or the importance ESS times the run's
+  ESS per draw) and the largest ``|difference| / se``.
+* ``--kl-only``: the uncorrected route's ``exact_kl`` (coreset sized by the default rule in
+  the pipeline), its rows and the time of each part, against full-data Laplace's, no
+  reference.
 """
 
 import argparse
+import contextlib
+import io
 import os
+import re
 import time
 import warnings
 from functools import partial
@@ -60,6 +77,7 @@ SHAPES = {
                 partial(make_heavy_tailed, n_features=20)),
 }
 _T_DF = 5
+_DTYPES = {"float64": np.float64, "float32": np.float32}
 _WIDER = 1.2
 
 
@@ -78,12 +96,12 @@ class Reference:
     """The exact posterior by importance sampling from a Student-t proposal wider than the
     full-data Laplace approximation: mean, sd, k-hat, ESS and ``log Z_p``."""
 
-    def __init__(self, laplace, X, y, n_draws, seed):
+    def __init__(self, laplace, X, y, n_draws, seed, dtype=np.float64):
         self.rows, self.family, self.prior = _model(laplace, X, y)
         q = laplace.posterior_
         t = stats.multivariate_t(loc=q.mean, shape=_WIDER**2 * q.cov, df=_T_DF)
         draws = t.rvs(size=n_draws, random_state=np.random.default_rng(seed))
-        self.seconds, log_p = timed(lambda: self.log_p(draws))
+        self.seconds, log_p = timed(lambda: self.log_p(draws, dtype))
         summary = importance_summary(draws, t.logpdf(draws), log_p)
         self.mean, self.sd = summary.mean, summary.sd
         self.pareto_k, self.ess = summary.pareto_k, summary.ess
@@ -108,6 +126,24 @@ class Reference:
         return float(np.mean(energy) + self.log_z), float(se)
 
 
+def _route(estimator, args, verbose=False):
+    clf = estimator(method="mcmc", random_state=0,
+                    **({} if args.n_draws is None else {"n_draws": args.n_draws}))
+    return Pipeline([("coreset", QuasiNewtonCoreset(random_state=0)), ("clf", clf)],
+                    exact_correction=False, verbose=verbose)
+
+
+def _fit_parts(pipe, X, y):
+    """``(seconds, {step: seconds})`` of ``pipe.fit``: its steps' times as its verbose
+    output gives them (the coreset is sized as in the pipeline, by the exact distance before
+    MCMC, which a coreset fitted alone is not)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        seconds, _ = timed(lambda: pipe.fit(X, y))
+    return seconds, {name: float(t) for name, t in
+                     re.findall(r"fitting (\w+), total=([\d.]+)s", out.getvalue())}
+
+
 def _draw_moments(draws):
     return draws.mean(axis=0), draws.std(axis=0)
 
@@ -127,14 +163,12 @@ def run_shape(key, n, args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t_laplace, laplace = timed(lambda: estimator().fit(X, y))
-        ref = Reference(laplace, X, y, args.ref_draws, seed=12345)
+        ref = Reference(laplace, X, y, args.ref_draws, seed=12345,
+                        dtype=_DTYPES[args.ref_dtype])
         t_prox, prox = timed(lambda: estimator(method="kl_proximal").fit(X, y))
-        pipe = Pipeline([("coreset", QuasiNewtonCoreset(random_state=0)),
-                         ("clf", estimator(method="mcmc", random_state=0))],
-                        exact_correction=False)
-        t_route, _ = timed(lambda: pipe.fit(X, y))
-        t_coreset, coreset = timed(lambda: QuasiNewtonCoreset(random_state=0).fit(X, y))
-        rows = len(coreset.sample_indices_)
+        pipe = _route(estimator, args, verbose=True)
+        t_route, parts = _fit_parts(pipe, X, y)
+        t_coreset, rows = parts["coreset"], len(pipe[0].sample_indices_)
         t_kl_route, kl_route = timed(lambda: exact_kl(pipe, X, y, dtype="float32"))
         kls = {name: timed(lambda: exact_kl(fit, X, y, dtype="float32", random_state=1))
                for name, fit in (("laplace", laplace), ("prox", prox))}
@@ -245,6 +279,92 @@ def _nuts_extrapolation(laplace, X, y, args, certified_seconds):
           f"{extrapolated / certified_seconds:.0f}x faster than the extrapolated run.")
 
 
+def _mc_se(ess, ref):
+    """Combined Monte Carlo standard error, in reference sd, of each mean difference."""
+    return np.sqrt(1.0 / np.asarray(ess, dtype=float) + 1.0 / ref.ess)
+
+
+def _mc_row(name, ref, mean, sd, ess, notes):
+    diff = np.abs(mean - ref.mean) / ref.sd
+    se = np.broadcast_to(_mc_se(ess, ref), diff.shape)
+    j = int(np.argmax(diff))
+    ratio = sd / ref.sd
+    print(f"| {name} | {diff[j]:.3f} +- {se[j]:.3f} ({diff[j] / se[j]:.1f} se) | "
+          f"{np.max(diff / se):.1f} | {ratio.min():.3f}-{ratio.max():.3f} | "
+          f"{np.max(np.abs(ratio - 1)) * 100:.1f} % | {notes} |", flush=True)
+
+
+def run_mc_check(key, n, args):
+    """The corrected and uncorrected routes against the reference, with enough draws on
+    both sides to resolve 0.05 sd."""
+    title, estimator, make = SHAPES[key]
+    X, y = make(n, random_state=0)
+    print(f"\n### {title}, N = {n:.0e} ({int(np.sum(y > 0))} positive targets)\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        laplace = estimator().fit(X, y)
+        ref = Reference(laplace, X, y, args.ref_draws, seed=12345,
+                        dtype=_DTYPES[args.ref_dtype])
+        pipe = _route(estimator, args, verbose=True)
+        t_route, parts = _fit_parts(pipe, X, y)
+        clf = pipe[-1]
+        n_run = len(clf.posterior_samples_)
+        n_corr = (correction_draws(n, n_run) if args.correction_draws is None
+                  else min(args.correction_draws, n_run))
+        t_corr, corr = timed(lambda: exact_correction(pipe, X, y, n_draws=n_corr,
+                                                      random_state=0))
+    ess_run = np.asarray(clf.effective_sample_size_, dtype=float)
+    print(f"reference: Student-t ({_T_DF} df, Laplace location, covariance x {_WIDER}^2), "
+          f"{args.ref_draws} draws, {args.ref_dtype} pass, k-hat {ref.pareto_k:.2f}, ESS "
+          f"{ref.ess:.0f} (mean se {1 / np.sqrt(ref.ess):.4f} sd), {ref.seconds:.0f} s\n")
+    print(f"route: {len(pipe[0].sample_indices_)} coreset rows (exact_kl_estimate_ "
+          f"{pipe[0].exact_kl_estimate_}), NUTS n_draws={clf.n_draws}: {n_run} draws, ESS "
+          f"per parameter {ess_run.min():.0f}-{ess_run.max():.0f}; fit {t_route:.1f} s "
+          f"({parts}); correction of {n_corr} draws {t_corr:.1f} s\n")
+    print("| route | largest mean diff (ref sd) +- combined MC se | largest diff / se | "
+          "sd ratio vs ref | largest sd error | notes |")
+    print("|---|---|---|---|---|---|")
+    mean, sd = _draw_moments(clf.posterior_samples_)
+    _mc_row(f"uncorrected ({n_run} NUTS draws)", ref, mean, sd, ess_run,
+            f"NUTS ESS {ess_run.min():.0f}-{ess_run.max():.0f}")
+    # the weighted draws are worth the importance ESS times the run's ESS per draw
+    per_draw = ess_run / n_run
+    mean, sd = _draw_moments(corr.draws)
+    _mc_row(f"corrected ({n_corr} draws weighted)", ref, mean, sd, corr.ess * per_draw,
+            f"k-hat {corr.pareto_k:.2f}, importance ESS {corr.ess:.0f}, KL before "
+            f"{corr.kl:.4f}")
+
+
+def run_kl_only(key, n, args):
+    """The uncorrected route's exact distance, rows and parts' times against full-data
+    Laplace's, in one run."""
+    title, estimator, make = SHAPES[key]
+    X, y = make(n, random_state=0)
+    print(f"\n### {title}, N = {n:.0e} ({int(np.sum(y > 0))} positive targets)\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t_laplace, laplace = timed(lambda: estimator().fit(X, y))
+        t_kl_laplace, kl_laplace = timed(
+            lambda: exact_kl(laplace, X, y, dtype="float32", random_state=1))
+        pipe = _route(estimator, args, verbose=True)
+        t_route, parts = _fit_parts(pipe, X, y)
+        t_kl_route, kl_route = timed(lambda: exact_kl(pipe, X, y, dtype="float32"))
+    coreset = pipe[0]
+    print("| route | rows | time (s) | exact_kl (nats) | k-hat | ratio to Laplace |")
+    print("|---|---|---|---|---|---|")
+    print(f"| Laplace, all rows | {n} | {t_laplace:.1f} (+ exact_kl {t_kl_laplace:.1f}) | "
+          f"{kl_laplace.kl:.4f} +- {kl_laplace.kl_se:.4f} | {kl_laplace.pareto_k:.2f} | 1 |")
+    print(f"| QuasiNewtonCoreset() + NUTS, uncorrected | {len(coreset.sample_indices_)} | "
+          f"{t_route:.1f} = coreset {parts.get('coreset', np.nan):.1f} + NUTS "
+          f"{parts.get('clf', np.nan):.1f} (+ exact_kl {t_kl_route:.1f}) | "
+          f"{kl_route.kl:.4f} +- {kl_route.kl_se:.4f} | {kl_route.pareto_k:.2f} | "
+          f"{kl_laplace.kl / kl_route.kl:.1f}x closer |", flush=True)
+    print(f"\ncoreset: distance_={coreset.distance_}, exact_kl_estimate_="
+          f"{coreset.exact_kl_estimate_}, laplace_exact_kl_={coreset.laplace_exact_kl_}, "
+          f"exact_pareto_k_={coreset.exact_pareto_k_}, stop_reason_={coreset.stop_reason_}"
+          f"\nexact_kl_path_ (rows, estimate, k-hat):\n{coreset.exact_kl_path_}")
+
+
 def run_honesty(n):
     """k-hat above 0.7 must warn: the rare-events routes at a small N, where the full-data
     Laplace fit is a poor proposal, with the warnings ``exact_kl`` and the correction
@@ -281,10 +401,23 @@ def main():
                         help="rows of the NumPyro run on rare events (0: skip)")
     parser.add_argument("--honesty-n", type=float, nargs="*", default=[],
                         help="also run the k-hat honesty check (rare events) at these N")
+    parser.add_argument("--n-draws", type=int, default=None,
+                        help="the MCMC estimator's n_draws (effective draws; default its own)")
+    parser.add_argument("--correction-draws", type=int, default=None,
+                        help="draws the correction weights (default the pipeline's budget)")
+    parser.add_argument("--ref-dtype", default="float64", choices=list(_DTYPES),
+                        help="precision of the reference's pass over the rows")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--mc-check", action="store_true",
+                      help="only the routes' moments against the reference, with their "
+                      "Monte Carlo errors")
+    mode.add_argument("--kl-only", action="store_true",
+                      help="only exact_kl of the uncorrected route and of Laplace")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()}")
+    run = run_mc_check if args.mc_check else run_kl_only if args.kl_only else run_shape
     for key in args.shapes:
-        run_shape(key, int(args.n), args)
+        run(key, int(args.n), args)
     for n in args.honesty_n:
         run_honesty(int(n))
     print(f"\nload average at end: {os.getloadavg()}")
