@@ -36,7 +36,10 @@ Two lighter modes answer one question each:
   draws and its correction weighting ``--correction-draws`` of them; each largest mean
   difference with its combined Monte Carlo standard error (``sqrt(1 / ESS + 1 / ESS_ref)``
   in sd, the route's ESS per parameter: NUTS's, or the importance ESS times the run's
-  ESS per draw) and the largest ``|difference| / se``.
+  ESS per draw) and the largest ``|difference| / se``; likewise the largest sd error with
+  its se (the delta method's for the reference's self-normalised variance, the draws'
+  squared deviations for the route's, counting NUTS draws, or the importance ESS, as
+  independent).
 * ``--kl-only``: the uncorrected route's ``exact_kl`` (coreset sized by the default rule in
   the pipeline), its rows and the time of each part, against full-data Laplace's, no
   reference.
@@ -105,6 +108,10 @@ class Reference:
         summary = importance_summary(draws, t.logpdf(draws), log_p)
         self.mean, self.sd = summary.mean, summary.sd
         self.pareto_k, self.ess = summary.pareto_k, summary.ess
+        # delta method of the self-normalised variance: its relative se, halved for the sd
+        w = np.exp(summary.log_weights)[:, None]
+        dev2 = (draws - self.mean) ** 2
+        self.sd_se = 0.5 * np.sqrt(np.sum(w**2 * (dev2 - self.sd**2) ** 2, axis=0)) / self.sd**2
         log_ratio = log_p - t.logpdf(draws)
         self.log_z = float(logsumexp(log_ratio) - np.log(n_draws))
         w = np.exp(log_ratio - logsumexp(log_ratio))  # delta method: sd(ratio) / mean / sqrt(S)
@@ -284,14 +291,23 @@ def _mc_se(ess, ref):
     return np.sqrt(1.0 / np.asarray(ess, dtype=float) + 1.0 / ref.ess)
 
 
-def _mc_row(name, ref, mean, sd, ess, notes):
+def _mc_row(name, ref, draws, ess, n_sd, notes):
+    """``n_sd``: the draws' worth for their sd (squared deviations' effective count)."""
+    mean, sd = _draw_moments(draws)
     diff = np.abs(mean - ref.mean) / ref.sd
     se = np.broadcast_to(_mc_se(ess, ref), diff.shape)
     j = int(np.argmax(diff))
     ratio = sd / ref.sd
-    print(f"| {name} | {diff[j]:.3f} +- {se[j]:.3f} ({diff[j] / se[j]:.1f} se) | "
-          f"{np.max(diff / se):.1f} | {ratio.min():.3f}-{ratio.max():.3f} | "
-          f"{np.max(np.abs(ratio - 1)) * 100:.1f} % | {notes} |", flush=True)
+    dev2 = (draws - mean) ** 2
+    sd_se = np.hypot(0.5 * np.std(dev2, axis=0) / sd**2 / np.sqrt(n_sd), ref.sd_se)
+    k = int(np.argmax(np.abs(ratio - 1)))
+    last = len(mean) - 1
+    print(f"| {name} | {diff[j]:.3f} +- {se[j]:.3f} ({diff[j] / se[j]:.1f} se; "
+          f"{'intercept' if j == last else f'coef {j}'}) | {np.max(diff / se):.1f} | "
+          f"{ratio.min():.3f}-{ratio.max():.3f} | {abs(ratio[k] - 1) * 100:.1f} % +- "
+          f"{sd_se[k] * 100:.1f} % ({abs(ratio[k] - 1) / sd_se[k]:.1f} se; "
+          f"{'intercept' if k == last else f'coef {k}'}) | "
+          f"{np.max(np.abs(ratio - 1) / sd_se):.1f} | {notes} |", flush=True)
 
 
 def run_mc_check(key, n, args):
@@ -303,7 +319,7 @@ def run_mc_check(key, n, args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         laplace = estimator().fit(X, y)
-        ref = Reference(laplace, X, y, args.ref_draws, seed=12345,
+        ref = Reference(laplace, X, y, args.ref_draws, seed=args.ref_seed,
                         dtype=_DTYPES[args.ref_dtype])
         pipe = _route(estimator, args, verbose=True)
         t_route, parts = _fit_parts(pipe, X, y)
@@ -322,15 +338,15 @@ def run_mc_check(key, n, args):
           f"per parameter {ess_run.min():.0f}-{ess_run.max():.0f}; fit {t_route:.1f} s "
           f"({parts}); correction of {n_corr} draws {t_corr:.1f} s\n")
     print("| route | largest mean diff (ref sd) +- combined MC se | largest diff / se | "
-          "sd ratio vs ref | largest sd error | notes |")
-    print("|---|---|---|---|---|---|")
-    mean, sd = _draw_moments(clf.posterior_samples_)
-    _mc_row(f"uncorrected ({n_run} NUTS draws)", ref, mean, sd, ess_run,
-            f"NUTS ESS {ess_run.min():.0f}-{ess_run.max():.0f}")
+          "sd ratio vs ref | largest sd error +- combined se | largest sd error / se | "
+          "notes |")
+    print("|---|---|---|---|---|---|---|")
+    _mc_row(f"uncorrected ({n_run} NUTS draws)", ref, clf.posterior_samples_, ess_run,
+            n_run, f"NUTS ESS {ess_run.min():.0f}-{ess_run.max():.0f}")
     # the weighted draws are worth the importance ESS times the run's ESS per draw
     per_draw = ess_run / n_run
-    mean, sd = _draw_moments(corr.draws)
-    _mc_row(f"corrected ({n_corr} draws weighted)", ref, mean, sd, corr.ess * per_draw,
+    _mc_row(f"corrected ({n_corr} draws weighted)", ref, corr.draws, corr.ess * per_draw,
+            min(corr.ess, n_corr),
             f"k-hat {corr.pareto_k:.2f}, importance ESS {corr.ess:.0f}, KL before "
             f"{corr.kl:.4f}")
 
@@ -405,6 +421,8 @@ def main():
                         help="the MCMC estimator's n_draws (effective draws; default its own)")
     parser.add_argument("--correction-draws", type=int, default=None,
                         help="draws the correction weights (default the pipeline's budget)")
+    parser.add_argument("--ref-seed", type=int, default=12345,
+                        help="seed of the reference's draws (--mc-check)")
     parser.add_argument("--ref-dtype", default="float64", choices=list(_DTYPES),
                         help="precision of the reference's pass over the rows")
     mode = parser.add_mutually_exclusive_group()
