@@ -349,6 +349,26 @@ def run_mc_check(key, n, args):
             min(corr.ess, n_corr),
             f"k-hat {corr.pareto_k:.2f}, importance ESS {corr.ess:.0f}, KL before "
             f"{corr.kl:.4f}")
+    if args.nuts_seeds > 1:
+        _nuts_seeds(estimator, X, y, ref, clf.posterior_samples_, args)
+
+
+def _nuts_seeds(estimator, X, y, ref, draws, args):
+    """The route's own noise in its sds: the same coreset (seed 0) with NUTS seeded 1, 2...,
+    the sd ratio to the reference of the parameter whose sd is furthest off at seed 0."""
+    ratio = draws.std(axis=0) / ref.sd
+    k = int(np.argmax(np.abs(ratio - 1)))
+    ratios = [ratio[k]]
+    for seed in range(1, args.nuts_seeds):
+        pipe = _route(estimator, args)
+        pipe.set_params(clf__random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pipe.fit(X, y)
+        ratios.append(pipe[-1].posterior_samples_[:, k].std() / ref.sd[k])
+    print(f"\nuncorrected sd / reference sd of parameter {k} for NUTS seeds 0-"
+          f"{args.nuts_seeds - 1}: {' / '.join(f'{r:.3f}' for r in ratios)} (spread "
+          f"{np.std(ratios, ddof=1) * 100:.1f} %)", flush=True)
 
 
 def run_kl_only(key, n, args):
@@ -423,6 +443,8 @@ def main():
                         help="draws the correction weights (default the pipeline's budget)")
     parser.add_argument("--ref-seed", type=int, default=12345,
                         help="seed of the reference's draws (--mc-check)")
+    parser.add_argument("--nuts-seeds", type=int, default=1,
+                        help="--mc-check: refit NUTS with this many seeds for its sd noise")
     parser.add_argument("--ref-dtype", default="float64", choices=list(_DTYPES),
                         help="precision of the reference's pass over the rows")
     mode = parser.add_mutually_exclusive_group()
