@@ -238,14 +238,14 @@ def _check_representable(exposure):
                          "mean, which the intercept absorbs.")
 
 
-def linear_offset(exposure, offset, n_samples, link_name):
+def linear_offset(exposure, offset, n_samples, link_name, representable_exposure=True):
     """The known term of each row's linear predictor from ``exposure`` and ``offset`` of
     count targets, ``offset + log(exposure)`` as in statsmodels' GLM, or None when neither
     is given: the one representation of both in a fit that takes them in the linear
     predictor (the negative binomial model), built from what the user gave (no exposure
     made of an offset and back). Log link only; the checks and messages of
-    :func:`combined_exposure` (the exposure an offset stands for must be a float64, as
-    predictions use it)."""
+    :func:`combined_exposure`; with ``representable_exposure`` (for users of the exposure
+    ``exp(offset)`` itself) also its refusal of ``|offset| > 700``."""
     if exposure is None and offset is None:
         return None
     total = (np.zeros(n_samples) if offset is None
@@ -258,8 +258,9 @@ def linear_offset(exposure, offset, n_samples, link_name):
                 f"scales the mean only with the log link; this model has "
                 f"link={link_name!r}.")
         total = total + np.log(exposure)
-    with np.errstate(over="ignore", under="ignore"):
-        _check_representable(np.exp(total))
+    if representable_exposure:
+        with np.errstate(over="ignore", under="ignore"):
+            _check_representable(np.exp(total))
     return total
     check_numeric_dtype("offset", offset)
     if link_name != "log":

@@ -411,7 +411,7 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
 
 
 def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
-                              chunk_size=None, return_exponent=False):
+                              log_scale=None, chunk_size=None, return_exponent=False):
     """Mean and variance over posterior draws of the conditional mean ``E[y | x, theta]``.
 
     For the logistic family this is ``P(y = 1 | x)`` averaged over the draws (the posterior
@@ -435,6 +435,9 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
     scale : float or ndarray of shape (n,), default=None
         Positive factor of each row's conditional mean (the exposure of counts); 1 by
         default.
+    log_scale : float or ndarray of shape (n,), default=None
+        The log of that factor instead (an offset in the linear predictor of the log
+        link), for factors beyond float64 (``|log_scale| > 709``). Not with ``scale``.
     chunk_size : int, default=None
         Rows per block; by default about ``2**20 / S`` (8 MB of predictors per block).
     return_exponent : bool, default=False
@@ -452,7 +455,17 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
     """
     draws = np.atleast_2d(draws)
     n = X.shape[0]
-    scale = np.broadcast_to(1.0 if scale is None else scale, (n,))
+    if scale is not None and log_scale is not None:
+        raise ValueError("pass scale or log_scale, not both.")
+    if log_scale is None:
+        # the scale as a factor in [0.5, 1) times a power of two
+        factor, power_of_scale = np.frexp(np.broadcast_to(1.0 if scale is None else scale,
+                                                          (n,)))
+    else:
+        # the same split of exp(log_scale), made in log space
+        power_of_scale = np.floor(np.broadcast_to(log_scale, (n,)) / np.log(2.0)) + 1
+        factor = np.exp(log_scale - power_of_scale * np.log(2.0))
+        power_of_scale = power_of_scale.astype(int)
     if chunk_size is None:
         chunk_size = max(1, _PREDICT_CHUNK_ELEMENTS // draws.shape[0])
     mean = np.empty(n)
@@ -463,11 +476,10 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
         mu = family.mean(linear_predictor(X[rows], draws, fit_intercept))
         power = np.frexp(np.max(np.abs(mu), axis=1))[1]
         unit = np.ldexp(mu, -power[:, None])  # |unit| < 1: its square cannot overflow
-        # the scale times 2**power, as a factor in [0.5, 1) times a power of two
-        factor, power_of_scale = np.frexp(scale[rows])
-        exponent[rows] = power + power_of_scale
-        mean[rows] = factor * unit.mean(axis=1)
-        sd[rows] = factor * unit.std(axis=1)
+        # the scale times 2**power
+        exponent[rows] = power + power_of_scale[rows]
+        mean[rows] = factor[rows] * unit.mean(axis=1)
+        sd[rows] = factor[rows] * unit.std(axis=1)
     # the units only for rows beyond 1: small means stay as they are
     shift = np.minimum(exponent, 0)
     mean, sd, exponent = np.ldexp(mean, shift), np.ldexp(sd, shift), exponent - shift

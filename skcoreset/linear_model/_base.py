@@ -66,8 +66,17 @@ def _check_exposure_input(X):
 
 def _multiplier(exposure, offset):
     """The multiplier of each row's mean, of a fit's exposure or its offset (the log link:
-    ``exp(offset)``, a float64 by :func:`~skcoreset._validation.linear_offset`), or None."""
-    return exposure if offset is None else np.exp(offset)
+    ``exp(offset)``), or None; False where an offset is beyond float64's exponent range
+    (``|offset| > 709``: the rows are not kept, :meth:`to_arviz` and :meth:`loo` ask for
+    them)."""
+    if offset is None:
+        return exposure
+    with np.errstate(over="ignore", under="ignore"):
+        multiplier = np.exp(offset)
+    if isinstance(multiplier, np.ndarray) and not np.all(np.isfinite(multiplier)
+                                                         & (multiplier > 0)):
+        return False
+    return multiplier
 
 
 class BaseBayesianGLM(BaseEstimator):
@@ -225,7 +234,9 @@ class BaseBayesianGLM(BaseEstimator):
                 X, y, n_trials, sample_weight)
         exposure, offset = self._fit_exposure(X, exposure, offset)
         if n_trials is None:  # a table's cells are kept by _trials_as_rows
-            keep_rows(self, X, y_encoded, sample_weight, _multiplier(exposure, offset))
+            multiplier = _multiplier(exposure, offset)
+            keep_rows(self, None if multiplier is False else X, y_encoded, sample_weight,
+                      multiplier)
         if exposure is not None:
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
                 y_encoded, sample_weight, exposure)
@@ -388,11 +399,14 @@ class BaseBayesianGLM(BaseEstimator):
         with np.errstate(over="ignore"):
             return np.ldexp(mean, exponent), np.ldexp(var, 2 * exponent)
 
-    def _scaled_predictive_moments(self, X, exposure=None):
+    def _scaled_predictive_moments(self, X, exposure=None, log_exposure=None):
         """:meth:`_predictive_moments` in units of ``2**exponent`` (the mean) and
         ``4**exponent`` (the variance), with each row's non-negative integer ``exponent``:
         rates beyond float64's square root (1e154, e.g. per unit of an exposure of 1e-160)
         have a representable mean and standard deviation but not a variance.
+
+        ``log_exposure`` (validated, instead of ``exposure``): an offset of the log link,
+        added in log space so exposures beyond float64 (``|offset| > 709``) can be used.
 
         Averages over the draws for a sample posterior (MCMC); otherwise integrates over the
         Gaussian posterior of the linear predictor (in log space where the family has the
@@ -405,18 +419,21 @@ class BaseBayesianGLM(BaseEstimator):
         if isinstance(self.posterior_, SamplePosterior):
             return sample_predictive_moments(X, self.posterior_.samples, family,
                                              self.fit_intercept, scale=exposure,
-                                             return_exponent=True)
+                                             log_scale=log_exposure, return_exponent=True)
         m, v = latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
                               self.fit_intercept)
         logs = family.log_expected_mean(m, v)
         if logs is None:
             mean, var = family.expected_mean(m, v)
+            if log_exposure is not None:  # not the log link: exposures within float64
+                exposure = np.exp(log_exposure)
             if exposure is not None:
                 mean, var = exposure * mean, exposure**2 * var
             return mean, var, np.zeros(len(mean), dtype=int)
         log_mean, log_var = logs
-        if exposure is not None:
-            log_mean, log_var = log_mean + np.log(exposure), log_var + 2.0 * np.log(exposure)
+        log_exposure = np.log(exposure) if exposure is not None else log_exposure
+        if log_exposure is not None:
+            log_mean, log_var = log_mean + log_exposure, log_var + 2.0 * log_exposure
         # each row's unit: the power of two nearest its mean (none below 1; none beyond
         # 2**(2**20), where only the ratio of the std to the mean could still be finite)
         exponent = np.clip(np.round(log_mean / np.log(2.0)), 0, 2**20).astype(int)

@@ -78,9 +78,16 @@ class _BaseCountRegression(_BaseRegression):
         if hasattr(family, "exposure_as_weight"):
             return self._exposure_of(X, exposure, offset), None
         if not any(is_dask_collection(a) for a in (X, exposure, offset)):
-            return None, linear_offset(exposure, offset, _num_samples(X), family.link.name)
+            return None, self._log_exposure_of(X, exposure, offset)
         _check_dtypes(exposure, offset)
         return None, linear_offset_lazily(X, exposure, offset, family.link.name)
+
+    def _log_exposure_of(self, X, exposure, offset):
+        """The log of the multiplier of the mean of each row of X (in memory), the offset
+        ``offset + log(exposure)`` in the linear predictor, or None: any finite offset,
+        exposures beyond float64 included (the log-space predictions scale by it)."""
+        return linear_offset(exposure, offset, _num_samples(X), self._family().link.name,
+                             representable_exposure=False)
 
     def _exposure_of(self, X, exposure, offset):
         """The multiplier of the mean of each row of X from ``exposure`` and ``offset``
@@ -123,12 +130,14 @@ class _BaseCountRegression(_BaseRegression):
             with weights ``sample_weight * exposure``, the same posterior for every link
             and method (:meth:`PoissonFamily.exposure_as_weight
             <skcoreset.families.PoissonFamily.exposure_as_weight>`); the negative binomial
-            model as the offset ``offset + log(exposure)`` in the linear predictor. Both
-            for rows in memory, a ``np.memmap`` (read in chunks) and dask arrays (the
-            exposure and offset as dask arrays, or arrays in memory, sent to the chunks of
-            the rows). ``log_evidence_`` and ``elbo_`` are those of the counts; ``coef_`` and
-            :meth:`predict` describe the mean per unit of exposure. Not supported after a
-            coreset step: pass them to the coreset step instead, which fits the rates (see
+            model as the offset ``offset + log(exposure)`` in the linear predictor (any
+            finite offset for rows in memory; the Poisson model's ``exp(offset)`` must be
+            a float64, ``|offset| <= 700``). Both for rows in memory, a ``np.memmap``
+            (read in chunks) and dask arrays (the exposure and offset as dask arrays, or
+            arrays in memory, sent to the chunks of the rows). ``log_evidence_`` and
+            ``elbo_`` are those of the counts; ``coef_`` and :meth:`predict` describe the
+            mean per unit of exposure. Not supported after a coreset step: pass them to the
+            coreset step instead, which fits the rates (see
             :meth:`skcoreset.UniformCoreset.fit`). Routed like ``sample_weight`` with
             metadata routing (``set_fit_request(exposure=True)``).
 
@@ -164,7 +173,9 @@ class _BaseCountRegression(_BaseRegression):
               error, which it equals to first order under a wide prior). For intervals of
               the expected count.
         {exposure}
-            Of the counts to predict. ``None``: the mean per unit of exposure.
+            Of the counts to predict. ``None``: the mean per unit of exposure. With the
+            log link and rows in memory the offset is added in log space, so offsets
+            beyond 700 (exposures beyond float64) scale the rates back into it.
 
         Returns
         -------
@@ -174,7 +185,11 @@ class _BaseCountRegression(_BaseRegression):
         std : ndarray of shape (n_samples,)
             Only returned with ``return_std``: the standard deviation it names.
         """
-        return self._predict_mean(X, return_std, self._exposure_of(X, exposure, offset))
+        if (self._family().link.name != "log"
+                or any(is_dask_collection(a) for a in (X, exposure, offset))):
+            return self._predict_mean(X, return_std, self._exposure_of(X, exposure, offset))
+        return self._predict_mean(X, return_std,
+                                  log_exposure=self._log_exposure_of(X, exposure, offset))
 
     @_exposure_doc
     def score(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
@@ -209,7 +224,12 @@ class _BaseCountRegression(_BaseRegression):
                 "reaches score too: sklearn.set_config(enable_metadata_routing=True) and "
                 "estimator.set_fit_request(exposure=True).set_score_request(exposure=True).",
                 UserWarning)
-        return self._r2_score(X, y, sample_weight, self._exposure_of(X, exposure, offset))
+        if is_dask_collection(X):
+            return self._r2_score(X, y, sample_weight, self._exposure_of(X, exposure, offset))
+        from sklearn.metrics import r2_score
+
+        return r2_score(y, self.predict(X, exposure=exposure, offset=offset),
+                        sample_weight=sample_weight)
 
     @_exposure_doc
     def sample_y(self, X: MatrixLike, n_draws: int = 1000, random_state: RandomStateLike = None,

@@ -166,18 +166,19 @@ class _BaseRegression(RegressorMixin, BaseBayesianGLM):
 
         return r2_score(y, self.predict(X, **dict(rows)), sample_weight=sample_weight)
 
-    def _predict_mean(self, X, return_std, exposure=None):
+    def _predict_mean(self, X, return_std, exposure=None, log_exposure=None):
         """Predictive mean (and the std ``return_std`` names: the predictive one for
         ``True`` or "predictive", that of the mean for "mean") of targets whose mean is
-        ``exposure * mu`` (count models; None for 1): its posterior mean scales by the
-        exposure and its variance by its square. On a dask X, lazily block by block."""
+        ``exposure * mu`` (count models; None for 1; or ``log_exposure``, its log, for X in
+        memory): its posterior mean scales by the exposure and its variance by its square.
+        On a dask X, lazily block by block."""
         kind = _std_kind(return_std)
         if is_dask_collection(X):
             rows = () if exposure is None else (("exposure", exposure),)
             out = predict_lazily(self, "predict", X, rows=rows, return_std=kind or False,
                                  columns=2 if kind else None)
             return (out[:, 0], out[:, 1]) if kind else out
-        mean, mean_var, exponent = self._scaled_predictive_moments(X, exposure)
+        mean, mean_var, exponent = self._scaled_predictive_moments(X, exposure, log_exposure)
         scaled = bool(exponent.any())
         std = None
         if kind == "mean":

@@ -179,9 +179,9 @@ def test_bad_offsets_are_refused_clearly():
         BayesianPoissonRegression().fit(X, y, offset=np.zeros(99))
     with pytest.raises(ValueError, match="link='softplus'.*exposure"):
         BayesianPoissonRegression(link="softplus").fit(X, y, offset=np.log(e))
-    for model in (BayesianPoissonRegression(), BayesianNegativeBinomialRegression()):
-        with pytest.raises(ValueError, match=r"\|offset\| > 700"):
-            model.fit(X, y, offset=np.full(100, 800.0))
+    # the Poisson model fits the exposure exp(offset) as weights: it must be a float64
+    with pytest.raises(ValueError, match=r"\|offset\| > 700"):
+        BayesianPoissonRegression().fit(X, y, offset=np.full(100, 800.0))
     # the softplus link takes an exposure: the rate times it
     reg = BayesianPoissonRegression(link="softplus").fit(X, y, exposure=e)
     draws = reg.sample_y(X[:3], n_draws=20_000, random_state=0, exposure=e[:3])
@@ -511,3 +511,70 @@ def test_predictions_beyond_float64_warn_with_the_numbers():
     np.testing.assert_array_equal(np.isinf(mean), over)
     np.testing.assert_allclose(mean[~over], 1e308 * unit_mean[~over], rtol=1e-12)
     assert np.all(np.isfinite(std[~over]))
+
+
+_NB_METHODS = [
+    lambda: BayesianNegativeBinomialRegression(alpha=0.5),
+    lambda: BayesianNegativeBinomialRegression(method="mcmc", n_draws=200, n_burnin=100,
+                                               random_state=0)]
+
+
+@pytest.mark.parametrize("make", _NB_METHODS)
+def test_negative_binomial_predictions_take_the_offset_in_log_space(make):
+    """exp(800) is beyond float64, yet predictions over it are exp(800) times the rates:
+    compared in log space (the mean in units of 2**exponent)."""
+    X, y, e = _counts(n=200)
+    reg = make().fit(X, y)
+    rows = X[:6]
+    rate, rate_var, rate_exponent = reg._scaled_predictive_moments(rows)
+    for o in (800.0, np.linspace(750, 850, 6)):
+        mean, var, exponent = reg._scaled_predictive_moments(
+            rows, log_exposure=reg._log_exposure_of(rows, None, o))
+        log2 = np.log(2.0)
+        np.testing.assert_allclose(np.log(mean) + exponent * log2,
+                                   np.log(rate) + rate_exponent * log2 + o, rtol=0,
+                                   atol=1e-12 * 800)
+        if np.all(exponent > 0):  # the variance scales by exp(2 o)
+            np.testing.assert_allclose(np.log(var) + 2 * exponent * log2,
+                                       np.log(rate_var) + 2 * rate_exponent * log2 + 2 * o,
+                                       rtol=0, atol=1e-12 * 1600)
+    # below float64's smallest number the means are 0
+    assert np.all(reg.predict(rows, offset=-800.0) == 0.0)
+    # moderate offsets: the exposure exp(o) they stand for, to rounding
+    o = np.log(e[:6]) + 3.0
+    for std in (False, "mean", True):
+        np.testing.assert_allclose(reg.predict(rows, offset=o, return_std=std),
+                                   reg.predict(rows, exposure=np.exp(o), return_std=std),
+                                   rtol=1e-12)
+    np.testing.assert_allclose(reg.predict(rows, exposure=e[:6], offset=o - np.log(e[:6])),
+                               reg.predict(rows, exposure=np.exp(o)), rtol=1e-12)
+
+
+def test_negative_binomial_fits_offsets_beyond_700_where_the_counts_are_representable():
+    """Counts over an exposure of exp(800 + log e): the intercept absorbs -800 and the
+    predictions over the same offset are the counts; statsmodels' with the moderate
+    offset log(e) (the same model, with the intercept shifted by 800)."""
+    X, y, e = _counts(n=400)
+    big = np.log(e) + 800.0
+    # priors wide enough that a shift of 800 changes nothing (and the mode is the MLE)
+    reg = BayesianNegativeBinomialRegression(alpha=0.5, prior_scale=1e3,
+                                             intercept_prior_scale=1e6)
+    reg.fit(X, y, offset=big)
+    ref = BayesianNegativeBinomialRegression(alpha=0.5, prior_scale=1e3,
+                                             intercept_prior_scale=1e6)
+    ref.fit(X, y, offset=np.log(e))
+    np.testing.assert_allclose(reg.coef_, ref.coef_, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(reg.intercept_ + 800.0, ref.intercept_, atol=1e-4)
+    sm_fit = sm.GLM(y, sm.add_constant(X, prepend=False),
+                    family=sm.families.NegativeBinomial(alpha=0.5),
+                    offset=np.log(e)).fit()
+    sm_mean = sm_fit.predict(sm.add_constant(X[:20], prepend=False), offset=np.log(e[:20]))
+    mean = reg.predict(X[:20], offset=big[:20])
+    np.testing.assert_allclose(mean, ref.predict(X[:20], offset=np.log(e[:20])), rtol=1e-3)
+    # the mean at the posterior mode (a wide prior: statsmodels' MLE) over the offset
+    plug_in = np.exp(X[:20] @ reg.coef_ + reg.intercept_ + big[:20])
+    np.testing.assert_allclose(plug_in, sm_mean, rtol=1e-3)
+    # the predictive mean adds the posterior variance of eta: E[exp(eta)] > exp(E[eta])
+    assert np.all(mean > plug_in) and np.all(mean < 1.05 * plug_in)
+    assert 0.2 < reg.score(X, y, offset=big) == pytest.approx(
+        ref.score(X, y, offset=np.log(e)), abs=1e-3)
