@@ -436,8 +436,10 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
         Positive factor of each row's conditional mean (the exposure of counts); 1 by
         default.
     log_scale : float or ndarray of shape (n,), default=None
-        The log of that factor instead (an offset in the linear predictor of the log
-        link), for factors beyond float64 (``|log_scale| > 709``). Not with ``scale``.
+        The log of that factor instead, for the log link only: an offset added to the
+        linear predictors, whose exponentials are taken relative to each row's largest
+        one, so rates and factors beyond float64 (``|log_scale| > 709``) whose products
+        are within it give their moments. Not with ``scale``.
     chunk_size : int, default=None
         Rows per block; by default about ``2**20 / S`` (8 MB of predictors per block).
     return_exponent : bool, default=False
@@ -457,15 +459,12 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
     n = X.shape[0]
     if scale is not None and log_scale is not None:
         raise ValueError("pass scale or log_scale, not both.")
-    if log_scale is None:
-        # the scale as a factor in [0.5, 1) times a power of two
-        factor, power_of_scale = np.frexp(np.broadcast_to(1.0 if scale is None else scale,
-                                                          (n,)))
-    else:
-        # the same split of exp(log_scale), made in log space
-        power_of_scale = np.floor(np.broadcast_to(log_scale, (n,)) / np.log(2.0)) + 1
-        factor = np.exp(log_scale - power_of_scale * np.log(2.0))
-        power_of_scale = power_of_scale.astype(int)
+    if log_scale is not None:
+        if family.link.name != "log":
+            raise ValueError("log_scale needs the log link.")
+        log_scale = np.broadcast_to(log_scale, (n,))
+    # the scale as a factor in [0.5, 1) times a power of two
+    factor, power_of_scale = np.frexp(np.broadcast_to(1.0 if scale is None else scale, (n,)))
     if chunk_size is None:
         chunk_size = max(1, _PREDICT_CHUNK_ELEMENTS // draws.shape[0])
     mean = np.empty(n)
@@ -473,9 +472,16 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
     exponent = np.empty(n, dtype=int)
     for start in range(0, n, chunk_size):
         rows = slice(start, start + chunk_size)
-        mu = family.mean(linear_predictor(X[rows], draws, fit_intercept))
-        power = np.frexp(np.max(np.abs(mu), axis=1))[1]
-        unit = np.ldexp(mu, -power[:, None])  # |unit| < 1: its square cannot overflow
+        eta = linear_predictor(X[rows], draws, fit_intercept)
+        if log_scale is not None:
+            # exp(eta + o) as exp(eta + o - power log 2) in (0, 1) times 2**power
+            eta = eta + log_scale[rows, None]
+            power = np.floor(np.max(eta, axis=1) / np.log(2.0)).astype(int) + 1
+            unit = np.exp(eta - power[:, None] * np.log(2.0))
+        else:
+            mu = family.mean(eta)
+            power = np.frexp(np.max(np.abs(mu), axis=1))[1]
+            unit = np.ldexp(mu, -power[:, None])  # |unit| < 1: its square cannot overflow
         # the scale times 2**power
         exponent[rows] = power + power_of_scale[rows]
         mean[rows] = factor[rows] * unit.mean(axis=1)

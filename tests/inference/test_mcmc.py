@@ -359,6 +359,32 @@ def test_sample_predictive_moments_with_rates_beyond_the_square_root_of_float64(
     assert np.all(rates_var == np.inf)
 
 
+def test_sample_predictive_moments_take_the_log_of_the_scale_beyond_float64():
+    """``log_scale`` o: the moments of exp(eta + o), computed directly for rates around
+    exp(-800) over o ~ 800, where exp(o) overflows; within float64 the same as
+    ``scale=exp(o)``."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 2))
+    draws = np.c_[rng.normal(scale=0.3, size=(50, 2)), -800.0 + rng.normal(scale=0.2, size=50)]
+    o = rng.uniform(795.0, 805.0, 30)
+    counts = np.exp(X @ draws[:, :2].T + draws[:, 2] + o[:, None])
+    family = PoissonFamily("log")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for chunk_size in (None, 7):
+            mean, var = sample_predictive_moments(X, draws, family, True, log_scale=o,
+                                                  chunk_size=chunk_size)
+            np.testing.assert_allclose(mean, counts.mean(1), rtol=1e-11)
+            np.testing.assert_allclose(var, counts.var(1), rtol=1e-10)
+    draws[:, 2] += 800.0
+    small = o - 800.0
+    by_log = sample_predictive_moments(X, draws, family, True, log_scale=small)
+    by_scale = sample_predictive_moments(X, draws, family, True, scale=np.exp(small))
+    np.testing.assert_allclose(by_log, by_scale, rtol=1e-13)
+    with pytest.raises(ValueError, match="scale or log_scale"):
+        sample_predictive_moments(X, draws, family, True, scale=1.0, log_scale=0.0)
+
+
 @pytest.mark.parametrize("sampler", ["nuts", "ensemble"])
 def test_poisson_mcmc_predicts_finite_counts_at_an_exposure_of_1e_200(sampler):
     from skcoreset import BayesianPoissonRegression

@@ -5,6 +5,7 @@ to_arviz, and through a coreset pipeline by metadata routing."""
 import numpy as np
 import pytest
 import sklearn
+from sklearn.base import clone
 from scipy import stats
 from sklearn.linear_model import PoissonRegressor
 from sklearn.pipeline import Pipeline as SkPipeline
@@ -578,3 +579,8 @@ def test_negative_binomial_fits_offsets_beyond_700_where_the_counts_are_represen
     assert np.all(mean > plug_in) and np.all(mean < 1.05 * plug_in)
     assert 0.2 < reg.score(X, y, offset=big) == pytest.approx(
         ref.score(X, y, offset=np.log(e)), abs=1e-3)
+    # MCMC draws of an intercept near -800: their rates exp(-800) underflow, their means
+    # over the offset are those of the Laplace fit
+    draws = clone(reg).set_params(method="mcmc", n_draws=300, n_burnin=200, random_state=0)
+    draws.fit(X, y, offset=big)
+    np.testing.assert_allclose(draws.predict(X[:20], offset=big[:20]), mean, rtol=0.05)
