@@ -472,9 +472,9 @@ class BaseBayesianGLM(BaseEstimator):
         """
         return self._residuals(X, y, kind, None)
 
-    def _residuals(self, X, y, kind, exposure):
+    def _residuals(self, X, y, kind, exposure, log_exposure=None):
         """:meth:`residuals` of counts over ``exposure`` (a multiplier of each row's mean,
-        or None)."""
+        or None; or its log, an offset of the log link)."""
         if kind not in RESIDUAL_KINDS:
             raise ValueError(f"kind must be one of {list(RESIDUAL_KINDS)}, got {kind!r}.")
         X = self._check_predict_input(X)
@@ -484,6 +484,8 @@ class BaseBayesianGLM(BaseEstimator):
         family = self.family_
         eta = linear_predictor(X, self.posterior_.mean, self.fit_intercept)
         scale = None
+        if log_exposure is not None:
+            eta = eta + log_exposure
         if exposure is not None:
             exposure = check_exposure(exposure, X.shape[0])
             if hasattr(family, "exposure_as_weight"):  # rates weighted by the exposure
@@ -603,9 +605,9 @@ class BaseBayesianGLM(BaseEstimator):
         """
         return self._sample_y(X, n_draws, random_state)
 
-    def _sample_y(self, X, n_draws, random_state, exposure=None):
+    def _sample_y(self, X, n_draws, random_state, exposure=None, log_exposure=None):
         """:meth:`sample_y` of counts over ``exposure`` (one multiplier of the mean per
-        row of X, or None)."""
+        row of X, or None; or its log ``log_exposure``, of the log link for X in memory)."""
         dask_input = is_dask_collection(X)
         if not dask_input:
             X = self._check_predict_input(X)
@@ -618,12 +620,14 @@ class BaseBayesianGLM(BaseEstimator):
         if exposure is not None:
             exposure = check_exposure(exposure, X.shape[0])
         return self._draw_targets(X, self.posterior_.sample(n_draws, random_state=rng), rng,
-                                  exposure)
+                                  exposure, log_exposure)
 
-    def _draw_targets(self, X, theta, rng, exposure=None):
+    def _draw_targets(self, X, theta, rng, exposure=None, log_exposure=None):
         """Targets drawn at the rows of X for each parameter draw (rows of ``theta``), over
-        ``exposure`` (count models), as an array of shape (draws, rows)."""
+        ``exposure`` or its log (count models), as an array of shape (draws, rows)."""
         eta = linear_predictor(X, theta, self.fit_intercept)
+        if log_exposure is not None:  # an offset of the log link
+            eta = eta + log_exposure[:, None]
         draws = draw_targets(self.family_, eta, exposure, rng)
         return self._decode_draws(draws.T)
 

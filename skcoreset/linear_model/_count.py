@@ -89,6 +89,13 @@ class _BaseCountRegression(_BaseRegression):
         return linear_offset(exposure, offset, _num_samples(X), self._family().link.name,
                              representable_exposure=False)
 
+    def _in_log_space(self, X, exposure, offset):
+        """Whether ``exposure`` and ``offset`` reach predictions as the log of the exposure
+        (:meth:`_log_exposure_of`; the log link, rows in memory), any finite offset, rather
+        than as the exposure ``exp(offset)``."""
+        return (self._family().link.name == "log"
+                and not any(is_dask_collection(a) for a in (X, exposure, offset)))
+
     def _exposure_of(self, X, exposure, offset):
         """The multiplier of the mean of each row of X from ``exposure`` and ``offset``
         (:func:`~skcoreset._validation.combined_exposure`), or None; lazily for dask
@@ -185,11 +192,10 @@ class _BaseCountRegression(_BaseRegression):
         std : ndarray of shape (n_samples,)
             Only returned with ``return_std``: the standard deviation it names.
         """
-        if (self._family().link.name != "log"
-                or any(is_dask_collection(a) for a in (X, exposure, offset))):
-            return self._predict_mean(X, return_std, self._exposure_of(X, exposure, offset))
-        return self._predict_mean(X, return_std,
-                                  log_exposure=self._log_exposure_of(X, exposure, offset))
+        if self._in_log_space(X, exposure, offset):
+            return self._predict_mean(X, return_std,
+                                      log_exposure=self._log_exposure_of(X, exposure, offset))
+        return self._predict_mean(X, return_std, self._exposure_of(X, exposure, offset))
 
     @_exposure_doc
     def score(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
@@ -261,6 +267,9 @@ class _BaseCountRegression(_BaseRegression):
             along the rows of X, each block drawn from its own random stream fixed by
             ``random_state``).
         """
+        if self._in_log_space(X, exposure, offset):
+            return self._sample_y(X, n_draws, random_state,
+                                  log_exposure=self._log_exposure_of(X, exposure, offset))
         return self._sample_y(X, n_draws, random_state, self._exposure_of(X, exposure, offset))
 
     @_exposure_doc
@@ -379,6 +388,10 @@ class _BaseCountRegression(_BaseRegression):
         -------
         residuals : ndarray of shape (n_samples,)
         """
+        if (self._in_log_space(X, exposure, offset)
+                and not hasattr(self._family(), "exposure_as_weight")):
+            # the negative binomial: the offset in the linear predictor, as in its fit
+            return self._residuals(X, y, kind, None, self._log_exposure_of(X, exposure, offset))
         return self._residuals(X, y, kind, self._exposure_of(X, exposure, offset))
 
 

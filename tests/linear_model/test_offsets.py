@@ -579,6 +579,15 @@ def test_negative_binomial_fits_offsets_beyond_700_where_the_counts_are_represen
     assert np.all(mean > plug_in) and np.all(mean < 1.05 * plug_in)
     assert 0.2 < reg.score(X, y, offset=big) == pytest.approx(
         ref.score(X, y, offset=np.log(e)), abs=1e-3)
+    # draws of counts over the offset, and the residuals of the counts
+    y_draws = reg.sample_y(X[:5], n_draws=20_000, random_state=0, offset=big[:5])
+    np.testing.assert_allclose(y_draws.mean(axis=0), mean[:5], rtol=0.05)
+    for kind in ("response", "pearson", "deviance"):
+        np.testing.assert_allclose(reg.residuals(X, y, kind, offset=big),
+                                   ref.residuals(X, y, kind, offset=np.log(e)),
+                                   rtol=1e-3, atol=1e-6)
+    np.testing.assert_allclose(np.sum(reg.residuals(X, y, offset=big) ** 2), reg.deviance_,
+                               rtol=1e-10)
     # MCMC draws of an intercept near -800: their rates exp(-800) underflow, their means
     # over the offset are those of the Laplace fit
     draws = clone(reg).set_params(method="mcmc", n_draws=300, n_burnin=200, random_state=0)
