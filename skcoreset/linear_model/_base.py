@@ -771,9 +771,9 @@ class BaseBayesianGLM(BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__}.loo() has no rows to evaluate: the training rows are "
                 f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this fit "
-                "had more, was streamed, ran on dask arrays with an exposure, or was "
-                "unpickled after a fit on dask arrays (the reference to them is not "
-                "pickled). Pass the rows, e.g. loo(X, y).")
+                "had more, was streamed, ran on dask arrays with an exposure or on offsets "
+                "beyond 700, or was unpickled after a fit on dask arrays (the reference to "
+                "them is not pickled). Pass the rows, e.g. loo(X, y).")
         return chunked_loo(self, rows, n_draws, n_chains, reff, random_state,
                            effective_sample_size_of_means)
 
@@ -795,7 +795,8 @@ class BaseBayesianGLM(BaseEstimator):
                     f"{type(self).__name__}.to_arviz() has no log_likelihood, "
                     "posterior_predictive or observed_data group: the training rows are "
                     f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this "
-                    "fit had more, was streamed, or ran on dask arrays with an exposure. "
+                    "fit had more, was streamed, or ran on dask arrays with an exposure "
+                    "or on offsets beyond 700. "
                     "Pass the rows to evaluate, e.g. to_arviz(X_test, y_test).",
                     UserWarning)
             return rows

@@ -588,6 +588,11 @@ def test_negative_binomial_fits_offsets_beyond_700_where_the_counts_are_represen
                                    rtol=1e-3, atol=1e-6)
     np.testing.assert_allclose(np.sum(reg.residuals(X, y, offset=big) ** 2), reg.deviance_,
                                rtol=1e-10)
+    # to_arviz and loo still take the exposure exp(offset): such rows are not kept
+    with pytest.raises(ValueError, match="offsets beyond 700"):
+        reg.loo()
+    with pytest.raises(ValueError, match=r"\|offset\| > 700"):
+        reg.loo(X, y, offset=big)
     # MCMC draws of an intercept near -800: their rates exp(-800) underflow, their means
     # over the offset are those of the Laplace fit
     draws = clone(reg).set_params(method="mcmc", n_draws=300, n_burnin=200, random_state=0)
