@@ -34,7 +34,7 @@ from ._common import (InferenceResult, LogPosterior, log_posterior_of,
                       prior_precision)
 from ._newton import warn_not_converged
 from .diagnostics import effective_sample_size_of_means
-from .importance import importance_summary, log_joint
+from .importance import importance_summary, log_joint, pareto_smoothed
 from .kl_proximal import kl_proximal
 from .laplace import find_mode, initial_theta, laplace, newton_map
 from .mcmc import SAMPLERS, log_probability, mcmc, sample_predictive_moments, stretch_scale
@@ -45,6 +45,6 @@ from .resolve import resolve_family
 __all__ = ["SAMPLERS", "InferenceResult", "LogPosterior", "PassGLMStream", "PotentialEvaluator",
            "check_pass_degree", "effective_sample_size_of_means", "find_mode",
            "importance_summary", "initial_theta", "kl_proximal", "laplace", "log_joint",
-           "log_posterior_of", "log_probability", "mcmc", "newton_map", "pass_glm",
-           "potential_sums", "prior_precision", "resolve_family", "sample_predictive_moments",
-           "stretch_scale", "warn_not_converged"]
+           "log_posterior_of", "log_probability", "mcmc", "newton_map", "pareto_smoothed",
+           "pass_glm", "potential_sums", "prior_precision", "resolve_family",
+           "sample_predictive_moments", "stretch_scale", "warn_not_converged"]

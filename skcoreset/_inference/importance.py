@@ -22,6 +22,7 @@ import numpy as np
 from scipy import sparse
 
 from .._backend import float_rows, row_chunks
+from .._psis import psis_log_weights
 from .dispersion import LOG_ALPHA_PRIOR_SD
 from .potentials import PotentialEvaluator, potential_sums
 
@@ -220,11 +221,10 @@ def log_joint(rows, family, thetas, prior_prec, fit_intercept, *, log_alpha=None
 
 
 def pareto_smoothed(log_ratios, r_eff=1.0):
-    """Pareto-smoothed log importance weights, normalised, and the shape ``k-hat`` of the
-    generalized Pareto distribution fitted to the largest weights (Vehtari et al. 2024), by
-    ArviZ: ``arviz.psislw`` in ArviZ 0.x, whose input is the log ratios; the array backend
-    of arviz-stats in ArviZ 1.x, whose input is a log-likelihood (the log ratios of
-    leave-one-out cross-validation are its negatives), so it is given minus the ratios.
+    """Pareto-smoothed log importance weights in the draws' order, normalised, and the shape
+    ``k-hat`` of the generalized Pareto distribution fitted to the largest weights (Vehtari
+    et al. 2024), by the package's PSIS (:func:`~skcoreset._psis.psis_log_weights`, the
+    estimates of ArviZ 0.x's ``psislw``; no optional dependency).
 
     Equal ratios (``q`` is ``p``) have no tail: ``k-hat = -inf`` and equal weights.
     Fewer than five draws in the tail (fewer than about 25 draws) give ``k-hat = inf``.
@@ -234,21 +234,11 @@ def pareto_smoothed(log_ratios, r_eff=1.0):
     finite = log_ratios[np.isfinite(log_ratios)]
     if finite.size == n and np.ptp(log_ratios) <= 1e-12 * max(1.0, np.max(np.abs(finite))):
         return np.full(n, -np.log(n)), -np.inf
-    try:
-        import arviz
-    except ImportError as exc:
-        raise ImportError("The Pareto-smoothed importance weights need ArviZ, an optional "
-                          "dependency of skcoreset: pip install arviz") from exc
-    if int(arviz.__version__.split(".")[0]) < 1:
-        smoothed, k = arviz.psislw(log_ratios.copy(), reff=r_eff)
-    else:  # pragma: no cover - ArviZ 1.x
-        from arviz_stats.base import array_stats
-
-        smoothed, k = array_stats.psislw(-log_ratios, r_eff=r_eff)
-    smoothed = np.asarray(smoothed, dtype=float)
-    top = np.max(smoothed)
-    smoothed = smoothed - (top + np.log(np.sum(np.exp(smoothed - top))))
-    return smoothed, float(k)
+    order = np.argsort(log_ratios)
+    sorted_weights, k, _ = psis_log_weights(log_ratios[order][None, :], r_eff)
+    smoothed = np.empty(n)
+    smoothed[order] = sorted_weights[0]
+    return smoothed, float(k[0])
 
 
 class ImportanceSummary(NamedTuple):

@@ -31,8 +31,7 @@ from scipy import linalg
 from scipy.special import logsumexp
 
 from .._backend import InMemoryRows
-from .._inference import log_joint
-from .._psis import psis_log_weights
+from .._inference import log_joint, pareto_smoothed
 
 # The wider half of the proposal: the Laplace covariance times this factor squared
 _WIDE_SCALE = 1.3
@@ -51,15 +50,6 @@ class ExactReading(NamedTuple):
 
     kl: float
     pareto_k: float
-
-
-def _smoothed(log_ratios):
-    """Pareto-smoothed normalised log weights in the draws' order, and their k-hat."""
-    order = np.argsort(log_ratios)
-    log_weights, k, _ = psis_log_weights(log_ratios[order][None, :])
-    out = np.empty_like(log_ratios)
-    out[order] = log_weights[0]
-    return out, float(k[0])
 
 
 class ExactDistance:
@@ -91,7 +81,7 @@ class ExactDistance:
         if self.full_k > _RECENTRE_K:
             # the exact posterior's mean is off the mode (skewed posteriors, rare events):
             # centre the proposal there, estimated from these draws, for one more pass
-            log_w, _ = _smoothed(self.log_full - self.log_q)
+            log_w, _ = pareto_smoothed(self.log_full - self.log_q)
             self._propose(data, np.exp(log_w) @ self.draws, rng, n_draws)
 
     def _propose(self, data, centre, rng, n_draws):
@@ -113,10 +103,10 @@ class ExactDistance:
         self.log_full = log_joint(data, self.family, self.draws, self.prior_prec,
                                   self.fit_intercept, dtype=np.float32)
         # the weights p_f~ / q behind every reading's second term
-        _, self.full_k = _smoothed(self.log_full - self.log_q)
+        _, self.full_k = pareto_smoothed(self.log_full - self.log_q)
 
     def _kl(self, log_r):
-        log_w, k = _smoothed(log_r - self.log_q)
+        log_w, k = pareto_smoothed(log_r - self.log_q)
         w = np.exp(log_w)
         kl = w @ (log_r - self.log_full) + logsumexp(log_w + self.log_full - log_r)
         return ExactReading(max(float(kl), 0.0), max(k, self.full_k))

@@ -13,7 +13,7 @@ from sklearn.preprocessing import StandardScaler
 from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegression,
                        BayesianPoissonRegression, UniformCoreset)
 from skcoreset._backend import InMemoryRows
-from skcoreset._inference import importance_summary, log_joint, potentials
+from skcoreset._inference import importance_summary, log_joint, pareto_smoothed, potentials
 from skcoreset.exceptions import ImportanceSamplingWarning
 from skcoreset.families import NegativeBinomialFamily, make_family
 from skcoreset.metrics import ExactKL, _exact, exact_kl
@@ -339,3 +339,20 @@ def test_a_corrected_pipeline_is_refused_with_its_own_measures():
     assert pipe.exact_corrected_  # the default corrects a sampled coreset posterior
     with pytest.raises(ValueError, match=r"exact_corrected_=True.*kl_before_ \("):
         exact_kl(pipe, X, y)
+
+
+@pytest.mark.parametrize("shape", ["light", "heavy", "few"])
+def test_pareto_smoothed_weights_are_arviz_psislw_in_the_draws_order(shape):
+    # the correction and the exact distances need no optional dependency: the package's
+    # PSIS gives ArviZ 0.x's smoothed weights and k-hat (normalised, in the draws' order)
+    arviz = pytest.importorskip("arviz")
+    if int(arviz.__version__.split(".")[0]) >= 1:
+        pytest.skip("ArviZ 1.x smooths the tail its own way (see the loo tests)")
+    rng = np.random.default_rng(0)
+    log_ratios = {"light": rng.normal(size=1000), "heavy": rng.standard_t(2, size=3000),
+                  "few": 3.0 * rng.normal(size=30)}[shape]
+    expected, expected_k = arviz.psislw(log_ratios.copy(), reff=0.8)
+    log_weights, k = pareto_smoothed(log_ratios, 0.8)
+    np.testing.assert_allclose(log_weights, expected - logsumexp(expected), atol=1e-12)
+    assert k == pytest.approx(expected_k, rel=1e-12)
+    assert pareto_smoothed(np.full(50, 2.0), 1.0)[1] == -np.inf  # q is p: no tail
