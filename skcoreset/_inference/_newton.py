@@ -384,6 +384,10 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
             # a stale or approximate Hessian is never returned (its factor steers): its
             # memory is free for the fresh one the trial point may compute
             neg_hessian = None
+        if fuse:
+            # so is the factor's: the full step is nearly always taken, and when it is not,
+            # the next step computes a fresh Hessian
+            factor = None
         t = 1.0
         while True:
             new_x = x + t * step
