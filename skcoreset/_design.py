@@ -432,10 +432,13 @@ def _sparse_latent_variances(X, factor, fit_intercept, mean, lower):
     n, d = X.shape
     X = X.tocsr()
     factor = np.asarray(factor, dtype=np.float64)
-    upper = linalg.blas.dsyrk(1.0, factor, trans=1)  # F^T F in the upper triangle, 0 below
-    sigma = upper + upper.T  # one p x p temporary (p = 2000: 32 MB)
-    sigma[np.diag_indices_from(sigma)] *= 0.5
-    del upper
+    sigma = linalg.blas.dsyrk(1.0, factor, trans=1)  # F^T F in the upper triangle, 0 below
+    p = len(sigma)
+    for start in range(0, p, 256):  # the lower triangle from the upper, by column blocks
+        stop = min(start + 256, p)
+        block = sigma[start:stop, start:stop]
+        block[...] = np.triu(block) + np.triu(block, 1).T
+        sigma[stop:, start:stop] = sigma[start:stop, stop:].T
     out = row_quadratic_forms(X, sigma, fit_intercept)
     if mean is None:
         return out

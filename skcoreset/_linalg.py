@@ -16,9 +16,8 @@ def stable_cholesky(matrix):
     Adds the smallest diagonal jitter that makes the factorisation succeed, so covariances
     that are singular to rounding error (e.g. from a nearly flat direction) still factor.
     """
-    matrix = matrix + matrix.T
-    matrix *= 0.5
-    if not np.all(np.isfinite(matrix)):
+    symmetric = _symmetric_part(matrix)
+    if not np.all(np.isfinite(symmetric)):
         # a curvature or covariance built from data whose squares overflow float64
         raise ValueError(
             "The curvature of the log posterior is not finite in float64: the data's scale "
@@ -26,15 +25,29 @@ def stable_cholesky(matrix):
             "float, or sample_weight so large that their weighted sum does). Standardise X, "
             "e.g. with sklearn.preprocessing.StandardScaler, and keep sample_weight of a "
             "representable size (divide it by a constant).")
-    scale = max(np.max(np.abs(np.diag(matrix))), np.finfo(float).tiny)
+    scale = max(np.max(np.abs(np.diag(symmetric))), np.finfo(float).tiny)
     jitter = 0.0
     for _ in range(10):
-        try:  # no p x p temporaries without jitter (32 MB each at p = 2000)
-            shifted = matrix if jitter == 0.0 else matrix + jitter * np.eye(len(matrix))
-            return linalg.cholesky(shifted, lower=True, check_finite=False)
+        # factored in place, no second p x p array (32 MB at p = 2000): the transpose of the
+        # exactly symmetric copy is the Fortran-ordered array LAPACK works on; a failed
+        # attempt spoils the copy, so a retry makes it again
+        if symmetric is None:
+            symmetric = _symmetric_part(matrix)
+            symmetric[np.diag_indices_from(symmetric)] += jitter
+        try:
+            return linalg.cholesky(symmetric.T, lower=True, overwrite_a=True,
+                                   check_finite=False)
         except linalg.LinAlgError:
+            symmetric = None
             jitter = max(10.0 * jitter, 1e-12 * scale)
     raise linalg.LinAlgError("Matrix is not positive definite, even with diagonal jitter.")
+
+
+def _symmetric_part(matrix):
+    """``(matrix + matrix.T) / 2``, a new array, exactly symmetric."""
+    symmetric = matrix + matrix.T
+    symmetric *= 0.5
+    return symmetric
 
 
 def cholesky_logdet(chol):

@@ -49,6 +49,42 @@ class _Moments:
                                     other.cov_cholesky)
 
 
+def _mirror_lower(matrix: FloatArray) -> FloatArray:
+    """Copy the lower triangle of a square array onto its upper one, by column blocks (no
+    index arrays of the size of the matrix); returns it."""
+    p = len(matrix)
+    for start in range(0, p, 256):
+        stop = min(start + 256, p)
+        block = matrix[start:stop, start:stop]
+        block[...] = np.tril(block) + np.tril(block, -1).T
+        matrix[start:stop, stop:] = matrix[stop:, start:stop].T
+    return matrix
+
+
+def _covariance(precision: FloatArray) -> FloatArray:
+    """``precision^-1``, exactly symmetric, from the precision's Cholesky factor in place
+    (LAPACK potri: a third of the flops of solving for the identity, and no second
+    ``p x p`` array)."""
+    cov, info = linalg.lapack.dpotri(stable_cholesky(precision), lower=1, overwrite_c=1)
+    if info != 0:
+        raise linalg.LinAlgError(f"LAPACK dpotri failed (info={info}).")
+    return _mirror_lower(cov)
+
+
+def _inverse_cholesky(precision: FloatArray) -> FloatArray:
+    """The lower Cholesky factor of ``precision^-1``, factored in place of the inverse
+    (:func:`_covariance`, Fortran-ordered and exactly symmetric: the factor
+    :func:`stable_cholesky` gives, without its copy); with jitter when the inverse is
+    singular to rounding."""
+    cov = _covariance(precision)
+    if np.all(np.isfinite(cov)):
+        try:
+            return linalg.cholesky(cov, lower=True, overwrite_a=True, check_finite=False)
+        except linalg.LinAlgError:
+            cov = _covariance(precision)  # spoilt by the failed attempt
+    return stable_cholesky(cov)
+
+
 def check_level(level: float) -> float:
     """The credibility ``level`` as a float in (0, 1); ValueError otherwise."""
     if not is_number(level) or not 0.0 < level < 1.0:
@@ -107,24 +143,31 @@ class GaussianPosterior(_Moments):
         if (cov is None) == (precision is None):
             raise ValueError("Give exactly one of cov and precision.")
         self.mean = np.asarray(mean, dtype=float)
+        self._cov: FloatArray | None
         if cov is None:
             precision = np.asarray(precision, dtype=float)
-            # the inverse from the Cholesky factor in place (LAPACK potri: a third of the
-            # flops of solving for the identity, and no second p x p array; 64 MB fewer
-            # at the peak at p = 2000); potri fills the lower triangle
-            cov, info = linalg.lapack.dpotri(stable_cholesky(precision), lower=1,
-                                             overwrite_c=1)
-            if info != 0:
-                raise linalg.LinAlgError(f"LAPACK dpotri failed (info={info}).")
-            upper = np.triu_indices(len(cov), 1)
-            cov[upper] = cov.T[upper]
+            # cov is formed again only when read (at rest a p x p array fewer: 32 MB at
+            # p = 2000); its Cholesky factor is computed in its place
             self._precision = precision
+            self._cov = None
+            self.cov_cholesky = _inverse_cholesky(precision)
         else:
             cov = np.asarray(cov, dtype=float)
-            cov = 0.5 * (cov + cov.T)
+            self._cov = 0.5 * (cov + cov.T)
             self._precision = None
-        self.cov = cov
-        self.cov_cholesky = stable_cholesky(self.cov)
+            self.cov_cholesky = stable_cholesky(self._cov)
+
+    @property
+    def cov(self) -> FloatArray:
+        """Posterior covariance ``(p, p)`` (for a posterior given by its precision, its
+        inverse, computed when first read)."""
+        if self._cov is None:
+            self._cov = _covariance(self.precision)
+        return self._cov
+
+    @cov.setter
+    def cov(self, value: FloatArray) -> None:
+        self._cov = value
 
     def sample(self, n_samples: int = 1,
                random_state: RandomStateLike | np.random.Generator = None) -> FloatArray:

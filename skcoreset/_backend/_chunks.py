@@ -107,9 +107,12 @@ def row_slice(X, rows):
     if start == 0 and stop == X.shape[0]:
         return X
     first, last = X.indptr[start], X.indptr[stop]
-    return sparse.csr_matrix((X.data[first:last], X.indices[first:last],
-                              X.indptr[start:stop + 1] - first),
-                             shape=(stop - start, X.shape[1]), copy=False)
+    block = sparse.csr_matrix((stop - start, X.shape[1]), dtype=X.dtype)
+    # set after construction: scipy's constructor copies a view of less than half of an
+    # array (its prune step), i.e. every block of a blocked pass
+    block.data, block.indices = X.data[first:last], X.indices[first:last]
+    block.indptr = (X.indptr[start:stop + 1] - first).astype(X.indices.dtype, copy=False)
+    return block
 
 
 def float_rows(X):

@@ -9,8 +9,8 @@ import numpy as np
 from scipy.sparse import issparse
 
 from .._backend import InMemoryRows, float_rows, row_chunks, row_slice, row_width
-from .._design import (add_scaled_gram, block_rows, linear_predictor, n_params, rmatvec,
-                       sparse_block_rows, split_theta, weighted_gram)
+from .._design import (add_scaled_gram, add_sparse_gram, block_rows, linear_predictor,
+                       n_params, rmatvec, sparse_block_rows, split_theta, weighted_gram)
 from .._linalg import cholesky_logdet
 
 
@@ -164,8 +164,9 @@ class LogPosterior:
         memory traffic of :meth:`eta` followed by :meth:`grad`). The family's terms come
         from one evaluation per block (``family.loglik_and_derivatives``) and its
         ``eta``-free terms are summed once per data set. ``rows_per_block`` defaults to
-        :func:`~skcoreset._design.block_rows` of the design's width (of its nonzeros for
-        a sparse X, whose blocks' products are sparse).
+        :func:`~skcoreset._design.block_rows` of the design's width (for a sparse X,
+        :func:`~skcoreset._design.sparse_block_rows`: its products stream through the
+        nonzeros whatever the rows, and blocks bound the per-row temporaries).
 
         With ``neg_hessian=np.float64``, ``(value, eta, grad, neg_hessian)``: the exact
         :meth:`neg_hessian` at ``theta`` from the same pass (its Gram's block products while
@@ -178,11 +179,12 @@ class LogPosterior:
         if mixed is not None:
             step = (coef - mixed.coef).astype(np.float32)
         if rows_per_block is None:
-            # sparse products stream through the nonzeros whatever the rows: one block,
-            # unless the Hessian's Grams are summed per block as well
-            rows_per_block = (block_rows(len(self.prior_prec)) if not issparse(self.X)
-                              else n if neg_hessian is None else sparse_block_rows(self.X))
+            rows_per_block = (sparse_block_rows(self.X) if issparse(self.X)
+                              else block_rows(len(self.prior_prec)))
         eta = np.empty(n)
+        # a sparse X's gradient is one product of the whole matrix with the rows' residuals:
+        # scipy copies a block's rows to transpose them
+        resid = np.empty(n) if issparse(self.X) else None
         loglik = 0.0
         grad_x = np.zeros(d)
         grad_1 = 0.0
@@ -209,7 +211,9 @@ class LogPosterior:
                                                        second=neg_hessian is not None)
             loglik += w @ terms[0]
             r = w * terms[1]
-            if mixed is None:
+            if resid is not None:
+                resid[rows] = r
+            elif mixed is None:
                 grad_x += X.T @ r
             else:
                 grad_x += X.T @ (r - mixed.r[rows]).astype(np.float32)
@@ -220,6 +224,8 @@ class LogPosterior:
                                 self.fit_intercept)
         if mixed is not None:
             grad_x += mixed.grad
+        if resid is not None:
+            grad_x = np.asarray(self.X.T @ resid)
         grad = np.append(grad_x, grad_1) if self.fit_intercept else grad_x
         out = (loglik + self._loglik_constant + self.log_prior(theta), eta,
                grad - self.prior_prec * theta)
@@ -242,13 +248,30 @@ class LogPosterior:
         """``-d^2 log posterior / d theta^2``: the Laplace precision at ``theta``; with
         ``dtype=np.float32`` an approximation from single-precision Grams (for Newton steps
         only, see :func:`~skcoreset._design.weighted_gram`)."""
-        H = weighted_gram(self.X, self._curvature(eta), self.fit_intercept, dtype=dtype)
+        if issparse(self.X):
+            # weighted_gram's blocks, with each block's curvature and rows shared with X
+            # (no curvature of all rows, no copy of a block)
+            p = len(self.prior_prec)
+            H = np.zeros((p, p))
+            for rows in self._sparse_blocks():
+                add_sparse_gram(H, row_slice(self.X, rows), self._curvature(eta, rows),
+                                self.fit_intercept)
+        else:
+            H = weighted_gram(self.X, self._curvature(eta), self.fit_intercept, dtype=dtype)
         H[np.diag_indices_from(H)] += self.prior_prec
         return H
 
-    def _curvature(self, eta):
-        """Each row's weight in the Hessian, ``c_n = -w_n d2_n >= 0``: ``H = A^T C A + P``."""
-        return np.maximum(-self.sample_weight * self.family.d2(self.y, eta), 0.0)
+    def _curvature(self, eta, rows=slice(None)):
+        """Each row's weight in the Hessian, ``c_n = -w_n d2_n >= 0``: ``H = A^T C A + P``
+        (of the ``rows``)."""
+        return np.maximum(-self.sample_weight[rows] * self.family.d2(self.y[rows], eta[rows]),
+                          0.0)
+
+    def _sparse_blocks(self):
+        """The row slices of a blocked pass over a sparse X (:func:`sparse_block_rows`)."""
+        n = self.X.shape[0]
+        size = sparse_block_rows(self.X)
+        return [slice(start, min(start + size, n)) for start in range(0, n, size)]
 
     @property
     def cheap_products(self):
@@ -260,12 +283,25 @@ class LogPosterior:
     def neg_hessian_product(self, eta):
         """The function ``v -> H v`` for :meth:`neg_hessian` ``H`` at ``eta``, by two
         products with X (``H`` is never formed)."""
-        c = self._curvature(eta)
+        if not issparse(self.X):
+            c = self._curvature(eta)
 
-        def product(v):
+            def product(v):
+                latent = linear_predictor(self.X, v, self.fit_intercept)
+                return rmatvec(self.X, c * latent, self.fit_intercept) + self.prior_prec * v
+            return product
+        # the curvature by row blocks (a block's temporaries) and each product's latent
+        # vector scaled in place: two vectors of all rows (the products are with the whole
+        # of X: scipy copies a block's rows to transpose them)
+        c = np.empty(self.X.shape[0])
+        for rows in self._sparse_blocks():
+            c[rows] = self._curvature(eta, rows)
+
+        def sparse_product(v):
             latent = linear_predictor(self.X, v, self.fit_intercept)
-            return rmatvec(self.X, c * latent, self.fit_intercept) + self.prior_prec * v
-        return product
+            latent *= c
+            return rmatvec(self.X, latent, self.fit_intercept) + self.prior_prec * v
+        return sparse_product
 
     def log_prior_normaliser(self):
         """``log`` of the prior's normalising constant (:func:`prior_log_normaliser`)."""

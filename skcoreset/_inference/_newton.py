@@ -311,10 +311,12 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
         if fused_hessian is not None:
             (neg_hessian, exact), fused_hessian = fused_hessian, None
             need_exact = not approx_steps
+            factor = None  # the stale factor's memory is free for the new one
             factor = objective.factor(neg_hessian)
         elif fresh:
             exact = need_exact
             need_exact = not approx_steps
+            neg_hessian = factor = None  # free the stale ones' memory for the new ones
             if grad is not None:  # known at x: only the Hessian is new
                 neg_hessian = (objective.neg_hessian if exact
                                else objective.approx_neg_hessian)(x, state)
@@ -378,6 +380,14 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
                   and decrement / 2 > tol * margin):
                 fuse = "approx"
         last_decrement = decrement
+        if confirm and not (fresh and exact):
+            # a stale or approximate Hessian is never returned (its factor steers): its
+            # memory is free for the fresh one the trial point may compute
+            neg_hessian = None
+        if fuse:
+            # so is the factor's: the full step is nearly always taken, and when it is not,
+            # the next step computes a fresh Hessian
+            factor = None
         t = 1.0
         while True:
             new_x = x + t * step

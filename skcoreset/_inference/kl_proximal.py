@@ -170,41 +170,61 @@ class _PrimalPath:
         # large n: latent variances from single-precision products (see latent_variances)
         self.variance_dtype = np.float32 if large else np.float64
 
-    def evaluate(self, mean, precision):
-        """ELBO and linearisation at ``N(mean, precision^-1)``."""
+    def evaluate(self, mean, precision, chol=None):
+        """ELBO and linearisation at ``N(mean, precision^-1)`` (``chol``: the precision's
+        lower Cholesky factor when known, which this overwrites)."""
         p = len(mean)
-        chol = stable_cholesky(precision)
-        # V = L^-T L^-1, so L^-T is a square-root factor of V and v~_n = ||L^-1 a_n||^2
-        chol_inv = linalg.solve_triangular(chol, np.eye(p), lower=True)
-        value, error, alpha_sum, gram = self.rows.sum(
-            _elbo_sums, self.family, mean, chol_inv, self.fit_intercept, self.variance_dtype)
-        cov_diag = np.sum(chol_inv**2, axis=0)
+        if chol is None:
+            chol = stable_cholesky(precision)
         logdet_prec = cholesky_logdet(chol)
+        # V = L^-T L^-1, so L^-T is a square-root factor of V and v~_n = ||L^-1 a_n||^2;
+        # L^-1 in place of L (LAPACK trtri)
+        chol_inv, info = linalg.lapack.dtrtri(chol, lower=1, overwrite_c=1)
+        if info != 0:
+            raise linalg.LinAlgError(f"LAPACK dtrtri failed (info={info}).")
+        value, error, alpha_sum, target = self.rows.sum(
+            _elbo_sums, self.family, mean, chol_inv, self.fit_intercept, self.variance_dtype)
+        target[np.diag_indices_from(target)] += self.prior_prec  # P + A^T Gamma A
+        cov_diag = np.einsum("ij,ij->j", chol_inv, chol_inv)
         kl = 0.5 * (self.prior_prec @ cov_diag + self.prior_prec @ mean**2 - p
                     - np.sum(np.log(self.prior_prec)) + logdet_prec)
-        params = dict(mean=mean, precision=precision, chol_inv=chol_inv, gram=gram,
-                      grad_m=-alpha_sum - self.prior_prec * mean)
+        grad_m = -alpha_sum - self.prior_prec * mean
+        # the stopping criterion now, so that L^-1 need not be kept with the state
+        params = dict(mean=mean, precision=precision, target=target, grad_m=grad_m,
+                      criterion=self._criterion(chol_inv, grad_m, target))
         return _State(value - kl, params, error)
 
-    def criterion(self, state):
+    @staticmethod
+    def _criterion(chol_inv, grad_m, target):
         """Half the squared natural-gradient norm of the ELBO (see module docstring)."""
-        params = state.params
-        chol_inv = params["chol_inv"]
-        g = chol_inv @ params["grad_m"]
-        target = params["gram"] + np.diag(self.prior_prec)
-        # L^-1 G L^-T = I - L^-1 (P + A^T Gamma A) L^-T: the whitened precision mismatch
-        whitened = np.eye(len(g)) - chol_inv @ target @ chol_inv.T
-        return 0.5 * (g @ g + 0.5 * np.sum(whitened**2))
+        g = chol_inv @ grad_m
+        # L^-1 G L^-T = I - L^-1 (P + A^T Gamma A) L^-T: the whitened precision mismatch,
+        # by two triangular products (BLAS trmm, half the flops of general ones) in place of
+        # one copy of the target
+        trmm = linalg.get_blas_funcs("trmm", dtype=np.float64)
+        whitened = trmm(1.0, chol_inv, np.array(target, order="F"), side=0, lower=1,
+                        overwrite_b=1)
+        whitened = trmm(1.0, chol_inv, whitened, side=1, lower=1, trans_a=1, overwrite_b=1)
+        whitened[np.diag_indices_from(whitened)] -= 1.0
+        return 0.5 * (g @ g + 0.5 * np.einsum("ij,ij->", whitened, whitened))
+
+    def criterion(self, state):
+        return state.params["criterion"]
 
     def step(self, state, r):
         """The proximal update of eqs. (16)-(17) with ``r = 1 / (1 + beta)``."""
         params = state.params
         prec = params["precision"]
-        diag_p = np.diag(self.prior_prec)
-        scaling = r * prec + (1.0 - r) * diag_p
+        scaling = r * prec
+        scaling[np.diag_indices_from(scaling)] += (1.0 - r) * self.prior_prec
+        # factored in place: the transpose of the symmetric matrix is Fortran-ordered
         mean = params["mean"] + (1.0 - r) * linalg.cho_solve(
-            linalg.cho_factor(scaling, lower=True), params["grad_m"])
-        precision = r * prec + (1.0 - r) * (params["gram"] + diag_p)
+            linalg.cho_factor(scaling.T, lower=False, overwrite_a=True, check_finite=False),
+            params["grad_m"])
+        del scaling
+        precision = params["target"] * (1.0 - r)
+        for rows in row_chunks(len(prec), len(prec)):  # r * prec added without a copy
+            precision[rows] += r * prec[rows]
         return self.evaluate(mean, precision)
 
     def newton_step(self, state):
@@ -214,10 +234,10 @@ class _PrimalPath:
         depends on ``V`` only through the small latent variances, so the precision error
         shrinks by far more than ``r`` per step, and the mean converges quadratically."""
         params = state.params
-        precision = params["gram"] + np.diag(self.prior_prec)
-        mean = params["mean"] + linalg.cho_solve(
-            (stable_cholesky(precision), True), params["grad_m"])
-        return self.evaluate(mean, precision)
+        precision = params["target"]  # never changed in place: shared with the new state
+        chol = stable_cholesky(precision)
+        mean = params["mean"] + linalg.cho_solve((chol, True), params["grad_m"])
+        return self.evaluate(mean, precision, chol)
 
     def posterior(self, state):
         return GaussianPosterior(state.params["mean"], precision=state.params["precision"])

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
-from .._backend import float_rows, row_chunks, row_width
+from .._backend import float_rows, row_chunks, row_slice, row_width
 from .._design import linear_predictor
 from ..families import BinaryFamily
 
@@ -170,7 +170,8 @@ def _fit_sums(family, theta, fit_intercept, X, y, w, offset=None):
     rows (with their offsets), in row chunks."""
     loglik = shortfall = 0.0
     for rows in row_chunks(X.shape[0], row_width(X) + 1):
-        eta = linear_predictor(float_rows(X[rows]), theta, fit_intercept)
+        # the chunk's rows shared with X (scipy's row slicing copies a CSR matrix's)
+        eta = linear_predictor(float_rows(row_slice(X, rows)), theta, fit_intercept)
         if offset is not None:
             eta = eta + offset[rows]
         terms = family.loglik(y[rows], eta)
