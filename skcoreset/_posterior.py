@@ -159,8 +159,10 @@ class GaussianPosterior(_Moments):
 
     @property
     def cov(self) -> FloatArray:
-        """Posterior covariance ``(p, p)`` (for a posterior given by its precision, its
-        inverse, computed when first read)."""
+        """Posterior covariance ``(p, p)``.
+
+        For a posterior given by its precision, its inverse, computed when first read.
+        """
         if self._cov is None:
             self._cov = _covariance(self.precision)
         return self._cov
