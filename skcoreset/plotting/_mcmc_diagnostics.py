@@ -195,10 +195,11 @@ class MCMCDiagnosticsDisplay:
         final = final_estimator(estimator)
         if getattr(estimator, "exact_corrected_", False):
             raise ValueError(
-                "The pipeline's posterior was corrected to the exact one "
-                "(exact_correction=True): its draws are resampled by importance weights, "
-                "not chains, and r_hat_ describes the run before the correction. Show the "
-                "chains of a pipeline fitted with exact_correction=False.")
+                "The pipeline's posterior was corrected to the exact one (exact_correction, "
+                "by default after a coreset step and MCMC): its draws are resampled by "
+                "importance weights, not chains, and r_hat_ describes the run before the "
+                "correction. Show the chains of a pipeline fitted with "
+                "exact_correction=False.")
         if not isinstance(final.posterior_, SamplePosterior) or not hasattr(final, "r_hat_"):
             raise TypeError(
                 f"MCMCDiagnosticsDisplay shows the chains of an MCMC fit; this "
