@@ -226,7 +226,9 @@ def test_nuts_on_a_cluster_gives_the_in_memory_draws(client):
     leapfrog_steps = lazy.sample_stats_["n_steps"]
     np.testing.assert_array_equal(leapfrog_steps, ref.sample_stats_["n_steps"])
     passes = [t for t in tasks.data if "_loglik_sums" in str(t["key"])]
-    assert len(passes) >= 2 * leapfrog_steps.sum()  # a task per chunk and gradient
+    # every gradient is a pass on the cluster: a task per worker thread holding chunks (one
+    # or two here, as the scheduler placed the two chunks)
+    assert len(passes) >= leapfrog_steps.sum()
     proba = lazy.predict_proba(Xd)  # predictions average over the draws, lazily
     assert isinstance(proba, da.Array)
     np.testing.assert_allclose(proba.compute(), ref.predict_proba(X), rtol=1e-8)
