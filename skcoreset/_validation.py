@@ -262,20 +262,3 @@ def linear_offset(exposure, offset, n_samples, link_name, representable_exposure
         with np.errstate(over="ignore", under="ignore"):
             _check_representable(np.exp(total))
     return total
-    check_numeric_dtype("offset", offset)
-    if link_name != "log":
-        raise ValueError(
-            f"offset adds to the linear predictor, which scales the mean only with the log "
-            f"link; this model has link={link_name!r}. Pass exposure (the multiplier of the "
-            "mean) instead, or use link='log'.")
-    offset = _float_vector("offset", offset, n_samples)
-    if not np.all(np.isfinite(offset)):
-        raise ValueError("offset contains NaN or infinity; an offset must be a finite "
-                         "number.")
-    with np.errstate(over="ignore", under="ignore"):
-        total = total * np.exp(offset)
-    if not np.all(np.isfinite(total) & (total > 0)):
-        raise ValueError("offset has values whose exponential (the exposure they stand for) "
-                         "is beyond float64, |offset| > 700: centre it, e.g. subtract its "
-                         "mean, which the intercept absorbs.")
-    return total

@@ -56,6 +56,14 @@ def poisson_data(n, coef, intercept=0.0, *, seed=0, scale=1.0, uniform=None, dty
     return X, rng.poisson(np.exp(X @ np.asarray(coef, dtype=float) + intercept)).astype(dtype)
 
 
+def gaussian_kl_closed_form(m0, S0, m1, S1):
+    """KL(N(m0, S0) || N(m1, S1)) in nats, the closed form (independent of the package's)."""
+    inv1 = np.linalg.inv(S1)
+    d = m1 - m0
+    return 0.5 * (np.trace(inv1 @ S0) + d @ inv1 @ d - len(m0)
+                  + np.linalg.slogdet(S1)[1] - np.linalg.slogdet(S0)[1])
+
+
 def conjugate_linear_regression(X, y, sample_weight, noise, prior_prec):
     """Exact posterior (mean, cov) and log evidence of weighted Bayesian linear regression
     with an intercept, known noise and the diagonal prior precision ``prior_prec``."""

@@ -15,6 +15,8 @@ from skcoreset.families import make_family
 from skcoreset.metrics import exact_kl
 from skcoreset.pipeline import Pipeline
 
+from ..conftest import conjugate_linear_regression, gaussian_kl_closed_form
+
 
 @pytest.fixture(scope="module")
 def rare():
@@ -28,23 +30,6 @@ def rarer():
     return make_rare_events(20_000, 20, positive_rate=0.005, random_state=0)
 
 
-def _gaussian_posterior(X, y, w, prior_scale, noise_scale):
-    """Mean and covariance of the conjugate posterior of a weighted linear regression with an
-    intercept (prior sd 10) and known noise: the closed form."""
-    A = np.column_stack([X, np.ones(len(X))])
-    prior = np.r_[np.full(X.shape[1], prior_scale**-2.0), 10.0**-2]
-    precision = np.diag(prior) + (A * w[:, None]).T @ A / noise_scale**2
-    cov = np.linalg.inv(precision)
-    return cov @ (A.T @ (w * y)) / noise_scale**2, cov
-
-
-def _kl(mean0, cov0, mean1, cov1):
-    inv1 = np.linalg.inv(cov1)
-    diff = mean1 - mean0
-    return 0.5 * (np.trace(inv1 @ cov0) + diff @ inv1 @ diff - len(mean0)
-                  + np.linalg.slogdet(cov1)[1] - np.linalg.slogdet(cov0)[1])
-
-
 def test_estimate_matches_closed_form_of_gaussian_posteriors():
     # a linear model with known noise: both exact posteriors are Gaussian, their KL known
     rng = np.random.RandomState(0)
@@ -53,12 +38,13 @@ def test_estimate_matches_closed_form_of_gaussian_posteriors():
     family = make_family("gaussian")
     prior = prior_precision(4, prior_scale=1.0, intercept_prior_scale=10.0,
                             fit_intercept=True)
-    mean, cov = _gaussian_posterior(X, y, np.ones(len(y)), 1.0, 1.0)
+    mean, cov = conjugate_linear_regression(X, y, np.ones(len(y)), 1.0, prior)[:2]
     distance = ExactDistance(InMemoryRows(X, y, np.ones(len(y))), family, mean,
                              np.linalg.inv(cov), prior, True, np.random.RandomState(1))
     for spread in (0.15, 0.3):  # every row, with weights off by about this fraction
         w = np.exp(spread * rng.standard_normal(len(y)))
-        expected = _kl(*_gaussian_posterior(X, y, w, 1.0, 1.0), mean, cov)
+        expected = gaussian_kl_closed_form(
+            *conjugate_linear_regression(X, y, w, 1.0, prior)[:2], mean, cov)
         reading = distance(X, y, w)
         assert 0.02 < expected < 1.0
         assert reading.kl == pytest.approx(expected, rel=0.15)

@@ -13,6 +13,8 @@ from scipy.special import gammaln
 from skcoreset import BayesianBinaryRegression, BayesianLogisticRegression
 from skcoreset.families import BinaryFamily
 
+from ..conftest import gaussian_kl_closed_form
+
 INVERSE = {"logit": lambda eta: 1.0 / (1.0 + np.exp(-eta)), "probit": stats.norm.cdf,
            "cloglog": lambda eta: -np.expm1(-np.exp(eta))}
 SM_LINK = {"logit": sm.families.links.Logit, "probit": sm.families.links.Probit,
@@ -132,14 +134,6 @@ def test_invalid_trials_are_refused_and_leave_the_estimator(y, n_trials, message
         est.fit(X, [1, 0, 1], n_trials=True)
 
 
-def _gaussian_kl(m0, S0, m1, S1):
-    """KL(N(m0, S0) || N(m1, S1)) in nats, closed form."""
-    inv1 = np.linalg.inv(S1)
-    d = m1 - m0
-    return 0.5 * (np.trace(inv1 @ S0) + d @ inv1 @ d - len(m0)
-                  + np.linalg.slogdet(S1)[1] - np.linalg.slogdet(S0)[1])
-
-
 def test_coreset_of_the_cells_matches_the_cells_fit():
     from skcoreset import QuasiNewtonCoreset
     from skcoreset.pipeline import Pipeline
@@ -149,7 +143,7 @@ def test_coreset_of_the_cells_matches_the_cells_fit():
                      ("clf", BayesianLogisticRegression())])
     pipe.fit(X, k, coreset__n_trials=n)
     post, full = pipe[-1].posterior_, cells.posterior_
-    assert _gaussian_kl(post.mean, post.cov, full.mean, full.cov) < 0.05
+    assert gaussian_kl_closed_form(post.mean, post.cov, full.mean, full.cov) < 0.05
     np.testing.assert_array_equal(pipe[-1].classes_, [0, 1])
     # the coreset of the cells is the coreset of their weighted rows, its rows mapped to
     # their cells

@@ -21,7 +21,7 @@ from skcoreset.metrics import (CoresetQuality, coreset_quality, gaussian_kl,
                                loglik_relative_error, mean_error_sd, polynomial_mmd,
                                posterior_kl)
 
-from ..conftest import conjugate_linear_regression
+from ..conftest import conjugate_linear_regression, gaussian_kl_closed_form
 
 
 def _random_spd(rng, p):
@@ -31,21 +31,14 @@ def _random_spd(rng, p):
 
 # --- gaussian_kl ----------------------------------------------------------------------------
 
-def _kl_closed_form(m0, S0, m1, S1):
-    inv1 = np.linalg.inv(S1)
-    d = m1 - m0
-    return 0.5 * (np.trace(inv1 @ S0) + d @ inv1 @ d - len(m0)
-                  + np.linalg.slogdet(S1)[1] - np.linalg.slogdet(S0)[1])
-
-
-def test_gaussian_kl_closed_form():
+def test_gaussiangaussian_kl_closed_form():
     rng = np.random.default_rng(0)
     for p in (1, 3, 6):
         m0, m1 = rng.normal(size=p), rng.normal(size=p)
         S0, S1 = _random_spd(rng, p), _random_spd(rng, p)
         kl = gaussian_kl(m0, S0, m1, S1)
         assert isinstance(kl, float)
-        np.testing.assert_allclose(kl, _kl_closed_form(m0, S0, m1, S1), rtol=1e-10)
+        np.testing.assert_allclose(kl, gaussian_kl_closed_form(m0, S0, m1, S1), rtol=1e-10)
         assert kl > 0 and kl != pytest.approx(gaussian_kl(m1, S1, m0, S0))  # not symmetric
         assert abs(gaussian_kl(m0, S0, m0, S0)) < 1e-12
     # univariate: log(s1/s0) + (s0^2 + (m0 - m1)^2) / (2 s1^2) - 1/2
@@ -434,13 +427,13 @@ def test_coreset_quality_gaussian_model_exact():
     idx, w = coreset.sample_indices_, coreset.sample_weight_
     m_full, S_full, _ = conjugate_linear_regression(X, y, v, 0.7, prior_prec)
     m_core, S_core, _ = conjugate_linear_regression(X[idx], y[idx], w, 0.7, prior_prec)
-    kl = _kl_closed_form(m_core, S_core, m_full, S_full)
+    kl = gaussian_kl_closed_form(m_core, S_core, m_full, S_full)
     assert kl > 1.0
     assert quality.kl == pytest.approx(kl, rel=1e-8)
     assert quality.max_mean_error_sd == pytest.approx(
         np.max(np.abs(m_core - m_full) / np.sqrt(np.diag(S_full))), rel=1e-8)
     assert quality.size == 40
-    prior_kl = _kl_closed_form(np.zeros(4), np.diag(1 / prior_prec), m_full, S_full)
+    prior_kl = gaussian_kl_closed_form(np.zeros(4), np.diag(1 / prior_prec), m_full, S_full)
     assert quality.relative_kl == pytest.approx(kl / prior_kl, rel=1e-8)
     np.testing.assert_allclose(quality.full_posterior.mean, m_full, rtol=1e-10)
     np.testing.assert_allclose(quality.full_posterior.cov, S_full, rtol=1e-10)
