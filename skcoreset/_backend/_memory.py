@@ -9,6 +9,13 @@ from ._sampling import (importance_draws, merge_priority_lists, priority_chunk,
                         uniform_subset)
 
 
+def float_dtypes(X):
+    """The float dtypes rows ``X`` are validated to: float64, except that a float32
+    ``np.memmap`` stays float32, since converting it would load the whole file into memory
+    (its rows are read in chunks, :class:`InMemoryRows`)."""
+    return [np.float64, np.float32] if isinstance(X, np.memmap) else np.float64
+
+
 def _unit_scale(values):
     """``values`` times the power of two that brings their largest entry to [0.5, 1)."""
     top = np.max(values, initial=0.0)

@@ -13,8 +13,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 
-from .._backend import (DaskRows, InMemoryRows, dense_rows, float_rows, is_dask_collection,
-                        take_rows)
+from .._backend import (DaskRows, InMemoryRows, dense_rows, float_dtypes, float_rows,
+                        is_dask_collection, take_rows)
 from .._numbers import is_number
 from ..families import BinaryFamily, Family, make_family, model_names
 from .._inference import prior_precision, resolve_family
@@ -33,12 +33,6 @@ from .._typing import ArrayInput, FloatArray, MatrixLike, RandomStateLike, Vecto
 
 # The constructors that build under offsets in the linear predictor (``_takes_offset``).
 _OFFSET_CONSTRUCTORS = ("QuasiNewtonCoreset", "UniformCoreset")
-
-
-def _float_dtypes(X):
-    """float64, except that a float32 ``np.memmap`` stays float32: converting it would load
-    the whole file into memory (the constructors read X in row chunks)."""
-    return [np.float64, np.float32] if isinstance(X, np.memmap) else np.float64
 
 
 def _check_dask_features(estimator, X):
@@ -343,7 +337,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """
         if not is_dask_collection(X):
             with explained_input_errors():
-                X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False,
+                X, y = validate_data(self, X, y, dtype=float_dtypes(X), y_numeric=False,
                                      accept_sparse=ACCEPT_SPARSE)
             sample_weight = _row_weights(sample_weight, X.shape[0])
             if n_trials is not None:
@@ -570,7 +564,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         if is_dask_collection(X):
             _check_dask_features(self, X)  # validating a dask array would compute it
         else:
-            validate_data(self, X, dtype=_float_dtypes(X), reset=False,
+            validate_data(self, X, dtype=float_dtypes(X), reset=False,
                           accept_sparse=ACCEPT_SPARSE)
         return X
 

@@ -11,11 +11,11 @@ from joblib import Parallel, delayed
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from .._backend import InMemoryRows
+from .._backend import InMemoryRows, float_dtypes
 from .._atomic import fit_context
 from .._sklearn_compat import HasMethods, Interval
 from .._validation import ACCEPT_SPARSE, check_sample_weight
-from ._base import BaseCoreset, _float_dtypes
+from ._base import BaseCoreset
 from ._model import resolve_model
 from ._checks import warn_if_weight_lost
 from ._docs import COMMON_ATTRS_DOC
@@ -352,7 +352,7 @@ class StreamingCoreset(BaseCoreset):
         self.__dict__.pop("kl_estimate_", None)  # a stream's rows are not kept to measure it
         if not first_call:
             self._check_stream_settings()
-        X, y = validate_data(self, X, y, dtype=_float_dtypes(X), y_numeric=False,
+        X, y = validate_data(self, X, y, dtype=float_dtypes(X), y_numeric=False,
                              reset=first_call, accept_sparse=ACCEPT_SPARSE)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if first_call:
