@@ -13,8 +13,9 @@ per-row results on dask arrays stay lazy (:func:`map_row_blocks`). Dask is impor
 when dask input arrives.
 """
 
-from ._chunks import (Part, block_rng, dense_rows, float_rows, is_dask_collection, row_chunks,
-                      row_keys, row_slice, row_width, stack_rows, take_rows)
+from ._chunks import (Part, block_rng, dense_rows, float_rows, is_dask_collection,
+                      offset_keyword, row_chunks, row_keys, row_slice, row_width, stack_rows,
+                      take_offset, take_rows)
 from ._dask import DaskRows, as_row_blocks, map_row_blocks
 from ._memory import InMemoryRows, float_dtypes
 from ._storage import RowStorage, as_storage, is_chunked
@@ -22,5 +23,6 @@ from ._sampling import importance_draws, uniform_subset
 
 __all__ = ["DaskRows", "InMemoryRows", "Part", "RowStorage", "as_row_blocks", "as_storage",
            "block_rng", "dense_rows", "float_dtypes", "float_rows", "importance_draws",
-           "is_chunked", "is_dask_collection", "map_row_blocks", "row_chunks", "row_keys",
-           "row_slice", "row_width", "stack_rows", "take_rows", "uniform_subset"]
+           "is_chunked", "is_dask_collection", "map_row_blocks", "offset_keyword", "row_chunks",
+           "row_keys", "row_slice", "row_width", "stack_rows", "take_offset", "take_rows",
+           "uniform_subset"]

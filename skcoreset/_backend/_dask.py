@@ -442,13 +442,20 @@ class DaskRows:
         chunk of y) in every task."""
         return DaskRows(self._X, self._y, self._w, self.summary, encode, self._offset)
 
+    def with_offset(self, offset):
+        """The same rows with offsets in their linear predictors (a dask array, an
+        array-like or a scalar, checked as by :meth:`from_arrays`)."""
+        return DaskRows(self._X, self._y, self._w, self.summary, self.encode,
+                        _as_rows(offset, self._X, "offset"))
+
     def first_chunk(self):
-        """The first chunk as float X, encoded y and weights, gathered to the client (the
-        pilot rows of estimates that need rows in memory)."""
+        """The first chunk as float X, encoded y, weights and offsets (None without),
+        gathered to the client (the pilot rows of estimates that need rows in memory)."""
         import dask
 
-        w = None if self._w is None else self._w.blocks[0]
-        return _chunk_arrays(self.encode, *dask.compute(self._X.blocks[0], self._y.blocks[0], w))
+        w, offset = (None if v is None else v.blocks[0] for v in (self._w, self._offset))
+        X, y, w, offset = dask.compute(self._X.blocks[0], self._y.blocks[0], w, offset)
+        return (*_chunk_arrays(self.encode, X, y, w), _checked_offset(offset))
 
     def rechunk(self, block_rows):
         """The same rows in chunks of ``block_rows`` rows."""

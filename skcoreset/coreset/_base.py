@@ -13,15 +13,17 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
 
-from .._backend import (DaskRows, InMemoryRows, dense_rows, float_dtypes, float_rows,
-                        is_dask_collection, take_rows)
+from .._backend import (DaskRows, InMemoryRows, as_row_blocks, dense_rows, float_dtypes,
+                        float_rows, is_dask_collection, offset_keyword, take_rows)
+from .._dask_predict import linear_offset_lazily
 from .._numbers import is_number
 from ..families import BinaryFamily, Family, make_family, model_names
 from .._inference import prior_precision, resolve_family
 from .._atomic import fit_context
 from .._sklearn_compat import Interval, StrOptions, _get_output_config
-from .._validation import (ACCEPT_SPARSE, check_sample_weight, check_trials,
-                           combined_exposure, explained_input_errors, linear_offset)
+from .._validation import (ACCEPT_SPARSE, check_numeric_dtype, check_sample_weight,
+                           check_trials, combined_exposure, explained_input_errors,
+                           linear_offset)
 from ._calibration import laplace_distance
 from ._merge_reduce import merge_reduce_chunks
 from ._model import builds_for_sampler, likelihood_for, resolve_model
@@ -29,10 +31,6 @@ from ._checks import warn_if_all_rows, warn_if_far, warn_if_weight_lost
 from ._docs import fill_sampling_doc
 from ._subset import WeightedSubset, _attrs_array, weighted_subset
 from .._typing import ArrayInput, FloatArray, MatrixLike, RandomStateLike, VectorLike
-
-
-# The constructors that build under offsets in the linear predictor (``_takes_offset``).
-_OFFSET_CONSTRUCTORS = ("QuasiNewtonCoreset", "UniformCoreset")
 
 
 def _check_dask_features(estimator, X):
@@ -112,9 +110,6 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     # (what happened, what to do) of the warning when a fit chose every row on purpose
     # (see warn_if_all_rows); set by the constructors that do
     _all_rows_reason: tuple[str, str] | None = None
-    # whether the construction reads the rows' offsets in their linear predictors (the
-    # negative binomial model's exposure and offset)
-    _takes_offset = False
 
     _parameter_constraints = {
         "M": [Interval(Integral, 1, None, closed="left")],
@@ -146,6 +141,12 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         (read it in row chunks), ``y`` the encoded targets (±1 for the binary models),
         ``sample_weight`` non-negative; ``family`` and ``prior_prec`` define the likelihood
         and ``rng`` is a ``RandomState``. Merge-reduce calls it on every block and merge.
+
+        Rows with offsets in their linear predictors (the negative binomial model's
+        ``exposure`` and ``offset``) are handed on with ``offset=`` their offsets
+        (:func:`~skcoreset._backend.offset_keyword`): a constructor takes ``offset=None``
+        and adds them to every linear predictor it computes; one that does not take it
+        fails on such rows, naming ``offset``, rather than ignore them.
         """
 
     def _fit_rows(self, data, family, prior_prec, rng):
@@ -157,7 +158,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """
         if not data.chunked:
             indices, weights = self._build(data.X, data.y, data.sample_weight, family,
-                                           prior_prec, rng)
+                                           prior_prec, rng, **offset_keyword(data.offset))
             return data.take(indices, weights)
         context, _, root = merge_reduce_chunks(self, self.model_, data, family, prior_prec,
                                                rng, self._dispersion_estimated)
@@ -175,20 +176,22 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         Hilbert constructors return the J draws of their weighting distribution, so that
         every block is projected under the same distribution; other constructors share
         nothing. ``full_laplace()`` returns the Laplace posterior of all ``n_samples`` rows
-        (computed by sums over rows) and ``subsample(size, rng)`` a uniform ``(X, y, w)``
-        subsample of them.
+        (computed by sums over rows) and ``subsample(size, rng)`` a uniform ``(X, y, w,
+        offset)`` subsample of them (``offset`` None when the rows have none).
         """
         return None
 
     def _build_block(self, X, y, sample_weight, family, prior_prec, rng, *, thetas=None,
-                     target=None):
+                     target=None, offset=None):
         """Coreset ``(indices, weights)`` of one block of a merge-reduce tree.
 
         ``thetas`` is what :meth:`_block_projection` returned and ``target`` the projected
         vector of all the data the block stands in for (both ``None`` outside Hilbert
-        constructors). By default the block is built like any data, by :meth:`_build`.
+        constructors); ``offset`` the block's offsets, or None. By default the block is
+        built like any data, by :meth:`_build`.
         """
-        return self._build(X, y, sample_weight, family, prior_prec, rng)
+        return self._build(X, y, sample_weight, family, prior_prec, rng,
+                           **offset_keyword(offset))
 
     def _set_family(self, model):
         """``family_`` and ``model_`` (its name) of a resolved ``model``: a registered name,
@@ -348,7 +351,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                 exposure = self._rates_over_exposure(exposure, offset, X.shape[0])
                 offset = None
             else:
-                offset = self._linear_offset(exposure, offset, X.shape[0])
+                # the one representation of both in the rows' linear predictors
+                offset = linear_offset(exposure, offset, X.shape[0], self.family_.link.name)
                 exposure = None
             if exposure is not None:
                 y_encoded, sample_weight, _ = self.family_.exposure_as_weight(
@@ -357,16 +361,14 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             rows = InMemoryRows(X, y_encoded, sample_weight, offset)
             rows.exposure = exposure
             return rows
-        if exposure is not None or offset is not None:
-            raise ValueError(
-                f"exposure and offset of {type(self).__name__} are supported for rows in "
-                "memory (arrays and np.memmap); for dask arrays of the Poisson model pass "
-                "the rates y / exposure with sample_weight=exposure (times any weights), "
-                "the same likelihood.")
         if n_trials is not None:
             raise ValueError(
                 f"n_trials of {type(self).__name__} is supported for rows in memory (a "
                 "table of cells is small): compute the dask arrays first.")
+        for name, value in (("exposure", exposure), ("offset", offset)):
+            if value is not None:
+                check_numeric_dtype(name, value)
+        X = as_row_blocks(X)
         data = DaskRows.from_arrays(X, y, sample_weight)
         self.n_features_in_ = data.n_features
         if hasattr(self, "feature_names_in_"):
@@ -376,6 +378,17 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             assert_all_finite(summary.witness, input_name="y")
         self._set_family(resolve_model(self._likelihood_params().model, summary.witness))
         self._encode_target(summary.witness)  # target checks; sets classes_ of a binary model
+        if exposure is not None or offset is not None:
+            if hasattr(self.family_, "exposure_as_weight"):
+                raise ValueError(
+                    f"exposure and offset of {type(self).__name__} with the {self.model_} "
+                    "model are supported for rows in memory (arrays and np.memmap); for "
+                    "dask arrays pass the rates y / exposure with sample_weight=exposure "
+                    "(times any weights), the same likelihood.")
+            # offset + log(exposure) in the rows' linear predictors, checked in the tasks
+            # that read them
+            data = data.with_offset(linear_offset_lazily(X, exposure, offset,
+                                                         self.family_.link.name))
         data = data.encoded(partial(encode_labels, self.family_, getattr(self, "classes_", None)))
         if self.family_.unresolved:  # parameters estimated from data: on the first chunk
             self._resolve_family(*data.first_chunk())
@@ -415,22 +428,6 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """The exposure of the counts (from ``exposure`` and ``offset``), or None, of a
         family that fits counts over an exposure as weighted rates (the Poisson model)."""
         return combined_exposure(exposure, offset, n_samples, self.family_.link.name)
-
-    def _linear_offset(self, exposure, offset, n_samples):
-        """The offsets ``offset + log(exposure)`` in the rows' linear predictors, or None,
-        of a family whose likelihood of counts over an exposure is not one of weighted rates
-        (the negative binomial model): only constructors that read the rows' offsets
-        (``_takes_offset``) build under them."""
-        if exposure is None and offset is None:
-            return None
-        if not self._takes_offset:
-            raise ValueError(
-                f"exposure and offset of the {self.model_} model enter each row's linear "
-                f"predictor, which {type(self).__name__} does not read; "
-                f"{' and '.join(_OFFSET_CONSTRUCTORS)} build under them (and the Poisson "
-                "model's exposure works with every constructor, as weighted rates). Use "
-                "one of those, or build the coreset without them.")
-        return linear_offset(exposure, offset, n_samples, self.family_.link.name)
 
     def _far_advice(self):
         """What to change when the coreset is far from the posterior (:func:`warn_if_far`)."""

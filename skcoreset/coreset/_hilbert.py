@@ -6,6 +6,7 @@ from typing import Literal
 
 import numpy as np
 
+from .._backend import take_offset
 from .._warnings import warn
 from .._inference import laplace
 from .._posterior import GaussianPosterior
@@ -114,11 +115,12 @@ class _HilbertCoreset(LikelihoodCoreset):
         progress.message(f"{what} ...")
         return progress
 
-    def _weighting_distribution(self, X, y, sample_weight, family, prior_prec, rng):
+    def _weighting_distribution(self, X, y, sample_weight, family, prior_prec, rng,
+                                offset=None):
         """The distribution pi-hat the projection draws parameters from.
 
         Fitted on weights of mean 1 (:func:`relative_weights`), so that it depends on the
-        relative sample weights only.
+        relative sample weights only (and with the rows' offsets, when they have them).
         """
         if self.weighting == "prior":
             return GaussianPosterior(np.zeros(len(prior_prec)), np.diag(1.0 / prior_prec))
@@ -130,39 +132,41 @@ class _HilbertCoreset(LikelihoodCoreset):
         result = laplace(X[rows], y[rows], family,
                          sample_weight=relative_weights(sample_weight[rows]),
                          prior_prec=prior_prec, fit_intercept=self.fit_intercept,
+                         offset=take_offset(offset, rows),
                          verbose=max(int(self.verbose) - 1, 0))
         progress.message(f"weighting distribution fitted in {result.n_iter} Newton steps, "
                          f"{format_seconds(progress.elapsed())}")
         return result.posterior
 
-    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+    def _build(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
         rows = np.flatnonzero(sample_weight > 0)  # zero-weight rows are never projected
         self.projection_dim_ = self._resolve_projection_dim(len(rows))
         self._check_memory(len(rows), self.projection_dim_)
         unit = relative_weights(sample_weight)
-        thetas = self._draw_projection(X, y, unit, family, prior_prec, rng)
+        thetas = self._draw_projection(X, y, unit, family, prior_prec, rng, offset)
         if len(rows) < len(sample_weight):
-            X, y, unit = X[rows], y[rows], unit[rows]
-        local, factor = self._solve_projected(X, y, unit, family, thetas)
+            X, y, unit, offset = X[rows], y[rows], unit[rows], take_offset(offset, rows)
+        local, factor = self._solve_projected(X, y, unit, family, thetas, offset=offset)
         if len(local) == 0:
             return self._fallback(sample_weight, rng)
         self._warn_if_small(len(local), len(rows))
         indices = rows[local]
         return indices, factor * sample_weight[indices]
 
-    def _draw_projection(self, X, y, sample_weight, family, prior_prec, rng):
+    def _draw_projection(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
         """Fit the weighting distribution and draw the J parameters of the projection.
 
         Split from :meth:`_build_projected` so that merge-reduce and the dask path can draw
         them once and project every block under the same pi-hat.
         """
         self.weighting_posterior_ = self._weighting_distribution(
-            X, y, sample_weight, family, prior_prec, rng)
+            X, y, sample_weight, family, prior_prec, rng, offset)
         return self.weighting_posterior_.sample(self.projection_dim_, random_state=rng)
 
-    def _solve_projected(self, X, y, sample_weight, family, thetas, target=None):
-        """Project on ``thetas``, run the solver; return the selected rows and the factor
-        by which each row's ``sample_weight`` is multiplied.
+    def _solve_projected(self, X, y, sample_weight, family, thetas, target=None, offset=None):
+        """Project on ``thetas`` (with the rows' ``offset`` in their linear predictors), run
+        the solver; return the selected rows and the factor by which each row's
+        ``sample_weight`` is multiplied.
 
         Weights and target are rescaled by one power of two (exact) before the float32
         projection, so weights of 1e-300 or 1e300 neither underflow nor overflow there.
@@ -172,7 +176,7 @@ class _HilbertCoreset(LikelihoodCoreset):
         unit = np.ldexp(sample_weight, shift)
         progress = self._stage(f"projecting {X.shape[0]} rows on {len(thetas)} draws")
         vectors, total = project_loglik(X, y, unit, family, thetas, self.fit_intercept,
-                                        dtype=_VECTOR_DTYPE, return_sum=True)
+                                        dtype=_VECTOR_DTYPE, return_sum=True, offset=offset)
         progress.message(f"projected in {format_seconds(progress.elapsed())}")
         # the float64 sum, not that of the float32 rows
         target = total if target is None else np.ldexp(target, shift)
@@ -186,7 +190,8 @@ class _HilbertCoreset(LikelihoodCoreset):
         indices = np.flatnonzero(result.weights)
         return indices, result.weights[indices]
 
-    def _build_projected(self, X, y, sample_weight, family, thetas, target=None, rng=None):
+    def _build_projected(self, X, y, sample_weight, family, thetas, target=None, rng=None,
+                         offset=None):
         """Project on the given draws, run the solver; deterministic given ``thetas``.
 
         ``target`` is the projected vector to approximate, by default the sum of the rows'
@@ -194,7 +199,8 @@ class _HilbertCoreset(LikelihoodCoreset):
         A solver that selects nothing (the projected log-likelihoods carry no information)
         falls back to a uniform subset drawn with ``rng``, so the coreset is never empty.
         """
-        indices, factor = self._solve_projected(X, y, sample_weight, family, thetas, target)
+        indices, factor = self._solve_projected(X, y, sample_weight, family, thetas, target,
+                                                offset)
         if len(indices) == 0:
             return self._fallback(sample_weight, rng or np.random.RandomState(0))
         return indices, factor * sample_weight[indices]
@@ -214,10 +220,11 @@ class _HilbertCoreset(LikelihoodCoreset):
         if self.weighting == "laplace":
             posterior = full_laplace()
         elif self.weighting == "laplace-subsample":
-            X, y, w = subsample(max(self.n_subsample or int(np.sqrt(n_samples)), 1), rng)
+            X, y, w, offset = subsample(max(self.n_subsample or int(np.sqrt(n_samples)), 1),
+                                        rng)
             posterior = laplace(X, y, family, sample_weight=relative_weights(w),
-                                prior_prec=prior_prec,
-                                fit_intercept=self.fit_intercept).posterior
+                                prior_prec=prior_prec, fit_intercept=self.fit_intercept,
+                                offset=offset).posterior
         else:  # the prior needs no data
             posterior = self._weighting_distribution(None, None, None, family, prior_prec,
                                                      rng=None)
@@ -226,10 +233,10 @@ class _HilbertCoreset(LikelihoodCoreset):
         return posterior.sample(self.projection_dim_, random_state=rng)
 
     def _build_block(self, X, y, sample_weight, family, prior_prec, rng, *, thetas=None,
-                     target=None):
+                     target=None, offset=None):
         if thetas is None:
-            return self._build(X, y, sample_weight, family, prior_prec, rng)
-        return self._build_projected(X, y, sample_weight, family, thetas, target, rng)
+            return self._build(X, y, sample_weight, family, prior_prec, rng, offset)
+        return self._build_projected(X, y, sample_weight, family, thetas, target, rng, offset)
 
     def _fallback(self, sample_weight, rng):
         """A uniform coreset, when the solver returns no point (a coreset is never empty)."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import clone
 
-from .._backend import Part, block_rng, float_rows, row_chunks
+from .._backend import Part, block_rng, float_rows, offset_keyword, row_chunks, take_offset
 from .._inference import laplace
 from ._projection import project_loglik
 
@@ -27,13 +27,14 @@ from ._projection import project_loglik
 _CHUNKS = dict(max_elements=2**19, min_rows=1024)
 
 
-def projected_sum(X, y, sample_weight, family, thetas, fit_intercept):
+def projected_sum(X, y, sample_weight, family, thetas, fit_intercept, offset=None):
     """Sum of the rows' projected log-likelihood vectors (Campbell & Broderick 2018, eq. 39), in
-    chunks."""
+    chunks (with the rows' offsets in their linear predictors)."""
     total = np.zeros(len(thetas))
     for rows in row_chunks(X.shape[0], len(thetas), **_CHUNKS):
         total += project_loglik(X[rows], y[rows], sample_weight[rows], family, thetas,
-                                fit_intercept).sum(axis=0)
+                                fit_intercept,
+                                offset=None if offset is None else offset[rows]).sum(axis=0)
     return total
 
 
@@ -72,9 +73,10 @@ class BlockContext:
             return part.take(keep, part.weights[keep], self._error(part))
         X, y, w = part.X[keep], part.y[keep], part.weights[keep]
         builder = copy.copy(self.builder)  # _build sets attributes: one copy per task/thread
-        rows, weights = builder._build_block(X, y, w, self.family, self.prior_prec,
-                                             block_rng(self.seed, *key), thetas=self.thetas,
-                                             target=part.target)
+        rows, weights = builder._build_block(
+            X, y, w, self.family, self.prior_prec, block_rng(self.seed, *key),
+            thetas=self.thetas, target=part.target,
+            **offset_keyword(take_offset(part.offset, keep)))
         positive = weights > 0
         return part.take(keep[rows[positive]], weights[positive],
                          getattr(builder, "error_", None))
@@ -84,7 +86,7 @@ class BlockContext:
         if self.thetas is None:
             return None
         vectors = project_loglik(part.X, part.y, part.weights, self.family, self.thetas,
-                                 self.builder.fit_intercept)
+                                 self.builder.fit_intercept, offset=part.offset)
         # relative to the target's largest entry, so that tiny weights do not underflow
         top = np.max(np.abs(part.target))
         if not top > 0:
@@ -92,23 +94,21 @@ class BlockContext:
         residual = np.linalg.norm((part.target - vectors.sum(axis=0)) / top)
         return residual / np.linalg.norm(part.target / top)
 
-    def leaf(self, X, y, sample_weight, offset, block):
-        """Coreset of one block of rows ``offset, offset + 1, ...``."""
+    def leaf(self, X, y, sample_weight, start, block, offset=None):
+        """Coreset of one block of rows ``start, start + 1, ...`` (with their offsets in
+        the linear predictor, or None)."""
         X, w = float_rows(X), np.asarray(sample_weight, dtype=float)
         target = None
         if self.thetas is not None:
             target = projected_sum(X, y, w, self.family, self.thetas,
-                                   self.builder.fit_intercept)
-        whole = Part(np.arange(offset, offset + X.shape[0]), w, X, np.asarray(y), target)
+                                   self.builder.fit_intercept, offset)
+        whole = Part(np.arange(start, start + X.shape[0]), w, X, np.asarray(y), target,
+                     offset=offset)
         return self.compress(whole, (0, block))
 
     def merge(self, left, right, first, last):
         """Union of two parts covering blocks ``first..last``, compressed again."""
         return self.compress(left.union(right), (1, first, last))
-
-
-def _leaf_task(context, X, y, sample_weight, offset, block):
-    return context.leaf(X, y, sample_weight, offset, block)
 
 
 class MergeTree:
@@ -186,9 +186,9 @@ def make_context(base, model, data, family, prior_prec, rng, dispersion_estimate
 # --------------------------------------------------------------------------------------------
 # The shared weighting distribution of Hilbert coresets: the Laplace fit of all rows
 # --------------------------------------------------------------------------------------------
-def _positive_weight(top, X, y, sample_weight):
+def _positive_weight(top, X, y, sample_weight, offset=None):
     """``sum_n ldexp(w_n, -top)`` over the rows (in row chunks: no temporary of all the
-    rows)."""
+    rows; their offsets play no part)."""
     total = 0.0
     for rows in row_chunks(len(y), 1, **_CHUNKS):
         total += np.ldexp(sample_weight[rows], -top).sum()
@@ -216,7 +216,7 @@ def weighting_access(data, family, prior_prec, fit_intercept):
     def subsample(size, rng):
         part = data.subsample(size, rng, stream=2)
         rows = np.argsort(part.indices)  # in row order: a memmap is read sequentially
-        return part.X[rows], part.y[rows], part.weights[rows]
+        return part.X[rows], part.y[rows], part.weights[rows], take_offset(part.offset, rows)
 
     return dict(full_laplace=full_laplace, subsample=subsample)
 
@@ -224,8 +224,8 @@ def weighting_access(data, family, prior_prec, fit_intercept):
 # --------------------------------------------------------------------------------------------
 # The tree over the chunks of a chunked storage (dask): every leaf and merge a task
 # --------------------------------------------------------------------------------------------
-def _leaf(context, X, y, sample_weight, offset, block):
-    return context.leaf(X, y, sample_weight, offset, block)
+def _leaf(context, X, y, sample_weight, start, block, offset=None):
+    return context.leaf(X, y, sample_weight, start, block, offset)
 
 
 def _merge(context, left, right, first, last):

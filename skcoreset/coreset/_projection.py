@@ -12,7 +12,7 @@ _CHUNK_ELEMENTS = 2**20
 
 
 def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=np.float64,
-                   return_sum=False):
+                   return_sum=False, offset=None):
     """Random projection of each row's weighted, centred log-likelihood (Campbell & Broderick
     2018, eq. 39 and §4.3).
 
@@ -33,6 +33,8 @@ def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=
         Storage type of the result (float32 halves the dominant ``(n, J)`` allocation).
     return_sum : bool, default=False
         Also return the sum of the rows, accumulated in float64.
+    offset : ndarray of shape (n,), default=None
+        The rows' offsets, a known term of each linear predictor.
 
     Returns
     -------
@@ -52,6 +54,8 @@ def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=
     for rows in row_chunks(n, n_proj, max_elements=_CHUNK_ELEMENTS):
         eta = linear_predictor(float_rows(X[rows]).astype(work, copy=False), thetas,
                                fit_intercept)
+        if offset is not None:
+            eta += offset[rows, None].astype(work, copy=False)
         loglik = family.loglik(y[rows], eta)
         loglik -= loglik.mean(axis=1, keepdims=True)
         loglik *= scale[rows, None]

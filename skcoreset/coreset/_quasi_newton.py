@@ -382,8 +382,6 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
     True
     """
 
-    _takes_offset = True  # the rows' offsets travel with them
-
     _parameter_constraints = {
         **LikelihoodCoreset._parameter_constraints,
         "M": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
@@ -571,8 +569,9 @@ class QuasiNewtonCoreset(LikelihoodCoreset):
         return (f"Increase M (now {self.M}), or set M='auto' to size the coreset for a "
                 "target accuracy (target_kl)")
 
-    def _build(self, X, y, sample_weight, family, prior_prec, rng):
-        part = self._fit_rows(InMemoryRows(X, y, sample_weight), family, prior_prec, rng)
+    def _build(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
+        part = self._fit_rows(InMemoryRows(X, y, sample_weight, offset), family, prior_prec,
+                              rng)
         return part.indices, part.weights
 
     def _exact_step(self, found, family, laplace_kl, size, budget, start, progress,

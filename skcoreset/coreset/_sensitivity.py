@@ -264,6 +264,7 @@ class SensitivityCoreset(BaseCoreset):
         check_both_classes(data, part, "use M >= 2 and keep stratify=True.")
         return part
 
-    def _build(self, X, y, sample_weight, family, prior_prec, rng):
-        part = self._fit_rows(InMemoryRows(X, y, sample_weight), family, prior_prec, rng)
+    def _build(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
+        part = self._fit_rows(InMemoryRows(X, y, sample_weight, offset), family, prior_prec,
+                              rng)
         return part.indices, part.weights

@@ -69,7 +69,7 @@ class SparseVIResult:
 
 def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_draws=100,
               n_iter_opt=100, learning_rate="auto", n_subsample="auto", sampler="laplace",
-              random_state=None, verbose=0):
+              random_state=None, verbose=0, offset=None):
     """Greedy sparse variational inference (Campbell & Beronov 2019, Algorithm 1).
 
     For each greedy step: estimate the correlation of each potential with the residual
@@ -130,6 +130,9 @@ def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_dr
         When positive, print the set-up, then one line per greedy step (coreset size, KL,
         elapsed time and an estimate of the time left for the remaining steps, an upper
         bound when the loop stops early), then the stop reason.
+    offset : ndarray of shape (n,), default=None
+        The rows' offsets, a known term of each linear predictor (the log exposure of
+        counts): in every potential, draw and Laplace fit. Not with the exact sampler.
 
     Returns
     -------
@@ -143,11 +146,11 @@ def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_dr
                           fit_intercept=fit_intercept, M=M, n_draws=n_draws,
                           n_iter_opt=n_iter_opt, learning_rate=learning_rate,
                           n_subsample=n_subsample, sampler=sampler, rng=random_state,
-                          verbose=verbose)
+                          verbose=verbose, offset=offset)
 
 
 def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_draws,
-               n_iter_opt, learning_rate, n_subsample, sampler, rng, verbose):
+               n_iter_opt, learning_rate, n_subsample, sampler, rng, verbose, offset):
     if learning_rate == "auto":
         learning_rate = 1.0 if sampler == "exact" else 0.1
     n_candidates = np.count_nonzero(sample_weight > 0)
@@ -155,15 +158,19 @@ def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_d
     max_steps = min(M, n_candidates)
     progress = Progress("SparseVI", max_steps, verbose, unit="step")
     if sampler == "exact":
+        if offset is not None:
+            raise ValueError("sampler='exact' is of the gaussian model, whose rows have no "
+                             "offsets.")
         oracle = _ExactGaussianMoments(X, y, sample_weight, family.noise_scale, prior_prec,
                                        fit_intercept)
     else:
         if sampler == "laplace":
-            draws = LaplaceSampler(X, y, family, prior_prec, fit_intercept)
+            draws = LaplaceSampler(X, y, family, prior_prec, fit_intercept, offset)
         else:
-            draws = EnsembleSampler(X, y, family, prior_prec, fit_intercept, n_draws, rng)
+            draws = EnsembleSampler(X, y, family, prior_prec, fit_intercept, n_draws, rng,
+                                    offset=offset)
         oracle = _MonteCarloMoments(X, y, sample_weight, family, fit_intercept, prior_prec,
-                                    draws, n_draws, n_subsample, max_steps, rng)
+                                    draws, n_draws, n_subsample, max_steps, rng, offset)
     n_used = getattr(oracle, "n_subsample", None)
     rows = "every row" if n_used is None else f"subsamples of {n_used} rows"
     progress.message(f"{n_candidates} rows of positive weight, sampler {sampler!r}, {rows}; "
@@ -389,7 +396,7 @@ class SparseVICoreset(LikelihoodCoreset):
                 "sampler='laplace' or 'mcmc'.")
         return self.sampler
 
-    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+    def _build(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
         self.sampler_ = self._resolve_sampler()
         # weights near the float64 limit overflow in the moments: reported below
         with np.errstate(over="ignore", invalid="ignore"):
@@ -397,7 +404,8 @@ class SparseVICoreset(LikelihoodCoreset):
                                prior_prec=prior_prec, fit_intercept=self.fit_intercept,
                                M=self.M, n_draws=self.n_draws, n_iter_opt=self.n_iter_opt,
                                learning_rate=self.learning_rate, n_subsample=self.n_subsample,
-                               sampler=self.sampler_, random_state=rng, verbose=self.verbose)
+                               sampler=self.sampler_, random_state=rng, verbose=self.verbose,
+                               offset=offset)
         self.history_ = result.history
         self.n_iter_ = result.n_iter
         self.stop_reason_ = result.stop_reason

@@ -10,6 +10,7 @@ the step rule its gradients suit and the KL it reports.
 import numpy as np
 from scipy import linalg
 
+from .._backend import take_offset
 from .._design import linear_predictor, rmatvec, row_quadratic_forms, weighted_gram
 from .._inference import PotentialEvaluator, laplace
 from .._linalg import gaussian_kl_cholesky, stable_cholesky
@@ -58,12 +59,13 @@ class _MonteCarloMoments:
     residual ``f^T (s - w)`` is estimated, without bias, from the active rows and a fresh
     subsample of U rows (Campbell & Beronov 2019, sections 3.2-3.3), and selection is
     restricted to those rows: a selection or gradient step evaluates ``(|I| + U) S``
-    potentials instead of ``N S``.
+    potentials instead of ``N S``. ``offset``: the rows' offsets in their linear predictors,
+    or None.
     """
 
     def __init__(self, X, y, sample_weight, family, fit_intercept, prior_prec, sampler,
-                 n_draws, n_subsample, budget, rng):
-        self.X, self.y, self.s = X, y, sample_weight
+                 n_draws, n_subsample, budget, rng, offset=None):
+        self.X, self.y, self.s, self.offset = X, y, sample_weight, offset
         self.budget = budget
         self.family = family
         self.fit_intercept = fit_intercept
@@ -76,6 +78,7 @@ class _MonteCarloMoments:
         self.n_subsample = resolve_subsample(n_subsample, len(self.candidates))
         if self.n_subsample is None:  # the same rows every time: gather them once
             self._X_rows, self._y_rows = X[self.candidates], y[self.candidates]
+            self._offset_rows = take_offset(offset, self.candidates)
         else:
             self._cumulative_weight = np.cumsum(sample_weight[self.candidates])
         self._cached = None
@@ -108,9 +111,10 @@ class _MonteCarloMoments:
         thetas = self.sampler.draw(self.n_draws, self.rng)
         rows, coef, position = self.residual_rows(active, weights)
         if self.n_subsample is None:
-            g = self.potentials(self._X_rows, self._y_rows, thetas)
+            g = self.potentials(self._X_rows, self._y_rows, thetas, self._offset_rows)
         else:
-            g = self.potentials(self.X[rows], self.y[rows], thetas)
+            g = self.potentials(self.X[rows], self.y[rows], thetas,
+                                take_offset(self.offset, rows))
         g -= g.mean(axis=1, keepdims=True)
         resid = coef @ g
         resid -= resid.mean()
@@ -155,7 +159,8 @@ class _MonteCarloMoments:
             rows = self.candidates
             full = laplace(self.X[rows], self.y[rows], self.family,
                            sample_weight=self.s[rows], prior_prec=self.prior_prec,
-                           fit_intercept=self.fit_intercept).posterior
+                           fit_intercept=self.fit_intercept,
+                           offset=take_offset(self.offset, rows)).posterior
             self._full_gaussian = (full.mean, full.cov_cholesky)
         return self._full_gaussian
 

@@ -25,8 +25,8 @@ from ._uniform import UniformCoreset
 from .._typing import MatrixLike, RandomStateLike, VectorLike
 
 
-def _leaf_task(context, X, y, sample_weight, offset, block):
-    return context.leaf(X, y, sample_weight, offset, block)
+def _leaf_task(context, X, y, sample_weight, start, block, offset=None):
+    return context.leaf(X, y, sample_weight, start, block, offset)
 
 
 def _same(a, b):
@@ -258,26 +258,28 @@ class StreamingCoreset(BaseCoreset):
             self.weighting_posterior_ = context.builder.weighting_posterior_
         return _Stream(context, MergeTree(context.merge), self._stream_settings())
 
-    def _in_memory_context(self, X, y, sample_weight, family, prior_prec, rng):
-        return make_context(self._base(), self.model_, InMemoryRows(X, y, sample_weight),
-                            family, prior_prec, rng, self._dispersion_estimated)
+    def _in_memory_context(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
+        return make_context(self._base(), self.model_,
+                            InMemoryRows(X, y, sample_weight, offset), family, prior_prec,
+                            rng, self._dispersion_estimated)
 
-    def _consume(self, stream, X, y, sample_weight):
-        """Cut validated, encoded rows into blocks; build their coresets; push them into
-        ``stream``."""
+    def _consume(self, stream, X, y, sample_weight, offset=None):
+        """Cut validated, encoded rows (with their offsets, or None) into blocks; build
+        their coresets; push them into ``stream``."""
         stream.total_weight += float(np.sum(sample_weight))
         blocks = [slice(s, min(s + self.block_size, X.shape[0]))
                   for s in range(0, X.shape[0], self.block_size)]
-        offset, first_block = stream.n_samples, stream.n_blocks
+        start, first_block = stream.n_samples, stream.n_blocks
         tasks = (delayed(_leaf_task)(stream.context, X[rows], y[rows], sample_weight[rows],
-                                     offset + rows.start, first_block + b)
+                                     start + rows.start, first_block + b,
+                                     None if offset is None else offset[rows])
                  for b, rows in enumerate(blocks))
         # a generator: leaves are merged as they arrive, so few are alive at once
         parts = Parallel(n_jobs=self.n_jobs, return_as="generator")(tasks)
         for rows, part in zip(blocks, parts):
             merged = stream.tree.push(stream.n_blocks, part)
             stream.n_blocks += 1
-            stream.n_samples = offset + rows.stop
+            stream.n_samples = start + rows.stop
             self._report(stream, merged)
 
     def _report(self, stream, merged):
@@ -287,10 +289,10 @@ class StreamingCoreset(BaseCoreset):
                   f"{stream.tree.n_alive()} live coresets, coreset size {merged.size}"
                   f"{error}")
 
-    def _build(self, X, y, sample_weight, family, prior_prec, rng):
+    def _build(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
         stream = self._start_stream(
-            self._in_memory_context(X, y, sample_weight, family, prior_prec, rng))
-        self._consume(stream, X, y, sample_weight)
+            self._in_memory_context(X, y, sample_weight, family, prior_prec, rng, offset))
+        self._consume(stream, X, y, sample_weight, offset)
         root = self._finish_stream(stream)
         return root.indices, root.weights
 

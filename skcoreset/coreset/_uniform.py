@@ -55,8 +55,6 @@ class UniformCoreset(BaseCoreset):
     array([28, 22])
     """
 
-    _takes_offset = True  # the rows' offsets travel with them
-
     _parameter_constraints = {**BaseCoreset._parameter_constraints, "stratify": ["boolean"]}
 
     def __init__(self, M: int = 100, *, stratify: bool = True, model: str = "auto",
@@ -75,6 +73,7 @@ class UniformCoreset(BaseCoreset):
             check_both_classes(data, part, "use M >= 2 and keep stratify=True.")
         return part
 
-    def _build(self, X, y, sample_weight, family, prior_prec, rng):
-        part = self._fit_rows(InMemoryRows(X, y, sample_weight), family, prior_prec, rng)
+    def _build(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
+        part = self._fit_rows(InMemoryRows(X, y, sample_weight, offset), family, prior_prec,
+                              rng)
         return part.indices, part.weights

@@ -339,9 +339,9 @@ def test_auto_subsample_keeps_small_data_exact_and_bounds_the_work(monkeypatch):
     seen = []
 
     class Recording(PotentialEvaluator):
-        def __call__(self, X, y, thetas):
+        def __call__(self, X, y, thetas, offset=None):
             seen.append(X.shape[0])
-            return super().__call__(X, y, thetas)
+            return super().__call__(X, y, thetas, offset)
 
     monkeypatch.setattr(_sparsevi_moments, "PotentialEvaluator", Recording)
     X, y = _logistic_data(n=AUTO_SUBSAMPLE + 3000, seed=9)

@@ -11,7 +11,7 @@ from sklearn.linear_model import PoissonRegressor
 from sklearn.pipeline import Pipeline as SkPipeline
 
 from skcoreset import (BayesianNegativeBinomialRegression, BayesianPoissonRegression,
-                       GIGACoreset, QuasiNewtonCoreset, UniformCoreset)
+                       QuasiNewtonCoreset, UniformCoreset)
 from skcoreset._linalg import gaussian_kl_cholesky
 from skcoreset.pipeline import Pipeline
 
@@ -418,11 +418,8 @@ def test_negative_binomial_exposure_through_a_uniform_coreset_is_its_rows_fit():
     np.testing.assert_allclose(pipe[-1].alpha_, by_hand.alpha_, rtol=1e-8)
 
 
-def test_exposure_in_a_coreset_needs_a_constructor_that_reads_offsets():
+def test_exposure_in_a_coreset_needs_a_skcoreset_pipeline():
     X, y, e = _counts(n=300)
-    with pytest.raises(ValueError, match="GIGACoreset does not read.*QuasiNewtonCoreset and "
-                       "UniformCoreset build under them"):
-        GIGACoreset(M=50, model="negative_binomial").fit(X, y, exposure=e)
     with pytest.raises(ValueError, match="need skcoreset.pipeline.Pipeline"):
         SkPipeline([("coreset", UniformCoreset(M=50)),
                     ("reg", BayesianPoissonRegression())]).fit(X, y, coreset__exposure=e)

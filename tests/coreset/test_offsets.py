@@ -1,0 +1,196 @@
+"""Every coreset constructor builds a negative binomial coreset under the rows' offsets (the
+exposure of counts, in each row's linear predictor) and hands them on with its rows: the
+pipeline's posterior is the all-rows fit's and statsmodels' GLM with the same offsets, while
+the same rows without their offsets, or a coreset built without them, are far off."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+import skcoreset.coreset
+from skcoreset import BayesianNegativeBinomialRegression
+from skcoreset._linalg import gaussian_kl_cholesky
+from skcoreset.coreset import (BaseCoreset, GIGACoreset, SparseVICoreset, StreamingCoreset,
+                               UniformCoreset)
+from skcoreset.coreset._base import LikelihoodCoreset
+from skcoreset.families import NegativeBinomialFamily
+from skcoreset.pipeline import Pipeline
+
+sm = pytest.importorskip("statsmodels.api")
+
+# the overdispersion, known to every fit: the tests are about the offsets
+_ALPHA = 0.5
+# a wide prior: the posterior mode is statsmodels' maximum-likelihood estimate
+_FLAT = dict(prior_scale=1e3, intercept_prior_scale=1e3)
+
+# every exported constructor (a new one is checked with M=600 unless listed here)
+CONSTRUCTORS = sorted(
+    name for name in skcoreset.coreset.__all__
+    if isinstance(getattr(skcoreset.coreset, name), type)
+    and issubclass(getattr(skcoreset.coreset, name), BaseCoreset)
+    and getattr(skcoreset.coreset, name) is not BaseCoreset)
+# budgets and settings that keep each test to a second or two
+_SETTINGS = {
+    "QuasiNewtonCoreset": dict(M=600),
+    "UniformCoreset": dict(M=1500),  # uniform rows: a large share for a close posterior
+    "SparseVICoreset": dict(M=30, n_iter_opt=20, n_draws=40),
+    "StreamingCoreset": dict(base_coreset=GIGACoreset(M=400), block_size=1000),
+}
+# logistic only (the sensitivity bounds are the logistic loss's)
+_NOT_NEGATIVE_BINOMIAL = {"SensitivityCoreset": "only the logistic model"}
+
+
+def _make(name):
+    settings = _SETTINGS.get(name, {"M": 600})
+    return getattr(skcoreset.coreset, name)(**settings, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def counts():
+    """Counts over exposures spread across six units of log exposure, NB2 noise of known
+    alpha, with statsmodels' GLM fit and the all-rows posterior given the offsets."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    X = np.column_stack([rng.random(n) < 0.3, rng.normal(size=n)])
+    offset = rng.uniform(-3.0, 3.0, n)
+    mu = np.exp(offset + X @ [0.6, -0.4] + 0.5)
+    y = rng.negative_binomial(1 / _ALPHA, 1 / (1 + _ALPHA * mu)).astype(float)
+    glm = sm.GLM(y, sm.add_constant(X, prepend=False), offset=offset,
+                 family=sm.families.NegativeBinomial(alpha=_ALPHA)).fit()
+    full = BayesianNegativeBinomialRegression(alpha=_ALPHA, **_FLAT).fit(X, y, offset=offset)
+    return X, y, offset, np.asarray(glm.params), np.asarray(glm.bse), full.posterior_
+
+
+def _kl(posterior, full):
+    return gaussian_kl_cholesky(posterior.mean, posterior.cov_cholesky, full.mean,
+                                full.cov_cholesky)
+
+
+def _estimator():
+    return BayesianNegativeBinomialRegression(alpha=_ALPHA, **_FLAT)
+
+
+@pytest.mark.parametrize("name", CONSTRUCTORS)
+def test_every_constructor_builds_under_the_offsets(name, counts):
+    X, y, offset, params, bse, full = counts
+    if name in _NOT_NEGATIVE_BINOMIAL:
+        with pytest.raises(ValueError, match=_NOT_NEGATIVE_BINOMIAL[name]):
+            _make(name).set_params(model="negative_binomial").fit(X, y, offset=offset)
+        return
+    pipe = Pipeline([("coreset", _make(name)), ("reg", _estimator())]).fit(
+        X, y, coreset__offset=offset)
+    coreset, posterior = pipe[0], pipe[-1].posterior_
+    rows, weights = coreset.sample_indices_, coreset.sample_weight_
+    assert coreset.model_ == "negative_binomial" and len(rows) < len(y)
+    np.testing.assert_array_equal(coreset.sample_offset_, offset[rows])
+    # the coreset's posterior is the all-rows one, and statsmodels' within half an sd
+    assert _kl(posterior, full) < 0.1
+    assert np.max(np.abs(posterior.mean - params) / bse) < 0.5
+    # the same rows without their offsets: tens of standard errors off
+    blind = _estimator().fit(X[rows], y[rows], sample_weight=weights).posterior_
+    assert np.max(np.abs(blind.mean - params) / bse) > 5
+    base = coreset._base() if isinstance(coreset, StreamingCoreset) else coreset
+    if isinstance(base, LikelihoodCoreset):
+        # its likelihood was read with the offsets: built without them, the rows and
+        # weights fit (with their offsets) a posterior nats away
+        unaware = clone(base).set_params(model="negative_binomial")
+        if base is not coreset:
+            unaware = clone(coreset).set_params(base_coreset=unaware)
+        unaware.fit(X, y)
+        rows, weights = unaware.sample_indices_, unaware.sample_weight_
+        misled = _estimator().fit(X[rows], y[rows], sample_weight=weights,
+                                  offset=offset[rows]).posterior_
+        assert _kl(misled, full) > 5 * max(_kl(posterior, full), 0.05)
+
+
+def test_exposure_and_offset_add_up_in_every_step(counts):
+    """``exposure`` and ``offset`` are one offset, ``offset + log(exposure)``: the same
+    coreset as that offset alone, and its rows' offsets as ``sample_offset_``."""
+    X, y, offset, *_ = counts
+    exposure = np.exp(0.5 * offset)
+    for coreset in (GIGACoreset(M=200, random_state=0),
+                    SparseVICoreset(M=20, n_iter_opt=10, n_draws=40, random_state=0)):
+        coreset.set_params(model="negative_binomial")
+        split = clone(coreset).fit(X, y, exposure=exposure, offset=0.5 * offset)
+        whole = clone(coreset).fit(X, y, offset=offset)
+        np.testing.assert_array_equal(split.sample_indices_, whole.sample_indices_)
+        np.testing.assert_allclose(split.sample_weight_, whole.sample_weight_, rtol=1e-6)
+        np.testing.assert_allclose(split.sample_offset_, offset[split.sample_indices_],
+                                   rtol=1e-12)
+
+
+def _dask(X, y, offset, chunks=500):
+    da = pytest.importorskip("dask.array")
+    # y and the offsets chunked unlike X: the constructors must line them up
+    return (da.from_array(X, chunks=(chunks, 1)), da.from_array(y, chunks=chunks + 70),
+            da.from_array(offset, chunks=chunks - 30))
+
+
+@pytest.mark.parametrize("name", ["GIGACoreset", "QuasiNewtonCoreset", "SparseVICoreset",
+                                  "StreamingCoreset"])
+def test_dask_offsets_build_the_in_memory_coreset(name, counts):
+    """On dask arrays the offsets travel with the chunks: merge-reduce over the chunks is
+    StreamingCoreset over blocks of the same rows in memory, QuasiNewtonCoreset the same
+    coreset as in memory."""
+    X, y, offset, *_ = counts
+    model = NegativeBinomialFamily(alpha=_ALPHA)  # not estimated, from the first chunk
+    coreset = _make(name).set_params(**(
+        {"base_coreset__model": model} if name == "StreamingCoreset"
+        else {"model": model, "M": 100 if name != "SparseVICoreset" else 20}))
+    if name in ("QuasiNewtonCoreset", "StreamingCoreset"):
+        expected = clone(coreset).fit(X, y, offset=offset)
+    else:  # merge-reduce over the chunks (one per 500 rows)
+        expected = StreamingCoreset(clone(coreset), block_size=500, random_state=0).fit(
+            X, y, offset=offset)
+    Xd, yd, offset_d = _dask(X, y, offset)
+    lazy = clone(coreset).fit(Xd, yd, offset=offset_d)
+    np.testing.assert_array_equal(lazy.sample_indices_, expected.sample_indices_)
+    np.testing.assert_allclose(lazy.sample_weight_, expected.sample_weight_, rtol=1e-5)
+    np.testing.assert_array_equal(lazy.sample_offset_, offset[lazy.sample_indices_])
+
+
+@pytest.mark.filterwarnings("ignore::skcoreset.exceptions.CoresetAccuracyWarning")
+def test_dask_exposure_and_alpha_estimated_on_the_first_chunk_with_its_offsets(counts):
+    """A dask exposure is the offset log(exposure); alpha="auto" is estimated from the first
+    chunk with its offsets (without them the offsets' spread reads as overdispersion)."""
+    da = pytest.importorskip("dask.array")
+    X, y, offset, *_ = counts
+    Xd = da.from_array(X, chunks=(1000, 2))
+    exposure = da.from_array(np.exp(offset), chunks=1000)
+    coreset = UniformCoreset(M=100, model="negative_binomial", random_state=0).fit(
+        Xd, da.from_array(y, chunks=1000), exposure=exposure)
+    assert 0.35 < coreset.family_.alpha < 0.7
+    np.testing.assert_allclose(coreset.sample_offset_, offset[coreset.sample_indices_],
+                               rtol=1e-12)
+    blind = UniformCoreset(M=100, model="negative_binomial", random_state=0).fit(
+        Xd, da.from_array(y, chunks=1000))
+    assert blind.family_.alpha > 2
+
+
+def test_poisson_exposure_on_dask_asks_for_rates():
+    da = pytest.importorskip("dask.array")
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    y = np.arange(300) % 5
+    with pytest.raises(ValueError, match="rates y / exposure with sample_weight=exposure"):
+        UniformCoreset(M=20, model="poisson").fit(da.from_array(X, chunks=100), y,
+                                                  exposure=np.ones(300))
+    with pytest.raises(TypeError, match="offset"):
+        UniformCoreset(M=20, model="negative_binomial").fit(
+            da.from_array(X, chunks=100), y, offset=np.ones(300, dtype=bool))
+
+
+@pytest.mark.filterwarnings("ignore::skcoreset.exceptions.CoresetAccuracyWarning")
+def test_a_constructor_that_does_not_read_offsets_fails_naming_them(counts):
+    """A constructor whose ``_build`` takes no ``offset=`` fails on rows with offsets rather
+    than build a coreset that ignores them."""
+    X, y, offset, *_ = counts
+
+    class EveryOther(BaseCoreset):
+        def _build(self, X, y, sample_weight, family, prior_prec, rng):
+            indices = np.arange(0, len(X), 2)[:self.M]
+            return indices, 2 * sample_weight[indices]
+
+    every_other = EveryOther(M=1000, model="negative_binomial")
+    assert len(every_other.fit(X, y).sample_indices_) == 1000
+    with pytest.raises(TypeError, match="offset"):
+        every_other.fit(X, y, offset=offset)
