@@ -241,7 +241,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         sample_weight : array-like or dask array of shape (n_samples,), default=None
             Non-negative weights: a row with weight w stands for w rows, so a coreset of a
             coreset (or of merged coresets) approximates the original data.
-        exposure : float or array-like of shape (n_samples,), default=None
+        exposure : float, array-like or dask array of shape (n_samples,), default=None
             Positive exposure of each count y (Poisson model, rows in memory): the coreset
             is built for the rates ``y / exposure`` weighted by ``sample_weight * exposure``,
             whose Poisson likelihood is that of the counts over their exposure for every
@@ -251,12 +251,13 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             posterior of the counts. Routed with metadata routing
             (``set_fit_request(exposure=True)``). The negative binomial likelihood of counts
             over an exposure is not one of weighted rates: its coreset is built with
-            ``offset + log(exposure)`` in each row's linear predictor (by
-            :class:`QuasiNewtonCoreset` and :class:`UniformCoreset`; other constructors
-            raise a ``ValueError``), the counts are handed on as they are, and
-            ``sample_offset_`` holds the coreset rows' offsets, which
-            :class:`skcoreset.pipeline.Pipeline` passes on as ``offset=``.
-        offset : float or array-like of shape (n_samples,), default=None
+            ``offset + log(exposure)`` in each row's linear predictor (by every
+            constructor, in every linear predictor it computes; rows in memory, a
+            ``np.memmap`` or dask arrays, whose offsets travel with their chunks), the
+            counts are handed on as they are, and ``sample_offset_`` holds the coreset
+            rows' offsets, which :class:`skcoreset.pipeline.Pipeline` passes on as
+            ``offset=``.
+        offset : float, array-like or dask array of shape (n_samples,), default=None
             A known term of each row's linear predictor (log link): the exposure
             ``exp(offset)``; with ``exposure`` too, they add up as ``offset +
             log(exposure)``.

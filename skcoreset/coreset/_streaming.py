@@ -126,6 +126,10 @@ class StreamingCoreset(BaseCoreset):
     ``"laplace-subsample"`` that of a uniform subsample; or the prior. In a stream that
     starts with a small first call, prefer ``"prior"`` or a representative first call.
 
+    **Offsets.** With the negative binomial model's ``exposure`` and ``offset`` the rows'
+    offsets travel with them into every block, merge and shared weighting distribution,
+    and the base constructor builds every block under them (``sample_offset_``).
+
     **Memory.** ``fit`` reads a float ``np.memmap`` block by block (a float32 memmap is not
     converted whole): besides a few length-``n_samples`` vectors (targets, weights), the peak
     is about ``n_jobs`` blocks and the base constructor's working memory on one block (for a
@@ -136,10 +140,11 @@ class StreamingCoreset(BaseCoreset):
     one core; the kernel also keeps the file's pages mapped as page cache, which counts in
     the process's RSS.
 
-    **Dask.** ``fit`` accepts dask arrays (``X``, ``y`` and ``sample_weight``): ``X`` is
-    rechunked to ``block_size`` rows, every leaf and merge is a task on the cluster and only
-    the final coreset rows are gathered; the result equals the in-memory ``fit`` on the same
-    data (same tree, same seeds). ``partial_fit`` after a dask ``fit`` continues with the
+    **Dask.** ``fit`` accepts dask arrays (``X``, ``y`` and ``sample_weight``, and the
+    negative binomial model's ``exposure`` and ``offset``): ``X`` is rechunked to
+    ``block_size`` rows, every leaf and merge is a task on the cluster and only the final
+    coreset rows are gathered; the result equals the in-memory ``fit`` on the same data
+    (same tree, same seeds). ``partial_fit`` after a dask ``fit`` continues with the
     gathered coreset as the coreset of all blocks seen.
 
     References
