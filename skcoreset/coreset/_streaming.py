@@ -14,7 +14,7 @@ from sklearn.utils.validation import validate_data
 from .._backend import InMemoryRows, float_dtypes
 from .._atomic import fit_context
 from .._sklearn_compat import HasMethods, Interval
-from .._validation import ACCEPT_SPARSE, check_sample_weight
+from .._validation import ACCEPT_SPARSE, check_sample_weight, linear_offset
 from ._base import BaseCoreset
 from ._model import resolve_model
 from ._checks import warn_if_weight_lost
@@ -52,11 +52,13 @@ class _Stream:
     n_blocks: int = 0
     n_samples: int = 0
     total_weight: float = 0.0
+    # whether the rows have offsets in their linear predictors (all blocks or none)
+    has_offset: bool = False
 
     def copy(self):
         """A copy to add blocks to (the parts of the tree are shared, never changed)."""
         return _Stream(self.context, self.tree.copy(), self.settings, self.n_blocks,
-                       self.n_samples, self.total_weight)
+                       self.n_samples, self.total_weight, self.has_offset)
 
 
 _STREAMING_ATTRS_DOC = """
@@ -257,11 +259,13 @@ class StreamingCoreset(BaseCoreset):
                 "values; restore them to continue the stream, or call fit (or partial_fit on "
                 "an unfitted clone, sklearn.base.clone) to start a new one.")
 
-    def _start_stream(self, context):
-        """A new tree whose blocks are built and merged by ``context``."""
+    def _start_stream(self, context, has_offset=False):
+        """A new tree whose blocks are built and merged by ``context`` (of rows with offsets
+        in their linear predictors, or of rows without)."""
         if context.thetas is not None:
             self.weighting_posterior_ = context.builder.weighting_posterior_
-        return _Stream(context, MergeTree(context.merge), self._stream_settings())
+        return _Stream(context, MergeTree(context.merge), self._stream_settings(),
+                       has_offset=has_offset)
 
     def _in_memory_context(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
         return make_context(self._base(), self.model_,
@@ -296,7 +300,8 @@ class StreamingCoreset(BaseCoreset):
 
     def _build(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
         stream = self._start_stream(
-            self._in_memory_context(X, y, sample_weight, family, prior_prec, rng, offset))
+            self._in_memory_context(X, y, sample_weight, family, prior_prec, rng, offset),
+            offset is not None)
         self._consume(stream, X, y, sample_weight, offset)
         root = self._finish_stream(stream)
         return root.indices, root.weights
@@ -309,7 +314,7 @@ class StreamingCoreset(BaseCoreset):
         data = data.rechunk(self.block_size)
         context, tree, root = merge_reduce_chunks(self._base(), self.model_, data, family,
                                                   prior_prec, rng, self._dispersion_estimated)
-        stream = self._start_stream(context)
+        stream = self._start_stream(context, data.has_offset)
         stream.n_blocks, stream.n_samples = data.n_chunks, data.n
         stream.total_weight = data.total_weight()
         stream.tree.levels = [None] * (len(tree.levels) - 1) + [(0, stream.n_blocks - 1, root)]
@@ -327,9 +332,29 @@ class StreamingCoreset(BaseCoreset):
             del self.error_
         return root
 
+    def _stream_offset(self, exposure, offset, n_samples, has_offset=None):
+        """The offsets ``offset + log(exposure)`` of a block of a negative binomial stream,
+        or None; ``has_offset``: whether the blocks before had them (None: a first block)."""
+        given = exposure is not None or offset is not None
+        if given and hasattr(self.family_, "exposure_as_weight"):
+            raise ValueError(
+                f"exposure and offset of StreamingCoreset.partial_fit with the {self.model_} "
+                "model: pass the rates y / exposure with sample_weight=exposure (times any "
+                "weights), the same likelihood, or fit the whole data with fit.")
+        offset = linear_offset(exposure, offset, n_samples, self.family_.link.name)
+        if has_offset is not None and has_offset != (offset is not None):
+            raise ValueError(
+                "The rows of a stream have offsets in their linear predictors in every "
+                "block or in none: the stream started {}, this block {}. Pass exposure or "
+                "offset with every partial_fit call, or with none.".format(
+                    *(("with them", "without") if has_offset else ("without them", "with"))))
+        return offset
+
     @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X: MatrixLike, y: VectorLike, classes: ArrayLike | None = None,
-                    sample_weight: VectorLike | None = None) -> Self:
+                    sample_weight: VectorLike | None = None,
+                    exposure: VectorLike | None = None,
+                    offset: VectorLike | None = None) -> Self:
         """Consume the next rows of a stream.
 
         The rows are cut into blocks of ``block_size`` (a call with fewer rows is one
@@ -349,6 +374,10 @@ class StreamingCoreset(BaseCoreset):
             scikit-learn's ``partial_fit`` and in the estimators'.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the rows.
+        exposure, offset : float or array-like of shape (n_samples,), default=None
+            Of the negative binomial model's counts, as in :meth:`fit`: the rows' offsets
+            ``offset + log(exposure)`` travel with them into their blocks and merges
+            (``sample_offset_``). Given with every call of a stream or with none.
 
         Returns
         -------
@@ -368,17 +397,21 @@ class StreamingCoreset(BaseCoreset):
             self._set_family(resolve_model(self._likelihood_params().model, y,
                                            first_block=classes is None))
             y_encoded = self._encode_target(y, classes)
-            self._resolve_family(X, y_encoded, sample_weight)
+            offset = self._stream_offset(exposure, offset, X.shape[0])
+            self._resolve_family(X, y_encoded, sample_weight, offset)
             family, prior_prec = self._family_and_prior(X.shape[1])
             stream = self._start_stream(self._in_memory_context(
                 X, y_encoded, sample_weight, family, prior_prec,
-                check_random_state(self.random_state)))
+                check_random_state(self.random_state), offset), offset is not None)
         else:
             y_encoded = self._encode_more(y)
+            offset = self._stream_offset(exposure, offset, X.shape[0],
+                                         self._stream.has_offset)
             stream = self._stream.copy()  # the block is added completely or not at all
-        self._consume(stream, X, y_encoded, sample_weight)
+        self._consume(stream, X, y_encoded, sample_weight, offset)
         root = self._finish_stream(stream)
-        self._set_coreset(root.indices, root.weights, root.X, self.n_samples_seen_)
+        self._set_coreset(root.indices, root.weights, root.X, self.n_samples_seen_,
+                          offset=root.offset)
         warn_if_weight_lost(self, float(np.sum(self.sample_weight_)), stream.total_weight)
         return self
 

@@ -10,8 +10,8 @@ from sklearn.base import clone
 import skcoreset.coreset
 from skcoreset import BayesianNegativeBinomialRegression
 from skcoreset._linalg import gaussian_kl_cholesky
-from skcoreset.coreset import (BaseCoreset, GIGACoreset, SparseVICoreset, StreamingCoreset,
-                               UniformCoreset)
+from skcoreset.coreset import (BaseCoreset, GIGACoreset, QuasiNewtonCoreset, SparseVICoreset,
+                               StreamingCoreset, UniformCoreset)
 from skcoreset.coreset._base import LikelihoodCoreset
 from skcoreset.families import NegativeBinomialFamily
 from skcoreset.pipeline import Pipeline
@@ -194,3 +194,28 @@ def test_a_constructor_that_does_not_read_offsets_fails_naming_them(counts):
     assert len(every_other.fit(X, y).sample_indices_) == 1000
     with pytest.raises(TypeError, match="offset"):
         every_other.fit(X, y, offset=offset)
+
+
+def test_a_stream_of_blocks_with_offsets_is_the_fit_of_all_rows(counts):
+    """partial_fit takes each block's offsets: the stream of four calls is the coreset of
+    fit on all rows (the same tree), its rows' offsets in sample_offset_, and a block
+    without offsets cannot join a stream with them (nor the Poisson model's exposure)."""
+    X, y, offset, *_ = counts
+    stream = StreamingCoreset(QuasiNewtonCoreset(M=200, model=NegativeBinomialFamily(
+        alpha=_ALPHA)), block_size=500, random_state=0)
+    whole = clone(stream).fit(X, y, offset=offset)
+    for start in range(0, len(y), 500):
+        rows = slice(start, start + 500)
+        stream.partial_fit(X[rows], y[rows], exposure=np.exp(offset[rows]))
+    np.testing.assert_array_equal(stream.sample_indices_, whole.sample_indices_)
+    np.testing.assert_allclose(stream.sample_weight_, whole.sample_weight_, rtol=1e-8)
+    np.testing.assert_allclose(stream.sample_offset_, offset[stream.sample_indices_],
+                               rtol=1e-12)
+    unaware = clone(stream).fit(X, y)  # the same blocks without their offsets
+    assert not np.array_equal(unaware.sample_indices_, whole.sample_indices_)
+    with pytest.raises(ValueError, match="in every block or in none"):
+        stream.partial_fit(X[:500], y[:500])
+    assert stream.n_samples_seen_ == len(y)  # the refused block left the stream as it was
+    with pytest.raises(ValueError, match="rates y / exposure"):
+        StreamingCoreset(UniformCoreset(M=50, model="poisson")).partial_fit(
+            X, y, exposure=np.exp(offset))
