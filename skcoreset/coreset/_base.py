@@ -352,8 +352,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                 exposure = self._rates_over_exposure(exposure, offset, X.shape[0])
                 offset = None
             else:
-                # the one representation of both in the rows' linear predictors
-                offset = linear_offset(exposure, offset, X.shape[0], self.family_.link.name)
+                offset = self._linear_offset(exposure, offset, X.shape[0])
                 exposure = None
             if exposure is not None:
                 y_encoded, sample_weight, _ = self.family_.exposure_as_weight(
@@ -429,6 +428,13 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         """The exposure of the counts (from ``exposure`` and ``offset``), or None, of a
         family that fits counts over an exposure as weighted rates (the Poisson model)."""
         return combined_exposure(exposure, offset, n_samples, self.family_.link.name)
+
+    def _linear_offset(self, exposure, offset, n_samples):
+        """The offsets ``offset + log(exposure)`` in the rows' linear predictors, or None,
+        of a family whose likelihood of counts over an exposure is not one of weighted rates
+        (the negative binomial model): the one representation of both, under which every
+        constructor builds (:meth:`_build` takes them as ``offset=``)."""
+        return linear_offset(exposure, offset, n_samples, self.family_.link.name)
 
     def _far_advice(self):
         """What to change when the coreset is far from the posterior (:func:`warn_if_far`)."""

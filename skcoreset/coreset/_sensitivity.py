@@ -30,17 +30,20 @@ _MAX_DRAWS = 2**26
 _CHUNKS = dict(max_elements=2**19, min_rows=1024)
 
 
-def _signed_design(X, y, rows, fit_intercept):
+def _signed_design(X, y, rows, fit_intercept, offset=None):
     """``Z_n = y_n a_n`` for the given rows, with ``a_n = [x_n, 1]`` when there is an intercept
-    (a CSR matrix for sparse X: k-means and the distances take it as it is)."""
+    and ``[..., o_n]`` when the rows have offsets ``o_n``: the margin ``y_n (a_n theta + o_n)``
+    is then ``Z_n . (theta, 1)`` (a CSR matrix for sparse X: k-means and the distances take
+    it as it is)."""
+    extra = [y[rows]] if fit_intercept else []
+    if offset is not None:
+        extra.append(y[rows] * offset[rows])
     if sparse.issparse(X):
         Z = sparse.diags(y[rows]) @ X[rows]
-        columns = [Z, sparse.csr_matrix(y[rows, None])] if fit_intercept else [Z]
-        return sparse.hstack(columns, format="csr")
+        columns = [Z] + [sparse.csr_matrix(column[:, None]) for column in extra]
+        return sparse.hstack(columns, format="csr") if extra else Z.tocsr()
     Z = X[rows] * y[rows, None]
-    if fit_intercept:
-        Z = np.column_stack([Z, y[rows]])
-    return Z
+    return np.column_stack([Z, *extra]) if extra else Z
 
 
 def _n_distinct_rows(Z):
@@ -51,20 +54,20 @@ def _n_distinct_rows(Z):
     return len(np.unique(Z, axis=0))
 
 
-def assign_clusters(X, y, centres, fit_intercept):
+def assign_clusters(X, y, centres, fit_intercept, offset=None):
     """Nearest centre of every signed design vector and the squared distance to it."""
     n = X.shape[0]
     labels = np.empty(n, dtype=np.intp)
     sq_dist = np.empty(n)
     for rows in row_chunks(n, row_width(X) + 1, **_CHUNKS):
         labels[rows], dist = pairwise_distances_argmin_min(
-            _signed_design(X, y, rows, fit_intercept), centres)
+            _signed_design(X, y, rows, fit_intercept, offset), centres)
         sq_dist[rows] = dist**2
     return labels, sq_dist
 
 
 def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_intercept, *,
-                             cluster_weight=None, total_weight=None):
+                             cluster_weight=None, total_weight=None, offset=None):
     """Sensitivity upper bounds m_n of Lemma 3.1 (Huggins, Campbell & Broderick 2016, eq. 3.1).
 
     ``m_n = W / (1 + sum_i W_i^(-n) exp(-R ||Q_i - Z_n||))`` with the cluster centres ``Q_i``
@@ -74,6 +77,12 @@ def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_i
     stays bounded for large N. When X is one chunk of a larger data set, pass the data set's
     ``cluster_weight`` (shape ``(n_centres,)``) and ``total_weight``; by default both are
     those of X.
+
+    Rows with offsets ``o_n`` in their linear predictors have the margins
+    ``Z_n . (theta, 1)`` of the signed design with ``y_n o_n`` appended: the lemma holds
+    for those vectors (``offset``, and centres of them) with ``R`` the radius of
+    ``(theta, 1)``, ``sqrt(R_theta^2 + 1)`` for a ball of radius ``R_theta`` of the
+    coefficients.
     """
     n = X.shape[0]
     if cluster_weight is None:
@@ -82,7 +91,8 @@ def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_i
         total_weight = sample_weight.sum()
     bounds = np.empty(n)
     for rows in row_chunks(n, row_width(X) + 1, **_CHUNKS):
-        dist = euclidean_distances(_signed_design(X, y, rows, fit_intercept), centres)
+        dist = euclidean_distances(_signed_design(X, y, rows, fit_intercept, offset),
+                                   centres)
         others = np.tile(cluster_weight, (dist.shape[0], 1))
         others[np.arange(dist.shape[0]), labels[rows]] -= sample_weight[rows]
         others = np.maximum(others, 0.0)
@@ -90,20 +100,21 @@ def sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius, fit_i
     return bounds
 
 
-def _cluster_stats(centres, fit_intercept, X, y, sample_weight):
+def _cluster_stats(centres, fit_intercept, X, y, sample_weight, offset=None):
     """Weight of every cluster, weighted sum of squared distances and total weight."""
-    labels, sq_dist = assign_clusters(X, y, centres, fit_intercept)
+    labels, sq_dist = assign_clusters(X, y, centres, fit_intercept, offset)
     return (np.bincount(labels, weights=sample_weight, minlength=len(centres)),
             np.multiply(sq_dist, sample_weight).sum(), sample_weight.sum())
 
 
 def _bounds(centres, radius, cluster_weight, total_weight, fit_intercept, X, y,
-            sample_weight):
-    """The bounds of Lemma 3.1 for some rows, with the clusters of all rows."""
-    labels, _ = assign_clusters(X, y, centres, fit_intercept)
+            sample_weight, offset=None):
+    """The bounds of Lemma 3.1 for some rows (with their offsets), with the clusters of all
+    rows."""
+    labels, _ = assign_clusters(X, y, centres, fit_intercept, offset)
     return sensitivity_upper_bounds(X, y, sample_weight, centres, labels, radius,
                                     fit_intercept, cluster_weight=cluster_weight,
-                                    total_weight=total_weight)
+                                    total_weight=total_weight, offset=offset)
 
 
 @fill_sampling_doc
@@ -141,10 +152,12 @@ class SensitivityCoreset(BaseCoreset):
     sensitivities_ : ndarray or dask array of shape (n_samples,)
         Sensitivity upper bounds m_n of every training row.
     radius_ : float
-        The radius R used.
-    cluster_centers_ : ndarray of shape (n_centres, n_params)
+        The radius R used (of the coefficients; with offsets in the linear predictors the
+        bounds use ``sqrt(R^2 + 1)``, the radius of ``(theta, 1)``).
+    cluster_centers_ : ndarray of shape (n_centres, n_params) or (n_centres, n_params + 1)
         k-means centres of the signed design vectors (fewer than ``n_clusters`` only when the
-        k-means subsample has fewer distinct points).
+        k-means subsample has fewer distinct points), with ``y_n o_n`` appended when the rows
+        have offsets ``o_n``.
     {common_attrs}
     Notes
     -----
@@ -248,12 +261,15 @@ class SensitivityCoreset(BaseCoreset):
         sub = data.subsample(self._kmeans_sample_size(data.n), rng, stream=1)
         # k-means centres do not depend on the scale of the weights; weights of 1e-300
         # would underflow in its computations
-        self._fit_centres(_signed_design(sub.X, sub.y, slice(None), fit_intercept),
+        self._fit_centres(_signed_design(sub.X, sub.y, slice(None), fit_intercept,
+                                         sub.offset),
                           relative_weights(sub.weights), rng)
         cluster_weight, score, total = data.sum(_cluster_stats, self.cluster_centers_,
                                                 fit_intercept)
         self._set_radius(score / total)  # normalised k-means score I
-        self.sensitivities_ = data.map_rows(_bounds, self.cluster_centers_, self.radius_,
+        # with offsets the margins are Z_n . (theta, 1): the radius of (theta, 1)
+        radius = np.hypot(self.radius_, 1.0) if data.has_offset else self.radius_
+        self.sensitivities_ = data.map_rows(_bounds, self.cluster_centers_, radius,
                                             cluster_weight, total, fit_intercept)
         part, importance = data.importance_sample(self.M, rng, self.sensitivities_,
                                                   stratify=self.stratify)

@@ -9,10 +9,14 @@ from sklearn.base import clone
 
 import skcoreset.coreset
 from skcoreset import BayesianNegativeBinomialRegression
+from skcoreset._backend import InMemoryRows
 from skcoreset._linalg import gaussian_kl_cholesky
-from skcoreset.coreset import (BaseCoreset, GIGACoreset, QuasiNewtonCoreset, SparseVICoreset,
-                               StreamingCoreset, UniformCoreset)
+from skcoreset.coreset import (BaseCoreset, GIGACoreset, QuasiNewtonCoreset,
+                               SensitivityCoreset, SparseVICoreset, StreamingCoreset,
+                               UniformCoreset)
 from skcoreset.coreset._base import LikelihoodCoreset
+from skcoreset.coreset._sensitivity import (_signed_design, assign_clusters,
+                                            sensitivity_upper_bounds)
 from skcoreset.families import NegativeBinomialFamily
 from skcoreset.pipeline import Pipeline
 
@@ -219,3 +223,49 @@ def test_a_stream_of_blocks_with_offsets_is_the_fit_of_all_rows(counts):
     with pytest.raises(ValueError, match="rates y / exposure"):
         StreamingCoreset(UniformCoreset(M=50, model="poisson")).partial_fit(
             X, y, exposure=np.exp(offset))
+
+
+def test_sensitivity_bounds_hold_under_offsets():
+    """Lemma 3.1 of Huggins, Campbell & Broderick (2016) with every row its own cluster is
+    the rigorous bound ``W / (1 + sum_m!=n w_m exp(-R ||Z_m - Z_n||))`` of the sensitivity
+    ``W phi(s_n) / sum_m w_m phi(s_m)``, ``phi(s) = log(1 + e^-s)``: with the offsets it
+    holds at every coefficient vector of the ball, where bounds that ignore them fail."""
+    rng = np.random.default_rng(0)
+    n, radius = 60, 1.5
+    X, offset = 0.1 * rng.normal(size=(n, 2)), rng.uniform(-4.0, 4.0, n)
+    y, w = np.where(rng.random(n) < 0.5, 1.0, -1.0), rng.uniform(0.5, 2.0, n)
+    # coefficients (with the intercept) on the ball's surface and inside it
+    theta = rng.normal(size=(4000, 3))
+    theta *= radius * rng.random((4000, 1)) ** 0.2 / np.linalg.norm(theta, axis=1)[:, None]
+    margins = y[:, None] * (X @ theta[:, :2].T + theta[:, 2] + offset[:, None])
+    loss = np.logaddexp(0.0, -margins)
+    sensitivity = (w.sum() * loss / (w @ loss)).max(axis=1)
+
+    def bounds(with_offset):
+        o = offset if with_offset else None
+        Z = _signed_design(X, y, slice(None), True, o)
+        return sensitivity_upper_bounds(X, y, w, Z, np.arange(n),
+                                        np.hypot(radius, 1.0) if with_offset else radius,
+                                        True, offset=o)
+
+    assert np.all(sensitivity <= bounds(True))
+    assert np.mean(sensitivity > bounds(False)) > 0.2
+
+
+@pytest.mark.filterwarnings("ignore::skcoreset.exceptions.CoresetAccuracyWarning")
+def test_sensitivity_coreset_reads_offsets():
+    """Rows with offsets (a logistic model's, handed to the construction) get the bounds of
+    their margins, and the coreset keeps their offsets."""
+    rng = np.random.default_rng(1)
+    X, offset = rng.normal(size=(3000, 2)), rng.uniform(-3.0, 3.0, 3000)
+    y = np.where(rng.random(3000) < 1 / (1 + np.exp(-(X @ [1.0, -0.5] + offset))), 1.0, -1.0)
+    coreset = SensitivityCoreset(M=200, random_state=0)
+    coreset.fit(X, y)  # the model and its settings (a fit blind to the offsets: far off)
+    rows = InMemoryRows(X, y, np.ones(3000), offset)
+    part = coreset._fit_rows(rows, coreset.family_, np.ones(3), np.random.RandomState(0))
+    np.testing.assert_array_equal(part.offset, offset[part.indices])
+    assert coreset.cluster_centers_.shape[1] == 4  # y o appended to y [x, 1]
+    labels, _ = assign_clusters(X, y, coreset.cluster_centers_, True, offset)
+    expected = sensitivity_upper_bounds(X, y, np.ones(3000), coreset.cluster_centers_, labels,
+                                        np.hypot(coreset.radius_, 1.0), True, offset=offset)
+    np.testing.assert_allclose(coreset.sensitivities_, expected, rtol=1e-12)
