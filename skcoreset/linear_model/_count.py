@@ -36,7 +36,9 @@ _EXPOSURE_DOC = """exposure : float or array-like of shape (n_samples,), default
         offset : float or array-like of shape (n_samples,), default=None
             A known term added to each row's linear predictor (log link only; for another
             link pass ``exposure``). With ``exposure`` too, they add up:
-            ``offset + log(exposure)``, as in statsmodels' GLM."""
+            ``offset + log(exposure)``, as in statsmodels' GLM, and are taken in log space:
+            any finite offset, also beyond 709 (an exposure beyond float64), except where
+            the Poisson model fits ``exp(offset)`` as weights."""
 
 
 _Documented = TypeVar("_Documented", bound=Callable[..., Any])
@@ -107,10 +109,12 @@ class _BaseCountRegression(_BaseRegression):
             and method (:meth:`PoissonFamily.exposure_as_weight
             <skcoreset.families.PoissonFamily.exposure_as_weight>`); the negative binomial
             model as the offset ``offset + log(exposure)`` in the linear predictor (any
-            finite offset for rows in memory; the Poisson model's ``exp(offset)`` must be
-            a float64, ``|offset| <= 700``). Both for rows in memory, a ``np.memmap``
-            (read in chunks) and dask arrays (the exposure and offset as dask arrays, or
-            arrays in memory, sent to the chunks of the rows). ``log_evidence_`` and
+            finite offset; the Poisson model's ``exp(offset + log(exposure))`` must be a
+            float64, else a ``ValueError`` says to centre the offset). Both for rows in
+            memory, a ``np.memmap`` (read in chunks) and dask arrays (the exposure and
+            offset as dask arrays, or arrays in memory, sent to the chunks of the rows).
+            The training rows are kept with their offsets for :meth:`to_arviz` and
+            :meth:`loo`. ``log_evidence_`` and
             ``elbo_`` are those of the counts; ``coef_`` and :meth:`predict` describe the
             mean per unit of exposure. Not supported after a coreset step: pass them to the
             coreset step instead, which fits the rates (see
@@ -150,8 +154,8 @@ class _BaseCountRegression(_BaseRegression):
               the expected count.
         {exposure}
             Of the counts to predict. ``None``: the mean per unit of exposure. With the
-            log link and rows in memory the offset is added in log space, so offsets
-            beyond 700 (exposures beyond float64) scale the rates back into it.
+            log link the offset is added in log space (rows in memory and dask arrays), so
+            offsets beyond 709 (exposures beyond float64) scale the rates back into it.
 
         Returns
         -------
