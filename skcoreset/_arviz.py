@@ -12,6 +12,7 @@ from ._design import linear_predictor
 from ._posterior import SamplePosterior
 from ._psis import LooSums
 from ._summary import parameter_names
+from ._validation import exposure_of
 
 # Largest (chains x draws x rows) of the draw-by-row groups, log_likelihood and
 # posterior_predictive: 5e7 float64 values are 400 MB each.
@@ -78,22 +79,27 @@ def posterior_draws(estimator, n_draws, n_chains, rng):
     return theta, alpha_draws(estimator, theta.shape[:2], rng)
 
 
-def _as_offset(family, eta, exposure):
-    """With the log link an exposure is an offset: ``(eta + log e, None)``; otherwise
-    ``(eta, exposure)``, the multiplier of the mean left to apply."""
-    if exposure is not None and family.link.name == "log":
-        return eta + np.log(exposure)[:, None], None
-    return eta, exposure
+def _with_offset(family, eta, offset):
+    """``(eta + offset, None)``: a row's offset (of counts, ``offset + log(exposure)``) in
+    the linear predictors ``eta`` (n, S), in log space whatever its size; for counts over
+    an exposure through a link other than log, whose mean an offset does not scale,
+    ``(eta, exp(offset))``, the exposure left to multiply the mean by."""
+    if offset is None:
+        return eta, None
+    if family.link.name != "log" and hasattr(family, "loglik_with_exposure"):
+        return eta, exposure_of(offset)
+    return eta + np.asarray(offset)[:, None], None
 
 
-def draw_targets(family, eta, exposure, rng, alpha=None):
+def draw_targets(family, eta, rng, *, n_trials=None, offset=None, alpha=None):
     """One target per row and draw, ``(n, S)``, for linear predictors ``eta`` of shape
-    (n, S), over ``exposure`` (n,) (or None; of a binary model, the number of trials of
-    each row, whose successes are drawn); ``alpha`` (S,): the negative binomial
-    overdispersion of each draw, when sampled with the coefficients."""
-    if exposure is not None and family.binary:
-        return family.sample_with_trials(eta, exposure, rng)
-    eta, exposure = _as_offset(family, eta, exposure)
+    (n, S): of a binary model the successes out of ``n_trials`` (n,) when given; of counts
+    over the exposure whose log is ``offset`` (n,) (:func:`_with_offset`); ``alpha`` (S,):
+    the negative binomial overdispersion of each draw, when sampled with the
+    coefficients."""
+    if n_trials is not None:
+        return family.sample_with_trials(eta, n_trials, rng)
+    eta, exposure = _with_offset(family, eta, offset)
     if alpha is not None:
         return family.sample_per_alpha(eta, alpha, rng)
     if exposure is not None:  # Poisson with a non-log link: the rate times the exposure
@@ -101,12 +107,12 @@ def draw_targets(family, eta, exposure, rng, alpha=None):
     return family.sample(eta, rng)
 
 
-def pointwise_loglik(family, y, eta, exposure, alpha=None):
+def pointwise_loglik(family, y, eta, *, n_trials=None, offset=None, alpha=None):
     """``log p(y_n | draw s)``, ``(n, S)``, with the arguments of :func:`draw_targets`
-    (a binary model's successes y out of ``exposure`` trials: the binomial's)."""
-    if exposure is not None and family.binary:
-        return family.loglik_with_trials(y, eta, exposure)
-    eta, exposure = _as_offset(family, eta, exposure)
+    (a binary model's successes y out of ``n_trials``: the binomial's)."""
+    if n_trials is not None:
+        return family.loglik_with_trials(y, eta, n_trials)
+    eta, exposure = _with_offset(family, eta, offset)
     if alpha is not None:
         return family.loglik_per_alpha(y, eta, alpha)
     if exposure is not None:
@@ -114,20 +120,21 @@ def pointwise_loglik(family, y, eta, exposure, alpha=None):
     return family.loglik(y, eta)
 
 
-def _pointwise(estimator, X, y, exposure, theta, rng, alpha=None):
+def _pointwise(estimator, X, y, n_trials, offset, theta, rng, alpha=None):
     """Log-likelihood of every row under every draw, and a predictive draw of every row
     per draw: two ``(S, n)`` arrays, for draws ``theta`` of shape (S, p) (and ``alpha``,
     see :func:`joint_alpha`)."""
     eta = linear_predictor(X, theta, estimator.fit_intercept)  # (n, S)
-    loglik = pointwise_loglik(estimator.family_, y, eta, exposure, alpha)
-    draws = draw_targets(estimator.family_, eta, exposure, rng, alpha)
-    return loglik.T, _observed(estimator, draws, exposure).T
+    given = dict(n_trials=n_trials, offset=offset, alpha=alpha)
+    loglik = pointwise_loglik(estimator.family_, y, eta, **given)
+    draws = draw_targets(estimator.family_, eta, rng, **given)
+    return loglik.T, _observed(estimator, draws, n_trials).T
 
 
-def _observed(estimator, y, exposure):
+def _observed(estimator, y, n_trials):
     """Targets as ArviZ shows them: a binary model's successes out of trials as counts,
     its labels as 0/1."""
-    return y if exposure is not None and estimator.family_.binary else estimator._observed(y)
+    return y if n_trials is not None else estimator._observed(y)
 
 
 def fits_draw_groups(rows, n_draws, n_chains, estimator):
@@ -150,7 +157,7 @@ def joint_alpha(estimator, alpha):
     return None if alpha is None or not hasattr(estimator, "alpha_samples_") else alpha.ravel()
 
 
-def _data_groups(estimator, X, y, exposure, weights, theta, rng, alpha=None):
+def _data_groups(estimator, X, y, n_trials, weights, offset, theta, rng, alpha=None):
     """``log_likelihood``, ``posterior_predictive`` and ``observed_data`` of the rows, in
     blocks of draws."""
     n_chains, n_draws, p = theta.shape
@@ -167,25 +174,26 @@ def _data_groups(estimator, X, y, exposure, weights, theta, rng, alpha=None):
     for start in range(0, len(flat_theta), _DRAW_BLOCK):
         block = slice(start, start + _DRAW_BLOCK)
         loglik[block], predictive[block] = _pointwise(
-            estimator, X, y, exposure, flat_theta[block], rng,
+            estimator, X, y, n_trials, offset, flat_theta[block], rng,
             None if alpha is None else alpha[block])
     loglik = _weighted(loglik, weights)
     shape = (n_chains, n_draws, n)
     groups = {"log_likelihood": {"y": loglik.reshape(shape)},
               "posterior_predictive": {"y": predictive.reshape(shape)},
-              "observed_data": {"y": _observed(estimator, y, exposure)}}
-    if exposure is not None and estimator.family_.binary:
-        groups["constant_data"] = {"n_trials": exposure}
+              "observed_data": {"y": _observed(estimator, y, n_trials)}}
+    if n_trials is not None:
+        groups["constant_data"] = {"n_trials": n_trials}
     return groups
 
 
 def inference_data(estimator, rows, n_draws, n_chains, random_state, feature_names=None):
     """``estimator.to_arviz``: ArviZ data of the fit.
 
-    ``rows`` is ``(X, y_encoded, exposure, weights)`` of the rows of the data groups (the
-    log-likelihood of a weighted row is multiplied by its weight; a binary model's
-    ``exposure`` is the number of trials of each row, whose successes are y), or None for
-    the posterior (and sample_stats) only. ``feature_names`` name the coefficients (as
+    ``rows`` is ``(X, y_encoded, n_trials, weights, offset)`` of the rows of the data
+    groups (the log-likelihood of a weighted row is multiplied by its weight; a binary
+    model's ``n_trials`` is the number of trials of each row, whose successes are y; the
+    offset of counts is ``offset + log(exposure)``, see :func:`_with_offset`), or None
+    for the posterior (and sample_stats) only. ``feature_names`` name the coefficients (as
     in ``summary``).
     """
     az = import_arviz(estimator)
@@ -232,18 +240,21 @@ _LOO_BLOCK_VALUES = 2**20
 
 
 def _loo_sums(family, fit_intercept, theta, alpha, reff, X, y, weights, first_row,
-              exposure=None):
-    """``(LooSums,)`` of the rows ``X``, ``y`` (log-likelihoods times ``weights``, over
-    ``exposure``), the first of which is row ``first_row``, under the draws ``theta`` (and
-    ``alpha``, see :func:`joint_alpha`), block of rows by block of rows: the sum of a
-    row storage's ``sum_with_starts``."""
+              n_trials=None, offset=None):
+    """``(LooSums,)`` of the rows ``X``, ``y`` (log-likelihoods times ``weights``, out of
+    ``n_trials`` or with the rows' ``offset``, see :func:`pointwise_loglik`), the first of
+    which is row ``first_row``, under the draws ``theta`` (and ``alpha``, see
+    :func:`joint_alpha`), block of rows by block of rows: the sum of a row storage's
+    ``sum_with_starts`` (which hands on the offsets of its chunks)."""
     sums = LooSums(len(theta), reff)
     block = max(1, _LOO_BLOCK_VALUES // len(theta))
     for start in range(0, X.shape[0], block):
         part = slice(start, start + block)
         eta = linear_predictor(float_rows(X[part]), theta, fit_intercept)
         loglik = pointwise_loglik(family, y[part], eta,
-                                  None if exposure is None else exposure[part], alpha)
+                                  n_trials=None if n_trials is None else n_trials[part],
+                                  offset=None if offset is None else offset[part],
+                                  alpha=alpha)
         sums.add(_weighted(loglik, None if weights is None else weights[part, None]),
                  first_row + start)
     return (sums,)
@@ -253,9 +264,10 @@ def chunked_loo(estimator, rows, n_draws, n_chains, reff, random_state, ess_of_m
     """``estimator.loo``: PSIS-LOO of ``rows`` under the posterior draws of
     :meth:`to_arviz` with the same seed, block of rows by block of rows
     (:class:`~skcoreset._psis.LooSums`); ``reff`` by default from ``ess_of_means``
-    (:func:`_reff`). ``rows`` are ``(X, y_encoded, exposure, weights)`` in memory, or a
-    storage of dask rows (targets and weights as fitted), summed chunk by chunk where the
-    chunks live: only the pointwise results (three values per row) reach this process."""
+    (:func:`_reff`). ``rows`` are ``(X, y_encoded, n_trials, weights, offset)`` in memory,
+    or a storage of dask rows (targets, weights and offsets as fitted), summed chunk by
+    chunk where the chunks live: only the pointwise results (three values per row) reach
+    this process."""
     rng = check_random_state(random_state)
     theta, alpha = posterior_draws(estimator, n_draws, n_chains, rng)
     if reff is None:
@@ -265,5 +277,5 @@ def chunked_loo(estimator, rows, n_draws, n_chains, reff, random_state, ess_of_m
              joint_alpha(estimator, alpha), reff)
     if getattr(rows, "chunked", False):  # dask rows: the draws enter the graph once
         return rows.sum_with_starts(_loo_sums, *map(rows.shared, draws))[0].result()
-    X, y, exposure, weights = rows
-    return _loo_sums(*draws, X, y, weights, 0, exposure)[0].result()
+    X, y, n_trials, weights, offset = rows
+    return _loo_sums(*draws, X, y, weights, 0, n_trials, offset)[0].result()

@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._backend import block_rng, map_row_blocks
-from ._validation import check_exposure, linear_offset
+from ._validation import exposure_of, linear_offset
 
 
 def _check_X(estimator, X):
@@ -60,7 +60,7 @@ def sample_y_lazily(estimator, X, n_draws, rng, rows=()):
     """Posterior predictive draws of y at the rows of a dask X, shape ``(n_draws, n)``:
     the parameter draws are made here, once, and every row block draws its targets from a
     random stream fixed by ``rng`` and the block's number (reproducible whatever the
-    scheduler). ``rows``: per-row arguments of ``_draw_targets`` (the exposure), as in
+    scheduler). ``rows``: per-row arguments of ``_draw_targets`` (the log exposure), as in
     :func:`predict_lazily`."""
     X = _check_X(estimator, X)
     theta = estimator.posterior_.sample(n_draws, random_state=rng)
@@ -87,15 +87,16 @@ def accuracy(estimator, X, y, sample_weight=None):
     return float(correct / total)
 
 
-def _r2_terms(names, mean, estimator, X, y, sample_weight, *rows, block):
-    residual = y - estimator.predict(X, **dict(zip(names, rows)))
+def _r2_terms(names, method, mean, estimator, X, y, sample_weight, *rows, block):
+    residual = y - getattr(estimator, method)(X, **dict(zip(names, rows)))
     return np.column_stack([sample_weight * residual**2, sample_weight * (y - mean) ** 2])
 
 
-def r2(estimator, X, y, sample_weight=None, rows=()):
-    """Coefficient of determination of :meth:`predict` (with the per-row keyword arguments
-    ``rows``, e.g. the exposure) at the rows of a dask X (scikit-learn's ``r2_score``): one
-    pass for the weighted mean of y, one for the squared residuals."""
+def r2(estimator, X, y, sample_weight=None, rows=(), method="predict"):
+    """Coefficient of determination of the predictions ``method`` (:meth:`predict`, with
+    the per-row keyword arguments ``rows``, e.g. the log exposure) at the rows of a dask X
+    (scikit-learn's ``r2_score``): one pass for the weighted mean of y, one for the squared
+    residuals."""
     import dask.array as da
 
     X = _check_X(estimator, X)
@@ -103,8 +104,9 @@ def r2(estimator, X, y, sample_weight=None, rows=()):
     targets = map_row_blocks(_target_terms, X, ("y", y), ("sample_weight", weight), columns=2)
     weighted_sum, total = targets.sum(axis=0)
     names = tuple(name for name, _ in rows)
-    terms = map_row_blocks(partial(_r2_terms, names), X, ("y", y), ("sample_weight", weight),
-                           *rows, shared=(weighted_sum / total, estimator), columns=2)
+    terms = map_row_blocks(partial(_r2_terms, names, method), X, ("y", y),
+                           ("sample_weight", weight), *rows,
+                           shared=(weighted_sum / total, estimator), columns=2)
     residual, spread = da.compute(*terms.sum(axis=0))
     if spread == 0:  # constant y: scikit-learn's convention
         return 1.0 if residual == 0 else 0.0
@@ -115,26 +117,28 @@ def _target_terms(X, y, sample_weight, block):
     return np.column_stack([sample_weight * y, sample_weight])
 
 
-def _exposure_block(family, X, y, sample_weight, exposure, block):
+def _exposure_block(family, X, y, sample_weight, log_exposure, block):
     rates, weights, constant = family.exposure_as_weight(
-        y.astype(float), sample_weight, check_exposure(exposure, len(y)))
+        y.astype(float), sample_weight, exposure_of(np.asarray(log_exposure, dtype=float)))
     # the block's log-likelihood constant in its first row: the column sums to the total
     constants = np.zeros(len(y))
     constants[:1] = constant
     return np.column_stack([rates, weights, constants])
 
 
-def exposure_as_weight_lazily(family, X, y, sample_weight, exposure):
+def exposure_as_weight_lazily(family, X, y, sample_weight, log_exposure):
     """:meth:`PoissonFamily.exposure_as_weight
-    <skcoreset.families.PoissonFamily.exposure_as_weight>` of the rows of a dask X: the rates
-    and weights as dask arrays held on the cluster, and the log-likelihood constant (a pass
-    over y, the weights and the exposure). An invalid exposure raises in the task that reads
-    it, with the message of in-memory input."""
+    <skcoreset.families.PoissonFamily.exposure_as_weight>` of the rows of a dask X over the
+    exposure :func:`~skcoreset._validation.exposure_of` ``log_exposure`` (a lazy
+    :func:`linear_offset_lazily`): the rates and weights as dask arrays held on the
+    cluster, and the log-likelihood constant (a pass over y, the weights and the exposure).
+    An invalid exposure raises in the task that reads it, with the message of in-memory
+    input."""
     import dask
 
     out = map_row_blocks(partial(_exposure_block, family), X, ("y", y),
                          ("sample_weight", 1.0 if sample_weight is None else sample_weight),
-                         ("exposure", exposure), columns=3)
+                         ("log_exposure", log_exposure), columns=3)
     rates, weights, constants = dask.persist(out[:, 0], out[:, 1], out[:, 2])
     return rates, weights, float(constants.sum().compute())
 

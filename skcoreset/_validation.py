@@ -208,57 +208,49 @@ def _offset_values(offset, n_samples, link_name):
     return offset
 
 
-def combined_exposure(exposure, offset, n_samples, link_name):
-    """The multiplier of the mean of count targets from ``exposure`` and ``offset``, or
-    None when neither is given.
+def linear_offset(exposure, offset, n_samples, link_name):
+    """The one representation of ``exposure`` and ``offset`` of count targets: the log of
+    the multiplier of each row's mean, ``offset + log(exposure)`` as in statsmodels' GLM,
+    or None when neither is given. With the log link it is the known term of each row's
+    linear predictor; with another link (which takes ``exposure`` only) the log of the
+    exposure. Any finite value: consumers add it to the linear predictor, or to the log of
+    the mean, and only the Poisson model's exposure weights need its exponential
+    (:func:`exposure_of`).
 
-    An offset ``o`` adds to the linear predictor; with the log link that is the exposure
-    ``exp(o)``. Both given add up, ``offset + log(exposure)``, as in statsmodels' GLM. An
-    offset needs the log link (for another link it does not scale the mean): ``ValueError``
-    otherwise, as for invalid values (NaN, infinite or non-positive exposure, NaN or
-    infinite offset, or an ``exp(offset)`` beyond float64).
+    ``offset`` needs the log link (for another link it does not scale the mean):
+    ``ValueError`` otherwise, as for invalid values (NaN, infinite or non-positive
+    exposure, NaN or infinite offset); ``TypeError`` for values that are not numbers.
     """
-    if exposure is None and offset is None:
-        return None
-    total = np.ones(n_samples) if exposure is None else check_exposure(exposure, n_samples)
-    if offset is None:
-        return total
-    offset = _offset_values(offset, n_samples, link_name)
-    with np.errstate(over="ignore", under="ignore"):
-        total = total * np.exp(offset)
-    _check_representable(total)
-    return total
-
-
-def _check_representable(exposure):
-    """Refuse exposures (of offsets) beyond float64: predictions scale means by them."""
-    if not np.all(np.isfinite(exposure) & (exposure > 0)):
-        raise ValueError("offset has values whose exponential (the exposure they stand for) "
-                         "is beyond float64, |offset| > 700: centre it, e.g. subtract its "
-                         "mean, which the intercept absorbs.")
-
-
-def linear_offset(exposure, offset, n_samples, link_name, representable_exposure=True):
-    """The known term of each row's linear predictor from ``exposure`` and ``offset`` of
-    count targets, ``offset + log(exposure)`` as in statsmodels' GLM, or None when neither
-    is given: the one representation of both in a fit that takes them in the linear
-    predictor (the negative binomial model), built from what the user gave (no exposure
-    made of an offset and back). Log link only; the checks and messages of
-    :func:`combined_exposure`; with ``representable_exposure`` (for users of the exposure
-    ``exp(offset)`` itself) also its refusal of ``|offset| > 700``."""
     if exposure is None and offset is None:
         return None
     total = (np.zeros(n_samples) if offset is None
              else _offset_values(offset, n_samples, link_name))
     if exposure is not None:
-        exposure = check_exposure(exposure, n_samples)
-        if link_name != "log":
-            raise ValueError(
-                f"exposure enters this model's linear predictor as log(exposure), which "
-                f"scales the mean only with the log link; this model has "
-                f"link={link_name!r}.")
-        total = total + np.log(exposure)
-    if representable_exposure:
-        with np.errstate(over="ignore", under="ignore"):
-            _check_representable(np.exp(total))
+        total = total + np.log(check_exposure(exposure, n_samples))
     return total
+
+
+def exposure_of(log_exposure):
+    """The exposure ``exp(log_exposure)`` of a :func:`linear_offset` (None for None), where
+    a number must be the multiplier of the mean: the Poisson model fits counts over an
+    exposure as rates weighted by it. ``ValueError`` naming the cause and the fix where it
+    is beyond float64 (``offset + log(exposure)`` above 709 or below -745)."""
+    if log_exposure is None:
+        return None
+    with np.errstate(over="ignore", under="ignore"):
+        exposure = np.exp(log_exposure)
+    if not np.all(np.isfinite(exposure) & (exposure > 0)):
+        raise ValueError(
+            "offset + log(exposure) has values whose exponential is beyond float64 "
+            "(above 709 or below -745); the Poisson model fits counts over an exposure as "
+            "rates weighted by it, so it must be a float64. Centre the offset (subtract a "
+            "constant, which the intercept absorbs), or fit the negative binomial model, "
+            "which takes any finite offset in its linear predictor.")
+    return exposure
+
+
+def combined_exposure(exposure, offset, n_samples, link_name):
+    """The multiplier of the mean of count targets from ``exposure`` and ``offset``, or
+    None when neither is given: :func:`exposure_of` the :func:`linear_offset`, with their
+    checks and messages."""
+    return exposure_of(linear_offset(exposure, offset, n_samples, link_name))

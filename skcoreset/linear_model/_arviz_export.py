@@ -12,7 +12,6 @@ from .._arviz import MAX_DRAW_ROWS, chunked_loo, fits_draw_groups, inference_dat
 from .._inference import effective_sample_size_of_means
 from .._numbers import is_number
 from .._typing import MatrixLike, RandomStateLike, VectorLike
-from .._validation import check_exposure
 from ._results import KEPT_VALUES, KeptRows, kept_rows
 
 
@@ -84,9 +83,10 @@ class ArvizExportMixin:
         """
         return self._to_arviz(X, y, None, n_draws, n_chains, random_state, feature_names)
 
-    def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state, feature_names=None):
+    def _to_arviz(self, X, y, n_trials, n_draws, n_chains, random_state, feature_names=None,
+                  offset=None):
         self._check_draws(n_draws, n_chains)
-        rows = self._arviz_rows(X, y, exposure, "to_arviz")
+        rows = self._arviz_rows(X, y, n_trials, "to_arviz", offset)
         if X is None and rows is not None and not fits_draw_groups(rows, n_draws, n_chains,
                                                                    self):
             warn(
@@ -152,22 +152,23 @@ class ArvizExportMixin:
         """
         return self._loo(X, y, None, n_draws, n_chains, reff, random_state)
 
-    def _loo(self, X, y, exposure, n_draws, n_chains, reff, random_state):
+    def _loo(self, X, y, n_trials, n_draws, n_chains, reff, random_state, offset=None):
         self._check_draws(n_draws, n_chains)
-        rows = self._arviz_rows(X, y, exposure, "loo")
+        rows = self._arviz_rows(X, y, n_trials, "loo", offset)
         if rows is None:
             raise ValueError(
                 f"{type(self).__name__}.loo() has no rows to evaluate: the training rows are "
                 f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this fit "
-                "had more, was streamed, ran on dask arrays with an exposure or on offsets "
-                "beyond 700, or was unpickled after a fit on dask arrays (the reference to "
+                "had more, was streamed, ran on dask arrays with the Poisson model's "
+                "exposure, or was unpickled after a fit on dask arrays (the reference to "
                 "them is not pickled). Pass the rows, e.g. loo(X, y).")
         return chunked_loo(self, rows, n_draws, n_chains, reff, random_state,
                            effective_sample_size_of_means)
 
-    def _arviz_rows(self, X, y, exposure, caller):
+    def _arviz_rows(self, X, y, n_trials, caller, offset=None):
         """:class:`~skcoreset.linear_model._results.KeptRows` of the data groups of
-        :meth:`to_arviz` and :meth:`loo`: the training rows, those passed, or None."""
+        :meth:`to_arviz` and :meth:`loo`: the training rows, those passed (with their
+        ``n_trials`` or validated ``offset``), or None."""
         if X is None and y is None:
             rows = kept_rows(self)
             if caller == "to_arviz" and getattr(rows, "chunked", False):  # dask rows
@@ -183,8 +184,8 @@ class ArvizExportMixin:
                     f"{type(self).__name__}.to_arviz() has no log_likelihood, "
                     "posterior_predictive or observed_data group: the training rows are "
                     f"kept up to {KEPT_VALUES:,} values (rows x (features + 3)), and this "
-                    "fit had more, was streamed, or ran on dask arrays with an exposure "
-                    "or on offsets beyond 700. "
+                    "fit had more, was streamed, or ran on dask arrays with the Poisson "
+                    "model's exposure. "
                     "Pass the rows to evaluate, e.g. to_arviz(X_test, y_test).",
                     UserWarning)
             return rows
@@ -192,15 +193,15 @@ class ArvizExportMixin:
             raise ValueError(f"{caller} needs both X and y for the rows of its "
                              "log_likelihood, posterior_predictive and observed_data groups.")
         X = self._check_predict_input(X)
-        return KeptRows(X, *self._arviz_targets(y, exposure, X.shape[0]), None)
+        return KeptRows(X, *self._arviz_targets(y, n_trials, X.shape[0]), None, offset)
 
-    def _arviz_targets(self, y, exposure, n_rows):
+    def _arviz_targets(self, y, n_trials, n_rows):
         """The encoded targets of ``n_rows`` rows passed to :meth:`to_arviz` or
-        :meth:`loo`, and the multiplier of each row's mean (``exposure``, or None)."""
+        :meth:`loo`, and their numbers of trials (binomial cells; None here)."""
         y = self._family().encode_target(y, getattr(self, "classes_", None))
         if len(y) != n_rows:
             raise ValueError(f"X has {n_rows} rows but y has {len(y)} entries.")
-        return y, None if exposure is None else check_exposure(exposure, n_rows)
+        return y, None
 
     def _observed(self, y):
         """Encoded targets as ArviZ sees them (the binary models: 0/1)."""

@@ -21,8 +21,8 @@ from .._numbers import is_number
 from .._posterior import SamplePosterior, check_level
 from .._summary import MCMC_DIAGNOSTICS, CredibleIntervals, parameter_names, summary_table
 from .._typing import FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
-from .._validation import (ACCEPT_SPARSE, check_exposure, check_sample_weight,
-                           explained_input_errors)
+from .._validation import (ACCEPT_SPARSE, check_sample_weight, explained_input_errors,
+                           exposure_of)
 from ..coreset._subset import carries_weights, reject_weighted_subset, unpack_weighted_subset
 from ..families import FAMILIES, Family
 from ._arviz_export import ArvizExportMixin
@@ -60,21 +60,6 @@ def _check_exposure_input(X):
             "coreset.set_fit_request(exposure=True) with metadata routing); the coreset then "
             "hands on the rates y / exposure weighted by the exposure, the same Poisson "
             "posterior.")
-
-
-def _multiplier(exposure, offset):
-    """The multiplier of each row's mean, of a fit's exposure or its offset (the log link:
-    ``exp(offset)``), or None; False where an offset is beyond float64's exponent range
-    (``|offset| > 709``: the rows are not kept, :meth:`to_arviz` and :meth:`loo` ask for
-    them)."""
-    if offset is None:
-        return exposure
-    with np.errstate(over="ignore", under="ignore"):
-        multiplier = np.exp(offset)
-    if isinstance(multiplier, np.ndarray) and not np.all(np.isfinite(multiplier)
-                                                         & (multiplier > 0)):
-        return False
-    return multiplier
 
 
 class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
@@ -142,15 +127,16 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
                                       offset=offset, rows=rows)
         return self.family_
 
-    def _exposure_of(self, X, exposure, offset):
-        """The multiplier of the mean of each row of X (count models), or None."""
+    def _log_exposure(self, X, exposure, offset, lazily=True):
+        """The log of the multiplier of each row's mean from ``exposure`` and ``offset``
+        (count models), or None."""
         return None
 
-    def _fit_exposure(self, X, exposure, offset):
-        """``(exposure, offset)``: how the training rows' exposure and offset enter the fit
-        (count models: as the weights of rates, or as an offset in the linear predictor),
-        ``(None, None)`` without them."""
-        return None, None
+    def _exposure_as_weight(self, log_exposure):
+        """Whether the training rows' :meth:`_log_exposure` enters the fit as the weights
+        of rates (:meth:`PoissonFamily.exposure_as_weight`, exact for every link) rather
+        than as the offset in the linear predictor."""
+        return log_exposure is not None and hasattr(self._family(), "exposure_as_weight")
 
     def _store(self, result):
         """Fitted attributes from an :class:`InferenceResult`."""
@@ -192,12 +178,13 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight, exposure=None, offset=None, n_trials=None):
         """Validate, fit the posterior and set the fitted attributes common to both models.
 
-        ``exposure`` and ``offset`` (count models) enter the fit in one representation
-        (:meth:`_fit_exposure`): for a family that fits counts over an exposure as rates
-        weighted by it (:meth:`PoissonFamily.exposure_as_weight`, exact for every method
-        and link) the multiplier of the mean; otherwise (the negative binomial model) the
-        offset ``offset + log(exposure)`` in the linear predictor, which travels with the
-        rows of every storage (in memory, a ``np.memmap``, dask chunks).
+        ``exposure`` and ``offset`` (count models) enter the fit in one representation,
+        ``offset + log(exposure)`` (:meth:`_log_exposure`), which the rows kept for
+        :meth:`to_arviz` and :meth:`loo` carry: a family that fits counts over an exposure
+        as rates weighted by it (:meth:`PoissonFamily.exposure_as_weight`, exact for every
+        method and link) takes its exponential as weights; otherwise (the negative binomial
+        model) it is the offset in the linear predictor, which travels with the rows of
+        every storage (in memory, a ``np.memmap``, dask chunks), any finite value.
 
         ``n_trials`` (binary models) makes y the successes out of that many trials per row;
         the rows become weighted rows of each class (:meth:`_trials_as_rows`).
@@ -230,14 +217,15 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         else:
             X, y_encoded, sample_weight, log_constant = self._trials_as_rows(
                 X, y, n_trials, sample_weight)
-        exposure, offset = self._fit_exposure(X, exposure, offset)
+        offset = self._log_exposure(X, exposure, offset)
+        on_exposure = offset is not None
+        exposure = exposure_of(offset) if self._exposure_as_weight(offset) else None
         if n_trials is None:  # a table's cells are kept by _trials_as_rows
-            multiplier = _multiplier(exposure, offset)
-            keep_rows(self, None if multiplier is False else X, y_encoded, sample_weight,
-                      multiplier)
+            keep_rows(self, X, y_encoded, sample_weight, None, offset)
         if exposure is not None:
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
                 y_encoded, sample_weight, exposure)
+            offset = None
         options = {} if offset is None else {"offset": offset}
         spec = self._method()
         prior = self._prior(X.shape[1])
@@ -249,7 +237,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
             sample_weight=sample_weight, prior_prec=prior, fit_intercept=self.fit_intercept,
             tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
             **self._method_options(spec), **options)
-        self._finish_fit(result, log_constant, exposure is not None or offset is not None)
+        self._finish_fit(result, log_constant, on_exposure)
         set_fit_statistics(self, training_rows, log_constant)
         if n_trials is not None:  # the deviance from the cells' saturated binomial model
             self.deviance_ += 2.0 * self._trials_saturated
@@ -295,10 +283,13 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         columns = getattr(X, "columns", None)  # a dask DataFrame's, for summary()
         X = as_row_blocks(X)  # the rows' blocks for the exposure and the summary alike
         log_constant = 0.0
-        exposure, offset = self._fit_exposure(X, exposure, offset)
-        if exposure is not None:
+        offset = self._log_exposure(X, exposure, offset)
+        on_exposure = offset is not None
+        as_weight = self._exposure_as_weight(offset)
+        if as_weight:
             y, sample_weight, log_constant = exposure_as_weight_lazily(
-                self._family(), X, y, sample_weight, exposure)
+                self._family(), X, y, sample_weight, offset)
+            offset = None
         rows = DaskRows.from_arrays(X, y, sample_weight, offset=offset)
         summary = rows.summary
         check_sample_weight(np.array([summary.min_weight, summary.max_weight]), 2)
@@ -310,7 +301,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         family = self._family()
         rows = rows.encoded(partial(family.encode_target,
                                     classes=getattr(self, "classes_", None)))
-        if exposure is None:  # loo() sums over the chunks where they live
+        if not as_weight:  # loo() sums over the chunks where they live
             keep_dask_rows(self, rows)
         else:  # the rates weighted by the exposure are not the counts' rows
             keep_rows(self, None, None, None, None)
@@ -332,7 +323,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
                           fit_intercept=self.fit_intercept, tol=self.tol,
                           max_iter=self.max_iter, verbose=self.verbose,
                           **self._method_options(spec))
-        self._finish_fit(result, log_constant, exposure is not None or offset is not None)
+        self._finish_fit(result, log_constant, on_exposure)
         return set_fit_statistics(self, rows, log_constant)
 
     def _partial_fit(self, X, y, sample_weight, classes=None):
@@ -390,46 +381,47 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         return validate_data(self, X, dtype=np.float64, reset=False,
                              accept_sparse=ACCEPT_SPARSE)
 
-    def _predictive_moments(self, X, exposure=None):
-        """Posterior mean and variance of ``exposure * E[y | x]`` at each row of X (the
-        exposure of counts; None for 1); infinite where beyond float64."""
-        mean, var, exponent = self._scaled_predictive_moments(X, exposure)
+    def _predictive_moments(self, X, log_exposure=None):
+        """Posterior mean and variance of ``exp(log_exposure) * E[y | x]`` at each row of X
+        (the exposure of counts; None for 1); infinite where beyond float64."""
+        mean, var, exponent = self._scaled_predictive_moments(X, log_exposure)
         with np.errstate(over="ignore"):
             return np.ldexp(mean, exponent), np.ldexp(var, 2 * exponent)
 
-    def _scaled_predictive_moments(self, X, exposure=None, log_exposure=None):
+    def _scaled_predictive_moments(self, X, log_exposure=None):
         """:meth:`_predictive_moments` in units of ``2**exponent`` (the mean) and
         ``4**exponent`` (the variance), with each row's non-negative integer ``exponent``:
         rates beyond float64's square root (1e154, e.g. per unit of an exposure of 1e-160)
         have a representable mean and standard deviation but not a variance.
 
-        ``log_exposure`` (validated, instead of ``exposure``): an offset of the log link,
-        added in log space so exposures beyond float64 (``|offset| > 709``) can be used.
+        ``log_exposure`` (validated, :meth:`_log_exposure`; None for 1): the log of the
+        exposure of counts, added in log space with the log link (an offset in the
+        linear predictor), so that exposures beyond float64 (``|offset| > 709``) scale the
+        rates back into it; another link's mean is multiplied by the exposure.
 
         Averages over the draws for a sample posterior (MCMC); otherwise integrates over the
         Gaussian posterior of the linear predictor (in log space where the family has the
         closed form, otherwise Gauss-Hermite or closed form).
         """
         X = self._check_predict_input(X)
-        if exposure is not None:
-            exposure = check_exposure(exposure, X.shape[0])
         family = self.family_
+        log_link = family.link.name == "log"
         if isinstance(self.posterior_, SamplePosterior):
+            scales = ({"log_scale": log_exposure} if log_link
+                      else {"scale": exposure_of(log_exposure)})
             return sample_predictive_moments(X, self.posterior_.samples, family,
-                                             self.fit_intercept, scale=exposure,
-                                             log_scale=log_exposure, return_exponent=True)
+                                             self.fit_intercept, return_exponent=True,
+                                             **scales)
         m, v = latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
                               self.fit_intercept)
         logs = family.log_expected_mean(m, v)
         if logs is None:
             mean, var = family.expected_mean(m, v)
-            if log_exposure is not None:  # not the log link: exposures within float64
-                exposure = np.exp(log_exposure)
-            if exposure is not None:
+            if log_exposure is not None:  # not the log link: an exposure within float64
+                exposure = exposure_of(log_exposure)
                 mean, var = exposure * mean, exposure**2 * var
             return mean, var, np.zeros(len(mean), dtype=int)
         log_mean, log_var = logs
-        log_exposure = np.log(exposure) if exposure is not None else log_exposure
         if log_exposure is not None:
             log_mean, log_var = log_mean + log_exposure, log_var + 2.0 * log_exposure
         # each row's unit: the power of two nearest its mean (none below 1; none beyond
@@ -468,11 +460,12 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         -------
         residuals : ndarray of shape (n_samples,)
         """
-        return self._residuals(X, y, kind, None)
+        return self._residuals(X, y, kind)
 
-    def _residuals(self, X, y, kind, exposure, log_exposure=None):
-        """:meth:`residuals` of counts over ``exposure`` (a multiplier of each row's mean,
-        or None; or its log, an offset of the log link)."""
+    def _residuals(self, X, y, kind, log_exposure=None):
+        """:meth:`residuals` of counts over the exposure whose log is ``log_exposure``
+        (:meth:`_log_exposure`, or None): the offset in the linear predictor of the log
+        link, the weights of rates for another link (their residuals are the counts')."""
         if kind not in RESIDUAL_KINDS:
             raise ValueError(f"kind must be one of {list(RESIDUAL_KINDS)}, got {kind!r}.")
         X = self._check_predict_input(X)
@@ -482,14 +475,11 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         family = self.family_
         eta = linear_predictor(X, self.posterior_.mean, self.fit_intercept)
         scale = None
-        if log_exposure is not None:
+        if log_exposure is not None and family.link.name == "log":
             eta = eta + log_exposure
-        if exposure is not None:
-            exposure = check_exposure(exposure, X.shape[0])
-            if hasattr(family, "exposure_as_weight"):  # rates weighted by the exposure
-                y, scale, _ = family.exposure_as_weight(y, np.ones(len(y)), exposure)
-            else:
-                eta = eta + np.log(exposure)
+        elif log_exposure is not None:  # rates weighted by the exposure
+            y, scale, _ = family.exposure_as_weight(y, np.ones(len(y)),
+                                                    exposure_of(log_exposure))
         return residuals(family, eta, y, self._observed(y), kind, scale)
 
     def _linear_predictor(self, X):
@@ -603,9 +593,9 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         """
         return self._sample_y(X, n_draws, random_state)
 
-    def _sample_y(self, X, n_draws, random_state, exposure=None, log_exposure=None):
-        """:meth:`sample_y` of counts over ``exposure`` (one multiplier of the mean per
-        row of X, or None; or its log ``log_exposure``, of the log link for X in memory)."""
+    def _sample_y(self, X, n_draws, random_state, log_exposure=None):
+        """:meth:`sample_y` of counts over the exposure whose log is ``log_exposure``
+        (:meth:`_log_exposure`, lazy for a dask X; or None)."""
         dask_input = is_dask_collection(X)
         if not dask_input:
             X = self._check_predict_input(X)
@@ -613,18 +603,15 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
             raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
         rng = check_random_state(random_state)
         if dask_input:
-            rows = () if exposure is None else (("exposure", exposure),)
+            rows = () if log_exposure is None else (("log_exposure", log_exposure),)
             return sample_y_lazily(self, X, n_draws, rng, rows)
-        if exposure is not None:
-            exposure = check_exposure(exposure, X.shape[0])
         return self._draw_targets(X, self.posterior_.sample(n_draws, random_state=rng), rng,
-                                  exposure, log_exposure)
+                                  log_exposure)
 
-    def _draw_targets(self, X, theta, rng, exposure=None, log_exposure=None):
+    def _draw_targets(self, X, theta, rng, log_exposure=None):
         """Targets drawn at the rows of X for each parameter draw (rows of ``theta``), over
-        ``exposure`` or its log (count models), as an array of shape (draws, rows)."""
+        the exposure whose log is ``log_exposure`` (count models), as an array of shape
+        (draws, rows)."""
         eta = linear_predictor(X, theta, self.fit_intercept)
-        if log_exposure is not None:  # an offset of the log link
-            eta = eta + log_exposure[:, None]
-        draws = draw_targets(self.family_, eta, exposure, rng)
+        draws = draw_targets(self.family_, eta, rng, offset=log_exposure)
         return self._decode_draws(draws.T)

@@ -217,8 +217,7 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         return rng.binomial(trials.astype(np.int64), p).astype(np.float64)
 
     def _arviz_targets(self, y, n_trials, n_rows):
-        """Labels encoded ±1; with ``n_trials`` (in the place of an exposure: the
-        multiplier of the mean count), the successes out of them."""
+        """Labels encoded ±1; with ``n_trials``, the successes out of them."""
         if n_trials is None:
             return super()._arviz_targets(y, None, n_rows)
         return check_trials(y, n_trials, n_rows)

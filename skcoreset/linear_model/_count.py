@@ -17,7 +17,7 @@ from .._posterior import SamplePosterior, check_level
 from .._sklearn_compat import Interval, StrOptions, _num_samples, available_if
 from .._typing import FitMethod, FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._dask_predict import linear_offset_lazily
-from .._validation import check_numeric_dtype, combined_exposure, linear_offset
+from .._validation import check_numeric_dtype, linear_offset
 from ..families import NegativeBinomialFamily, PoissonFamily
 from ._base import uses_pass_glm
 from ._docs import COMMON_ATTRS_DOC
@@ -36,7 +36,9 @@ _EXPOSURE_DOC = """exposure : float or array-like of shape (n_samples,), default
         offset : float or array-like of shape (n_samples,), default=None
             A known term added to each row's linear predictor (log link only; for another
             link pass ``exposure``). With ``exposure`` too, they add up:
-            ``offset + log(exposure)``, as in statsmodels' GLM."""
+            ``offset + log(exposure)``, as in statsmodels' GLM, and are taken in log space:
+            any finite offset, also beyond 709 (an exposure beyond float64), except where
+            the Poisson model fits ``exp(offset)`` as weights."""
 
 
 _Documented = TypeVar("_Documented", bound=Callable[..., Any])
@@ -65,54 +67,23 @@ class _BaseCountRegression(_BaseRegression):
         tags.target_tags.positive_only = True
         return tags
 
-    def _fit_exposure(self, X, exposure, offset):
-        """How ``exposure`` and ``offset`` of the training rows enter the fit, in one
-        representation: ``(exposure, None)`` for a family that fits counts over an exposure
-        as weighted rates (the Poisson model, exact for every link), else ``(None, the
-        offset in the linear predictor)`` (:func:`~skcoreset._validation.linear_offset`,
-        ``offset + log(exposure)``); ``(None, None)`` without them. Lazily for dask arrays
-        (validated in the blocks that read them)."""
-        if exposure is None and offset is None:
-            return None, None
-        family = self._family()
-        if hasattr(family, "exposure_as_weight"):
-            return self._exposure_of(X, exposure, offset), None
-        if not any(is_dask_collection(a) for a in (X, exposure, offset)):
-            return None, self._log_exposure_of(X, exposure, offset)
-        _check_dtypes(exposure, offset)
-        return None, linear_offset_lazily(X, exposure, offset, family.link.name)
-
-    def _log_exposure_of(self, X, exposure, offset):
-        """The log of the multiplier of the mean of each row of X (in memory), the offset
-        ``offset + log(exposure)`` in the linear predictor, or None: any finite offset,
-        exposures beyond float64 included (the log-space predictions scale by it)."""
-        return linear_offset(exposure, offset, _num_samples(X), self._family().link.name,
-                             representable_exposure=False)
-
-    def _in_log_space(self, X, exposure, offset):
-        """Whether ``exposure`` and ``offset`` reach predictions as the log of the exposure
-        (:meth:`_log_exposure_of`; the log link, rows in memory), any finite offset, rather
-        than as the exposure ``exp(offset)``."""
-        return (self._family().link.name == "log"
-                and not any(is_dask_collection(a) for a in (X, exposure, offset)))
-
-    def _exposure_of(self, X, exposure, offset):
-        """The multiplier of the mean of each row of X from ``exposure`` and ``offset``
-        (:func:`~skcoreset._validation.combined_exposure`), or None; lazily for dask
-        arrays (validated in the blocks that read it)."""
+    def _log_exposure(self, X, exposure, offset, lazily=True):
+        """The one representation of ``exposure`` and ``offset`` at the rows of X: the log
+        of the multiplier of each row's mean, ``offset + log(exposure)``
+        (:func:`~skcoreset._validation.linear_offset`; the offset in the linear predictor
+        of the log link), or None without them. Every consumer takes it in log space
+        where the link allows; only the Poisson model's exposure weights and a non-log
+        link's mean need the exposure as a number (:func:`exposure_of`). For a dask X
+        (with ``lazily``) a lazy dask array, validated in the blocks that read it."""
         if exposure is None and offset is None:
             return None
         link = self._family().link.name
-        if not any(is_dask_collection(a) for a in (X, exposure, offset)):
-            return combined_exposure(exposure, offset, _num_samples(X), link)
+        if not (lazily and is_dask_collection(X)):
+            return linear_offset(exposure, offset, _num_samples(X), link)
         _check_dtypes(exposure, offset)
-        if offset is None:
-            return exposure
-        combined_exposure(None, 0.0, 1, link)  # the link check
-        import dask.array as da
-
-        total = da.exp(da.asarray(offset))
-        return total if exposure is None else total * exposure
+        if offset is not None:
+            linear_offset(None, 0.0, 1, link)  # the link check, before any task runs
+        return linear_offset_lazily(X, exposure, offset, link)
 
     @_exposure_doc
     @fit_context(prefer_skip_nested_validation=True)
@@ -138,10 +109,12 @@ class _BaseCountRegression(_BaseRegression):
             and method (:meth:`PoissonFamily.exposure_as_weight
             <skcoreset.families.PoissonFamily.exposure_as_weight>`); the negative binomial
             model as the offset ``offset + log(exposure)`` in the linear predictor (any
-            finite offset for rows in memory; the Poisson model's ``exp(offset)`` must be
-            a float64, ``|offset| <= 700``). Both for rows in memory, a ``np.memmap``
-            (read in chunks) and dask arrays (the exposure and offset as dask arrays, or
-            arrays in memory, sent to the chunks of the rows). ``log_evidence_`` and
+            finite offset; the Poisson model's ``exp(offset + log(exposure))`` must be a
+            float64, else a ``ValueError`` says to centre the offset). Both for rows in
+            memory, a ``np.memmap`` (read in chunks) and dask arrays (the exposure and
+            offset as dask arrays, or arrays in memory, sent to the chunks of the rows).
+            The training rows are kept with their offsets for :meth:`to_arviz` and
+            :meth:`loo`. ``log_evidence_`` and
             ``elbo_`` are those of the counts; ``coef_`` and :meth:`predict` describe the
             mean per unit of exposure. Not supported after a coreset step: pass them to the
             coreset step instead, which fits the rates (see
@@ -181,8 +154,8 @@ class _BaseCountRegression(_BaseRegression):
               the expected count.
         {exposure}
             Of the counts to predict. ``None``: the mean per unit of exposure. With the
-            log link and rows in memory the offset is added in log space, so offsets
-            beyond 700 (exposures beyond float64) scale the rates back into it.
+            log link the offset is added in log space (rows in memory and dask arrays), so
+            offsets beyond 709 (exposures beyond float64) scale the rates back into it.
 
         Returns
         -------
@@ -192,10 +165,7 @@ class _BaseCountRegression(_BaseRegression):
         std : ndarray of shape (n_samples,)
             Only returned with ``return_std``: the standard deviation it names.
         """
-        if self._in_log_space(X, exposure, offset):
-            return self._predict_mean(X, return_std,
-                                      log_exposure=self._log_exposure_of(X, exposure, offset))
-        return self._predict_mean(X, return_std, self._exposure_of(X, exposure, offset))
+        return self._predict_mean(X, return_std, self._log_exposure(X, exposure, offset))
 
     @_exposure_doc
     def score(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
@@ -231,7 +201,7 @@ class _BaseCountRegression(_BaseRegression):
                 "estimator.set_fit_request(exposure=True).set_score_request(exposure=True).",
                 UserWarning)
         if is_dask_collection(X):
-            return self._r2_score(X, y, sample_weight, self._exposure_of(X, exposure, offset))
+            return self._r2_score(X, y, sample_weight, self._log_exposure(X, exposure, offset))
         from sklearn.metrics import r2_score
 
         return r2_score(y, self.predict(X, exposure=exposure, offset=offset),
@@ -267,10 +237,8 @@ class _BaseCountRegression(_BaseRegression):
             along the rows of X, each block drawn from its own random stream fixed by
             ``random_state``).
         """
-        if self._in_log_space(X, exposure, offset):
-            return self._sample_y(X, n_draws, random_state,
-                                  log_exposure=self._log_exposure_of(X, exposure, offset))
-        return self._sample_y(X, n_draws, random_state, self._exposure_of(X, exposure, offset))
+        return self._sample_y(X, n_draws, random_state,
+                              self._log_exposure(X, exposure, offset))
 
     @_exposure_doc
     def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
@@ -316,9 +284,9 @@ class _BaseCountRegression(_BaseRegression):
         if X is None and (exposure is not None or offset is not None):
             raise ValueError("exposure and offset of to_arviz describe the rows X, y: "
                              "pass X and y with them.")
-        exposure = None if X is None else self._exposure_of(X, exposure, offset)
-        return self._to_arviz(X, y, exposure, n_draws, n_chains, random_state,
-                              feature_names)
+        offset = None if X is None else self._log_exposure(X, exposure, offset, lazily=False)
+        return self._to_arviz(X, y, None, n_draws, n_chains, random_state, feature_names,
+                              offset=offset)
 
     @_exposure_doc
     def loo(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
@@ -357,8 +325,8 @@ class _BaseCountRegression(_BaseRegression):
         if X is None and (exposure is not None or offset is not None):
             raise ValueError("exposure and offset of loo describe the rows X, y: pass X and "
                              "y with them.")
-        exposure = None if X is None else self._exposure_of(X, exposure, offset)
-        return self._loo(X, y, exposure, n_draws, n_chains, reff, random_state)
+        offset = None if X is None else self._log_exposure(X, exposure, offset, lazily=False)
+        return self._loo(X, y, None, n_draws, n_chains, reff, random_state, offset=offset)
 
     @_exposure_doc
     def residuals(self, X: MatrixLike, y: VectorLike, kind: str = "deviance",
@@ -388,11 +356,8 @@ class _BaseCountRegression(_BaseRegression):
         -------
         residuals : ndarray of shape (n_samples,)
         """
-        if (self._in_log_space(X, exposure, offset)
-                and not hasattr(self._family(), "exposure_as_weight")):
-            # the negative binomial: the offset in the linear predictor, as in its fit
-            return self._residuals(X, y, kind, None, self._log_exposure_of(X, exposure, offset))
-        return self._residuals(X, y, kind, self._exposure_of(X, exposure, offset))
+        return self._residuals(X, y, kind,
+                               self._log_exposure(X, exposure, offset, lazily=False))
 
 
 _SCORE_DOC = """``score(X, y)`` is the coefficient of determination R^2 of :meth:`predict`, the

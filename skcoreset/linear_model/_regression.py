@@ -158,27 +158,29 @@ class _BaseRegression(RegressorMixin, BaseBayesianGLM):
         """
         return self._to_arviz(X, y, None, n_draws, n_chains, random_state, feature_names)
 
-    def _r2_score(self, X, y, sample_weight, exposure=None):
-        rows = () if exposure is None else (("exposure", exposure),)
+    def _r2_score(self, X, y, sample_weight, log_exposure=None):
         if is_dask_collection(X):
-            return r2(self, X, y, sample_weight, rows=rows)
+            rows = () if log_exposure is None else (("log_exposure", log_exposure),)
+            return r2(self, X, y, sample_weight, rows=rows, method="_predict_mean")
         from sklearn.metrics import r2_score
 
-        return r2_score(y, self.predict(X, **dict(rows)), sample_weight=sample_weight)
+        return r2_score(y, self._predict_mean(X, False, log_exposure),
+                        sample_weight=sample_weight)
 
-    def _predict_mean(self, X, return_std, exposure=None, log_exposure=None):
+    def _predict_mean(self, X, return_std=False, log_exposure=None):
         """Predictive mean (and the std ``return_std`` names: the predictive one for
         ``True`` or "predictive", that of the mean for "mean") of targets whose mean is
-        ``exposure * mu`` (count models; None for 1; or ``log_exposure``, its log, for X in
-        memory): its posterior mean scales by the exposure and its variance by its square.
-        On a dask X, lazily block by block."""
+        ``exp(log_exposure) * mu`` (count models, :meth:`_log_exposure`; None for 1): its
+        posterior mean scales by the exposure and its variance by its square, in log
+        space with the log link. On a dask X, lazily block by block (``log_exposure`` a
+        lazy array of its rows)."""
         kind = _std_kind(return_std)
         if is_dask_collection(X):
-            rows = () if exposure is None else (("exposure", exposure),)
-            out = predict_lazily(self, "predict", X, rows=rows, return_std=kind or False,
-                                 columns=2 if kind else None)
+            rows = () if log_exposure is None else (("log_exposure", log_exposure),)
+            out = predict_lazily(self, "_predict_mean", X, rows=rows,
+                                 return_std=kind or False, columns=2 if kind else None)
             return (out[:, 0], out[:, 1]) if kind else out
-        mean, mean_var, exponent = self._scaled_predictive_moments(X, exposure, log_exposure)
+        mean, mean_var, exponent = self._scaled_predictive_moments(X, log_exposure)
         scaled = bool(exponent.any())
         std = None
         if kind == "mean":

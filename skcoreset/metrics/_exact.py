@@ -224,7 +224,9 @@ def exact_kl(estimator: Any, X: MatrixLike, y: VectorLike,
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the rows, as in ``fit``. ``None`` means ones.
     exposure, offset : array-like of shape (n_samples,), default=None
-        Of count targets, as in the count regressors' ``fit`` (rows in memory only).
+        Of count targets, as in the count regressors' ``fit`` (rows in memory only):
+        the offset ``offset + log(exposure)`` of any finite size in the negative binomial
+        model's linear predictor, the exposure weights of the Poisson model's rates.
     n_draws : int, default=1000
         Draws of the fitted posterior (at least 2); the cost is proportional to it.
     fit_rows : tuple, default=None

@@ -417,5 +417,5 @@ def test_dask_fit_loo_sums_over_its_chunks(Estimator):
     exposed = BayesianPoissonRegression().fit(da.from_array(X, chunks=(70, 2)),
                                               da.from_array(y, chunks=70),
                                               exposure=np.full(len(y), 2.0))
-    with pytest.raises(ValueError, match="with an exposure"):
+    with pytest.raises(ValueError, match="with the Poisson model.s exposure"):
         exposed.loo()

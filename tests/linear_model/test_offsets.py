@@ -180,9 +180,14 @@ def test_bad_offsets_are_refused_clearly():
         BayesianPoissonRegression().fit(X, y, offset=np.zeros(99))
     with pytest.raises(ValueError, match="link='softplus'.*exposure"):
         BayesianPoissonRegression(link="softplus").fit(X, y, offset=np.log(e))
-    # the Poisson model fits the exposure exp(offset) as weights: it must be a float64
-    with pytest.raises(ValueError, match=r"\|offset\| > 700"):
-        BayesianPoissonRegression().fit(X, y, offset=np.full(100, 800.0))
+    # the Poisson model fits the exposure exp(offset) as weights: it must be a float64,
+    # and the message names the cause and the fix
+    for big in (800.0, -800.0):
+        reg = BayesianPoissonRegression()
+        with pytest.raises(ValueError, match=r"(?s)exponential is beyond float64.*weighted "
+                           r"by it.*Centre the offset.*negative binomial"):
+            reg.fit(X, y, offset=np.full(100, big))
+        assert not hasattr(reg, "n_features_in_")
     # the softplus link takes an exposure: the rate times it
     reg = BayesianPoissonRegression(link="softplus").fit(X, y, exposure=e)
     draws = reg.sample_y(X[:3], n_draws=20_000, random_state=0, exposure=e[:3])
@@ -527,7 +532,7 @@ def test_negative_binomial_predictions_take_the_offset_in_log_space(make):
     rate, rate_var, rate_exponent = reg._scaled_predictive_moments(rows)
     for o in (800.0, np.linspace(750, 850, 6)):
         mean, var, exponent = reg._scaled_predictive_moments(
-            rows, log_exposure=reg._log_exposure_of(rows, None, o))
+            rows, reg._log_exposure(rows, None, o))
         log2 = np.log(2.0)
         np.testing.assert_allclose(np.log(mean) + exponent * log2,
                                    np.log(rate) + rate_exponent * log2 + o, rtol=0,
@@ -585,11 +590,11 @@ def test_negative_binomial_fits_offsets_beyond_700_where_the_counts_are_represen
                                    rtol=1e-3, atol=1e-6)
     np.testing.assert_allclose(np.sum(reg.residuals(X, y, offset=big) ** 2), reg.deviance_,
                                rtol=1e-10)
-    # to_arviz and loo still take the exposure exp(offset): such rows are not kept
-    with pytest.raises(ValueError, match="offsets beyond 700"):
-        reg.loo()
-    with pytest.raises(ValueError, match=r"\|offset\| > 700"):
-        reg.loo(X, y, offset=big)
+    # the rows are kept with their offsets: loo of the training rows is that of the rows
+    # passed with the same offsets, and the shifted fit's (the same model) to 1e-3
+    kept, passed = reg.loo(random_state=0), reg.loo(X, y, offset=big, random_state=0)
+    np.testing.assert_allclose(kept.loo_i, passed.loo_i, rtol=1e-12)
+    np.testing.assert_allclose(kept.loo_i, ref.loo(random_state=0).loo_i, rtol=1e-3)
     # MCMC draws of an intercept near -800: their rates exp(-800) underflow, their means
     # over the offset are those of the Laplace fit
     draws = clone(reg).set_params(method="mcmc", n_draws=300, n_burnin=200, random_state=0)
