@@ -265,8 +265,15 @@ def _in_prepared(function, args, chunk, start, block, *extra):
 
 def _in_prepared_group(combine, function, args, chunks, starts, blocks):
     # the results of several chunks held by one worker, combined: one task and one
-    # (small) message instead of a task per chunk and per node of a tree
+    # (small) message instead of a task per chunk and per node of a tree; combine=None
+    # folds them (the state of the chunks before enters every chunk's function)
     with reusing_memory():
+        if combine is None:
+            state = None
+            for chunk, start, block in zip(chunks, starts, blocks):
+                state = function(*args, state, *chunk.arrays, start, block,
+                                 **offset_keyword(chunk.offset))
+            return state
         return combine(("group", blocks[0]), *(
             function(*args, *chunk.arrays, start, block, **offset_keyword(chunk.offset))
             for chunk, start, block in zip(chunks, starts, blocks)))
@@ -291,6 +298,18 @@ def _rows_only(function, *args_and_rows, **offset):
 def _rows_and_start(function, *args_and_rows, **offset):
     # drops the chunk's number (keeps the number of its first row)
     return function(*args_and_rows[:-1], **offset)
+
+
+def _fold_first(function, *args_and_rows, **offset):
+    # the first chunk of a fold: no state before it
+    return function(*args_and_rows[:-5], None, *args_and_rows[-5:], **offset)
+
+
+def _task_name(function, args):
+    # named after the function, not the wrappers, for dashboards and task streams
+    while function in (_rows_only, _rows_and_start, _fold_first):
+        function, args = args[0], args[1:]
+    return function.__name__
 
 
 def _sum_all(key, *items):
@@ -573,8 +592,7 @@ class DaskRows:
         extra = ([()] * self.n_chunks if row_values is None
                  else [(v,) for v in row_values.rechunk((tuple(self.sizes),))
                        .to_delayed().ravel()])
-        # named after the function, not the wrappers, for dashboards and task streams
-        name = (args[0] if function in (_rows_only, _rows_and_start) else function).__name__
+        name = _task_name(function, args)
         prepared = self._prepared_chunks()
         if prepared is None:
             task = dask.delayed(_in_chunk, pure=True)
@@ -613,7 +631,7 @@ class DaskRows:
         root = tree_reduce(tasks, self.task(combine))
         return (root if finish is None else self.task(finish)(root)).compute()
 
-    def _sum(self, function, *args, combine=_sum_all):
+    def _sum(self, function, *args, combine=_sum_all, fold=False):
         """``function(*args, X, y, w, start, block)`` of every chunk, added up by a tree of
         ``combine`` whose root runs here: at most ``_SPLIT_EVERY`` small results are
         gathered, and a pass takes one round trip to the cluster fewer (its latency is most
@@ -624,22 +642,28 @@ class DaskRows:
         and messages a pass instead of one per chunk and per node of the tree (what a pass
         costs beyond its arithmetic, the more so on busy cores). The sums are then added
         in an order that depends on where the chunks are, which changes their rounding
-        only."""
+        only.
+
+        With ``fold``, ``function(*args, state, X, y, w, start, block)`` takes the result
+        of the chunks before it in its task (``state``; None for a task's first chunk),
+        and the tasks' results are combined."""
         import dask
         from dask.base import tokenize
 
         groups = self._held_groups()
         if groups is None:
-            top, level = tree_levels(self.chunk_tasks(function, *args), self.task(combine),
-                                     until=_SPLIT_EVERY)
+            tasks = (self.chunk_tasks(_fold_first, function, *args) if fold
+                     else self.chunk_tasks(function, *args))
+            top, level = tree_levels(tasks, self.task(combine), until=_SPLIT_EVERY)
             return combine((level, 0), *dask.compute(*top))
         prepared = self._prepared_chunks()
-        name = (args[0] if function in (_rows_only, _rows_and_start) else function).__name__
+        name = _task_name(function, args)
         task = dask.delayed(_in_prepared_group, pure=True)
         tasks = []
         for group in groups:
-            inputs = (combine, function, args, [prepared[b] for b in group],
-                      [self.starts[b] for b in group], list(group))
+            inputs = (None if fold else combine, function, args,
+                      [prepared[b] for b in group], [self.starts[b] for b in group],
+                      list(group))
             tasks.append(task(*inputs, dask_key_name=f"{name}-{tokenize(*inputs)}"))
         return combine(("groups", 0), *dask.compute(*tasks))
 
@@ -661,6 +685,14 @@ class DaskRows:
         """``function(*args, X, y, w, start)`` of every chunk (``start``: the number of its
         first row), added up by a tree of tasks (a tuple of sums, of anything with ``+``)."""
         return self._sum(_rows_and_start, function, *args)
+
+    def fold_with_starts(self, function, *args):
+        """``state = function(*args, state, X, y, w, start)`` over the chunks each task
+        reads in turn (``state`` None for its first chunk), the tasks' states added up
+        (``+``): :meth:`sum_with_starts` for results a chunk computes faster knowing those
+        of the chunks before it (a sample of the smallest keys reads only the keys below
+        the largest kept so far)."""
+        return self._sum(_rows_and_start, function, *args, fold=True)
 
     def map_rows(self, function, *args):
         """``function(*args, X, y, w)`` (and ``offset=``, as :meth:`sum`): one value per
