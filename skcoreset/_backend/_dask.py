@@ -274,9 +274,12 @@ def _in_prepared_group(combine, function, args, chunks, starts, blocks):
                 state = function(*args, state, *chunk.arrays, start, block,
                                  **offset_keyword(chunk.offset))
             return state
-        return combine(("group", blocks[0]), *(
-            function(*args, *chunk.arrays, start, block, **offset_keyword(chunk.offset))
-            for chunk, start, block in zip(chunks, starts, blocks)))
+        result = None
+        for chunk, start, block in zip(chunks, starts, blocks):
+            out = function(*args, *chunk.arrays, start, block, **offset_keyword(chunk.offset))
+            # combined as they come: one chunk's result held at a time
+            result = out if result is None else combine(("group", block), result, out)
+        return result
 
 
 def _held(array):
@@ -639,7 +642,7 @@ class DaskRows:
         root = tree_reduce(tasks, self.task(combine))
         return (root if finish is None else self.task(finish)(root)).compute()
 
-    def _sum(self, function, *args, combine=_sum_all, fold=False):
+    def _sum(self, function, *args, combine=_sum_all, fold=False, root_here=True):
         """``function(*args, X, y, w, start, block)`` of every chunk, added up by a tree of
         ``combine`` whose root runs here: at most ``_SPLIT_EVERY`` small results are
         gathered, and a pass takes one round trip to the cluster fewer (its latency is most
@@ -654,7 +657,9 @@ class DaskRows:
 
         With ``fold``, ``function(*args, state, X, y, w, start, block)`` takes the result
         of the chunks before it in its task (``state``; None for a task's first chunk),
-        and the tasks' results are combined."""
+        and the tasks' results are combined. With ``root_here=False`` the last ``combine``
+        runs on the cluster too, so that only its result is gathered (results holding
+        rows)."""
         import dask
         from dask.base import tokenize
 
@@ -662,6 +667,8 @@ class DaskRows:
         if groups is None:
             tasks = (self.chunk_tasks(_fold_first, function, *args) if fold
                      else self.chunk_tasks(function, *args))
+            if not root_here:
+                return tree_reduce(tasks, self.task(combine)).compute()
             top, level = tree_levels(tasks, self.task(combine), until=_SPLIT_EVERY)
             return combine((level, 0), *dask.compute(*top))
         prepared = self._prepared_chunks()
@@ -673,6 +680,8 @@ class DaskRows:
                       [prepared[b] for b in group], [self.starts[b] for b in group],
                       list(group))
             tasks.append(task(*inputs, dask_key_name=f"{name}-{tokenize(*inputs)}"))
+        if not root_here:
+            return self.task(combine)(("groups", 0), *tasks).compute()
         return combine(("groups", 0), *dask.compute(*tasks))
 
     def _root_seed(self, rng):
@@ -769,7 +778,9 @@ class DaskRows:
         the kept rows (see :meth:`InMemoryRows.priority_sample`: the same rows with the
         same ``rng``, the keys being hashes of the row numbers)."""
         seed = rng.randint(np.iinfo(np.int32).max)
-        return self._reduce(
-            self.chunk_tasks(priority_leaf, tuple(capacities), seed, self._strata(stratify),
-                             function, args),
-            partial(merge_priority, tuple(capacities)))
+        # the merged samples do not depend on the order of the merges: a task per worker
+        # thread merges its chunks' as they come, and one task those of the tasks (no tree
+        # of tasks passing kept rows between workers; one sample of rows gathered)
+        return self._sum(priority_leaf, tuple(capacities), seed, self._strata(stratify),
+                         function, args, combine=partial(merge_priority, tuple(capacities)),
+                         root_here=False)
