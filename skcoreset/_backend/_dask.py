@@ -27,17 +27,17 @@ arrays (:func:`map_row_blocks`).
 
 import operator
 from functools import partial, reduce
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils.validation import assert_all_finite
 
 from .._warnings import warn
-from .._validation import check_sample_weight, check_weight_total
+from .._validation import check_weight_total
 from ._allocator import reusing_memory
 from ._chunks import offset_keyword
 from ._dask_draws import (draw_leaf, finish_draws, finish_uniform, first_part, merge_priority,
                           mix_draws, priority_leaf, reservoir_leaf, reservoir_merge)
+from ._dask_summary import merge_summaries, summarise_chunk
 from ._memory import InMemoryRows
 
 # fan-in of the associative reductions (sums, reservoirs, draws)
@@ -65,60 +65,6 @@ def tree_levels(items, combine, split_every=_SPLIT_EVERY, until=1):
 def tree_reduce(items, combine, split_every=_SPLIT_EVERY):
     """Reduce delayed items by a tree of ``combine(key, *items)`` tasks to its root."""
     return tree_levels(items, combine, split_every)[0][0]
-
-
-# --------------------------------------------------------------------------------------------
-# Validation from small summaries
-# --------------------------------------------------------------------------------------------
-def _witness(values):
-    """A few values of y that decide its type and validity like all of it would.
-
-    Up to three distinct values, the minimum and maximum, one non-finite and one
-    non-integral value when there are any: ``type_of_target``, ``resolve_model`` and the
-    target checks give on the witness the answer they give on the whole of y. The witness of
-    concatenated witnesses is the witness of the concatenated data, so chunks reduce by a tree.
-    """
-    values = np.asarray(values).ravel()
-    parts = [np.unique(values)[:3]]
-    if values.dtype.kind in "iuf" and len(values):
-        finite = np.isfinite(values)
-        parts += [[values.min(), values.max()], values[~finite][:1],
-                  values[finite & (values != np.round(values))][:1]]
-    return np.concatenate(parts).astype(values.dtype)
-
-
-class Summary(NamedTuple):
-    """What validation needs of y and the weights, from one pass: the witness of y, that of
-    the targets of rows of positive weight, the extreme weights, their total and the number
-    of rows of positive weight."""
-
-    witness: np.ndarray
-    positive_witness: np.ndarray
-    min_weight: float
-    max_weight: float
-    total_weight: float
-    n_positive: int
-
-
-def _summarise(y, w, block, offset):
-    """The summary of one chunk; its weights get the entry checks of in-memory weights
-    (the totals are checked on the client), with messages naming the chunk."""
-    y = np.asarray(y)
-    where = f"in chunk {block} (rows {offset} to {offset + len(y) - 1})"
-    w = check_sample_weight(w, len(y), where=where)
-    with np.errstate(over="ignore"):  # an overflowing total is reported on the client
-        total = w.sum()
-    return Summary(_witness(y), _witness(y[w > 0]), np.min(w, initial=np.inf),
-                   np.max(w, initial=-np.inf), total, int(np.count_nonzero(w > 0)))
-
-
-def _merge_summaries(key, *summaries):
-    with np.errstate(over="ignore"):
-        total = np.sum([s.total_weight for s in summaries])
-    return Summary(_witness(np.concatenate([s.witness for s in summaries])),
-                   _witness(np.concatenate([s.positive_witness for s in summaries])),
-                   min(s.min_weight for s in summaries), max(s.max_weight for s in summaries),
-                   total, sum(s.n_positive for s in summaries))
 
 
 # --------------------------------------------------------------------------------------------
@@ -409,10 +355,11 @@ class DaskRows:
     """Rows of dask arrays, processed chunk by chunk where the chunks live.
 
     Built by :meth:`from_arrays`, which checks shapes and summarises y and the weights in
-    one pass (:class:`Summary`); :meth:`encoded` then fixes the target encoding applied in
-    every task. Offers the operations of :class:`InMemoryRows` (sums over rows, per-row
-    values as a lazy dask array, uniform and importance draws, :meth:`scaled` weights),
-    :meth:`sum_with_starts` for sums that need the rows' numbers, :meth:`every` for a
+    one pass (:class:`~skcoreset._backend._dask_summary.Summary`); :meth:`encoded` then
+    fixes the target encoding applied in every task. Offers the operations of
+    :class:`InMemoryRows` (sums over rows, per-row values as a lazy dask array, uniform and
+    importance draws, :meth:`scaled` weights), :meth:`sum_with_starts` and
+    :meth:`fold_with_starts` for sums that need the rows' numbers, :meth:`every` for a
     thinned copy of the rows, :meth:`first_chunk` for estimates from pilot rows and, for
     merge-reduce, :meth:`chunk_tasks`, :meth:`task`, :meth:`shared` and :meth:`gather`.
     """
@@ -443,13 +390,13 @@ class DaskRows:
         X = as_row_blocks(X, block_rows)
         y = _as_rows(y, X, "y")
         w = None if sample_weight is None else _as_rows(sample_weight, X, "sample_weight")
-        summarise = dask.delayed(_summarise, pure=True)
+        summarise = dask.delayed(summarise_chunk, pure=True)
         y_blocks = y.to_delayed().ravel().tolist()
         w_blocks = [None] * len(y_blocks) if w is None else w.to_delayed().ravel().tolist()
         offsets = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int).tolist()
         summary = tree_reduce([summarise(yb, wb, block, offset) for block, (yb, wb, offset)
                                in enumerate(zip(y_blocks, w_blocks, offsets))],
-                              dask.delayed(_merge_summaries, pure=True)).compute()
+                              dask.delayed(merge_summaries, pure=True)).compute()
         check_weight_total(summary.total_weight, summary.max_weight, int(sum(X.chunks[0])))
         offset = None if offset is None else _as_rows(offset, X, "offset")
         return cls(X, y, w, summary, offset=offset)
