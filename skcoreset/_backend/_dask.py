@@ -27,17 +27,17 @@ arrays (:func:`map_row_blocks`).
 
 import operator
 from functools import partial, reduce
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils.validation import assert_all_finite
 
 from .._warnings import warn
-from .._validation import check_sample_weight, check_weight_total
+from .._validation import check_weight_total
 from ._allocator import reusing_memory
 from ._chunks import offset_keyword
 from ._dask_draws import (draw_leaf, finish_draws, finish_uniform, first_part, merge_priority,
                           mix_draws, priority_leaf, reservoir_leaf, reservoir_merge)
+from ._dask_summary import merge_summaries, summarise_chunk
 from ._memory import InMemoryRows
 
 # fan-in of the associative reductions (sums, reservoirs, draws)
@@ -65,60 +65,6 @@ def tree_levels(items, combine, split_every=_SPLIT_EVERY, until=1):
 def tree_reduce(items, combine, split_every=_SPLIT_EVERY):
     """Reduce delayed items by a tree of ``combine(key, *items)`` tasks to its root."""
     return tree_levels(items, combine, split_every)[0][0]
-
-
-# --------------------------------------------------------------------------------------------
-# Validation from small summaries
-# --------------------------------------------------------------------------------------------
-def _witness(values):
-    """A few values of y that decide its type and validity like all of it would.
-
-    Up to three distinct values, the minimum and maximum, one non-finite and one
-    non-integral value when there are any: ``type_of_target``, ``resolve_model`` and the
-    target checks give on the witness the answer they give on the whole of y. The witness of
-    concatenated witnesses is the witness of the concatenated data, so chunks reduce by a tree.
-    """
-    values = np.asarray(values).ravel()
-    parts = [np.unique(values)[:3]]
-    if values.dtype.kind in "iuf" and len(values):
-        finite = np.isfinite(values)
-        parts += [[values.min(), values.max()], values[~finite][:1],
-                  values[finite & (values != np.round(values))][:1]]
-    return np.concatenate(parts).astype(values.dtype)
-
-
-class Summary(NamedTuple):
-    """What validation needs of y and the weights, from one pass: the witness of y, that of
-    the targets of rows of positive weight, the extreme weights, their total and the number
-    of rows of positive weight."""
-
-    witness: np.ndarray
-    positive_witness: np.ndarray
-    min_weight: float
-    max_weight: float
-    total_weight: float
-    n_positive: int
-
-
-def _summarise(y, w, block, offset):
-    """The summary of one chunk; its weights get the entry checks of in-memory weights
-    (the totals are checked on the client), with messages naming the chunk."""
-    y = np.asarray(y)
-    where = f"in chunk {block} (rows {offset} to {offset + len(y) - 1})"
-    w = check_sample_weight(w, len(y), where=where)
-    with np.errstate(over="ignore"):  # an overflowing total is reported on the client
-        total = w.sum()
-    return Summary(_witness(y), _witness(y[w > 0]), np.min(w, initial=np.inf),
-                   np.max(w, initial=-np.inf), total, int(np.count_nonzero(w > 0)))
-
-
-def _merge_summaries(key, *summaries):
-    with np.errstate(over="ignore"):
-        total = np.sum([s.total_weight for s in summaries])
-    return Summary(_witness(np.concatenate([s.witness for s in summaries])),
-                   _witness(np.concatenate([s.positive_witness for s in summaries])),
-                   min(s.min_weight for s in summaries), max(s.max_weight for s in summaries),
-                   total, sum(s.n_positive for s in summaries))
 
 
 # --------------------------------------------------------------------------------------------
@@ -265,11 +211,21 @@ def _in_prepared(function, args, chunk, start, block, *extra):
 
 def _in_prepared_group(combine, function, args, chunks, starts, blocks):
     # the results of several chunks held by one worker, combined: one task and one
-    # (small) message instead of a task per chunk and per node of a tree
+    # (small) message instead of a task per chunk and per node of a tree; combine=None
+    # folds them (the state of the chunks before enters every chunk's function)
     with reusing_memory():
-        return combine(("group", blocks[0]), *(
-            function(*args, *chunk.arrays, start, block, **offset_keyword(chunk.offset))
-            for chunk, start, block in zip(chunks, starts, blocks)))
+        if combine is None:
+            state = None
+            for chunk, start, block in zip(chunks, starts, blocks):
+                state = function(*args, state, *chunk.arrays, start, block,
+                                 **offset_keyword(chunk.offset))
+            return state
+        result = None
+        for chunk, start, block in zip(chunks, starts, blocks):
+            out = function(*args, *chunk.arrays, start, block, **offset_keyword(chunk.offset))
+            # combined as they come: one chunk's result held at a time
+            result = out if result is None else combine(("group", block), result, out)
+        return result
 
 
 def _held(array):
@@ -291,6 +247,18 @@ def _rows_only(function, *args_and_rows, **offset):
 def _rows_and_start(function, *args_and_rows, **offset):
     # drops the chunk's number (keeps the number of its first row)
     return function(*args_and_rows[:-1], **offset)
+
+
+def _fold_first(function, *args_and_rows, **offset):
+    # the first chunk of a fold: no state before it
+    return function(*args_and_rows[:-5], None, *args_and_rows[-5:], **offset)
+
+
+def _task_name(function, args):
+    # named after the function, not the wrappers, for dashboards and task streams
+    while function in (_rows_only, _rows_and_start, _fold_first):
+        function, args = args[0], args[1:]
+    return function.__name__
 
 
 def _sum_all(key, *items):
@@ -387,10 +355,11 @@ class DaskRows:
     """Rows of dask arrays, processed chunk by chunk where the chunks live.
 
     Built by :meth:`from_arrays`, which checks shapes and summarises y and the weights in
-    one pass (:class:`Summary`); :meth:`encoded` then fixes the target encoding applied in
-    every task. Offers the operations of :class:`InMemoryRows` (sums over rows, per-row
-    values as a lazy dask array, uniform and importance draws, :meth:`scaled` weights),
-    :meth:`sum_with_starts` for sums that need the rows' numbers, :meth:`every` for a
+    one pass (:class:`~skcoreset._backend._dask_summary.Summary`); :meth:`encoded` then
+    fixes the target encoding applied in every task. Offers the operations of
+    :class:`InMemoryRows` (sums over rows, per-row values as a lazy dask array, uniform and
+    importance draws, :meth:`scaled` weights), :meth:`sum_with_starts` and
+    :meth:`fold_with_starts` for sums that need the rows' numbers, :meth:`every` for a
     thinned copy of the rows, :meth:`first_chunk` for estimates from pilot rows and, for
     merge-reduce, :meth:`chunk_tasks`, :meth:`task`, :meth:`shared` and :meth:`gather`.
     """
@@ -421,13 +390,13 @@ class DaskRows:
         X = as_row_blocks(X, block_rows)
         y = _as_rows(y, X, "y")
         w = None if sample_weight is None else _as_rows(sample_weight, X, "sample_weight")
-        summarise = dask.delayed(_summarise, pure=True)
+        summarise = dask.delayed(summarise_chunk, pure=True)
         y_blocks = y.to_delayed().ravel().tolist()
         w_blocks = [None] * len(y_blocks) if w is None else w.to_delayed().ravel().tolist()
         offsets = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int).tolist()
         summary = tree_reduce([summarise(yb, wb, block, offset) for block, (yb, wb, offset)
                                in enumerate(zip(y_blocks, w_blocks, offsets))],
-                              dask.delayed(_merge_summaries, pure=True)).compute()
+                              dask.delayed(merge_summaries, pure=True)).compute()
         check_weight_total(summary.total_weight, summary.max_weight, int(sum(X.chunks[0])))
         offset = None if offset is None else _as_rows(offset, X, "offset")
         return cls(X, y, w, summary, offset=offset)
@@ -467,10 +436,14 @@ class DaskRows:
 
     def every(self, stride, *, gather_rows=0):
         """Rows ``0, stride, 2 stride, ...`` of all chunks (global row numbers) with their
-        weights: held on the cluster (persisted: a pass over them reads no other row; in
-        chunks as large as this storage's, so that a pass has fewer tasks), or gathered into
-        this process as :class:`InMemoryRows` when there are at most ``gather_rows`` of
-        them."""
+        weights: held on the cluster (persisted: a pass over them reads no other row), or
+        gathered into this process as :class:`InMemoryRows` when there are at most
+        ``gather_rows`` of them.
+
+        Thinned chunks of rows held on a cluster stay on the workers that hold their rows
+        (a pass over them is a task per worker thread however many chunks it reads);
+        otherwise, and when they would be too small for a task each, they are merged into
+        chunks as large as this storage's, so that a pass has fewer tasks."""
         import dask
 
         w, offset = (None if v is None else v[::stride] for v in (self._w, self._offset))
@@ -479,7 +452,11 @@ class DaskRows:
             X, y, w, offset = dask.compute(X, y, w, offset)
             offset = None if offset is None else np.asarray(offset, dtype=float)
             return InMemoryRows(*_chunk_arrays(self.encode, X, y, w), offset)
-        X = X.rechunk({0: max(self.sizes)})
+        stay = (_client() is not None and min(X.chunks[0]) > 0
+                and not _too_small(X.shape[0], X.shape[1], len(X.chunks[0]))
+                and _held(self._X))
+        if not stay:  # merging pieces held by different workers would move them
+            X = X.rechunk({0: max(self.sizes)})
         y = y.rechunk((X.chunks[0],))
         w, offset = (None if v is None else v.rechunk((X.chunks[0],)) for v in (w, offset))
         X, y, w, offset = dask.persist(X, y, w, offset)
@@ -580,8 +557,7 @@ class DaskRows:
         extra = ([()] * self.n_chunks if row_values is None
                  else [(v,) for v in row_values.rechunk((tuple(self.sizes),))
                        .to_delayed().ravel()])
-        # named after the function, not the wrappers, for dashboards and task streams
-        name = (args[0] if function in (_rows_only, _rows_and_start) else function).__name__
+        name = _task_name(function, args)
         prepared = self._prepared_chunks()
         if prepared is None:
             task = dask.delayed(_in_chunk, pure=True)
@@ -620,7 +596,7 @@ class DaskRows:
         root = tree_reduce(tasks, self.task(combine))
         return (root if finish is None else self.task(finish)(root)).compute()
 
-    def _sum(self, function, *args, combine=_sum_all):
+    def _sum(self, function, *args, combine=_sum_all, fold=False, root_here=True):
         """``function(*args, X, y, w, start, block)`` of every chunk, added up by a tree of
         ``combine`` whose root runs here: at most ``_SPLIT_EVERY`` small results are
         gathered, and a pass takes one round trip to the cluster fewer (its latency is most
@@ -631,23 +607,35 @@ class DaskRows:
         and messages a pass instead of one per chunk and per node of the tree (what a pass
         costs beyond its arithmetic, the more so on busy cores). The sums are then added
         in an order that depends on where the chunks are, which changes their rounding
-        only."""
+        only.
+
+        With ``fold``, ``function(*args, state, X, y, w, start, block)`` takes the result
+        of the chunks before it in its task (``state``; None for a task's first chunk),
+        and the tasks' results are combined. With ``root_here=False`` the last ``combine``
+        runs on the cluster too, so that only its result is gathered (results holding
+        rows)."""
         import dask
         from dask.base import tokenize
 
         groups = self._held_groups()
         if groups is None:
-            top, level = tree_levels(self.chunk_tasks(function, *args), self.task(combine),
-                                     until=_SPLIT_EVERY)
+            tasks = (self.chunk_tasks(_fold_first, function, *args) if fold
+                     else self.chunk_tasks(function, *args))
+            if not root_here:
+                return tree_reduce(tasks, self.task(combine)).compute()
+            top, level = tree_levels(tasks, self.task(combine), until=_SPLIT_EVERY)
             return combine((level, 0), *dask.compute(*top))
         prepared = self._prepared_chunks()
-        name = (args[0] if function in (_rows_only, _rows_and_start) else function).__name__
+        name = _task_name(function, args)
         task = dask.delayed(_in_prepared_group, pure=True)
         tasks = []
         for group in groups:
-            inputs = (combine, function, args, [prepared[b] for b in group],
-                      [self.starts[b] for b in group], list(group))
+            inputs = (None if fold else combine, function, args,
+                      [prepared[b] for b in group], [self.starts[b] for b in group],
+                      list(group))
             tasks.append(task(*inputs, dask_key_name=f"{name}-{tokenize(*inputs)}"))
+        if not root_here:
+            return self.task(combine)(("groups", 0), *tasks).compute()
         return combine(("groups", 0), *dask.compute(*tasks))
 
     def _root_seed(self, rng):
@@ -668,6 +656,14 @@ class DaskRows:
         """``function(*args, X, y, w, start)`` of every chunk (``start``: the number of its
         first row), added up by a tree of tasks (a tuple of sums, of anything with ``+``)."""
         return self._sum(_rows_and_start, function, *args)
+
+    def fold_with_starts(self, function, *args):
+        """``state = function(*args, state, X, y, w, start)`` over the chunks each task
+        reads in turn (``state`` None for its first chunk), the tasks' states added up
+        (``+``): :meth:`sum_with_starts` for results a chunk computes faster knowing those
+        of the chunks before it (a sample of the smallest keys reads only the keys below
+        the largest kept so far)."""
+        return self._sum(_rows_and_start, function, *args, fold=True)
 
     def map_rows(self, function, *args):
         """``function(*args, X, y, w)`` (and ``offset=``, as :meth:`sum`): one value per
@@ -736,7 +732,9 @@ class DaskRows:
         the kept rows (see :meth:`InMemoryRows.priority_sample`: the same rows with the
         same ``rng``, the keys being hashes of the row numbers)."""
         seed = rng.randint(np.iinfo(np.int32).max)
-        return self._reduce(
-            self.chunk_tasks(priority_leaf, tuple(capacities), seed, self._strata(stratify),
-                             function, args),
-            partial(merge_priority, tuple(capacities)))
+        # the merged samples do not depend on the order of the merges: a task per worker
+        # thread merges its chunks' as they come, and one task those of the tasks (no tree
+        # of tasks passing kept rows between workers; one sample of rows gathered)
+        return self._sum(priority_leaf, tuple(capacities), seed, self._strata(stratify),
+                         function, args, combine=partial(merge_priority, tuple(capacities)),
+                         root_here=False)

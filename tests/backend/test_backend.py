@@ -414,3 +414,35 @@ def test_task_temporaries_reuse_the_heap_where_the_environment_fixed_its_thresho
 
     before, inside, after = mappings({"MALLOC_TRIM_THRESHOLD_": "65536"})
     assert before == after == inside + 1
+
+
+def _fold_chunks(state, X, y, w, start):
+    # the chunks a task folded, in its order: rows read, weighted sums, first rows
+    if state is None:
+        state = (0, 0.0, [])
+    rows, sums, starts = state
+    assert not starts or starts[-1] < start  # a task reads its chunks in row order
+    return rows + len(y), sums + X.T @ (w * y), starts + [start]
+
+
+@pytest.mark.parametrize("on_cluster", [False, True])
+def test_fold_reads_every_chunk_once_in_row_order_within_a_task(on_cluster, request):
+    """``fold_with_starts`` hands each chunk the state of the chunks its task read before:
+    every chunk is read once, the tasks' states add up to the sums over all rows, and on
+    a cluster a pass is a task per worker thread holding chunks."""
+    X, y, w = _rows(n=2000)
+    if not on_cluster:
+        rows = _dask_rows(X, y, w, chunks=250)
+        n_rows, sums, starts = rows.fold_with_starts(_fold_chunks)
+    else:
+        distributed = pytest.importorskip("distributed")
+        with distributed.Client(request.getfixturevalue("dask_cluster")) as client:
+            rows = _dask_rows(X, y, w, chunks=250)
+            rows = DaskRows(*client.persist([rows._X, rows._y, rows._w]), rows.summary)
+            with distributed.get_task_stream(client=client) as tasks:
+                n_rows, sums, starts = rows.fold_with_starts(_fold_chunks)
+        folds = [t for t in tasks.data if "_fold_chunks" in str(t["key"])]
+        assert 1 <= len(folds) <= 2 < rows.n_chunks
+    assert n_rows == len(y)
+    assert sorted(starts) == rows.starts
+    np.testing.assert_allclose(sums, X.T @ (w * y), rtol=1e-12)

@@ -288,10 +288,14 @@ def test_dask_quasi_newton_equals_in_memory(client):
         np.testing.assert_allclose(lazy.kl_path_, memory.kl_path_, rtol=1e-3)
         np.testing.assert_allclose(lazy.history_, memory.history_, rtol=1e-3)
         ran = {name: [t for t in tasks.data if name in str(t["key"])]
-               for name in ("_loglik_sums", "priority_leaf", "potential_sums")}
+               for name in ("_loglik_sums", "priority_leaf", "merge_priority",
+                            "potential_sums")}
         chunks = -(-len(y) // 700)
         assert len(ran["_loglik_sums"]) >= 2  # passes of the Laplace fit, on the workers
-        assert len(ran["priority_leaf"]) == 2 * chunks  # pilot and candidates
+        # pilot and candidates: a task per worker thread holding chunks, which merges its
+        # chunks' samples, and one merging theirs (no tree of tasks)
+        assert 2 <= len(ran["priority_leaf"]) <= 2 * 2 < 2 * chunks
+        assert len(ran["merge_priority"]) == 2
         # an iteration's potential sums: a task per worker holding chunks
         assert lazy.n_iter_ <= len(ran["potential_sums"]) <= 2 * lazy.n_iter_
     assert lazy.stop_reason_ == "max_iter" and lazy.n_iter_ == 2

@@ -144,17 +144,24 @@ class PilotSample:
 
     @classmethod
     def of_rows(cls, model, X, y, sample_weight=None, *, offset=0,
-                capacity=2 * PILOT_ROWS):
-        """The sample of rows ``offset, offset + 1, ...`` (encoded targets)."""
+                capacity=2 * PILOT_ROWS, below=None):
+        """The sample of rows ``offset, offset + 1, ...`` (encoded targets); with
+        ``below`` (a key per stratum), only the rows of smaller keys are kept (the others
+        cannot enter a sample they are merged into whose largest key it is)."""
         y = np.asarray(y, dtype=float).ravel()
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
         keys = row_keys(offset, offset + len(y))
         parts = dict(keys=[], index=[], X=[], y=[], weight=[], counts=[], totals=[])
-        for in_stratum in _strata(model, y):
+        for s, in_stratum in enumerate(_strata(model, y)):
             if w is not None:
                 in_stratum &= w > 0
             count = np.count_nonzero(in_stratum)
-            rows = _smallest_keys(keys, in_stratum, count, capacity)
+            if below is None or below[s] == np.inf:
+                rows = _smallest_keys(keys, in_stratum, count, capacity)
+            else:
+                candidates = in_stratum & (keys < below[s])
+                rows = _smallest_keys(keys, candidates, np.count_nonzero(candidates),
+                                      capacity)
             for name, values in (("keys", keys[rows]), ("index", offset + rows),
                                  ("X", X[rows]), ("y", y[rows]),
                                  ("weight", np.ones(len(rows)) if w is None else w[rows])):
@@ -187,8 +194,10 @@ class PilotSample:
 
     def add(self, X, y, sample_weight=None, *, offset):
         """The sample with the rows ``offset, offset + 1, ...`` added (a new object)."""
+        # a full stratum keeps no row whose key is above its largest
+        below = [keys[-1] if len(keys) >= self.capacity else np.inf for keys in self.keys]
         return self.merge(PilotSample.of_rows(self.model, X, y, sample_weight, offset=offset,
-                                              capacity=self.capacity))
+                                              capacity=self.capacity, below=below))
 
     def _rows(self, takes, fit_intercept):
         """The rows ``takes[s]`` (slices) of each stratum, reweighted to its total weight."""
