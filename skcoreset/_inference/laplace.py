@@ -46,8 +46,12 @@ class LogPosteriorObjective(NewtonObjective):
     def value_and_derivatives(self, theta, exact=True):
         if not self.fuses_derivatives:
             return super().value_and_derivatives(theta, exact)
-        return self.log_post.value_and_grad(
-            theta, neg_hessian=np.float64 if exact else np.float32)
+        out = self.log_post.value_and_grad(theta,
+                                           neg_hessian=np.float64 if exact else np.float32)
+        # the gradient of this point, not a stale trial's (whose linear predictors, a vector
+        # of every row, would be kept alive)
+        self._grad = out[1:3]
+        return out
 
     def gradient(self, theta, eta):
         if self._grad[0] is eta:
