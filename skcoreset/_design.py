@@ -14,6 +14,8 @@ dense copy of many rows is made.
 import numpy as np
 from scipy import linalg, sparse
 
+from ._backend import row_slice, transpose
+
 
 def n_params(n_features, fit_intercept):
     """Length of theta."""
@@ -39,19 +41,6 @@ def rmatvec(X, r, fit_intercept):
     out = np.asarray((transpose(X) if sparse.issparse(X) else X.T) @ r)
     if fit_intercept:
         out = np.append(out, r.sum())
-    return out
-
-
-def transpose(X):
-    """``X.T`` of a CSR matrix: a CSC matrix sharing its data, indices and index pointers
-    (scipy's own transpose copies the data and indices of a block of rows, whose arrays are
-    views of less than half of the matrix's, as its constructor does; 12 MiB per block of
-    ``2**20`` nonzeros)."""
-    X = X.tocsr()
-    csc = sparse.csc_array if isinstance(X, sparse.sparray) else sparse.csc_matrix
-    out = csc((X.shape[1], X.shape[0]), dtype=X.dtype)
-    # set after construction, as :func:`~skcoreset._backend.row_slice` sets a block's
-    out.data, out.indices, out.indptr = X.data, X.indices, X.indptr
     return out
 
 
@@ -131,7 +120,7 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
         size = sparse_block_rows(X)
         for start in range(0, n, size):
             rows = slice(start, min(start + size, n))
-            add_sparse_gram(out, X[rows], None if c is None else c[rows], fit_intercept,
+            add_sparse_gram(out, row_slice(X, rows), None if c is None else c[rows], fit_intercept,
                             [column[rows] for column in extra])
         return out
     dtype = np.dtype(dtype)
@@ -507,12 +496,14 @@ def _sparse_quadratic_forms(X, sigma):
     of equal length, over the pairs of each row's nonzeros
     (:func:`_pairwise_quadratic_forms`) for the others."""
     n = X.shape[0]
-    sigma = np.ascontiguousarray(sigma)  # once, if ever (the flat gathers need it)
+    # the flat gathers need a C-contiguous array: a Fortran-ordered symmetric sigma (e.g.
+    # from BLAS) is its own transpose, which is one (no copy of a p x p array)
+    sigma = sigma.T if sigma.flags.f_contiguous else np.ascontiguousarray(sigma)
     out = np.zeros(n)
     size = sparse_block_rows(X)
     for start in range(0, n, size):
         stop = min(start + size, n)
-        block = X[start:stop]
+        block = row_slice(X, slice(start, stop))
         rest = _add_pair_quadratic_forms(out[start:stop], block, sigma)
         if rest is None:
             out[start:stop] = _pairwise_quadratic_forms(block, sigma)

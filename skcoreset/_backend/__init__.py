@@ -14,7 +14,7 @@ when dask input arrives.
 """
 
 from ._chunks import (Part, block_rng, dense_rows, float_rows, is_dask_collection, row_chunks,
-                      row_keys, row_slice, row_width, stack_rows, take_rows)
+                      row_keys, row_slice, row_width, stack_rows, take_rows, transpose)
 from ._dask import DaskRows, as_row_blocks, map_row_blocks
 from ._memory import InMemoryRows
 from ._storage import RowStorage, as_storage, is_chunked
@@ -23,4 +23,4 @@ from ._sampling import importance_draws, uniform_subset
 __all__ = ["DaskRows", "InMemoryRows", "Part", "RowStorage", "as_row_blocks", "as_storage",
            "block_rng", "dense_rows", "float_rows", "importance_draws", "is_chunked",
            "is_dask_collection", "map_row_blocks", "row_chunks", "row_keys", "row_slice",
-           "row_width", "stack_rows", "take_rows", "uniform_subset"]
+           "row_width", "stack_rows", "take_rows", "transpose", "uniform_subset"]
