@@ -50,6 +50,28 @@ def _symmetric_part(matrix):
     return symmetric
 
 
+def mirror_lower(matrix):
+    """Copy the lower triangle of a square array onto its upper one, by column blocks (no
+    index arrays of the size of the matrix); returns it."""
+    p = len(matrix)
+    for start in range(0, p, 256):
+        stop = min(start + 256, p)
+        block = matrix[start:stop, start:stop]
+        block[...] = np.tril(block) + np.tril(block, -1).T
+        matrix[start:stop, stop:] = matrix[stop:, start:stop].T
+    return matrix
+
+
+def inverse_from_cholesky(chol):
+    """``(L L^T)^-1`` from a lower Cholesky factor ``L`` (Fortran-ordered, as
+    :func:`stable_cholesky` gives it), computed in place of the factor (LAPACK potri: no
+    second ``p x p`` array) and exactly symmetric."""
+    inverse, info = linalg.lapack.dpotri(chol, lower=1, overwrite_c=1)
+    if info != 0:
+        raise linalg.LinAlgError(f"LAPACK dpotri failed (info={info}).")
+    return mirror_lower(inverse)
+
+
 def cholesky_logdet(chol):
     """``log det(L L^T)`` from a triangular Cholesky factor ``L``."""
     return 2.0 * np.sum(np.log(np.diag(chol)))

@@ -6,7 +6,8 @@ import numpy as np
 from scipy import linalg, stats
 from sklearn.utils import check_random_state
 
-from ._linalg import cholesky_logdet, gaussian_kl_cholesky, stable_cholesky
+from ._linalg import (cholesky_logdet, gaussian_kl_cholesky, inverse_from_cholesky,
+                      stable_cholesky)
 from ._numbers import is_number
 from ._typing import ArrayInput, FloatArray, RandomStateLike
 
@@ -49,26 +50,11 @@ class _Moments:
                                     other.cov_cholesky)
 
 
-def _mirror_lower(matrix: FloatArray) -> FloatArray:
-    """Copy the lower triangle of a square array onto its upper one, by column blocks (no
-    index arrays of the size of the matrix); returns it."""
-    p = len(matrix)
-    for start in range(0, p, 256):
-        stop = min(start + 256, p)
-        block = matrix[start:stop, start:stop]
-        block[...] = np.tril(block) + np.tril(block, -1).T
-        matrix[start:stop, stop:] = matrix[stop:, start:stop].T
-    return matrix
-
-
 def _covariance(precision: FloatArray) -> FloatArray:
     """``precision^-1``, exactly symmetric, from the precision's Cholesky factor in place
     (LAPACK potri: a third of the flops of solving for the identity, and no second
     ``p x p`` array)."""
-    cov, info = linalg.lapack.dpotri(stable_cholesky(precision), lower=1, overwrite_c=1)
-    if info != 0:
-        raise linalg.LinAlgError(f"LAPACK dpotri failed (info={info}).")
-    return _mirror_lower(cov)
+    return inverse_from_cholesky(stable_cholesky(precision))
 
 
 def _inverse_cholesky(precision: FloatArray) -> FloatArray:
