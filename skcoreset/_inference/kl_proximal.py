@@ -84,7 +84,8 @@ from .._warnings import warn
 from .._backend import InMemoryRows, dense_rows, is_chunked, row_chunks, row_slice
 from .._design import (add_sparse_gram, latent_variances, linear_predictor, rmatvec,
                        row_quadratic_forms, sparse_block_rows, weighted_gram)
-from .._linalg import cholesky_logdet, inverse_from_cholesky, stable_cholesky
+from .._linalg import (cholesky_in_place, cholesky_logdet, inverse_from_cholesky,
+                       stable_cholesky)
 from .._posterior import GaussianPosterior
 from ._newton import NewtonObjective, newton_maximise, rounding_slack
 from ._common import InferenceResult, log_posterior_of
@@ -304,7 +305,10 @@ class _PrimalPath:
         return self.evaluate(mean, precision, chol)
 
     def posterior(self, state):
-        return GaussianPosterior(state.params["mean"], precision=state.params["precision"])
+        # the last iterate's precision factored in place, the covariance's factor in the
+        # same array (GaussianPosterior.from_precision_cholesky): one p x p array kept
+        return GaussianPosterior.from_precision_cholesky(
+            state.params["mean"], cholesky_in_place(state.params["precision"]))
 
     def initial(self, init, theta0, tol, max_iter):
         if init == "prior":
