@@ -14,6 +14,8 @@ dense copy of many rows is made.
 import numpy as np
 from scipy import linalg, sparse
 
+from ._backend import row_slice, transpose
+
 
 def n_params(n_features, fit_intercept):
     """Length of theta."""
@@ -36,7 +38,7 @@ def linear_predictor(X, theta, fit_intercept):
 
 def rmatvec(X, r, fit_intercept):
     """``A.T @ r`` for the design ``A = [X, 1]`` (or ``X``) and r of shape (n,)."""
-    out = np.asarray(X.T @ r)
+    out = np.asarray((transpose(X) if sparse.issparse(X) else X.T) @ r)
     if fit_intercept:
         out = np.append(out, r.sum())
     return out
@@ -118,7 +120,7 @@ def weighted_gram(X, c, fit_intercept, *, dtype=np.float64, extra=()):
         size = sparse_block_rows(X)
         for start in range(0, n, size):
             rows = slice(start, min(start + size, n))
-            add_sparse_gram(out, X[rows], None if c is None else c[rows], fit_intercept,
+            add_sparse_gram(out, row_slice(X, rows), None if c is None else c[rows], fit_intercept,
                             [column[rows] for column in extra])
         return out
     dtype = np.dtype(dtype)
@@ -227,13 +229,13 @@ def add_sparse_gram(out, X, c, fit_intercept, extra=()):
             shape=X_r.shape)
         # the d x d product is nearly dense for one-hot rows: adding it as a dense array
         # costs a fifth of scattering its nonzeros (N = 1e5 rows, d = 2000)
-        out[:d, :d] += (X_r.T @ scaled).toarray()
+        out[:d, :d] += (transpose(X_r) @ scaled).toarray()
     columns = ([np.ones(n)] if fit_intercept else []) + [np.asarray(e, dtype=np.float64)
                                                          for e in extra]
     if columns:
         dense = np.column_stack(columns)
         dense_c = dense if c is None else c[:, None] * dense
-        cross = np.asarray(X.T @ dense_c)  # (d, k): X.T @ (c * e)
+        cross = np.asarray(transpose(X) @ dense_c)  # (d, k): X.T @ (c * e)
         out[:d, d:] += cross
         out[d:, :d] += cross.T
         out[d:, d:] += dense.T @ dense_c
@@ -277,12 +279,30 @@ class _PositionGroup:
     """The rows of a CSR matrix with ``k`` nonzeros each, position by position: ``rows``
     (None: all of them), ``columns`` and ``values`` of shape (k, n_rows), the entries at each
     position, and the range ``[lo, lo + width)`` of the columns at each position;
-    ``unit``: all values are 1 (one-hot rows)."""
+    ``unit``: all values are 1 (one-hot rows).
 
-    def __init__(self, rows, columns, values, lo, width):
-        self.rows, self.columns, self.values, self.lo, self.width = (rows, columns, values,
-                                                                     lo, width)
-        self.unit = bool(np.all(values == 1.0))
+    When every row of X has ``k`` entries, ``columns`` and ``values`` are views of X's own
+    indices and data (row by row, transposed: no copy); otherwise the group's entries are
+    gathered position by position (``columns`` in X's index type, no ``k x n_rows`` index
+    array of pointers)."""
+
+    def __init__(self, X, rows, k):
+        if rows is None:
+            span = slice(X.indptr[0], X.indptr[-1])
+            self.columns = X.indices[span].reshape(-1, k).T
+            self.values = X.data[span].reshape(-1, k).T
+        else:
+            starts = X.indptr[rows].astype(np.intp)
+            self.columns = np.empty((k, len(rows)), dtype=X.indices.dtype)
+            self.values = np.empty((k, len(rows)), dtype=X.data.dtype)
+            for a in range(k):
+                np.take(X.indices, starts, out=self.columns[a])
+                np.take(X.data, starts, out=self.values[a])
+                starts += 1
+        self.rows = rows
+        self.lo = self.columns.min(axis=1).astype(np.intp)
+        self.width = self.columns.max(axis=1) - self.lo + 1
+        self.unit = bool(np.all(self.values == 1.0))
 
 
 def _position_groups(X, max_boxes):
@@ -303,15 +323,11 @@ def _position_groups(X, max_boxes):
         allowed = max_boxes(n_k, int(k))
         if allowed < 0:  # dear even with empty boxes
             continue
-        rows = None if n_k == n else np.flatnonzero(counts == k)
-        starts = X.indptr[:-1] if rows is None else X.indptr[rows]
-        entries = starts + np.arange(k)[:, None]  # (k, n_rows), one position per row
-        columns = X.indices[entries].astype(np.intp)
-        lo = columns.min(axis=1)
-        width = columns.max(axis=1) - lo + 1
+        group = _PositionGroup(X, None if n_k == n else np.flatnonzero(counts == k), int(k))
+        width = group.width
         if (np.sum(width) ** 2 - np.sum(width * width)) / 2 > allowed:
             continue
-        yield _PositionGroup(rows, columns, X.data[entries].astype(np.float64), lo, width)
+        yield group
 
 
 def _all_rows(rows):
@@ -338,29 +354,40 @@ def _add_position_pairs(gram, group, c):
     into the box ``(lo_a.., lo_b..)`` of the Gram; the Gram gets the box and its transpose,
     and the diagonal the squares ``c_i v_ia^2`` (a duplicate pair's box entry lands on the
     diagonal, twice). For one-hot rows (all values 1) the pairs' weights are ``c`` itself.
+    Every temporary is one vector of the group's rows (the positions are read where the
+    group holds them): no array of all its entries.
     """
-    values, lo, width, unit = group.values, group.lo, group.width, group.unit
-    k, n_rows = values.shape
-    offsets = group.columns - lo[:, None]  # within each position's range
-    weighted = values if c is None else values * c  # c_i v_ia, per position
-    squares = np.bincount(group.columns.ravel(), weights=(weighted * values).ravel(),
-                          minlength=len(gram))
-    gram[np.diag_indices_from(gram)] += squares
+    columns, values, lo, width, unit = (group.columns, group.values, group.lo, group.width,
+                                        group.unit)
+    k, n_rows = columns.shape
+    d = len(gram)
+    offset = np.empty(n_rows, dtype=np.intp)
     index = np.empty(n_rows, dtype=np.intp)
+    weighted = None if unit else np.empty(n_rows)  # c_i v_ia, per position a
     product = None if unit else np.empty(n_rows)
-    weights = c
+    diagonal = np.zeros(d)
     for a in range(k):
+        np.copyto(offset, columns[a])
+        if unit:
+            weights_a = c
+            diagonal += np.bincount(offset, weights=c, minlength=d)
+        else:
+            weights_a = values[a] if c is None else np.multiply(values[a], c, out=weighted)
+            diagonal += np.bincount(offset, weights=np.multiply(weights_a, values[a],
+                                                                out=product), minlength=d)
+        offset -= lo[a]  # within position a's range
         rows_a = slice(lo[a], lo[a] + width[a])
         for b in range(a + 1, k):
-            np.multiply(offsets[a], width[b], out=index)
-            index += offsets[b]
-            if not unit:
-                weights = np.multiply(weighted[a], values[b], out=product)
-            box = np.bincount(index, weights=weights, minlength=width[a] * width[b])
-            box = box.reshape(width[a], width[b])
+            # offset_a w_b + column_b: the box's flat index, shifted by lo_b
+            np.multiply(offset, width[b], out=index)
+            index += columns[b]
+            weights = weights_a if unit else np.multiply(weights_a, values[b], out=product)
+            box = np.bincount(index, weights=weights, minlength=lo[b] + width[a] * width[b])
+            box = box[lo[b]:].reshape(width[a], width[b])
             cols_b = slice(lo[b], lo[b] + width[b])
             gram[rows_a, cols_b] += box
             gram[cols_b, rows_a] += box.T
+    gram[np.diag_indices_from(gram)] += diagonal
 
 
 def latent_moments(X, mean, cov_chol, fit_intercept):
@@ -469,12 +496,14 @@ def _sparse_quadratic_forms(X, sigma):
     of equal length, over the pairs of each row's nonzeros
     (:func:`_pairwise_quadratic_forms`) for the others."""
     n = X.shape[0]
-    sigma = np.ascontiguousarray(sigma)  # once, if ever (the flat gathers need it)
+    # the flat gathers need a C-contiguous array: a Fortran-ordered symmetric sigma (e.g.
+    # from BLAS) is its own transpose, which is one (no copy of a p x p array)
+    sigma = sigma.T if sigma.flags.f_contiguous else np.ascontiguousarray(sigma)
     out = np.zeros(n)
     size = sparse_block_rows(X)
     for start in range(0, n, size):
         stop = min(start + size, n)
-        block = X[start:stop]
+        block = row_slice(X, slice(start, stop))
         rest = _add_pair_quadratic_forms(out[start:stop], block, sigma)
         if rest is None:
             out[start:stop] = _pairwise_quadratic_forms(block, sigma)
@@ -524,9 +553,16 @@ def _add_pair_quadratic_forms(out, X, sigma):
     for group in _position_groups(X, max_boxes):
         columns, values = group.columns, group.values
         k, n_rows = columns.shape
-        total = np.einsum("ij,ij->j", values * values, diagonal[columns])
         row_start, index = np.empty(n_rows, dtype=np.intp), np.empty(n_rows, dtype=np.intp)
         terms = np.empty(n_rows)
+        total = np.zeros(n_rows)  # the diagonal terms, position by position
+        for a in range(k):
+            np.copyto(index, columns[a])
+            np.take(diagonal, index, out=terms)
+            if not group.unit:
+                terms *= values[a]
+                terms *= values[a]
+            total += terms
         pair_sum = np.zeros(n_rows)
         for a in range(k - 1):
             np.multiply(columns[a], d, out=row_start)

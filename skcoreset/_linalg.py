@@ -43,11 +43,68 @@ def stable_cholesky(matrix):
     raise linalg.LinAlgError("Matrix is not positive definite, even with diagonal jitter.")
 
 
+def cholesky_in_place(matrix):
+    """:func:`stable_cholesky` of a symmetric matrix computed in its place: the same factor,
+    bit for bit (Fortran-ordered, a view of ``matrix``'s memory, which it overwrites), and
+    no second ``p x p`` array (30.5 MiB at p = 2,001). ``matrix`` is made exactly symmetric
+    in place first, as :func:`stable_cholesky` makes its copy; when it is singular to
+    rounding, it is restored (LAPACK overwrites one triangle only) and factored with
+    :func:`stable_cholesky`'s jitter from a copy."""
+    p = len(matrix)
+    for start in range(0, p, 256):  # (M + M^T) / 2 by blocks, as _symmetric_part's copy
+        stop = min(start + 256, p)
+        block = matrix[start:stop, start:stop]
+        block[...] = 0.5 * (block + block.T)
+        upper, lower = matrix[start:stop, stop:], matrix[stop:, start:stop]
+        mean = upper + lower.T
+        mean *= 0.5
+        upper[...] = mean
+        lower[...] = mean.T
+    if not all(np.all(np.isfinite(matrix[start:start + 256])) for start in range(0, p, 256)):
+        return stable_cholesky(matrix)  # its error names the cause
+    diagonal = np.diag(matrix).copy()
+    fortran = matrix if matrix.flags.f_contiguous else matrix.T  # LAPACK's own order
+    # LAPACK potrf itself: scipy's cholesky also clears the other triangle when it fails
+    factor, info = linalg.lapack.dpotrf(fortran, lower=1, clean=0, overwrite_a=1)
+    if info == 0:
+        for start in range(0, p, 256):  # the upper triangle zeroed, as scipy's cholesky does
+            stop = min(start + 256, p)
+            factor[start:stop, start:stop] = np.tril(factor[start:stop, start:stop])
+            factor[start:stop, stop:] = 0.0
+        return factor
+    # the lower triangle is spoilt: the upper one mirrored, and the diagonal
+    mirror_lower(fortran.T)
+    fortran[np.diag_indices(p)] = diagonal
+    return stable_cholesky(matrix)
+
+
 def _symmetric_part(matrix):
     """``(matrix + matrix.T) / 2``, a new array, exactly symmetric."""
     symmetric = matrix + matrix.T
     symmetric *= 0.5
     return symmetric
+
+
+def mirror_lower(matrix):
+    """Copy the lower triangle of a square array onto its upper one, by column blocks (no
+    index arrays of the size of the matrix); returns it."""
+    p = len(matrix)
+    for start in range(0, p, 256):
+        stop = min(start + 256, p)
+        block = matrix[start:stop, start:stop]
+        block[...] = np.tril(block) + np.tril(block, -1).T
+        matrix[start:stop, stop:] = matrix[stop:, start:stop].T
+    return matrix
+
+
+def inverse_from_cholesky(chol):
+    """``(L L^T)^-1`` from a lower Cholesky factor ``L`` (Fortran-ordered, as
+    :func:`stable_cholesky` gives it), computed in place of the factor (LAPACK potri: no
+    second ``p x p`` array) and exactly symmetric."""
+    inverse, info = linalg.lapack.dpotri(chol, lower=1, overwrite_c=1)
+    if info != 0:
+        raise linalg.LinAlgError(f"LAPACK dpotri failed (info={info}).")
+    return mirror_lower(inverse)
 
 
 def cholesky_logdet(chol):

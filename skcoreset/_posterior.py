@@ -6,7 +6,8 @@ import numpy as np
 from scipy import linalg, stats
 from sklearn.utils import check_random_state
 
-from ._linalg import cholesky_logdet, gaussian_kl_cholesky, stable_cholesky
+from ._linalg import (cholesky_in_place, cholesky_logdet, gaussian_kl_cholesky,
+                      inverse_from_cholesky, mirror_lower, stable_cholesky)
 from ._numbers import is_number
 from ._typing import ArrayInput, FloatArray, RandomStateLike
 
@@ -49,40 +50,34 @@ class _Moments:
                                     other.cov_cholesky)
 
 
-def _mirror_lower(matrix: FloatArray) -> FloatArray:
-    """Copy the lower triangle of a square array onto its upper one, by column blocks (no
-    index arrays of the size of the matrix); returns it."""
-    p = len(matrix)
-    for start in range(0, p, 256):
-        stop = min(start + 256, p)
-        block = matrix[start:stop, start:stop]
-        block[...] = np.tril(block) + np.tril(block, -1).T
-        matrix[start:stop, stop:] = matrix[stop:, start:stop].T
-    return matrix
-
-
 def _covariance(precision: FloatArray) -> FloatArray:
     """``precision^-1``, exactly symmetric, from the precision's Cholesky factor in place
     (LAPACK potri: a third of the flops of solving for the identity, and no second
     ``p x p`` array)."""
-    cov, info = linalg.lapack.dpotri(stable_cholesky(precision), lower=1, overwrite_c=1)
-    if info != 0:
-        raise linalg.LinAlgError(f"LAPACK dpotri failed (info={info}).")
-    return _mirror_lower(cov)
+    return inverse_from_cholesky(stable_cholesky(precision))
 
 
 def _inverse_cholesky(precision: FloatArray) -> FloatArray:
-    """The lower Cholesky factor of ``precision^-1``, factored in place of the inverse
-    (:func:`_covariance`, Fortran-ordered and exactly symmetric: the factor
-    :func:`stable_cholesky` gives, without its copy); with jitter when the inverse is
-    singular to rounding."""
-    cov = _covariance(precision)
-    if np.all(np.isfinite(cov)):
-        try:
-            return linalg.cholesky(cov, lower=True, overwrite_a=True, check_finite=False)
-        except linalg.LinAlgError:
-            cov = _covariance(precision)  # spoilt by the failed attempt
-    return stable_cholesky(cov)
+    """The lower Cholesky factor of ``precision^-1`` (:func:`_cholesky_of_inverse` of the
+    precision's factor)."""
+    return _cholesky_of_inverse(stable_cholesky(precision))
+
+
+def _cholesky_of_inverse(chol: FloatArray) -> FloatArray:
+    """The lower Cholesky factor of ``(L L^T)^-1`` for a lower Cholesky factor ``L``,
+    computed in its place: the inverse by LAPACK potri, then factored in place
+    (:func:`cholesky_in_place`, Fortran-ordered and exactly symmetric: the factor
+    :func:`stable_cholesky` gives, without its copy; with jitter when the inverse is
+    singular to rounding)."""
+    return cholesky_in_place(inverse_from_cholesky(chol))
+
+
+def _product_of_cholesky(chol: FloatArray) -> FloatArray:
+    """``L L^T`` for a lower triangular ``L``, exactly symmetric (BLAS syrk, one triangle
+    mirrored onto the other in place)."""
+    product = linalg.blas.dsyrk(1.0, chol)  # the upper triangle, Fortran-ordered
+    mirror_lower(product.T)  # its transpose's lower triangle is that upper one
+    return product
 
 
 def check_level(level: float) -> float:
@@ -157,19 +152,61 @@ class GaussianPosterior(_Moments):
             self._precision = None
             self.cov_cholesky = stable_cholesky(self._cov)
 
+    @classmethod
+    def from_precision_cholesky(cls, mean: ArrayInput,
+                                precision_cholesky: FloatArray) -> "GaussianPosterior":
+        """Return ``N(mean, (R R^T)^-1)`` from the lower Cholesky factor ``R`` of the
+        precision, which is overwritten.
+
+        The covariance's Cholesky factor is computed in ``R``'s memory, and the posterior
+        holds that one ``p x p`` array: ``cov`` and ``precision`` are formed from it when
+        read, ``std`` without forming either. A posterior from ``precision=H`` with
+        ``R = cholesky(H)`` has the same ``cov_cholesky``, bit for bit, and hence the same
+        draws, log densities and divergences.
+
+        Parameters
+        ----------
+        mean : array-like of shape (p,)
+            Posterior mean.
+        precision_cholesky : ndarray of shape (p, p)
+            Lower Cholesky factor of the precision, Fortran-ordered (as
+            :func:`scipy.linalg.cholesky` returns the factor it computes in place of a
+            C-ordered symmetric matrix's transpose); overwritten.
+
+        Returns
+        -------
+        posterior : GaussianPosterior
+        """
+        posterior = cls.__new__(cls)
+        posterior.mean = np.asarray(mean, dtype=float)
+        posterior._precision = None
+        posterior._cov = None
+        posterior.cov_cholesky = _cholesky_of_inverse(precision_cholesky)
+        return posterior
+
     @property
     def cov(self) -> FloatArray:
         """Posterior covariance ``(p, p)``.
 
-        For a posterior given by its precision, its inverse, computed when first read.
+        For a posterior given by its precision, its inverse, computed when first read (from
+        its Cholesky factor ``L`` alone: ``L L^T``).
         """
         if self._cov is None:
-            self._cov = _covariance(self.precision)
+            self._cov = (_product_of_cholesky(self.cov_cholesky) if self._precision is None
+                         else _covariance(self._precision))
         return self._cov
 
     @cov.setter
     def cov(self, value: FloatArray) -> None:
         self._cov = value
+
+    @property
+    def std(self) -> FloatArray:
+        """Marginal posterior standard deviations ``(p,)``."""
+        if self._cov is None and self._precision is None:
+            # the covariance's diagonal from its factor: no p x p array formed
+            return np.sqrt(np.einsum("ij,ij->i", self.cov_cholesky, self.cov_cholesky))
+        return np.sqrt(np.diag(self.cov))
 
     def sample(self, n_samples: int = 1,
                random_state: RandomStateLike | np.random.Generator = None) -> FloatArray:

@@ -30,3 +30,26 @@ def test_stable_cholesky_adds_the_least_jitter_to_a_singular_matrix():
 def test_stable_cholesky_refuses_non_finite_curvature():
     with pytest.raises(ValueError, match="not finite"):
         stable_cholesky(np.array([[np.inf, 0.0], [0.0, 1.0]]))
+
+
+def test_cholesky_in_place_is_stable_cholesky_bit_for_bit_in_the_matrix_itself():
+    """Exactly symmetric, slightly asymmetric, Fortran-ordered and singular (jitter) inputs:
+    the factor of stable_cholesky, bit for bit; computed in the matrix's memory unless the
+    jitter's copy is needed, and that matrix restored before the copy is made."""
+    from skcoreset._linalg import cholesky_in_place
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(700, 300))
+    definite = a.T @ a / 700 + np.eye(300)
+    b = rng.normal(size=(300, 3))
+    cases = {"symmetric": (definite, True),
+             "asymmetric": (definite + 1e-9 * rng.normal(size=definite.shape), True),
+             "fortran": (np.asfortranarray(definite), True),
+             "singular": (b @ b.T, False)}
+    for name, (matrix, in_place) in cases.items():
+        work = matrix.copy(order="K")
+        got = cholesky_in_place(work)
+        np.testing.assert_array_equal(got, stable_cholesky(matrix), err_msg=name)
+        assert np.shares_memory(got, work) == in_place, name
+    with pytest.raises(ValueError, match="not finite"):
+        cholesky_in_place(np.full((3, 3), np.inf))

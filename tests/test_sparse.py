@@ -17,6 +17,7 @@ from skcoreset import (BayesianLogisticRegression, BayesianNegativeBinomialRegre
                        FrankWolfeCoreset, GIGACoreset, QuasiNewtonCoreset, SensitivityCoreset,
                        SparseVICoreset, SparseWeightedSubset, StreamingCoreset, UniformCoreset)
 from skcoreset import _design as design
+from skcoreset._backend._chunks import row_slice
 from skcoreset._design import latent_variances, row_quadratic_forms, weighted_gram
 from skcoreset.metrics import coreset_quality
 from skcoreset.multiclass import BayesianOneVsRestClassifier
@@ -125,6 +126,30 @@ def test_position_pair_gram_matches_dense(fit_intercept):
             got = weighted_gram(X, weights, fit_intercept, extra=extra)
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max(),
                                        err_msg=name)
+
+
+def test_position_pair_sums_of_shared_row_blocks_match_dense():
+    """Blocks sharing a CSR matrix's data and indices (as the fits' passes take them, the
+    one-hot block's positions read in place), in float32 too, sum to the dense Gram and
+    quadratic forms; so do blocks of rows of several lengths (their positions gathered)."""
+    rng = np.random.default_rng(5)
+    one_hot = _one_hot_codes(3000, (6, 9, 4, 12), rng)
+    scaled = (one_hot @ sparse.diags(rng.lognormal(size=31))).tocsr()
+    dropped = one_hot[:, np.flatnonzero(~np.isin(np.arange(31), [0, 6, 15, 19]))].tocsr()
+    c = rng.random(3000)
+    for X in (one_hot, scaled, scaled.astype(np.float32), dropped):
+        p = X.shape[1] + 1
+        gram = np.zeros((p, p))
+        for start, stop in ((0, 1100), (1100, 1101), (1101, 3000)):
+            design.add_sparse_gram(gram, row_slice(X, slice(start, stop)), c[start:stop], True)
+        want = _dense_gram(X.astype(np.float64), c, True, ())
+        np.testing.assert_allclose(gram, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+        sigma = rng.normal(size=(p, p))
+        sigma = sigma @ sigma.T
+        block = row_slice(X, slice(1101, 3000))
+        np.testing.assert_allclose(row_quadratic_forms(block, sigma, True),
+                                   row_quadratic_forms(block.toarray(), sigma, True),
+                                   rtol=1e-12)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ when dask input arrives.
 
 from ._chunks import (Part, block_rng, dense_rows, float_rows, is_dask_collection,
                       offset_keyword, row_chunks, row_keys, row_slice, row_width, stack_rows,
-                      take_offset, take_rows)
+                      take_offset, take_rows, transpose)
 from ._dask import DaskRows, as_row_blocks, map_row_blocks
 from ._memory import InMemoryRows, float_dtypes
 from ._storage import RowStorage, as_storage, is_chunked
@@ -25,4 +25,4 @@ __all__ = ["DaskRows", "InMemoryRows", "Part", "RowStorage", "as_row_blocks", "a
            "block_rng", "dense_rows", "float_dtypes", "float_rows", "importance_draws",
            "is_chunked", "is_dask_collection", "map_row_blocks", "offset_keyword", "row_chunks",
            "row_keys", "row_slice", "row_width", "stack_rows", "take_offset", "take_rows",
-           "uniform_subset"]
+           "transpose", "uniform_subset"]

@@ -58,7 +58,7 @@ from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
 from .._warnings import warn
-from .._linalg import stable_cholesky
+from .._linalg import cholesky_in_place, stable_cholesky
 
 # Armijo's sufficient-increase fraction of the gain predicted for the step (Nocedal & Wright
 # 2006, section 3.1, suggest 1e-4).
@@ -161,6 +161,12 @@ class NewtonObjective(abc.ABC):
         (see :func:`shift_to_definite` for a Hessian that may be indefinite)."""
         return stable_cholesky(neg_hessian)
 
+    def factor_in_place(self, neg_hessian):
+        """:meth:`factor` computed in the negative Hessian's own memory, which it overwrites
+        (for ``newton_maximise(..., keep_neg_hessian=False)``); by default
+        :func:`cholesky_in_place`, the same factor as :meth:`factor`'s."""
+        return cholesky_in_place(neg_hessian)
+
     def direction(self, factor, grad):
         """The Newton step ``s = H^-1 g`` and the decrement ``g^T H^-1 g``."""
         step = linalg.cho_solve((factor, True), grad, check_finite=False)
@@ -198,6 +204,9 @@ class NewtonResult:
         to gain) before ``max_iter`` steps.
     gradient : object
         The gradient at ``x`` (from :meth:`NewtonObjective.gradient`).
+    neg_hessian_factor : object
+        With ``keep_neg_hessian=False``: :meth:`NewtonObjective.factor_in_place` of the exact
+        negative Hessian at ``x``, which is then not kept (``neg_hessian`` is None).
     """
 
     x: np.ndarray
@@ -207,6 +216,7 @@ class NewtonResult:
     n_iter: int
     converged: bool
     gradient: object = None
+    neg_hessian_factor: object = None
 
 
 def refined_step(objective, x, state, factor, grad, chord_step, chord_decrement):
@@ -254,7 +264,7 @@ def refined_step(objective, x, state, factor, grad, chord_step, chord_decrement)
 
 def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_steps=0,
                     approx_steps=False, initial_neg_hessian=None, confirm=True, verbose=0,
-                    label="newton", value_name="objective"):
+                    label="newton", value_name="objective", keep_neg_hessian=True):
     """Maximise a concave :class:`NewtonObjective` by damped Newton steps.
 
     Parameters
@@ -285,6 +295,11 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
         from a nearby point after chord steps).
     verbose : int, default=0
         Print one line per iteration when positive.
+    keep_neg_hessian : bool, default=True
+        False: every negative Hessian computed here is factored in its own memory
+        (:meth:`NewtonObjective.factor_in_place`), and the result holds the factor of the
+        exact one at ``x`` (``neg_hessian_factor``) instead of the Hessian: one ``p x p``
+        array instead of two. Only with ``confirm=True``.
     label, value_name : str
         How the printed lines name the caller and ``F``.
 
@@ -292,6 +307,17 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
     -------
     NewtonResult
     """
+    def factored(hessian):
+        """``(neg_hessian, factor)`` to go on with: a Hessian not to be kept is factored in
+        its own memory (only the exact one is ever returned, and its factor does)."""
+        if not keep_neg_hessian:
+            return None, objective.factor_in_place(hessian)
+        return hessian, objective.factor(hessian)
+
+    def result(x, state, value, neg_hessian, n_iter, converged, grad):
+        return NewtonResult(x, state, value, neg_hessian, n_iter, converged, grad,
+                            None if keep_neg_hessian else factor)
+
     x = np.array(x0, dtype=float)
     value, state = objective.value(x)
     neg_hessian = factor = grad = None
@@ -312,7 +338,7 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
             (neg_hessian, exact), fused_hessian = fused_hessian, None
             need_exact = not approx_steps
             factor = None  # the stale factor's memory is free for the new one
-            factor = objective.factor(neg_hessian)
+            neg_hessian, factor = factored(neg_hessian)
         elif fresh:
             exact = need_exact
             need_exact = not approx_steps
@@ -325,7 +351,7 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
             else:
                 grad = objective.gradient(x, state)
                 neg_hessian = objective.approx_neg_hessian(x, state)
-            factor = objective.factor(neg_hessian)
+            neg_hessian, factor = factored(neg_hessian)
         elif grad is None:
             grad = objective.gradient(x, state)
         step, decrement = objective.direction(factor, grad)
@@ -351,7 +377,7 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
                   f"decrement/2 {decrement / 2:.3e}{kind}")
         if decrement / 2 <= tol * (1.0 if (fresh and exact) or not confirm else margin):
             if (fresh and exact) or not confirm:
-                return NewtonResult(x, state, value, neg_hessian, n_iter, True, grad)
+                return result(x, state, value, neg_hessian, n_iter, True, grad)
             reuse = False  # confirm with the exact Hessian at this point
             need_exact = True
             continue
@@ -405,7 +431,7 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
                 break
         if t < MIN_STEP:
             if fresh and exact:  # no progress possible at working precision: at the maximum
-                return NewtonResult(x, state, value, neg_hessian, n_iter, True, grad)
+                return result(x, state, value, neg_hessian, n_iter, True, grad)
             # a stale or approximate Hessian may be to blame: refresh it and retry, exact
             # when it was fresh already
             reuse = False
@@ -415,10 +441,13 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
         fused_hessian = new_hessian
         n_iter += 1
     if not (fresh and exact):
+        neg_hessian = factor = None
         neg_hessian = objective.neg_hessian(x, state)
+        if not keep_neg_hessian:
+            neg_hessian, factor = factored(neg_hessian)
     if grad is None:
         grad = objective.gradient(x, state)
-    return NewtonResult(x, state, value, neg_hessian, max_iter, False, grad)
+    return result(x, state, value, neg_hessian, max_iter, False, grad)
 
 
 def warn_not_converged(what, max_iter):

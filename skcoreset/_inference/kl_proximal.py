@@ -77,12 +77,15 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
+from scipy.sparse import issparse
 from sklearn.exceptions import ConvergenceWarning
 
 from .._warnings import warn
-from .._backend import InMemoryRows, dense_rows, is_chunked, row_chunks
-from .._design import latent_variances, rmatvec, weighted_gram
-from .._linalg import cholesky_logdet, stable_cholesky
+from .._backend import InMemoryRows, dense_rows, is_chunked, row_chunks, row_slice
+from .._design import (add_sparse_gram, latent_variances, linear_predictor, rmatvec,
+                       row_quadratic_forms, sparse_block_rows, weighted_gram)
+from .._linalg import (cholesky_in_place, cholesky_logdet, inverse_from_cholesky,
+                       stable_cholesky)
 from .._posterior import GaussianPosterior
 from ._newton import NewtonObjective, newton_maximise, rounding_slack
 from ._common import InferenceResult, log_posterior_of
@@ -157,6 +160,37 @@ def _elbo_sums(family, mean, chol_inv, fit_intercept, variance_dtype, X, y, samp
             weighted_gram(X, gamma, fit_intercept))
 
 
+def _sparse_elbo_sums(family, mean, cov, fit_intercept, variance_dtype, X, y, sample_weight,
+                      offset=None):
+    """:func:`_elbo_sums` of a sparse (CSR) X from the covariance ``V`` itself, by blocks of
+    rows sharing X's arrays: a block's latent variances are the quadratic forms
+    ``a_n^T V a_n`` over its nonzeros (:func:`row_quadratic_forms`, the way
+    :func:`latent_variances` takes for sparse rows, without forming ``V`` from a factor), and
+    its terms go into ``A^T alpha`` and the Gram while it is in memory: no vector of every
+    row. ``variance_dtype`` keeps the error bound of :func:`_elbo_sums` (these variances are
+    float64)."""
+    n = X.shape[0]
+    p = len(mean)
+    value = error = 0.0
+    alpha_sum, target = np.zeros(p), np.zeros((p, p))
+    size = sparse_block_rows(X)
+    for start in range(0, n, size):
+        rows = slice(start, min(start + size, n))
+        block = row_slice(X, rows)
+        m_lat = linear_predictor(block, mean, fit_intercept)
+        if offset is not None:
+            m_lat += offset[rows]
+        v_lat = row_quadratic_forms(block, cov, fit_intercept)
+        block_value, alpha, gamma = _linearised_terms(family, y[rows], sample_weight[rows],
+                                                      m_lat, v_lat)
+        value += block_value
+        if variance_dtype != np.float64:
+            error += 0.5 * _SINGLE_VARIANCE_ERROR * (gamma @ v_lat)
+        alpha_sum += rmatvec(block, alpha, fit_intercept)
+        add_sparse_gram(target, block, gamma, fit_intercept)
+    return value, error, alpha_sum, target
+
+
 class _PrimalPath:
     """Eqs. (16)-(17) on ``p x p`` precision matrices; for ``n >= p``.
 
@@ -169,6 +203,9 @@ class _PrimalPath:
         self.prior_prec, self.fit_intercept = prior_prec, fit_intercept
         # large n: latent variances from single-precision products (see latent_variances)
         self.variance_dtype = np.float32 if large else np.float64
+        # sparse rows in memory: the latent variances are quadratic forms with V itself,
+        # formed in place of the precision's factor (no factor and V at once)
+        self.by_covariance = not is_chunked(rows) and issparse(rows.X)
 
     def evaluate(self, mean, precision, chol=None):
         """ELBO and linearisation at ``N(mean, precision^-1)`` (``chol``: the precision's
@@ -177,36 +214,64 @@ class _PrimalPath:
         if chol is None:
             chol = stable_cholesky(precision)
         logdet_prec = cholesky_logdet(chol)
-        # V = L^-T L^-1, so L^-T is a square-root factor of V and v~_n = ||L^-1 a_n||^2;
-        # L^-1 in place of L (LAPACK trtri)
-        chol_inv, info = linalg.lapack.dtrtri(chol, lower=1, overwrite_c=1)
-        if info != 0:
-            raise linalg.LinAlgError(f"LAPACK dtrtri failed (info={info}).")
-        value, error, alpha_sum, target = self.rows.sum(
-            _elbo_sums, self.family, mean, chol_inv, self.fit_intercept, self.variance_dtype)
+        if self.by_covariance:
+            # V in place of L (LAPACK potri); after the pass over the rows its Cholesky
+            # factor C in place of V: C^T is a square root F of V (F^T F = V)
+            cov = inverse_from_cholesky(chol)
+            value, error, alpha_sum, target = self.rows.sum(
+                _sparse_elbo_sums, self.family, mean, cov, self.fit_intercept,
+                self.variance_dtype)
+            cov_diag = np.diag(cov).copy()
+            try:
+                root = linalg.cholesky(cov, lower=True, overwrite_a=True, check_finite=False)
+            except linalg.LinAlgError:  # V singular to rounding: with jitter, from a copy
+                root = stable_cholesky(inverse_from_cholesky(stable_cholesky(precision)))
+            transposed = True
+        else:
+            # V = L^-T L^-1, so F = L^-1 is a square root of V and v~_n = ||L^-1 a_n||^2;
+            # L^-1 in place of L (LAPACK trtri)
+            root, info = linalg.lapack.dtrtri(chol, lower=1, overwrite_c=1)
+            if info != 0:
+                raise linalg.LinAlgError(f"LAPACK dtrtri failed (info={info}).")
+            transposed = False
+            value, error, alpha_sum, target = self.rows.sum(
+                _elbo_sums, self.family, mean, root, self.fit_intercept, self.variance_dtype)
+            cov_diag = np.einsum("ij,ij->j", root, root)
         target[np.diag_indices_from(target)] += self.prior_prec  # P + A^T Gamma A
-        cov_diag = np.einsum("ij,ij->j", chol_inv, chol_inv)
         kl = 0.5 * (self.prior_prec @ cov_diag + self.prior_prec @ mean**2 - p
                     - np.sum(np.log(self.prior_prec)) + logdet_prec)
         grad_m = -alpha_sum - self.prior_prec * mean
-        # the stopping criterion now, so that L^-1 need not be kept with the state
+        # the stopping criterion now, so that the square root need not be kept with the state
         params = dict(mean=mean, precision=precision, target=target, grad_m=grad_m,
-                      criterion=self._criterion(chol_inv, grad_m, target))
+                      criterion=self._criterion(root, transposed, grad_m, target))
         return _State(value - kl, params, error)
 
     @staticmethod
-    def _criterion(chol_inv, grad_m, target):
-        """Half the squared natural-gradient norm of the ELBO (see module docstring)."""
-        g = chol_inv @ grad_m
-        # L^-1 G L^-T = I - L^-1 (P + A^T Gamma A) L^-T: the whitened precision mismatch,
-        # by two triangular products (BLAS trmm, half the flops of general ones) in place of
-        # one copy of the target
+    def _criterion(root, transposed, grad_m, target):
+        """Half the squared natural-gradient norm of the ELBO (see module docstring), from a
+        square root ``F`` of ``V`` (``F^T F = V``): ``root`` (lower triangular,
+        Fortran-ordered), or its transpose when ``transposed``.
+
+        ``F G F^T = I - F (P + A^T Gamma A) F^T`` is the whitened precision mismatch; its
+        Frobenius norm depends on ``V`` only, whichever root. It is summed by blocks of 256
+        columns ``J``: ``F (T F[J]^T)``, a general product with the nonzero part of ``F[J]``
+        and a triangular one (BLAS trmm) in place, so no copy of the target is made."""
+        g = (root.T if transposed else root) @ grad_m
         trmm = linalg.get_blas_funcs("trmm", dtype=np.float64)
-        whitened = trmm(1.0, chol_inv, np.array(target, order="F"), side=0, lower=1,
-                        overwrite_b=1)
-        whitened = trmm(1.0, chol_inv, whitened, side=1, lower=1, trans_a=1, overwrite_b=1)
-        whitened[np.diag_indices_from(whitened)] -= 1.0
-        return 0.5 * (g @ g + 0.5 * np.einsum("ij,ij->", whitened, whitened))
+        p = len(target)
+        total = 0.0
+        for start in range(0, p, 256):
+            stop = min(start + 256, p)
+            # F[J]'s nonzero columns: up to J's end for a lower F, from J's start for upper
+            nonzero = slice(start, p) if transposed else slice(0, stop)
+            rows_f = root[nonzero, start:stop].T if transposed else root[start:stop, nonzero]
+            # (F[J] T)^T = T F[J]^T (T is symmetric): Fortran-ordered, for trmm in place
+            block = (rows_f @ target[nonzero]).T
+            block = trmm(1.0, root, block, side=0, lower=1, trans_a=int(transposed),
+                         overwrite_b=1)
+            block[start + np.arange(stop - start), np.arange(stop - start)] -= 1.0
+            total += np.einsum("ij,ij->", block, block)
+        return 0.5 * (g @ g + 0.5 * total)
 
     def criterion(self, state):
         return state.params["criterion"]
@@ -240,7 +305,10 @@ class _PrimalPath:
         return self.evaluate(mean, precision, chol)
 
     def posterior(self, state):
-        return GaussianPosterior(state.params["mean"], precision=state.params["precision"])
+        # the last iterate's precision factored in place, the covariance's factor in the
+        # same array (GaussianPosterior.from_precision_cholesky): one p x p array kept
+        return GaussianPosterior.from_precision_cholesky(
+            state.params["mean"], cholesky_in_place(state.params["precision"]))
 
     def initial(self, init, theta0, tol, max_iter):
         if init == "prior":

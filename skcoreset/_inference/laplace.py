@@ -46,8 +46,12 @@ class LogPosteriorObjective(NewtonObjective):
     def value_and_derivatives(self, theta, exact=True):
         if not self.fuses_derivatives:
             return super().value_and_derivatives(theta, exact)
-        return self.log_post.value_and_grad(
-            theta, neg_hessian=np.float64 if exact else np.float32)
+        out = self.log_post.value_and_grad(theta,
+                                           neg_hessian=np.float64 if exact else np.float32)
+        # the gradient of this point, not a stale trial's (whose linear predictors, a vector
+        # of every row, would be kept alive)
+        self._grad = out[1:3]
+        return out
 
     def gradient(self, theta, eta):
         if self._grad[0] is eta:
@@ -68,7 +72,7 @@ class LogPosteriorObjective(NewtonObjective):
 
 def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_steps=0,
                approx=False, initial_neg_hessian=None, confirm=True, full_output=False,
-               total_weight=None):
+               total_weight=None, keep_neg_hessian=True):
     """Maximise a concave :class:`LogPosterior` by Newton's method with backtracking.
 
     Stops when half the Newton decrement ``g^T H^-1 g / 2`` (the predicted gain of the next
@@ -95,7 +99,9 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
 
     ``full_output=True`` returns the :class:`._newton.NewtonResult` instead (with the log
     posterior at the mode). ``total_weight`` (the scale of the Hessian reuse) is by
-    default ``log_post.sample_weight.sum()``.
+    default ``log_post.sample_weight.sum()``. ``keep_neg_hessian=False`` (with
+    ``full_output``): the result holds the Cholesky factor of the precision, computed in
+    its place, instead of the precision (:func:`._newton.newton_maximise`).
 
     Returns
     -------
@@ -115,7 +121,8 @@ def newton_map(log_post, theta0, *, tol=1e-10, max_iter=100, verbose=0, full_ste
         LogPosteriorObjective(log_post, approx), theta0, tol=tol, max_iter=max_iter,
         reuse_below=_STALE_HESSIAN_SCALE * total_weight,
         full_steps=full_steps, approx_steps=approx, initial_neg_hessian=initial_neg_hessian,
-        confirm=confirm, verbose=verbose, label="laplace", value_name="log posterior")
+        confirm=confirm, verbose=verbose, label="laplace", value_name="log posterior",
+        keep_neg_hessian=keep_neg_hessian)
     if full_output:
         return result
     return result.x, result.state, result.neg_hessian, result.n_iter, result.converged
@@ -183,7 +190,8 @@ def thinned_start(log_post, theta0, *, tol, max_iter):
     return theta, neg_hessian
 
 
-def find_mode(log_post, theta0=None, *, neg_hessian0=None, tol, max_iter, verbose=0):
+def find_mode(log_post, theta0=None, *, neg_hessian0=None, tol, max_iter, verbose=0,
+              keep_neg_hessian=True):
     """The mode of a :class:`LogPosterior` (or :class:`ChunkedLogPosterior`) and the exact
     negative Hessian there.
 
@@ -191,7 +199,8 @@ def find_mode(log_post, theta0=None, *, neg_hessian0=None, tol, max_iter, verbos
     N >= ``LARGE_N`` by :func:`thinned_start`), with single-precision Hessians
     steering the steps at large N. ``neg_hessian0``, a negative Hessian near ``theta0``
     (e.g. that of a subsample's mode with weights summing to the full data's), starts with
-    chord steps.
+    chord steps. ``keep_neg_hessian=False``: the result holds the exact negative
+    Hessian's Cholesky factor, computed in its place, instead of the Hessian.
 
     Returns
     -------
@@ -205,7 +214,7 @@ def find_mode(log_post, theta0=None, *, neg_hessian0=None, tol, max_iter, verbos
                                                  max_iter=max_iter)
     return newton_map(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose,
                       approx=large, initial_neg_hessian=neg_hessian0, full_output=True,
-                      total_weight=log_post.total_weight)
+                      total_weight=log_post.total_weight, keep_neg_hessian=keep_neg_hessian)
 
 
 def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10,
@@ -253,10 +262,13 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     """
     rows = as_storage(X, y, sample_weight, offset)
     log_post = log_posterior_of(rows, family, prior_prec, fit_intercept)
-    result = find_mode(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose)
+    # the precision factored in its own memory, the covariance's factor in the same array:
+    # the posterior is one p x p array (30.5 MiB at p = 2,001), never two at once
+    result = find_mode(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose,
+                       keep_neg_hessian=False)
     if not result.converged:
         warn_not_converged("Newton's method", max_iter)
-    posterior = GaussianPosterior(result.x, precision=result.neg_hessian)
+    posterior = GaussianPosterior.from_precision_cholesky(result.x, result.neg_hessian_factor)
     return InferenceResult(
         posterior=posterior, n_iter=result.n_iter, converged=result.converged,
         log_evidence=laplace_log_evidence(log_post, result.x, result.state, posterior,

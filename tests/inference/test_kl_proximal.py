@@ -236,3 +236,27 @@ def test_large_n_single_precision_variances_keep_the_fixed_point(monkeypatch):
     assert large.extra["n_newton"] >= 1 and small.extra["n_newton"] == 0
     np.testing.assert_allclose(large.posterior.mean, small.posterior.mean, rtol=1e-9)
     np.testing.assert_allclose(large.posterior.cov, small.posterior.cov, rtol=1e-7)
+
+
+def test_criterion_is_the_same_from_either_square_root():
+    """The stopping criterion from ``F = L^-1`` (the precision's factor inverted) and from
+    ``F = C^T`` (``C`` the covariance's factor, the sparse rows' way) equals the module
+    docstring's formula evaluated with explicit matrices."""
+    from scipy import linalg
+    from skcoreset._inference.kl_proximal import _PrimalPath
+
+    rng = np.random.default_rng(0)
+    p = 300  # two blocks of columns and part of a third
+    a = rng.normal(size=(2 * p, p))
+    precision = a.T @ a / p + np.eye(p)
+    b = rng.normal(size=(2 * p, p))
+    target = b.T @ b / p + np.eye(p)
+    grad = rng.normal(size=p)
+    cov = np.linalg.inv(precision)
+    mismatch = np.linalg.inv(cov) - target  # G = V^-1 - T
+    want = 0.5 * (grad @ cov @ grad + 0.5 * np.trace(cov @ mismatch @ cov @ mismatch))
+    chol_inv = np.asfortranarray(linalg.inv(linalg.cholesky(precision, lower=True)))
+    cov_chol = np.asfortranarray(linalg.cholesky(cov, lower=True))
+    for root, transposed in ((chol_inv, False), (cov_chol, True)):
+        got = _PrimalPath._criterion(root, transposed, grad, target)
+        assert got == pytest.approx(want, rel=1e-10)

@@ -264,3 +264,21 @@ def test_large_n_returns_the_exact_hessian_at_a_converged_mode(family, data):
     assert result.log_evidence == pytest.approx(
         log_post.value(mode) + log_post.log_prior_normaliser() + 4.5 * np.log(2 * np.pi)
         - 0.5 * np.linalg.slogdet(H)[1], rel=1e-12)
+
+
+def test_mode_without_keeping_the_hessian_returns_its_factor_in_its_place():
+    """find_mode(keep_neg_hessian=False): the same steps, and the Cholesky factor of the
+    same exact Hessian, bit for bit, instead of the Hessian (one p x p array, not two)."""
+    from skcoreset._inference import LogPosterior, find_mode
+    from skcoreset._linalg import stable_cholesky
+
+    X, y = logistic_data(3000, np.linspace(-1.0, 1.0, 6), 0.3, seed=4)[:2]
+    prior = prior_precision(6, prior_scale=1.0, intercept_prior_scale=10.0, fit_intercept=True)
+    log_post = LogPosterior(X, np.where(y > 0, 1.0, -1.0), LogisticFamily(), np.ones(3000),
+                            prior, True)
+    kept = find_mode(log_post, tol=1e-10, max_iter=100)
+    factored = find_mode(log_post, tol=1e-10, max_iter=100, keep_neg_hessian=False)
+    assert kept.neg_hessian_factor is None and factored.neg_hessian is None
+    np.testing.assert_array_equal(factored.x, kept.x)
+    assert factored.n_iter == kept.n_iter
+    np.testing.assert_array_equal(factored.neg_hessian_factor, stable_cholesky(kept.neg_hessian))

@@ -71,3 +71,28 @@ def test_nearly_singular_covariance_still_factors():
     post = GaussianPosterior(np.zeros(2), cov)
     assert np.all(np.isfinite(post.cov_cholesky))
     assert np.all(np.isfinite(post.sample(3, random_state=0)))
+
+
+def test_posterior_from_the_precision_factor_keeps_one_matrix_and_the_same_results():
+    """From the precision's Cholesky factor (overwritten): the covariance's factor of the
+    posterior given the precision itself, bit for bit (so the same draws, densities and
+    divergences), in that factor's memory; std, cov and precision formed from it agree to
+    rounding, std without forming cov."""
+    from scipy import linalg
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(400, 200))
+    precision = a.T @ a + np.diag(rng.uniform(0.5, 2.0, 200))
+    mean = rng.normal(size=200)
+    want = GaussianPosterior(mean, precision=precision)
+    factor = np.asfortranarray(linalg.cholesky(precision, lower=True))
+    got = GaussianPosterior.from_precision_cholesky(mean, factor)
+    assert np.shares_memory(got.cov_cholesky, factor)
+    np.testing.assert_array_equal(got.cov_cholesky, want.cov_cholesky)
+    np.testing.assert_array_equal(got.sample(5, random_state=1), want.sample(5, random_state=1))
+    np.testing.assert_allclose(got.std, want.std, rtol=1e-14)
+    assert got._cov is None  # std formed no covariance
+    scale = np.abs(want.cov).max()
+    np.testing.assert_allclose(got.cov, want.cov, rtol=0, atol=1e-14 * scale)
+    np.testing.assert_allclose(got.precision, precision, rtol=0,
+                               atol=1e-10 * np.abs(precision).max())
