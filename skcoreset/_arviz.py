@@ -114,14 +114,20 @@ def pointwise_loglik(family, y, eta, exposure, alpha=None):
     return family.loglik(y, eta)
 
 
-def _pointwise(estimator, X, y, exposure, theta, rng, alpha=None):
+def _pointwise(estimator, X, y, exposure, offset, theta, rng, alpha=None):
     """Log-likelihood of every row under every draw, and a predictive draw of every row
     per draw: two ``(S, n)`` arrays, for draws ``theta`` of shape (S, p) (and ``alpha``,
-    see :func:`joint_alpha`)."""
-    eta = linear_predictor(X, theta, estimator.fit_intercept)  # (n, S)
+    see :func:`joint_alpha`) and the rows' ``offset`` in their linear predictors (or
+    None)."""
+    eta = _with_offset(linear_predictor(X, theta, estimator.fit_intercept), offset)  # (n, S)
     loglik = pointwise_loglik(estimator.family_, y, eta, exposure, alpha)
     draws = draw_targets(estimator.family_, eta, exposure, rng, alpha)
     return loglik.T, _observed(estimator, draws, exposure).T
+
+
+def _with_offset(eta, offset):
+    """Linear predictors (n, S) plus the rows' offsets (n,), when they have any."""
+    return eta if offset is None else eta + offset[:, None]
 
 
 def _observed(estimator, y, exposure):
@@ -150,7 +156,7 @@ def joint_alpha(estimator, alpha):
     return None if alpha is None or not hasattr(estimator, "alpha_samples_") else alpha.ravel()
 
 
-def _data_groups(estimator, X, y, exposure, weights, theta, rng, alpha=None):
+def _data_groups(estimator, X, y, exposure, weights, offset, theta, rng, alpha=None):
     """``log_likelihood``, ``posterior_predictive`` and ``observed_data`` of the rows, in
     blocks of draws."""
     n_chains, n_draws, p = theta.shape
@@ -167,7 +173,7 @@ def _data_groups(estimator, X, y, exposure, weights, theta, rng, alpha=None):
     for start in range(0, len(flat_theta), _DRAW_BLOCK):
         block = slice(start, start + _DRAW_BLOCK)
         loglik[block], predictive[block] = _pointwise(
-            estimator, X, y, exposure, flat_theta[block], rng,
+            estimator, X, y, exposure, offset, flat_theta[block], rng,
             None if alpha is None else alpha[block])
     loglik = _weighted(loglik, weights)
     shape = (n_chains, n_draws, n)
@@ -182,9 +188,10 @@ def _data_groups(estimator, X, y, exposure, weights, theta, rng, alpha=None):
 def inference_data(estimator, rows, n_draws, n_chains, random_state, feature_names=None):
     """``estimator.to_arviz``: ArviZ data of the fit.
 
-    ``rows`` is ``(X, y_encoded, exposure, weights)`` of the rows of the data groups (the
-    log-likelihood of a weighted row is multiplied by its weight; a binary model's
-    ``exposure`` is the number of trials of each row, whose successes are y), or None for
+    ``rows`` is ``(X, y_encoded, exposure, weights, offset)`` of the rows of the data
+    groups (the log-likelihood of a weighted row is multiplied by its weight; a binary
+    model's ``exposure`` is the number of trials of each row, whose successes are y;
+    ``offset`` the known terms of their linear predictors, or None), or None for
     the posterior (and sample_stats) only. ``feature_names`` name the coefficients (as
     in ``summary``).
     """
@@ -232,16 +239,18 @@ _LOO_BLOCK_VALUES = 2**20
 
 
 def _loo_sums(family, fit_intercept, theta, alpha, reff, X, y, weights, first_row,
-              exposure=None):
+              exposure=None, offset=None):
     """``(LooSums,)`` of the rows ``X``, ``y`` (log-likelihoods times ``weights``, over
-    ``exposure``), the first of which is row ``first_row``, under the draws ``theta`` (and
-    ``alpha``, see :func:`joint_alpha`), block of rows by block of rows: the sum of a
-    row storage's ``sum_with_starts``."""
+    ``exposure``, with ``offset`` in their linear predictors), the first of which is row
+    ``first_row``, under the draws ``theta`` (and ``alpha``, see :func:`joint_alpha`),
+    block of rows by block of rows: the sum of a row storage's ``sum_with_starts`` (which
+    hands on the offsets of its chunks)."""
     sums = LooSums(len(theta), reff)
     block = max(1, _LOO_BLOCK_VALUES // len(theta))
     for start in range(0, X.shape[0], block):
         part = slice(start, start + block)
-        eta = linear_predictor(float_rows(X[part]), theta, fit_intercept)
+        eta = _with_offset(linear_predictor(float_rows(X[part]), theta, fit_intercept),
+                           None if offset is None else offset[part])
         loglik = pointwise_loglik(family, y[part], eta,
                                   None if exposure is None else exposure[part], alpha)
         sums.add(_weighted(loglik, None if weights is None else weights[part, None]),
@@ -253,9 +262,10 @@ def chunked_loo(estimator, rows, n_draws, n_chains, reff, random_state, ess_of_m
     """``estimator.loo``: PSIS-LOO of ``rows`` under the posterior draws of
     :meth:`to_arviz` with the same seed, block of rows by block of rows
     (:class:`~skcoreset._psis.LooSums`); ``reff`` by default from ``ess_of_means``
-    (:func:`_reff`). ``rows`` are ``(X, y_encoded, exposure, weights)`` in memory, or a
-    storage of dask rows (targets and weights as fitted), summed chunk by chunk where the
-    chunks live: only the pointwise results (three values per row) reach this process."""
+    (:func:`_reff`). ``rows`` are ``(X, y_encoded, exposure, weights, offset)`` in memory,
+    or a storage of dask rows (targets, weights and offsets as fitted), summed chunk by
+    chunk where the chunks live: only the pointwise results (three values per row) reach
+    this process."""
     rng = check_random_state(random_state)
     theta, alpha = posterior_draws(estimator, n_draws, n_chains, rng)
     if reff is None:
@@ -265,5 +275,5 @@ def chunked_loo(estimator, rows, n_draws, n_chains, reff, random_state, ess_of_m
              joint_alpha(estimator, alpha), reff)
     if getattr(rows, "chunked", False):  # dask rows: the draws enter the graph once
         return rows.sum_with_starts(_loo_sums, *map(rows.shared, draws))[0].result()
-    X, y, exposure, weights = rows
-    return _loo_sums(*draws, X, y, weights, 0, exposure)[0].result()
+    X, y, exposure, weights, offset = rows
+    return _loo_sums(*draws, X, y, weights, 0, exposure, offset)[0].result()

@@ -193,10 +193,11 @@ def check_trials(successes, n_trials, n_samples):
 
 
 def _offset_values(offset, n_samples, link_name):
-    """Validate an offset of count targets: a float64 array of shape ``(n_samples,)`` of
-    finite values, for the log link only (for another link it does not scale the mean)."""
+    """Validate an offset: a float64 array of shape ``(n_samples,)`` of finite values; with
+    a ``link_name`` (an offset standing for an exposure of counts), for the log link only
+    (for another link it does not scale the mean)."""
     check_numeric_dtype("offset", offset)
-    if link_name != "log":
+    if link_name is not None and link_name != "log":
         raise ValueError(
             f"offset adds to the linear predictor, which scales the mean only with the log "
             f"link; this model has link={link_name!r}. Pass exposure (the multiplier of the "
@@ -239,17 +240,18 @@ def _check_representable(exposure):
 
 
 def linear_offset(exposure, offset, n_samples, link_name, representable_exposure=True):
-    """The known term of each row's linear predictor from ``exposure`` and ``offset`` of
-    count targets, ``offset + log(exposure)`` as in statsmodels' GLM, or None when neither
-    is given: the one representation of both in a fit that takes them in the linear
-    predictor (the negative binomial model), built from what the user gave (no exposure
-    made of an offset and back). Log link only; the checks and messages of
-    :func:`combined_exposure`; with ``representable_exposure`` (for users of the exposure
-    ``exp(offset)`` itself) also its refusal of ``|offset| > 700``."""
+    """The known term of each row's linear predictor from ``exposure`` and ``offset``,
+    ``offset + log(exposure)`` as in statsmodels' GLM, or None when neither is given: the
+    one representation of both in a fit that takes them in the linear predictor (the
+    negative binomial and the binary models), built from what the user gave (no exposure
+    made of an offset and back). An offset is a term of the linear predictor of any link;
+    an exposure needs the log link. The checks and messages of :func:`combined_exposure`;
+    with ``representable_exposure`` (for users of the exposure ``exp(offset)`` itself)
+    also its refusal of ``|offset| > 700``."""
     if exposure is None and offset is None:
         return None
     total = (np.zeros(n_samples) if offset is None
-             else _offset_values(offset, n_samples, link_name))
+             else _offset_values(offset, n_samples, None))
     if exposure is not None:
         exposure = check_exposure(exposure, n_samples)
         if link_name != "log":

@@ -12,7 +12,7 @@ from .._arviz import MAX_DRAW_ROWS, chunked_loo, fits_draw_groups, inference_dat
 from .._inference import effective_sample_size_of_means
 from .._numbers import is_number
 from .._typing import MatrixLike, RandomStateLike, VectorLike
-from .._validation import check_exposure
+from .._validation import check_exposure, linear_offset
 from ._results import KEPT_VALUES, KeptRows, kept_rows
 
 
@@ -84,9 +84,10 @@ class ArvizExportMixin:
         """
         return self._to_arviz(X, y, None, n_draws, n_chains, random_state, feature_names)
 
-    def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state, feature_names=None):
+    def _to_arviz(self, X, y, exposure, n_draws, n_chains, random_state, feature_names=None,
+                  offset=None):
         self._check_draws(n_draws, n_chains)
-        rows = self._arviz_rows(X, y, exposure, "to_arviz")
+        rows = self._arviz_rows(X, y, exposure, "to_arviz", offset)
         if X is None and rows is not None and not fits_draw_groups(rows, n_draws, n_chains,
                                                                    self):
             warn(
@@ -152,9 +153,9 @@ class ArvizExportMixin:
         """
         return self._loo(X, y, None, n_draws, n_chains, reff, random_state)
 
-    def _loo(self, X, y, exposure, n_draws, n_chains, reff, random_state):
+    def _loo(self, X, y, exposure, n_draws, n_chains, reff, random_state, offset=None):
         self._check_draws(n_draws, n_chains)
-        rows = self._arviz_rows(X, y, exposure, "loo")
+        rows = self._arviz_rows(X, y, exposure, "loo", offset)
         if rows is None:
             raise ValueError(
                 f"{type(self).__name__}.loo() has no rows to evaluate: the training rows are "
@@ -165,9 +166,10 @@ class ArvizExportMixin:
         return chunked_loo(self, rows, n_draws, n_chains, reff, random_state,
                            effective_sample_size_of_means)
 
-    def _arviz_rows(self, X, y, exposure, caller):
+    def _arviz_rows(self, X, y, exposure, caller, offset=None):
         """:class:`~skcoreset.linear_model._results.KeptRows` of the data groups of
-        :meth:`to_arviz` and :meth:`loo`: the training rows, those passed, or None."""
+        :meth:`to_arviz` and :meth:`loo`: the training rows, those passed (with their
+        ``offset`` in the linear predictor, or None), or None."""
         if X is None and y is None:
             rows = kept_rows(self)
             if caller == "to_arviz" and getattr(rows, "chunked", False):  # dask rows
@@ -192,7 +194,8 @@ class ArvizExportMixin:
             raise ValueError(f"{caller} needs both X and y for the rows of its "
                              "log_likelihood, posterior_predictive and observed_data groups.")
         X = self._check_predict_input(X)
-        return KeptRows(X, *self._arviz_targets(y, exposure, X.shape[0]), None)
+        return KeptRows(X, *self._arviz_targets(y, exposure, X.shape[0]), None,
+                        self._offset_of(offset, X.shape[0]))
 
     def _arviz_targets(self, y, exposure, n_rows):
         """The encoded targets of ``n_rows`` rows passed to :meth:`to_arviz` or
@@ -201,6 +204,11 @@ class ArvizExportMixin:
         if len(y) != n_rows:
             raise ValueError(f"X has {n_rows} rows but y has {len(y)} entries.")
         return y, None if exposure is None else check_exposure(exposure, n_rows)
+
+    def _offset_of(self, offset, n_rows):
+        """The offsets of ``n_rows`` rows in their linear predictors, validated, or None:
+        any finite numbers, for any link."""
+        return linear_offset(None, offset, n_rows, None, representable_exposure=False)
 
     def _observed(self, y):
         """Encoded targets as ArviZ sees them (the binary models: 0/1)."""

@@ -58,8 +58,8 @@ def _check_exposure_input(X):
             "rows are not the rows they were given for. Pass them to the coreset step "
             "instead, in skcoreset.pipeline.Pipeline: <coreset step>__exposure=... (or "
             "coreset.set_fit_request(exposure=True) with metadata routing); the coreset then "
-            "hands on the rates y / exposure weighted by the exposure, the same Poisson "
-            "posterior.")
+            "hands on the rates y / exposure weighted by the exposure (the same Poisson "
+            "posterior), or its rows' offsets (the other models).")
 
 
 def _multiplier(exposure, offset):
@@ -75,6 +75,17 @@ def _multiplier(exposure, offset):
                                                          & (multiplier > 0)):
         return False
     return multiplier
+
+
+def _check_method_takes_offset(method, spec, offset):
+    """Refuse offsets in the linear predictor for a method that cannot fit them."""
+    if offset is not None and not spec.takes_offset:
+        raise ValueError(
+            f"method={method!r} cannot fit an offset in the linear predictor: PASS-GLM's "
+            "sufficient statistics are sums of products of the features, computed once; "
+            "an offset per row shifts each row's polynomial by its own amount, which "
+            "those statistics do not hold. Use method='laplace', 'kl_proximal' or 'mcmc' "
+            "with offset.")
 
 
 class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
@@ -225,21 +236,19 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         self._fit_info = rows_info(X.shape[0], sample_weight.sum(),
                                    not np.all(sample_weight == 1.0))
         log_constant = 0.0
+        exposure, offset = self._fit_exposure(X, exposure, offset)
         if n_trials is None:
             y_encoded = self._encode_target(y)
-        else:
-            X, y_encoded, sample_weight, log_constant = self._trials_as_rows(
-                X, y, n_trials, sample_weight)
-        exposure, offset = self._fit_exposure(X, exposure, offset)
-        if n_trials is None:  # a table's cells are kept by _trials_as_rows
-            multiplier = _multiplier(exposure, offset)
-            keep_rows(self, None if multiplier is False else X, y_encoded, sample_weight,
-                      multiplier)
+            self._keep_training_rows(X, y_encoded, sample_weight, exposure, offset)
+        else:  # a table's cells are kept by _trials_as_rows
+            X, y_encoded, sample_weight, log_constant, offset = self._trials_as_rows(
+                X, y, n_trials, sample_weight, offset)
         if exposure is not None:
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
                 y_encoded, sample_weight, exposure)
         options = {} if offset is None else {"offset": offset}
         spec = self._method()
+        _check_method_takes_offset(self.method, spec, offset)
         prior = self._prior(X.shape[1])
         training_rows = InMemoryRows(X, y_encoded, sample_weight, offset)
         family = self._fitted_family(X, y_encoded, sample_weight, prior, offset,
@@ -255,11 +264,19 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
             self.deviance_ += 2.0 * self._trials_saturated
         return self
 
-    def _trials_as_rows(self, X, y, n_trials, sample_weight):
-        """``(X, y_encoded, sample_weight, log_constant)`` of successes y out of
-        ``n_trials`` (binary models only); sets ``_trials_saturated``, the log-likelihood
-        of the saturated model of the cells less ``log_constant``, and keeps the cells for
-        :meth:`to_arviz` and :meth:`loo`."""
+    def _keep_training_rows(self, X, y_encoded, sample_weight, exposure, offset):
+        """Keep the training rows for :meth:`to_arviz` and :meth:`loo`, an exposure or
+        offset as the multiplier of each row's mean (count models; none beyond float64)."""
+        multiplier = _multiplier(exposure, offset)
+        keep_rows(self, None if multiplier is False else X, y_encoded, sample_weight,
+                  multiplier)
+
+    def _trials_as_rows(self, X, y, n_trials, sample_weight, offset):
+        """``(X, y_encoded, sample_weight, log_constant, offset)`` of successes y out of
+        ``n_trials`` (binary models only), the ``offset`` of each cell (or None) on its
+        rows; sets ``_trials_saturated``, the log-likelihood of the saturated model of the
+        cells less ``log_constant``, and keeps the cells for :meth:`to_arviz` and
+        :meth:`loo`."""
         raise TypeError(f"{type(self).__name__}.fit takes no n_trials.")
 
     def _finish_fit(self, result, log_constant, on_exposure):
@@ -322,6 +339,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
                               or not all(isinstance(c, str) for c in columns)
                               else [str(c) for c in columns])
         spec = self._method()
+        _check_method_takes_offset(self.method, spec, offset)
         prior = self._prior(X.shape[1])
         if family.unresolved:  # parameters estimated from rows drawn from all chunks
             pilot = rows.subsample(_RESOLVE_ROWS, np.random.RandomState(0))
@@ -390,14 +408,15 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         return validate_data(self, X, dtype=np.float64, reset=False,
                              accept_sparse=ACCEPT_SPARSE)
 
-    def _predictive_moments(self, X, exposure=None):
+    def _predictive_moments(self, X, exposure=None, offset=None):
         """Posterior mean and variance of ``exposure * E[y | x]`` at each row of X (the
-        exposure of counts; None for 1); infinite where beyond float64."""
-        mean, var, exponent = self._scaled_predictive_moments(X, exposure)
+        exposure of counts; None for 1), with ``offset`` (or None) in the linear
+        predictors; infinite where beyond float64."""
+        mean, var, exponent = self._scaled_predictive_moments(X, exposure, offset=offset)
         with np.errstate(over="ignore"):
             return np.ldexp(mean, exponent), np.ldexp(var, 2 * exponent)
 
-    def _scaled_predictive_moments(self, X, exposure=None, log_exposure=None):
+    def _scaled_predictive_moments(self, X, exposure=None, log_exposure=None, offset=None):
         """:meth:`_predictive_moments` in units of ``2**exponent`` (the mean) and
         ``4**exponent`` (the variance), with each row's non-negative integer ``exponent``:
         rates beyond float64's square root (1e154, e.g. per unit of an exposure of 1e-160)
@@ -405,6 +424,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
 
         ``log_exposure`` (validated, instead of ``exposure``): an offset of the log link,
         added in log space so exposures beyond float64 (``|offset| > 709``) can be used.
+        ``offset`` (not validated yet): known terms of the linear predictors, any link.
 
         Averages over the draws for a sample posterior (MCMC); otherwise integrates over the
         Gaussian posterior of the linear predictor (in log space where the family has the
@@ -413,13 +433,17 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         X = self._check_predict_input(X)
         if exposure is not None:
             exposure = check_exposure(exposure, X.shape[0])
+        offset = self._offset_of(offset, X.shape[0])
         family = self.family_
         if isinstance(self.posterior_, SamplePosterior):
             return sample_predictive_moments(X, self.posterior_.samples, family,
                                              self.fit_intercept, scale=exposure,
-                                             log_scale=log_exposure, return_exponent=True)
+                                             log_scale=log_exposure, offset=offset,
+                                             return_exponent=True)
         m, v = latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
                               self.fit_intercept)
+        if offset is not None:
+            m = m + offset
         logs = family.log_expected_mean(m, v)
         if logs is None:
             mean, var = family.expected_mean(m, v)
@@ -492,9 +516,12 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
                 eta = eta + np.log(exposure)
         return residuals(family, eta, y, self._observed(y), kind, scale)
 
-    def _linear_predictor(self, X):
+    def _linear_predictor(self, X, offset=None):
+        """The linear predictor at the posterior mean, plus ``offset`` (or None)."""
         X = self._check_predict_input(X)
-        return X @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
+        eta = X @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
+        offset = self._offset_of(offset, X.shape[0])
+        return eta if offset is None else eta + offset
 
     def _decode_draws(self, y):
         """Targets drawn by the family, in the estimator's encoding of y."""
@@ -603,9 +630,11 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         """
         return self._sample_y(X, n_draws, random_state)
 
-    def _sample_y(self, X, n_draws, random_state, exposure=None, log_exposure=None):
+    def _sample_y(self, X, n_draws, random_state, exposure=None, log_exposure=None,
+                  offset=None):
         """:meth:`sample_y` of counts over ``exposure`` (one multiplier of the mean per
-        row of X, or None; or its log ``log_exposure``, of the log link for X in memory)."""
+        row of X, or None; or its log ``log_exposure``, of the log link for X in memory),
+        or of rows with ``offset`` in their linear predictors (any link)."""
         dask_input = is_dask_collection(X)
         if not dask_input:
             X = self._check_predict_input(X)
@@ -613,18 +642,22 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
             raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
         rng = check_random_state(random_state)
         if dask_input:
-            rows = () if exposure is None else (("exposure", exposure),)
+            rows = tuple((name, values) for name, values
+                         in (("exposure", exposure), ("offset", offset)) if values is not None)
             return sample_y_lazily(self, X, n_draws, rng, rows)
         if exposure is not None:
             exposure = check_exposure(exposure, X.shape[0])
         return self._draw_targets(X, self.posterior_.sample(n_draws, random_state=rng), rng,
-                                  exposure, log_exposure)
+                                  exposure, log_exposure, offset)
 
-    def _draw_targets(self, X, theta, rng, exposure=None, log_exposure=None):
+    def _draw_targets(self, X, theta, rng, exposure=None, log_exposure=None, offset=None):
         """Targets drawn at the rows of X for each parameter draw (rows of ``theta``), over
-        ``exposure`` or its log (count models), as an array of shape (draws, rows)."""
+        ``exposure`` or its log (count models), or with ``offset`` (not validated yet) in
+        the linear predictors, as an array of shape (draws, rows)."""
         eta = linear_predictor(X, theta, self.fit_intercept)
-        if log_exposure is not None:  # an offset of the log link
-            eta = eta + log_exposure[:, None]
+        offset = self._offset_of(offset, X.shape[0])
+        for shift in (log_exposure, offset):  # offsets in the linear predictor
+            if shift is not None:
+                eta = eta + shift[:, None]
         draws = draw_targets(self.family_, eta, exposure, rng)
         return self._decode_draws(draws.T)

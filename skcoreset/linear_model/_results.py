@@ -33,13 +33,14 @@ COPIED_VALUES = 2**20
 
 class KeptRows(NamedTuple):
     """Private copies of a fit's training rows: X, the encoded targets, the multiplier of
-    each row's mean (the exposure of counts, or None) and the sample weights (None when
-    all are 1)."""
+    each row's mean (the exposure of counts, or None), the sample weights (None when all
+    are 1) and the offsets in the rows' linear predictors (or None)."""
 
     X: object
     y: np.ndarray
     exposure: np.ndarray | None
     weights: np.ndarray | None
+    offset: np.ndarray | None = None
 
 
 def _copy(array):
@@ -114,17 +115,19 @@ def rows_info(n_rows, total_weight, weighted):
     return {"rows": int(n_rows), "total_weight": float(total_weight), "weighted": weighted}
 
 
-def keep_rows(estimator, X, y_encoded, sample_weight, exposure):
+def keep_rows(estimator, X, y_encoded, sample_weight, exposure, offset=None):
     """Keep the training rows for :meth:`to_arviz` and :meth:`loo`, so that changing the
-    caller's arrays after ``fit`` changes nothing (copies of the targets, weights and
-    exposures; of X up to ``COPIED_VALUES`` values, beyond a reference whose changes are
-    refused): at most ``KEPT_VALUES`` values (else, or with ``X=None``, nothing is kept)."""
+    caller's arrays after ``fit`` changes nothing (copies of the targets, weights,
+    exposures and offsets; of X up to ``COPIED_VALUES`` values, beyond a reference whose
+    changes are refused): at most ``KEPT_VALUES`` values (else, or with ``X=None``,
+    nothing is kept)."""
     keep = X is not None and _n_values(X) <= KEPT_VALUES
     weights = None
     if keep and not np.all(np.asarray(sample_weight) == 1.0):
         weights = _copy(sample_weight)
     estimator._kept_rows = (KeptRows(_kept_array(X), _copy(y_encoded),
-                                     None if exposure is None else _copy(exposure), weights)
+                                     None if exposure is None else _copy(exposure), weights,
+                                     None if offset is None else _copy(offset))
                             if keep else None)
 
 
