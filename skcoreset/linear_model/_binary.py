@@ -19,7 +19,7 @@ from .._dask_predict import accuracy, predict_lazily
 from .._docstrings import documents_score
 from .._posterior import SamplePosterior
 from .._sklearn_compat import _num_samples, available_if
-from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
+from .._typing import FitMethod, FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._sklearn_compat import StrOptions
 from .._validation import check_numeric_dtype, check_sample_weight, check_trials
 from .._warnings import warn
@@ -133,7 +133,7 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         chunks that read them."""
         if offset is None:
             return None, None
-        if is_dask_collection(X) or is_dask_collection(offset):
+        if is_dask_collection(X):
             check_numeric_dtype("offset", offset)
             return None, offset
         return None, self._offset_of(offset, _num_samples(X))
@@ -308,6 +308,14 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
                          offset=offset)
 
     loo.__doc__ = _with_trials(BaseBayesianGLM.loo.__doc__)
+
+    def residuals(self, X: MatrixLike, y: VectorLike, kind: str = "deviance",
+                  offset: VectorLike | None = None) -> FloatArray:
+        offset = None if offset is None else self._offset_of(offset, _num_samples(X))
+        return self._residuals(X, y, kind, None, offset)
+
+    residuals.__doc__ = (BaseBayesianGLM.residuals.__doc__ or "").replace(
+        "\n        Returns\n", f"        {_OFFSET_DOC}\n\n        Returns\n", 1)
 
     @_offset_doc
     def decision_function(self, X: MatrixLike, offset: VectorLike | None = None) -> Prediction:

@@ -56,6 +56,13 @@ def test_laplace_with_offset_is_statsmodels_glm(link):
     mean_only = clf.family_.link.inverse(clf.decision_function(X[:50], offset=offset[:50]))
     if clf.family_.link.symmetric:
         np.testing.assert_allclose(mean_only, sm_p, rtol=1e-6)
+    # the fit statistics and residuals of the rows with their offsets
+    np.testing.assert_allclose(clf.deviance_, glm.deviance, rtol=1e-9)
+    # (statsmodels' deviance residuals near 0 carry its rounding, sqrt(eps) = 1.5e-8)
+    np.testing.assert_allclose(clf.residuals(X, y, offset=offset), glm.resid_deviance,
+                               rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(clf.residuals(X, y, "pearson", offset=offset),
+                               glm.resid_pearson, rtol=1e-6, atol=1e-7)
     blind = BayesianBinaryRegression(link=link, **_FLAT).fit(X, y)
     assert np.max(np.abs(blind.posterior_.mean - glm.params) / glm.bse) > 3
 
