@@ -281,3 +281,21 @@ def test_offsets_through_a_quasi_newton_coreset_give_the_full_posterior():
     blind_kl = gaussian_kl_cholesky(blind.posterior_.mean, blind.posterior_.cov_cholesky,
                                     full.posterior_.mean, full.posterior_.cov_cholesky)
     assert blind_kl > 100 * kl
+
+
+def test_negative_binomial_loo_on_dask_reads_the_chunks_offsets():
+    """The offsets travel with the dask chunks into PSIS-LOO for every family: the
+    training rows' elpd of the rows in memory."""
+    da = pytest.importorskip("dask.array")
+    from skcoreset import BayesianNegativeBinomialRegression
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(600, 2))
+    offset = rng.normal(0.0, 1.0, 600)
+    y = rng.poisson(np.exp(X @ [0.3, -0.2] + offset) * rng.gamma(2.0, 0.5, 600))
+    make = dict(alpha=0.5)
+    in_memory = BayesianNegativeBinomialRegression(**make).fit(X, y, offset=offset)
+    on_dask = BayesianNegativeBinomialRegression(**make).fit(
+        da.from_array(X, chunks=200), da.from_array(y, chunks=200), offset=offset)
+    np.testing.assert_allclose(on_dask.loo(random_state=0).elpd_loo,
+                               in_memory.loo(random_state=0).elpd_loo, rtol=1e-10)
