@@ -260,9 +260,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             ``sample_offset_`` holds the coreset rows' offsets, which
             :class:`skcoreset.pipeline.Pipeline` passes on as ``offset=``.
         offset : float or array-like of shape (n_samples,), default=None
-            A known term of each row's linear predictor (log link): the exposure
-            ``exp(offset)``; with ``exposure`` too, they add up as ``offset +
-            log(exposure)``.
+            A known term of each row's linear predictor: of the count models (log link)
+            the exposure ``exp(offset)``, with ``exposure`` too, they add up as ``offset +
+            log(exposure)``; of the binary models (any link, also of each cell with
+            ``n_trials``), built under as the negative binomial model's.
         n_trials : int or array-like of shape (n_samples,), default=None
             Binomial data (a binary model, rows in memory): each row is a cell of
             ``n_trials`` trials of which ``y`` succeeded. A cell stands for its 0/1 rows as
@@ -311,7 +312,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                               offset=part.offset)
         else:
             self._set_coreset(cells[part.indices], part.weights, part.X, data.n_cells,
-                              outcomes=(data.y[part.indices] > 0).astype(int))
+                              outcomes=(data.y[part.indices] > 0).astype(int),
+                              offset=part.offset)
         exposure = getattr(data, "exposure", None)  # rows in memory only
         self._coreset_exposure = None if exposure is None else exposure[self.sample_indices_]
         warn_if_all_rows(self, data)
@@ -390,10 +392,11 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     def _trial_rows(self, X, y, sample_weight, exposure, offset, n_trials):
         """The rows of binomial cells, ``y`` successes out of ``n_trials``: at most two per
         cell, of its successes (+1, weight ``k``) and failures (-1, weight ``n - k``), times
-        ``sample_weight``; ``cells``, the cell of each row, and ``n_cells`` map them back."""
-        if exposure is not None or offset is not None:
-            raise ValueError("exposure and offset are of count models; n_trials is of the "
-                             "binary models: pass one or the other.")
+        ``sample_weight``; ``cells``, the cell of each row, and ``n_cells`` map them back;
+        each row has its cell's ``offset``."""
+        if exposure is not None:
+            raise ValueError("exposure is of the count models; n_trials is of the binary "
+                             "models: pass one or the other (a binary model takes offset).")
         model = self._likelihood_params().model
         self._set_family("logistic" if isinstance(model, str) and model == "auto" else model)
         if not self.family_.binary:
@@ -411,8 +414,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                     "successes" if np.all(y_encoded < 0) else "failures", self.model_))
         self.classes_ = np.array([0, 1])
         X_rows = take_rows(X, rows)
-        self._resolve_family(X_rows, y_encoded, weights)
-        data = InMemoryRows(X_rows, y_encoded, weights)
+        offset = self._linear_offset(None, offset, X.shape[0])
+        offset = None if offset is None else offset[rows]
+        self._resolve_family(X_rows, y_encoded, weights, offset)
+        data = InMemoryRows(X_rows, y_encoded, weights, offset)
         data.exposure = None
         data.cells, data.n_cells = rows, X.shape[0]
         return data

@@ -299,3 +299,28 @@ def test_negative_binomial_loo_on_dask_reads_the_chunks_offsets():
         da.from_array(X, chunks=200), da.from_array(y, chunks=200), offset=offset)
     np.testing.assert_allclose(on_dask.loo(random_state=0).elpd_loo,
                                in_memory.loo(random_state=0).elpd_loo, rtol=1e-10)
+
+
+def test_binomial_cells_with_offsets_through_a_coreset():
+    """A coreset of cells hands on its rows' 0/1 outcomes, weights and their cells'
+    offsets: the pipeline's posterior is the fit of those rows by hand, and close to the
+    fit of all cells (Laplace KL)."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(3000, 2))
+    offset = 0.8 * X[:, 0] + rng.normal(0.0, 1.0, 3000)
+    trials = rng.integers(1, 10, 3000)
+    k = rng.binomial(trials, stats.norm.cdf(X @ [0.4, -0.6] + 0.2 + offset))
+    full = BayesianProbitRegression().fit(X, k, n_trials=trials, offset=offset)
+    pipe = Pipeline([("coreset", QuasiNewtonCoreset(M=600, random_state=0)),
+                     ("clf", BayesianProbitRegression())]).fit(
+        X, k, coreset__n_trials=trials, coreset__offset=offset)
+    coreset = pipe[0]
+    np.testing.assert_array_equal(coreset.sample_offset_, offset[coreset.sample_indices_])
+    X_core, y_core, w_core = coreset.fit_coreset(X, k, n_trials=trials, offset=offset,
+                                                 estimator=pipe[-1])
+    by_hand = BayesianProbitRegression().fit(X_core, y_core, sample_weight=w_core,
+                                             offset=coreset.sample_offset_)
+    np.testing.assert_allclose(pipe[-1].posterior_.mean, by_hand.posterior_.mean, rtol=1e-8)
+    kl = gaussian_kl_cholesky(by_hand.posterior_.mean, by_hand.posterior_.cov_cholesky,
+                              full.posterior_.mean, full.posterior_.cov_cholesky)
+    assert kl < 0.05
