@@ -240,6 +240,8 @@ def test_dask_offsets_of_the_wrong_length_or_values_are_refused_by_name():
 
 # --- through a pipeline ---------------------------------------------------------------------
 
+# a uniform quarter of the rows is nats from the full posterior: not what is checked here
+@pytest.mark.filterwarnings("ignore::skcoreset.exceptions.CoresetAccuracyWarning")
 def test_offsets_through_a_uniform_coreset_are_its_rows_fit():
     """The coreset step hands on its rows' offsets; the final estimator fits the coreset's
     rows with their weights and offsets."""
@@ -324,3 +326,20 @@ def test_binomial_cells_with_offsets_through_a_coreset():
     kl = gaussian_kl_cholesky(by_hand.posterior_.mean, by_hand.posterior_.cov_cholesky,
                               full.posterior_.mean, full.posterior_.cov_cholesky)
     assert kl < 0.05
+
+
+def test_offsets_are_routed_to_fit_and_score():
+    """With metadata routing, cross-validation hands each fold's offsets to fit and
+    score: the scores of the folds fitted and scored by hand."""
+    import sklearn
+    from sklearn.model_selection import KFold, cross_validate
+
+    X, y, offset = _rows("logit", n=600)
+    with sklearn.config_context(enable_metadata_routing=True):
+        clf = (BayesianLogisticRegression().set_fit_request(offset=True)
+               .set_score_request(offset=True))
+        scores = cross_validate(clf, X, y, params={"offset": offset}, cv=KFold(3))
+    by_hand = [BayesianLogisticRegression().fit(X[train], y[train], offset=offset[train])
+               .score(X[test], y[test], offset=offset[test])
+               for train, test in KFold(3).split(X)]
+    np.testing.assert_allclose(scores["test_score"], by_hand, rtol=1e-12)
