@@ -79,27 +79,35 @@ def posterior_draws(estimator, n_draws, n_chains, rng):
     return theta, alpha_draws(estimator, theta.shape[:2], rng)
 
 
+def offset_scales_mean(family):
+    """Whether a row's offset multiplies the mean as the exposure ``exp(offset)`` rather
+    than adding to the linear predictor: of counts through a link other than log, whose
+    mean an offset does not scale."""
+    return family.link.name != "log" and hasattr(family, "loglik_with_exposure")
+
+
 def _with_offset(family, eta, offset):
-    """``(eta + offset, None)``: a row's offset (of counts, ``offset + log(exposure)``) in
-    the linear predictors ``eta`` (n, S), in log space whatever its size; for counts over
+    """``(eta + offset, None)``: a row's offset (of counts, ``offset + log(exposure)``; of a
+    binary model, its known term) in the linear predictors ``eta`` (n, S), in log space
+    whatever its size; for counts over
     an exposure through a link other than log, whose mean an offset does not scale,
     ``(eta, exp(offset))``, the exposure left to multiply the mean by."""
     if offset is None:
         return eta, None
-    if family.link.name != "log" and hasattr(family, "loglik_with_exposure"):
+    if offset_scales_mean(family):
         return eta, exposure_of(offset)
     return eta + np.asarray(offset)[:, None], None
 
 
 def draw_targets(family, eta, rng, *, n_trials=None, offset=None, alpha=None):
     """One target per row and draw, ``(n, S)``, for linear predictors ``eta`` of shape
-    (n, S): of a binary model the successes out of ``n_trials`` (n,) when given; of counts
-    over the exposure whose log is ``offset`` (n,) (:func:`_with_offset`); ``alpha`` (S,):
-    the negative binomial overdispersion of each draw, when sampled with the
-    coefficients."""
+    (n, S): of a binary model the successes out of ``n_trials`` (n,) when given; with the
+    rows' ``offset`` (n,) (:func:`_with_offset`: of counts the log of their exposure);
+    ``alpha`` (S,): the negative binomial overdispersion of each draw, when sampled with
+    the coefficients."""
+    eta, exposure = _with_offset(family, eta, offset)
     if n_trials is not None:
         return family.sample_with_trials(eta, n_trials, rng)
-    eta, exposure = _with_offset(family, eta, offset)
     if alpha is not None:
         return family.sample_per_alpha(eta, alpha, rng)
     if exposure is not None:  # Poisson with a non-log link: the rate times the exposure
@@ -110,9 +118,9 @@ def draw_targets(family, eta, rng, *, n_trials=None, offset=None, alpha=None):
 def pointwise_loglik(family, y, eta, *, n_trials=None, offset=None, alpha=None):
     """``log p(y_n | draw s)``, ``(n, S)``, with the arguments of :func:`draw_targets`
     (a binary model's successes y out of ``n_trials``: the binomial's)."""
+    eta, exposure = _with_offset(family, eta, offset)
     if n_trials is not None:
         return family.loglik_with_trials(y, eta, n_trials)
-    eta, exposure = _with_offset(family, eta, offset)
     if alpha is not None:
         return family.loglik_per_alpha(y, eta, alpha)
     if exposure is not None:

@@ -72,17 +72,20 @@ def sample_y_lazily(estimator, X, n_draws, rng, rows=()):
                           shared=(estimator, theta), columns=n_draws, dtype=dtype).T
 
 
-def _accuracy_terms(estimator, X, y, sample_weight, block):
-    return np.column_stack([sample_weight * (estimator.predict(X) == y), sample_weight])
+def _accuracy_terms(names, estimator, X, y, sample_weight, *rows, block):
+    right = estimator.predict(X, **dict(zip(names, rows))) == y
+    return np.column_stack([sample_weight * right, sample_weight])
 
 
-def accuracy(estimator, X, y, sample_weight=None):
-    """Weighted fraction of the rows of a dask X whose class :meth:`predict` gets right
-    (scikit-learn's ``accuracy_score``)."""
+def accuracy(estimator, X, y, sample_weight=None, rows=()):
+    """Weighted fraction of the rows of a dask X whose class :meth:`predict` (with the
+    per-row keyword arguments ``rows``, e.g. the offset) gets right (scikit-learn's
+    ``accuracy_score``)."""
     X = _check_X(estimator, X)
     weight = 1.0 if sample_weight is None else sample_weight
-    terms = map_row_blocks(_accuracy_terms, X, ("y", y), ("sample_weight", weight),
-                           shared=(estimator,), columns=2)
+    names = tuple(name for name, _ in rows)
+    terms = map_row_blocks(partial(_accuracy_terms, names), X, ("y", y),
+                           ("sample_weight", weight), *rows, shared=(estimator,), columns=2)
     correct, total = terms.sum(axis=0).compute()
     return float(correct / total)
 

@@ -193,10 +193,11 @@ def check_trials(successes, n_trials, n_samples):
 
 
 def _offset_values(offset, n_samples, link_name):
-    """Validate an offset of count targets: a float64 array of shape ``(n_samples,)`` of
-    finite values, for the log link only (for another link it does not scale the mean)."""
+    """Validate an offset: a float64 array of shape ``(n_samples,)`` of finite values; of
+    count targets (a ``link_name`` given), for the log link only (for another link it does
+    not scale the mean). A binary model's offset (``link_name=None``) suits any link."""
     check_numeric_dtype("offset", offset)
-    if link_name != "log":
+    if link_name is not None and link_name != "log":
         raise ValueError(
             f"offset adds to the linear predictor, which scales the mean only with the log "
             f"link; this model has link={link_name!r}. Pass exposure (the multiplier of the "
@@ -217,9 +218,11 @@ def linear_offset(exposure, offset, n_samples, link_name):
     the mean, and only the Poisson model's exposure weights need its exponential
     (:func:`exposure_of`).
 
-    ``offset`` needs the log link (for another link it does not scale the mean):
-    ``ValueError`` otherwise, as for invalid values (NaN, infinite or non-positive
-    exposure, NaN or infinite offset); ``TypeError`` for values that are not numbers.
+    ``offset`` of counts needs the log link (for another link it does not scale the mean);
+    with ``link_name=None`` (a binary model, whose offset is a known term of its linear
+    predictor under any link) it is not checked against a link. ``ValueError`` otherwise,
+    as for invalid values (NaN, infinite or non-positive exposure, NaN or infinite
+    offset); ``TypeError`` for values that are not numbers.
     """
     if exposure is None and offset is None:
         return None

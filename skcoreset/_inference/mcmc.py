@@ -411,7 +411,8 @@ def ensemble(X, y, family, *, sample_weight, prior_prec, fit_intercept, n_draws=
 
 
 def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
-                              log_scale=None, chunk_size=None, return_exponent=False):
+                              log_scale=None, offset=None, chunk_size=None,
+                              return_exponent=False):
     """Mean and variance over posterior draws of the conditional mean ``E[y | x, theta]``.
 
     For the logistic family this is ``P(y = 1 | x)`` averaged over the draws (the posterior
@@ -440,6 +441,8 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
         linear predictors, whose exponentials are taken relative to each row's largest
         one, so rates and factors beyond float64 (``|log_scale| > 709``) whose products
         are within it give their moments. Not with ``scale``.
+    offset : ndarray of shape (n,), default=None
+        Known terms added to the linear predictors (any link), e.g. a binary model's.
     chunk_size : int, default=None
         Rows per block; by default about ``2**20 / S`` (8 MB of predictors per block).
     return_exponent : bool, default=False
@@ -473,6 +476,8 @@ def sample_predictive_moments(X, draws, family, fit_intercept, *, scale=None,
     for start in range(0, n, chunk_size):
         rows = slice(start, start + chunk_size)
         eta = linear_predictor(X[rows], draws, fit_intercept)
+        if offset is not None:
+            eta = eta + offset[rows, None]
         if log_scale is not None:
             # exp(eta + o) as exp(eta + o - power log 2) in (0, 1) times 2**power
             eta = eta + log_scale[rows, None]

@@ -258,9 +258,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             rows' offsets, which :class:`skcoreset.pipeline.Pipeline` passes on as
             ``offset=``.
         offset : float, array-like or dask array of shape (n_samples,), default=None
-            A known term of each row's linear predictor (log link): the exposure
-            ``exp(offset)``; with ``exposure`` too, they add up as ``offset +
-            log(exposure)``.
+            A known term of each row's linear predictor: of the count models (log link)
+            the exposure ``exp(offset)``, with ``exposure`` too, they add up as ``offset +
+            log(exposure)``; of the binary models (any link, also of each cell with
+            ``n_trials``), built under as the negative binomial model's.
         n_trials : int or array-like of shape (n_samples,), default=None
             Binomial data (a binary model, rows in memory): each row is a cell of
             ``n_trials`` trials of which ``y`` succeeded. A cell stands for its 0/1 rows as
@@ -309,7 +310,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                               offset=part.offset)
         else:
             self._set_coreset(cells[part.indices], part.weights, part.X, data.n_cells,
-                              outcomes=(data.y[part.indices] > 0).astype(int))
+                              outcomes=(data.y[part.indices] > 0).astype(int),
+                              offset=part.offset)
         exposure = getattr(data, "exposure", None)  # rows in memory only
         self._coreset_exposure = None if exposure is None else exposure[self.sample_indices_]
         warn_if_all_rows(self, data)
@@ -397,10 +399,11 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     def _trial_rows(self, X, y, sample_weight, exposure, offset, n_trials):
         """The rows of binomial cells, ``y`` successes out of ``n_trials``: at most two per
         cell, of its successes (+1, weight ``k``) and failures (-1, weight ``n - k``), times
-        ``sample_weight``; ``cells``, the cell of each row, and ``n_cells`` map them back."""
-        if exposure is not None or offset is not None:
-            raise ValueError("exposure and offset are of count models; n_trials is of the "
-                             "binary models: pass one or the other.")
+        ``sample_weight``; ``cells``, the cell of each row, and ``n_cells`` map them back;
+        each row has its cell's ``offset``."""
+        if exposure is not None:
+            raise ValueError("exposure is of the count models; n_trials is of the binary "
+                             "models: pass one or the other (a binary model takes offset).")
         model = self._likelihood_params().model
         self._set_family("logistic" if isinstance(model, str) and model == "auto" else model)
         if not self.family_.binary:
@@ -418,8 +421,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                     "successes" if np.all(y_encoded < 0) else "failures", self.model_))
         self.classes_ = np.array([0, 1])
         X_rows = take_rows(X, rows)
-        self._resolve_family(X_rows, y_encoded, weights)
-        data = InMemoryRows(X_rows, y_encoded, weights)
+        offset = self._linear_offset(None, offset, X.shape[0])
+        offset = None if offset is None else offset[rows]
+        self._resolve_family(X_rows, y_encoded, weights, offset)
+        data = InMemoryRows(X_rows, y_encoded, weights, offset)
         data.exposure = None
         data.cells, data.n_cells = rows, X.shape[0]
         return data
@@ -432,9 +437,12 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     def _linear_offset(self, exposure, offset, n_samples):
         """The offsets ``offset + log(exposure)`` in the rows' linear predictors, or None,
         of a family whose likelihood of counts over an exposure is not one of weighted rates
-        (the negative binomial model): the one representation of both, under which every
-        constructor builds (:meth:`_build` takes them as ``offset=``)."""
-        return linear_offset(exposure, offset, n_samples, self.family_.link.name)
+        (the negative binomial model), or the offsets of a binary model: the one
+        representation, under which every constructor builds (:meth:`_build` takes them as
+        ``offset=``)."""
+        # a binary model's offset is a term of the linear predictor of any link
+        link = None if self.family_.binary else self.family_.link.name
+        return linear_offset(exposure, offset, n_samples, link)
 
     def _far_advice(self):
         """What to change when the coreset is far from the posterior (:func:`warn_if_far`)."""

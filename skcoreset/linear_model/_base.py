@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
-from .._arviz import draw_targets
+from .._arviz import draw_targets, offset_scales_mean
 from .._backend import DaskRows, InMemoryRows, as_row_blocks, is_dask_collection
 from .._dask_predict import exposure_as_weight_lazily, sample_y_lazily
 from .._design import latent_moments, linear_predictor, split_theta
@@ -58,8 +58,19 @@ def _check_exposure_input(X):
             "rows are not the rows they were given for. Pass them to the coreset step "
             "instead, in skcoreset.pipeline.Pipeline: <coreset step>__exposure=... (or "
             "coreset.set_fit_request(exposure=True) with metadata routing); the coreset then "
-            "hands on the rates y / exposure weighted by the exposure, the same Poisson "
-            "posterior.")
+            "hands on the rates y / exposure weighted by the exposure (the same Poisson "
+            "posterior), or its rows' offsets (the other models).")
+
+
+def _check_method_takes_offset(method, spec, offset):
+    """Refuse offsets in the linear predictor for a method that cannot fit them."""
+    if offset is not None and not spec.takes_offset:
+        raise ValueError(
+            f"method={method!r} cannot fit an offset in the linear predictor: PASS-GLM's "
+            "sufficient statistics are sums of products of the features, computed once; "
+            "an offset per row shifts each row's polynomial by its own amount, which "
+            "those statistics do not hold. Use method='laplace', 'kl_proximal' or 'mcmc' "
+            "with offset.")
 
 
 class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
@@ -127,13 +138,14 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
                                       offset=offset, rows=rows)
         return self.family_
 
-    def _log_exposure(self, X, exposure, offset, lazily=True):
-        """The log of the multiplier of each row's mean from ``exposure`` and ``offset``
-        (count models), or None."""
+    def _linear_offset(self, X, exposure, offset, lazily=True):
+        """The known term of each row's linear predictor from ``exposure`` and ``offset``
+        (of counts the log of the multiplier of each row's mean, of a binary model its
+        offset), or None: the one representation every fit and prediction takes."""
         return None
 
     def _exposure_as_weight(self, log_exposure):
-        """Whether the training rows' :meth:`_log_exposure` enters the fit as the weights
+        """Whether the training rows' :meth:`_linear_offset` enters the fit as the weights
         of rates (:meth:`PoissonFamily.exposure_as_weight`, exact for every link) rather
         than as the offset in the linear predictor."""
         return log_exposure is not None and hasattr(self._family(), "exposure_as_weight")
@@ -179,7 +191,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         """Validate, fit the posterior and set the fitted attributes common to both models.
 
         ``exposure`` and ``offset`` (count models) enter the fit in one representation,
-        ``offset + log(exposure)`` (:meth:`_log_exposure`), which the rows kept for
+        ``offset + log(exposure)`` (:meth:`_linear_offset`), which the rows kept for
         :meth:`to_arviz` and :meth:`loo` carry: a family that fits counts over an exposure
         as rates weighted by it (:meth:`PoissonFamily.exposure_as_weight`, exact for every
         method and link) takes its exponential as weights; otherwise (the negative binomial
@@ -212,13 +224,13 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         self._fit_info = rows_info(X.shape[0], sample_weight.sum(),
                                    not np.all(sample_weight == 1.0))
         log_constant = 0.0
+        offset = self._linear_offset(X, exposure, offset)
+        on_exposure = offset is not None
         if n_trials is None:
             y_encoded = self._encode_target(y)
         else:
-            X, y_encoded, sample_weight, log_constant = self._trials_as_rows(
-                X, y, n_trials, sample_weight)
-        offset = self._log_exposure(X, exposure, offset)
-        on_exposure = offset is not None
+            X, y_encoded, sample_weight, log_constant, offset = self._trials_as_rows(
+                X, y, n_trials, sample_weight, offset)
         exposure = exposure_of(offset) if self._exposure_as_weight(offset) else None
         if n_trials is None:  # a table's cells are kept by _trials_as_rows
             keep_rows(self, X, y_encoded, sample_weight, None, offset)
@@ -228,6 +240,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
             offset = None
         options = {} if offset is None else {"offset": offset}
         spec = self._method()
+        _check_method_takes_offset(self.method, spec, offset)
         prior = self._prior(X.shape[1])
         training_rows = InMemoryRows(X, y_encoded, sample_weight, offset)
         family = self._fitted_family(X, y_encoded, sample_weight, prior, offset,
@@ -243,11 +256,12 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
             self.deviance_ += 2.0 * self._trials_saturated
         return self
 
-    def _trials_as_rows(self, X, y, n_trials, sample_weight):
-        """``(X, y_encoded, sample_weight, log_constant)`` of successes y out of
-        ``n_trials`` (binary models only); sets ``_trials_saturated``, the log-likelihood
-        of the saturated model of the cells less ``log_constant``, and keeps the cells for
-        :meth:`to_arviz` and :meth:`loo`."""
+    def _trials_as_rows(self, X, y, n_trials, sample_weight, offset):
+        """``(X, y_encoded, sample_weight, log_constant, offset)`` of successes y out of
+        ``n_trials`` (binary models only), the ``offset`` of each cell (or None) on its
+        rows; sets ``_trials_saturated``, the log-likelihood of the saturated model of the
+        cells less ``log_constant``, and keeps the cells for :meth:`to_arviz` and
+        :meth:`loo`."""
         raise TypeError(f"{type(self).__name__}.fit takes no n_trials.")
 
     def _finish_fit(self, result, log_constant, on_exposure):
@@ -283,7 +297,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         columns = getattr(X, "columns", None)  # a dask DataFrame's, for summary()
         X = as_row_blocks(X)  # the rows' blocks for the exposure and the summary alike
         log_constant = 0.0
-        offset = self._log_exposure(X, exposure, offset)
+        offset = self._linear_offset(X, exposure, offset)
         on_exposure = offset is not None
         as_weight = self._exposure_as_weight(offset)
         if as_weight:
@@ -313,6 +327,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
                               or not all(isinstance(c, str) for c in columns)
                               else [str(c) for c in columns])
         spec = self._method()
+        _check_method_takes_offset(self.method, spec, offset)
         prior = self._prior(X.shape[1])
         if family.unresolved:  # parameters estimated from rows drawn from all chunks
             pilot = rows.subsample(_RESOLVE_ROWS, np.random.RandomState(0))
@@ -382,8 +397,9 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
                              accept_sparse=ACCEPT_SPARSE)
 
     def _predictive_moments(self, X, log_exposure=None):
-        """Posterior mean and variance of ``exp(log_exposure) * E[y | x]`` at each row of X
-        (the exposure of counts; None for 1); infinite where beyond float64."""
+        """Posterior mean and variance of ``E[y | x]`` at each row of X with the rows'
+        :meth:`_linear_offset` ``log_exposure`` (of counts the log of their exposure; None
+        for none); infinite where beyond float64."""
         mean, var, exponent = self._scaled_predictive_moments(X, log_exposure)
         with np.errstate(over="ignore"):
             return np.ldexp(mean, exponent), np.ldexp(var, 2 * exponent)
@@ -394,10 +410,12 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         rates beyond float64's square root (1e154, e.g. per unit of an exposure of 1e-160)
         have a representable mean and standard deviation but not a variance.
 
-        ``log_exposure`` (validated, :meth:`_log_exposure`; None for 1): the log of the
+        ``log_exposure`` (validated, :meth:`_linear_offset`; None for 1): the log of the
         exposure of counts, added in log space with the log link (an offset in the
         linear predictor), so that exposures beyond float64 (``|offset| > 709``) scale the
-        rates back into it; another link's mean is multiplied by the exposure.
+        rates back into it; another link's mean of counts is multiplied by the exposure
+        (:func:`~skcoreset._arviz.offset_scales_mean`); a binary model's offset is added
+        to the linear predictor.
 
         Averages over the draws for a sample posterior (MCMC); otherwise integrates over the
         Gaussian posterior of the linear predictor (in log space where the family has the
@@ -406,23 +424,30 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         X = self._check_predict_input(X)
         family = self.family_
         log_link = family.link.name == "log"
+        scales_mean = log_exposure is not None and offset_scales_mean(family)
+        # a known term of another link's linear predictor (the binary models)
+        shifts_eta = log_exposure is not None and not (log_link or scales_mean)
         if isinstance(self.posterior_, SamplePosterior):
-            scales = ({"log_scale": log_exposure} if log_link
-                      else {"scale": exposure_of(log_exposure)})
+            given = ({} if log_exposure is None
+                     else {"log_scale": log_exposure} if log_link
+                     else {"offset": log_exposure} if shifts_eta
+                     else {"scale": exposure_of(log_exposure)})
             return sample_predictive_moments(X, self.posterior_.samples, family,
                                              self.fit_intercept, return_exponent=True,
-                                             **scales)
+                                             **given)
         m, v = latent_moments(X, self.posterior_.mean, self.posterior_.cov_cholesky,
                               self.fit_intercept)
+        if shifts_eta:
+            m = m + log_exposure
         logs = family.log_expected_mean(m, v)
         if logs is None:
             mean, var = family.expected_mean(m, v)
-            if log_exposure is not None:  # not the log link: an exposure within float64
+            if scales_mean:  # counts through another link: an exposure within float64
                 exposure = exposure_of(log_exposure)
                 mean, var = exposure * mean, exposure**2 * var
             return mean, var, np.zeros(len(mean), dtype=int)
         log_mean, log_var = logs
-        if log_exposure is not None:
+        if log_exposure is not None and not shifts_eta:
             log_mean, log_var = log_mean + log_exposure, log_var + 2.0 * log_exposure
         # each row's unit: the power of two nearest its mean (none below 1; none beyond
         # 2**(2**20), where only the ratio of the std to the mean could still be finite)
@@ -463,9 +488,9 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         return self._residuals(X, y, kind)
 
     def _residuals(self, X, y, kind, log_exposure=None):
-        """:meth:`residuals` of counts over the exposure whose log is ``log_exposure``
-        (:meth:`_log_exposure`, or None): the offset in the linear predictor of the log
-        link, the weights of rates for another link (their residuals are the counts')."""
+        """:meth:`residuals` of rows with the :meth:`_linear_offset` ``log_exposure`` (or
+        None): the offset in the linear predictor, except for counts through a link other
+        than log, whose exposure weights their rates (their residuals are the counts')."""
         if kind not in RESIDUAL_KINDS:
             raise ValueError(f"kind must be one of {list(RESIDUAL_KINDS)}, got {kind!r}.")
         X = self._check_predict_input(X)
@@ -475,16 +500,19 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         family = self.family_
         eta = linear_predictor(X, self.posterior_.mean, self.fit_intercept)
         scale = None
-        if log_exposure is not None and family.link.name == "log":
+        if log_exposure is not None and not offset_scales_mean(family):
             eta = eta + log_exposure
         elif log_exposure is not None:  # rates weighted by the exposure
             y, scale, _ = family.exposure_as_weight(y, np.ones(len(y)),
                                                     exposure_of(log_exposure))
         return residuals(family, eta, y, self._observed(y), kind, scale)
 
-    def _linear_predictor(self, X):
+    def _linear_predictor(self, X, offset=None):
+        """The linear predictor at the posterior mean, plus ``offset`` (validated, or
+        None)."""
         X = self._check_predict_input(X)
-        return X @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
+        eta = X @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
+        return eta if offset is None else eta + offset
 
     def _decode_draws(self, y):
         """Targets drawn by the family, in the estimator's encoding of y."""
@@ -594,8 +622,8 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         return self._sample_y(X, n_draws, random_state)
 
     def _sample_y(self, X, n_draws, random_state, log_exposure=None):
-        """:meth:`sample_y` of counts over the exposure whose log is ``log_exposure``
-        (:meth:`_log_exposure`, lazy for a dask X; or None)."""
+        """:meth:`sample_y` of rows with the :meth:`_linear_offset` ``log_exposure`` (of
+        counts the log of their exposure; lazy for a dask X; or None)."""
         dask_input = is_dask_collection(X)
         if not dask_input:
             X = self._check_predict_input(X)
@@ -609,9 +637,9 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
                                   log_exposure)
 
     def _draw_targets(self, X, theta, rng, log_exposure=None):
-        """Targets drawn at the rows of X for each parameter draw (rows of ``theta``), over
-        the exposure whose log is ``log_exposure`` (count models), as an array of shape
-        (draws, rows)."""
+        """Targets drawn at the rows of X for each parameter draw (rows of ``theta``), with
+        the :meth:`_linear_offset` ``log_exposure`` (or None), as an array of shape (draws,
+        rows)."""
         eta = linear_predictor(X, theta, self.fit_intercept)
         draws = draw_targets(self.family_, eta, rng, offset=log_exposure)
         return self._decode_draws(draws.T)

@@ -1,7 +1,8 @@
 """The binary classifiers: two class labels, probabilities integrated over the posterior."""
 
+from collections.abc import Callable
 from numbers import Integral
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -14,13 +15,14 @@ from .._atomic import fit_context
 from .._backend import is_dask_collection
 from .._design import linear_predictor
 from .._numbers import is_number
-from .._dask_predict import accuracy, predict_lazily
+from .._dask_predict import accuracy, linear_offset_lazily, predict_lazily
 from .._docstrings import documents_score
 from .._posterior import SamplePosterior
 from .._sklearn_compat import _num_samples, available_if
-from .._typing import FitMethod, MatrixLike, Prediction, RandomStateLike, VectorLike
+from .._typing import FitMethod, FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._sklearn_compat import StrOptions
-from .._validation import check_sample_weight, check_trials
+from .._validation import check_numeric_dtype, check_sample_weight, check_trials
+from .._warnings import warn
 from ..families import (LINKS, BinaryFamily, Link, LogisticFamily, ProbitFamily,
                         binary_family)
 from ._base import BaseBayesianGLM, uses_pass_glm
@@ -51,10 +53,44 @@ _TRIALS_ROWS_DOC = """        n_trials : int or array-like of shape (n_samples,)
 """
 
 
+_OFFSET_DOC = """offset : float or array-like of shape (n_samples,), default=None
+            A known term added to each row's linear predictor,
+            ``P(y = classes_[1] | x) = F(x . coef + intercept + offset)``, as statsmodels'
+            ``GLM(offset=)`` with a ``Binomial`` family (any link). ``None``: no offset
+            (0), also after a fit with offsets."""
+
+
 def _with_trials(doc):
-    """The docstring ``doc`` of :meth:`to_arviz` or :meth:`loo` with ``n_trials``."""
+    """The docstring ``doc`` of :meth:`to_arviz` or :meth:`loo` with ``n_trials`` and
+    ``offset``."""
     anchor = "        n_draws : int, default=1000\n"
-    return doc.replace(anchor, _TRIALS_ROWS_DOC + anchor, 1)
+    offset = "        " + _OFFSET_DOC + " Of the rows X passed.\n"
+    return doc.replace(anchor, _TRIALS_ROWS_DOC + offset + anchor, 1)
+
+
+_Documented = TypeVar("_Documented", bound=Callable[..., Any])
+
+
+def _offset_doc(method: _Documented) -> _Documented:
+    method.__doc__ = (method.__doc__ or "").replace("{offset}", _OFFSET_DOC)
+    return method
+
+
+def _offset_rows(offset):
+    """The per-row arguments of a dask prediction: the offset, its dtype checked here and
+    its values in the blocks that read them."""
+    if offset is None:
+        return ()
+    check_numeric_dtype("offset", offset)
+    return (("offset", offset),)
+
+
+def _check_rows_given(caller, X, n_trials, offset):
+    """``n_trials`` and ``offset`` of :meth:`to_arviz` and :meth:`loo` describe rows passed."""
+    for name, value in (("n_trials", n_trials), ("offset", offset)):
+        if X is None and value is not None:
+            raise ValueError(f"{name} of {caller} describes the rows X, y: pass X and y "
+                             "with it (the training rows keep their own).")
 
 
 class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
@@ -91,10 +127,25 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         self.coef_ = coef.reshape(1, -1)
         self.intercept_ = np.array([intercept])
 
-    def _trials_as_rows(self, X, y, n_trials, sample_weight):
+    def _offset_at(self, X, offset):
+        """The offset of the rows of X (in memory), validated, or None."""
+        return self._offset_of(offset, _num_samples(X))
+
+    def _linear_offset(self, X, exposure, offset, lazily=True):
+        """The offset, a known term of each row's linear predictor (any link), validated;
+        for a dask X (with ``lazily``) its dtype here and its values in the blocks that
+        read them (a lazy dask array)."""
+        if offset is None:
+            return None
+        if lazily and is_dask_collection(X):
+            check_numeric_dtype("offset", offset)
+            return linear_offset_lazily(X, None, offset, None)
+        return self._offset_at(X, offset)
+
+    def _trials_as_rows(self, X, y, n_trials, sample_weight, offset):
         """Successes y out of ``n_trials`` per row as weighted rows of each class
-        (:meth:`BinaryFamily.trials_as_rows <skcoreset.families.BinaryFamily.trials_as_rows>`):
-        ``classes_`` is ``[0, 1]``, 1 the success."""
+        (:meth:`BinaryFamily.trials_as_rows <skcoreset.families.BinaryFamily.trials_as_rows>`),
+        with the ``offset`` of their cell: ``classes_`` is ``[0, 1]``, 1 the success."""
         successes, n_trials = check_trials(y, n_trials, X.shape[0])
         rows, y_encoded, weights, log_constant = BinaryFamily.trials_as_rows(
             successes, n_trials, sample_weight)
@@ -105,16 +156,18 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
                                        self._family().name))
         self.classes_ = np.array([0, 1])
         # the cells, whose binomial log-likelihood to_arviz and loo give
-        keep_rows(self, X, successes, sample_weight, n_trials)
+        keep_rows(self, X, successes, sample_weight, n_trials, offset)
         cells = n_trials > 0
         k, n = successes[cells], n_trials[cells]
         self._trials_saturated = float(sample_weight[cells] @ (
             xlogy(k, k / n) + xlogy(n - k, (n - k) / n)))
-        return X[rows], y_encoded, weights, log_constant
+        return (X[rows], y_encoded, weights, log_constant,
+                None if offset is None else offset[rows])
 
+    @_offset_doc
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
-            n_trials: VectorLike | None = None) -> Self:
+            n_trials: VectorLike | None = None, offset: VectorLike | None = None) -> Self:
         """Fit the posterior.
 
         Parameters
@@ -138,13 +191,21 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
             trial. Proportions are refused (pass ``y=proportion * n_trials``). Not
             supported for dask arrays or a coreset's weighted subset. Routed by metadata
             routing with ``set_fit_request(n_trials=True)``.
+        {offset}
+            Of the training rows (of each cell, with ``n_trials``): for every method but
+            ``"pass_glm"`` (whose statistics hold no per-row term), for rows in memory, a
+            ``np.memmap`` (read in chunks) and dask arrays (the offset as a dask array or
+            in memory, sent to the chunks of the rows). After a coreset step pass it to
+            the coreset step, which hands on its rows' offsets (see
+            :meth:`skcoreset.UniformCoreset.fit`). Routed like ``sample_weight`` with
+            metadata routing (``set_fit_request(offset=True)``).
 
         Returns
         -------
         self : object
             Fitted estimator.
         """
-        return self._fit(X, y, sample_weight, n_trials=n_trials)
+        return self._fit(X, y, sample_weight, offset=offset, n_trials=n_trials)
 
     @available_if(uses_pass_glm)
     @fit_context(prefer_skip_nested_validation=True)
@@ -174,9 +235,11 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         """
         return self._partial_fit(X, y, sample_weight, classes=classes)
 
+    @_offset_doc
     def sample_y(self, X: MatrixLike, n_draws: int = 1000,
                  random_state: RandomStateLike = None,
-                 n_trials: VectorLike | None = None) -> Prediction:
+                 n_trials: VectorLike | None = None,
+                 offset: VectorLike | None = None) -> Prediction:
         """Draw targets from the posterior predictive distribution at each row of X.
 
         Each draw takes parameters ``theta`` from ``posterior_`` and then a target at every
@@ -195,6 +258,7 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
             Binomial data (rows in memory): draw the number of successes out of
             ``n_trials`` at each row, ``Binomial(n_trials, F(eta))`` for each parameter
             draw, instead of one class label.
+        {offset}
 
         Returns
         -------
@@ -203,7 +267,8 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
             successes. For a dask X (without ``n_trials``), a lazy dask array.
         """
         if n_trials is None:
-            return super().sample_y(X, n_draws, random_state)
+            return self._sample_y(X, n_draws, random_state,
+                                  self._linear_offset(X, None, offset))
         if is_dask_collection(X):
             raise ValueError("sample_y with n_trials takes rows in memory; compute the dask "
                              "arrays first.")
@@ -211,9 +276,11 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         if not is_number(n_draws, Integral) or n_draws < 1:
             raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
         trials = check_trials(np.zeros(X.shape[0]), n_trials, X.shape[0])[1]
+        shift = self._offset_of(offset, X.shape[0])
         rng = check_random_state(random_state)
         theta = self.posterior_.sample(n_draws, random_state=rng)
-        p = self.family_.link.inverse(linear_predictor(X, theta, self.fit_intercept)).T
+        eta = linear_predictor(X, theta, self.fit_intercept)
+        p = self.family_.link.inverse(eta if shift is None else eta + shift[:, None]).T
         return rng.binomial(trials.astype(np.int64), p).astype(np.float64)
 
     def _arviz_targets(self, y, n_trials, n_rows):
@@ -223,28 +290,35 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         return check_trials(y, n_trials, n_rows)
 
     def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
-                 n_trials: VectorLike | None = None, n_draws: int = 1000,
-                 n_chains: int = 4, random_state: RandomStateLike = None,
+                 n_trials: VectorLike | None = None, offset: VectorLike | None = None,
+                 n_draws: int = 1000, n_chains: int = 4,
+                 random_state: RandomStateLike = None,
                  feature_names: VectorLike | None = None) -> Any:
-        if X is None and n_trials is not None:
-            raise ValueError("n_trials of to_arviz describes the rows X, y: pass X and y "
-                             "(the successes) with it.")
+        _check_rows_given("to_arviz", X, n_trials, offset)
         return self._to_arviz(X, y, n_trials, n_draws, n_chains, random_state,
-                              feature_names)
+                              feature_names, offset=offset)
 
     to_arviz.__doc__ = _with_trials(BaseBayesianGLM.to_arviz.__doc__)
 
     def loo(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
-            n_trials: VectorLike | None = None, n_draws: int = 1000, n_chains: int = 4,
-            reff: float | None = None, random_state: RandomStateLike = None) -> Any:
-        if X is None and n_trials is not None:
-            raise ValueError("n_trials of loo describes the rows X, y: pass X and y (the "
-                             "successes) with it.")
-        return self._loo(X, y, n_trials, n_draws, n_chains, reff, random_state)
+            n_trials: VectorLike | None = None, offset: VectorLike | None = None,
+            n_draws: int = 1000, n_chains: int = 4, reff: float | None = None,
+            random_state: RandomStateLike = None) -> Any:
+        _check_rows_given("loo", X, n_trials, offset)
+        return self._loo(X, y, n_trials, n_draws, n_chains, reff, random_state,
+                         offset=offset)
 
     loo.__doc__ = _with_trials(BaseBayesianGLM.loo.__doc__)
 
-    def decision_function(self, X: MatrixLike) -> Prediction:
+    def residuals(self, X: MatrixLike, y: VectorLike, kind: str = "deviance",
+                  offset: VectorLike | None = None) -> FloatArray:
+        return self._residuals(X, y, kind, self._offset_at(X, offset))
+
+    residuals.__doc__ = (BaseBayesianGLM.residuals.__doc__ or "").replace(
+        "\n        Returns\n", f"        {_OFFSET_DOC}\n\n        Returns\n", 1)
+
+    @_offset_doc
+    def decision_function(self, X: MatrixLike, offset: VectorLike | None = None) -> Prediction:
         """Confidence score of ``classes_[1]``: positive exactly where :meth:`predict` chooses
         it (for a Gaussian posterior).
 
@@ -258,6 +332,7 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         ----------
         X : array-like of shape (n_samples, n_features)
             The data.
+        {offset}
 
         Returns
         -------
@@ -265,15 +340,17 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
             Positive values favour ``classes_[1]``. A lazy dask array for a dask X.
         """
         if is_dask_collection(X):
-            return predict_lazily(self, "decision_function", X)
+            return predict_lazily(self, "decision_function", X, rows=_offset_rows(offset))
         check_is_fitted(self)
         if self.family_.link.symmetric:
-            return self._linear_predictor(X)
-        p = self._predictive_moments(X)[0]
+            return self._linear_predictor(X, self._offset_at(X, offset))
+        p = self._predictive_moments(X, self._offset_at(X, offset))[0]
         with np.errstate(divide="ignore"):
             return np.log(p) - np.log1p(-p)
 
-    def predict_proba(self, X: MatrixLike, return_std: bool = False) -> Prediction:
+    @_offset_doc
+    def predict_proba(self, X: MatrixLike, return_std: bool = False,
+                      offset: VectorLike | None = None) -> Prediction:
         """Class probabilities integrated over the posterior.
 
         ``P(y = classes_[1] | x) = E[F(eta)]`` over the posterior of the linear predictor
@@ -289,6 +366,7 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
             The data.
         return_std : bool, default=False
             Also return the posterior standard deviation of ``P(y = classes_[1] | x)``.
+        {offset}
 
         Returns
         -------
@@ -302,23 +380,28 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         (with ``return_std=True``, by the same tasks).
         """
         if is_dask_collection(X):
+            rows = _offset_rows(offset)
             if not return_std:
-                return predict_lazily(self, "predict_proba", X, columns=2)
-            out = predict_lazily(self, "predict_proba", X, columns=3, return_std=True)
+                return predict_lazily(self, "predict_proba", X, rows=rows, columns=2)
+            out = predict_lazily(self, "predict_proba", X, rows=rows, columns=3,
+                                 return_std=True)
             return out[:, :2], out[:, 2]
-        p, var = self._predictive_moments(X)
+        p, var = self._predictive_moments(X, self._offset_at(X, offset))
         proba = np.column_stack([1.0 - p, p])
         if return_std:
             return proba, np.sqrt(var)
         return proba
 
-    def predict_log_proba(self, X: MatrixLike) -> Prediction:
+    @_offset_doc
+    def predict_log_proba(self, X: MatrixLike,
+                          offset: VectorLike | None = None) -> Prediction:
         """Logarithm of :meth:`predict_proba`.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             The data.
+        {offset}
 
         Returns
         -------
@@ -326,11 +409,13 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
             Log-probabilities of the classes in the order of ``classes_``.
         """
         if is_dask_collection(X):
-            return predict_lazily(self, "predict_log_proba", X, columns=2)
+            return predict_lazily(self, "predict_log_proba", X, rows=_offset_rows(offset),
+                                  columns=2)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            return np.log(self.predict_proba(X, offset=offset))
 
-    def predict(self, X: MatrixLike) -> Prediction:
+    @_offset_doc
+    def predict(self, X: MatrixLike, offset: VectorLike | None = None) -> Prediction:
         """Most probable class under the posterior predictive: ``classes_[1]`` where
         ``P(y = classes_[1] | x) > 1/2`` (:meth:`predict_proba`).
 
@@ -338,6 +423,7 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         ----------
         X : array-like of shape (n_samples, n_features)
             The data.
+        {offset}
 
         Returns
         -------
@@ -346,18 +432,23 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         """
         check_is_fitted(self)
         if is_dask_collection(X):
-            return predict_lazily(self, "predict", X, dtype=self.classes_.dtype)
+            return predict_lazily(self, "predict", X, rows=_offset_rows(offset),
+                                  dtype=self.classes_.dtype)
         if (isinstance(self.posterior_, SamplePosterior)
                 or not self.family_.link.symmetric):
             # ties (p = 1/2) go to classes_[0], as the argmax of predict_proba
-            return self.classes_[(self._predictive_moments(X)[0] > 0.5).astype(int)]
+            p = self._predictive_moments(X, self._offset_at(X, offset))[0]
+            return self.classes_[(p > 0.5).astype(int)]
         # a symmetric Gaussian latent and a symmetric F: E[F(eta)] > 1/2 exactly when its
         # mean is > 0
-        return self.classes_[(self._linear_predictor(X) > 0).astype(int)]
+        eta = self._linear_predictor(X, self._offset_at(X, offset))
+        return self.classes_[(eta > 0).astype(int)]
 
+    @_offset_doc
     def score(self, X: MatrixLike, y: VectorLike,
               sample_weight: VectorLike | None = None,
-              n_trials: VectorLike | None = None) -> float:
+              n_trials: VectorLike | None = None,
+              offset: VectorLike | None = None) -> float:
         """Mean accuracy of :meth:`predict` on X against y (weighted by ``sample_weight``).
 
         Parameters
@@ -372,12 +463,22 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
             Binomial data (as in :meth:`fit`, rows in memory): the accuracy per trial, the
             share of the trials (weighted by ``sample_weight``) whose outcome :meth:`predict`
             gives, the same as on the expanded 0/1 rows.
+        {offset}
+            Of the rows scored, passed to :meth:`predict`.
 
         Returns
         -------
         score : float
             For dask arrays, computed by a pass over their blocks where they live.
         """
+        if offset is None and getattr(self, "_fitted_on_exposure", False):
+            warn(
+                f"{type(self).__name__} was fitted with offset but is scored without: its "
+                "predictions are then those of a zero offset. Pass offset to score; in "
+                "GridSearchCV or cross_validate, enable metadata routing so that it "
+                "reaches score too: sklearn.set_config(enable_metadata_routing=True) and "
+                "estimator.set_fit_request(offset=True).set_score_request(offset=True).",
+                UserWarning)
         if n_trials is not None:
             if is_dask_collection(X):
                 raise ValueError("score with n_trials takes rows in memory; compute the "
@@ -386,12 +487,15 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
             n_rows = _num_samples(X)
             successes, n_trials = check_trials(y, n_trials, n_rows)
             weights = check_sample_weight(sample_weight, n_rows)
-            predicted = self.predict(X) == self.classes_[1]
+            predicted = self.predict(X, offset=offset) == self.classes_[1]
             right = np.where(predicted, successes, n_trials - successes)
             return float(weights @ right / (weights @ n_trials))
         if is_dask_collection(X):
-            return accuracy(self, X, y, sample_weight)
-        return super().score(X, y, sample_weight=sample_weight)
+            return accuracy(self, X, y, sample_weight, rows=_offset_rows(offset))
+        from sklearn.metrics import accuracy_score
+
+        return float(accuracy_score(y, self.predict(X, offset=offset),
+                                    sample_weight=sample_weight))
 
 
 _SCORE_DOC = """``score(X, y)`` is the accuracy of :meth:`predict` (weighted by

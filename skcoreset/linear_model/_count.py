@@ -67,7 +67,7 @@ class _BaseCountRegression(_BaseRegression):
         tags.target_tags.positive_only = True
         return tags
 
-    def _log_exposure(self, X, exposure, offset, lazily=True):
+    def _linear_offset(self, X, exposure, offset, lazily=True):
         """The one representation of ``exposure`` and ``offset`` at the rows of X: the log
         of the multiplier of each row's mean, ``offset + log(exposure)``
         (:func:`~skcoreset._validation.linear_offset`; the offset in the linear predictor
@@ -165,7 +165,7 @@ class _BaseCountRegression(_BaseRegression):
         std : ndarray of shape (n_samples,)
             Only returned with ``return_std``: the standard deviation it names.
         """
-        return self._predict_mean(X, return_std, self._log_exposure(X, exposure, offset))
+        return self._predict_mean(X, return_std, self._linear_offset(X, exposure, offset))
 
     @_exposure_doc
     def score(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
@@ -201,7 +201,7 @@ class _BaseCountRegression(_BaseRegression):
                 "estimator.set_fit_request(exposure=True).set_score_request(exposure=True).",
                 UserWarning)
         if is_dask_collection(X):
-            return self._r2_score(X, y, sample_weight, self._log_exposure(X, exposure, offset))
+            return self._r2_score(X, y, sample_weight, self._linear_offset(X, exposure, offset))
         from sklearn.metrics import r2_score
 
         return r2_score(y, self.predict(X, exposure=exposure, offset=offset),
@@ -238,7 +238,7 @@ class _BaseCountRegression(_BaseRegression):
             ``random_state``).
         """
         return self._sample_y(X, n_draws, random_state,
-                              self._log_exposure(X, exposure, offset))
+                              self._linear_offset(X, exposure, offset))
 
     @_exposure_doc
     def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
@@ -284,7 +284,7 @@ class _BaseCountRegression(_BaseRegression):
         if X is None and (exposure is not None or offset is not None):
             raise ValueError("exposure and offset of to_arviz describe the rows X, y: "
                              "pass X and y with them.")
-        offset = None if X is None else self._log_exposure(X, exposure, offset, lazily=False)
+        offset = None if X is None else self._linear_offset(X, exposure, offset, lazily=False)
         return self._to_arviz(X, y, None, n_draws, n_chains, random_state, feature_names,
                               offset=offset)
 
@@ -325,7 +325,7 @@ class _BaseCountRegression(_BaseRegression):
         if X is None and (exposure is not None or offset is not None):
             raise ValueError("exposure and offset of loo describe the rows X, y: pass X and "
                              "y with them.")
-        offset = None if X is None else self._log_exposure(X, exposure, offset, lazily=False)
+        offset = None if X is None else self._linear_offset(X, exposure, offset, lazily=False)
         return self._loo(X, y, None, n_draws, n_chains, reff, random_state, offset=offset)
 
     @_exposure_doc
@@ -357,7 +357,7 @@ class _BaseCountRegression(_BaseRegression):
         residuals : ndarray of shape (n_samples,)
         """
         return self._residuals(X, y, kind,
-                               self._log_exposure(X, exposure, offset, lazily=False))
+                               self._linear_offset(X, exposure, offset, lazily=False))
 
 
 _SCORE_DOC = """``score(X, y)`` is the coefficient of determination R^2 of :meth:`predict`, the

@@ -45,6 +45,7 @@ class Method(NamedTuple):
     streams: bool = False  # one pass over the data: partial_fit
     check: object = None  # estimator -> None; raises ValueError for invalid options
     finds_non_finite: bool = False  # its pass over X raises on NaN/inf: no separate check
+    takes_offset: bool = True  # fits offsets in the rows' linear predictors (offset=)
 
 
 def _check_pass_degree(estimator):
@@ -112,7 +113,7 @@ estimate's standard error cannot rule that out: the approximation error does not
 the number of rows, while the posterior does.""", keyword="radius"),
         },
         supports=_has_pass_glm_mapping, streams=True, check=_check_pass_degree,
-        finds_non_finite=True),
+        finds_non_finite=True, takes_offset=False),
     "mcmc": Method(
         mcmc, doc="""
 - ``"mcmc"``: draws from the exact posterior, by default with the No-U-Turn sampler

@@ -170,7 +170,7 @@ class _BaseRegression(RegressorMixin, BaseBayesianGLM):
     def _predict_mean(self, X, return_std=False, log_exposure=None):
         """Predictive mean (and the std ``return_std`` names: the predictive one for
         ``True`` or "predictive", that of the mean for "mean") of targets whose mean is
-        ``exp(log_exposure) * mu`` (count models, :meth:`_log_exposure`; None for 1): its
+        ``exp(log_exposure) * mu`` (count models, :meth:`_linear_offset`; None for 1): its
         posterior mean scales by the exposure and its variance by its square, in log
         space with the log link. On a dask X, lazily block by block (``log_exposure`` a
         lazy array of its rows)."""

@@ -240,6 +240,9 @@ def residuals(family, eta, y, observed, kind, scale=None):
         return e * diff
     if kind == "pearson":
         variance = family.predictive_variance(mu, np.zeros_like(mu))
-        return np.sqrt(e) * diff / np.sqrt(variance)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pearson = np.sqrt(e) * diff / np.sqrt(variance)
+        # a mean that rounds to a certain outcome (a probability of 1) which y is: 0
+        return np.where(diff == 0, 0.0, pearson)
     unit = 2.0 * e * (saturated_loglik(family, y) - family.loglik(y, eta))
     return np.sign(diff) * np.sqrt(np.maximum(unit, 0.0))

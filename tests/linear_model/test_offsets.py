@@ -532,7 +532,7 @@ def test_negative_binomial_predictions_take_the_offset_in_log_space(make):
     rate, rate_var, rate_exponent = reg._scaled_predictive_moments(rows)
     for o in (800.0, np.linspace(750, 850, 6)):
         mean, var, exponent = reg._scaled_predictive_moments(
-            rows, reg._log_exposure(rows, None, o))
+            rows, reg._linear_offset(rows, None, o))
         log2 = np.log(2.0)
         np.testing.assert_allclose(np.log(mean) + exponent * log2,
                                    np.log(rate) + rate_exponent * log2 + o, rtol=0,
