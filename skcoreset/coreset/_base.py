@@ -390,7 +390,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             # offset + log(exposure) in the rows' linear predictors, checked in the tasks
             # that read them
             data = data.with_offset(linear_offset_lazily(X, exposure, offset,
-                                                         self.family_.link.name))
+                                                         self._offset_link()))
         data = data.encoded(partial(encode_labels, self.family_, getattr(self, "classes_", None)))
         if self.family_.unresolved:  # parameters estimated from data: on the first chunk
             self._resolve_family(*data.first_chunk())
@@ -440,9 +440,13 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         (the negative binomial model), or the offsets of a binary model: the one
         representation, under which every constructor builds (:meth:`_build` takes them as
         ``offset=``)."""
-        # a binary model's offset is a term of the linear predictor of any link
-        link = None if self.family_.binary else self.family_.link.name
-        return linear_offset(exposure, offset, n_samples, link)
+        return linear_offset(exposure, offset, n_samples, self._offset_link())
+
+    def _offset_link(self):
+        """The link name offsets are checked against (of counts, the log link only), or
+        None for a binary model, whose offset is a term of the linear predictor of any
+        link."""
+        return None if self.family_.binary else self.family_.link.name
 
     def _far_advice(self):
         """What to change when the coreset is far from the posterior (:func:`warn_if_far`)."""

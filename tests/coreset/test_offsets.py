@@ -8,8 +8,7 @@ import pytest
 from sklearn.base import clone
 
 import skcoreset.coreset
-from skcoreset import BayesianNegativeBinomialRegression
-from skcoreset._backend import InMemoryRows
+from skcoreset import BayesianLogisticRegression, BayesianNegativeBinomialRegression
 from skcoreset._linalg import gaussian_kl_cholesky
 from skcoreset.coreset import (BaseCoreset, GIGACoreset, QuasiNewtonCoreset,
                                SensitivityCoreset, SparseVICoreset, StreamingCoreset,
@@ -105,6 +104,39 @@ def test_every_constructor_builds_under_the_offsets(name, counts):
         misled = _estimator().fit(X[rows], y[rows], sample_weight=weights,
                                   offset=offset[rows]).posterior_
         assert _kl(misled, full) > 5 * max(_kl(posterior, full), 0.05)
+
+
+# the logistic model's settings where they differ (its sensitivity bounds are loose: many
+# draws; SparseVI's greedy steps are noisier there)
+_BINARY_SETTINGS = {**_SETTINGS, "SensitivityCoreset": dict(M=20_000),
+                    "SparseVICoreset": dict(M=30, n_iter_opt=20, n_draws=40)}
+
+
+# sensitivity draws beyond the rows, and SparseVI's 30 rows a nat or so away, say so
+@pytest.mark.filterwarnings("ignore:.*does not limit the coreset:UserWarning")
+@pytest.mark.filterwarnings("ignore::skcoreset.exceptions.CoresetAccuracyWarning")
+@pytest.mark.parametrize("name", CONSTRUCTORS)
+def test_every_constructor_builds_under_binary_offsets(name):
+    """The logistic model's offsets (any link's known term) reach every constructor too:
+    the pipeline's coefficients are statsmodels' Binomial GLM(offset=) within a standard
+    error, where the same rows without their offsets are several off."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    X = np.column_stack([rng.random(n) < 0.3, rng.normal(size=n)])
+    offset = rng.uniform(-4.0, 4.0, n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(offset + X @ [0.6, -0.4] + 0.5)))).astype(int)
+    glm = sm.GLM(y, sm.add_constant(X, prepend=False), offset=offset,
+                 family=sm.families.Binomial()).fit()
+    params, bse = np.asarray(glm.params), np.asarray(glm.bse)
+    coreset = getattr(skcoreset.coreset, name)(
+        **_BINARY_SETTINGS.get(name, {"M": 600}), random_state=0)
+    pipe = Pipeline([("coreset", coreset), ("clf", BayesianLogisticRegression(**_FLAT))])
+    pipe.fit(X, y, coreset__offset=offset)
+    rows, weights = pipe[0].sample_indices_, pipe[0].sample_weight_
+    np.testing.assert_array_equal(pipe[0].sample_offset_, offset[rows])
+    assert np.max(np.abs(pipe[-1].posterior_.mean - params) / bse) < 1
+    blind = BayesianLogisticRegression(**_FLAT).fit(X[rows], y[rows], sample_weight=weights)
+    assert np.max(np.abs(blind.posterior_.mean - params) / bse) > 2.5
 
 
 def test_exposure_and_offset_add_up_in_every_step(counts):
@@ -252,20 +284,27 @@ def test_sensitivity_bounds_hold_under_offsets():
     assert np.mean(sensitivity > bounds(False)) > 0.2
 
 
-@pytest.mark.filterwarnings("ignore::skcoreset.exceptions.CoresetAccuracyWarning")
 def test_sensitivity_coreset_reads_offsets():
-    """Rows with offsets (a logistic model's, handed to the construction) get the bounds of
-    their margins, and the coreset keeps their offsets."""
+    """A logistic model's offsets give the bounds of their margins, in memory and on dask
+    arrays (the same bounds), and the coreset keeps its rows' offsets."""
+    da = pytest.importorskip("dask.array")
     rng = np.random.default_rng(1)
     X, offset = rng.normal(size=(3000, 2)), rng.uniform(-3.0, 3.0, 3000)
-    y = np.where(rng.random(3000) < 1 / (1 + np.exp(-(X @ [1.0, -0.5] + offset))), 1.0, -1.0)
-    coreset = SensitivityCoreset(M=200, random_state=0)
-    coreset.fit(X, y)  # the model and its settings (a fit blind to the offsets: far off)
-    rows = InMemoryRows(X, y, np.ones(3000), offset)
-    part = coreset._fit_rows(rows, coreset.family_, np.ones(3), np.random.RandomState(0))
-    np.testing.assert_array_equal(part.offset, offset[part.indices])
+    y = (rng.random(3000) < 1 / (1 + np.exp(-(X @ [1.0, -0.5] + offset)))).astype(int)
+    coreset = SensitivityCoreset(M=1000, random_state=0).fit(X, y, offset=offset)
+    np.testing.assert_array_equal(coreset.sample_offset_, offset[coreset.sample_indices_])
     assert coreset.cluster_centers_.shape[1] == 4  # y o appended to y [x, 1]
-    labels, _ = assign_clusters(X, y, coreset.cluster_centers_, True, offset)
-    expected = sensitivity_upper_bounds(X, y, np.ones(3000), coreset.cluster_centers_, labels,
-                                        np.hypot(coreset.radius_, 1.0), True, offset=offset)
-    np.testing.assert_allclose(coreset.sensitivities_, expected, rtol=1e-12)
+    lazy = SensitivityCoreset(M=1000, random_state=0).fit(
+        da.from_array(X, chunks=(700, 2)), da.from_array(y, chunks=700),
+        offset=da.from_array(offset, chunks=700))
+    np.testing.assert_array_equal(lazy.sample_offset_, offset[lazy.sample_indices_])
+    signed = np.where(y > 0, 1.0, -1.0)
+    # with the centres found (on a subsample: another one on dask), every bound is that of
+    # the margins with their offsets, over all rows
+    for fitted, computed in [(coreset, coreset.sensitivities_),
+                             (lazy, lazy.sensitivities_.compute())]:
+        labels, _ = assign_clusters(X, signed, fitted.cluster_centers_, True, offset)
+        expected = sensitivity_upper_bounds(
+            X, signed, np.ones(3000), fitted.cluster_centers_, labels,
+            np.hypot(fitted.radius_, 1.0), True, offset=offset)
+        np.testing.assert_allclose(computed, expected, rtol=1e-10)
