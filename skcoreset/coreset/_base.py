@@ -143,10 +143,11 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         and ``rng`` is a ``RandomState``. Merge-reduce calls it on every block and merge.
 
         Rows with offsets in their linear predictors (the negative binomial model's
-        ``exposure`` and ``offset``) are handed on with ``offset=`` their offsets
-        (:func:`~skcoreset._backend.offset_keyword`): a constructor takes ``offset=None``
-        and adds them to every linear predictor it computes; one that does not take it
-        fails on such rows, naming ``offset``, rather than ignore them.
+        ``exposure`` and ``offset``, a binary model's ``offset``) are handed on with
+        ``offset=`` their offsets (:func:`~skcoreset._backend.offset_keyword`): a
+        constructor takes ``offset=None`` and adds them to every linear predictor it
+        computes; one that does not take it fails on such rows, naming ``offset``, rather
+        than ignore them.
         """
 
     def _fit_rows(self, data, family, prior_prec, rng):
