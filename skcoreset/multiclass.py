@@ -12,6 +12,7 @@ from typing import Any, Self
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -21,7 +22,8 @@ from ._numbers import is_number
 from ._summary import PosteriorSummary
 from ._atomic import fit_context
 from ._sklearn_compat import HasMethods, Interval
-from ._validation import ACCEPT_SPARSE, check_sample_weight, explained_input_errors
+from ._validation import (ACCEPT_SPARSE, check_sample_weight, explained_input_errors,
+                          linear_offset)
 from .coreset._subset import reject_weighted_subset, unpack_weighted_subset
 from .linear_model import (BayesianBinaryRegression, BayesianLogisticRegression,
                            BayesianProbitRegression)
@@ -43,8 +45,9 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
 
     With ``K >= 3`` classes, ``predict_proba`` draws ``n_draws`` parameter vectors from each
     binary posterior (independent, as the binary models are fitted separately), computes
-    every class's probability ``p_k = F(x . coef_k + intercept_k)`` (``F`` the sigmoid, or
-    ``Phi`` for probit) for each draw,
+    every class's probability ``p_k = F(x . coef_k + intercept_k + offset)`` (``F`` the
+    inverse link: the sigmoid, ``Phi`` for probit; ``offset`` the row's known term, 0 unless
+    given to ``fit`` and the predictions) for each draw,
     normalises them to sum to one **per draw**, ``q_k = p_k / sum_j p_j``, and returns the
     Monte Carlo mean and standard deviation of ``q_k`` over the draws. The mean is the
     posterior expectation of the normalised one-vs-rest probability (up to a Monte Carlo
@@ -129,8 +132,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         return self.estimator
 
     @fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X: MatrixLike, y: VectorLike,
-            sample_weight: VectorLike | None = None) -> Self:
+    def fit(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
+            offset: VectorLike | None = None) -> Self:
         """Fit one binary posterior per class (one in all with two classes).
 
         Parameters
@@ -142,6 +145,10 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative multipliers of each point's log-likelihood, passed to every binary
             fit.
+        offset : float or array-like of shape (n_samples,), default=None
+            A known term of each row's linear predictor, passed to every binary fit (e.g.
+            the log of each row's time at risk with the complementary log-log link); pass
+            the rows' offsets to the predictions too.
 
         Returns
         -------
@@ -154,21 +161,26 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=ACCEPT_SPARSE)
         check_classification_targets(y)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        known = linear_offset(None, offset, X.shape[0], None)
+        # only when given: a binary model fitted without one keeps its own defaults
+        extra = {} if known is None else {"offset": known}
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
             raise ValueError(
                 f"y contains only one class ({self.classes_[0]!r}); a classifier needs "
                 "samples of at least two classes.")
         if len(self.classes_) == 2:
-            self.estimators_ = [clone(base).fit(X, y, sample_weight=sample_weight)]
+            self.estimators_ = [clone(base).fit(X, y, sample_weight=sample_weight, **extra)]
         else:
             self.estimators_ = [
-                clone(base).fit(X, (y == label).astype(int), sample_weight=sample_weight)
+                clone(base).fit(X, (y == label).astype(int), sample_weight=sample_weight,
+                                **extra)
                 for label in self.classes_]
         self._draw_seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         return self
 
-    def predict_proba(self, X: MatrixLike, return_std: bool = False) -> Prediction:
+    def predict_proba(self, X: MatrixLike, return_std: bool = False,
+                      offset: VectorLike | None = None) -> Prediction:
         """Class probabilities and, optionally, their posterior standard deviations.
 
         Parameters
@@ -177,6 +189,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             The data.
         return_std : bool, default=False
             Also return the posterior standard deviation of each class probability.
+        offset : float or array-like of shape (n_samples,), default=None
+            The known term of each row's linear predictor, as at ``fit``.
 
         Returns
         -------
@@ -192,31 +206,34 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         check_is_fitted(self)
         reject_weighted_subset(X)
         X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=ACCEPT_SPARSE)
+        known = linear_offset(None, offset, X.shape[0], None)
         if len(self.estimators_) == 1:
-            proba, std = self.estimators_[0].predict_proba(X, return_std=True)
+            proba, std = self.estimators_[0].predict_proba(X, return_std=True, offset=known)
             return (proba, np.column_stack([std, std])) if return_std else proba
         proba = np.empty((X.shape[0], len(self.classes_)))
         std = np.empty_like(proba)
-        for rows, q in self._normalised_draws(X, self.n_draws,
+        for rows, q in self._normalised_draws(X, known, self.n_draws,
                                               np.random.RandomState(self._draw_seed)):
             proba[rows] = q.mean(axis=1)
             std[rows] = q.std(axis=1)
         return (proba, std) if return_std else proba
 
-    def _normalised_draws(self, X: FloatArray, n_draws: int,
+    def _normalised_draws(self, X: FloatArray, offset: FloatArray | None, n_draws: int,
                           rng: np.random.RandomState) -> Iterator[tuple[slice, FloatArray]]:
         """``(rows, q)`` by blocks of rows: the per-draw normalised one-vs-rest
         probabilities ``q`` of shape (rows, n_draws, n_classes), for ``n_draws`` draws from
-        each binary posterior."""
+        each binary posterior, with the rows' ``offset`` (or None) in every class's linear
+        predictor."""
         draws = [est.posterior_.sample(n_draws, random_state=rng)
                  for est in self.estimators_]
         chunk = max(1, _CHUNK_ELEMENTS // (n_draws * len(self.estimators_)))
         for start in range(0, X.shape[0], chunk):
             rows = slice(start, start + chunk)
+            term = 0.0 if offset is None else offset[rows, None]
             # log p_k for every row, draw and class; normalising per draw is a softmax of them
             log_p = np.stack([est.family_.link.log_inverse(linear_predictor(
-                X[rows], theta, est.fit_intercept)) for est, theta in zip(self.estimators_, draws)],
-                axis=-1)
+                X[rows], theta, est.fit_intercept) + term)
+                for est, theta in zip(self.estimators_, draws)], axis=-1)
             yield rows, softmax(log_p, axis=-1)
 
     def _per_class(self) -> list[tuple[Any, Any]]:
@@ -257,7 +274,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
                                 first.level)
 
     def sample_y(self, X: MatrixLike, n_draws: int = 1000,
-                 random_state: RandomStateLike = None) -> Prediction:
+                 random_state: RandomStateLike = None,
+                 offset: VectorLike | None = None) -> Prediction:
         """Class labels drawn from the posterior predictive distribution at each row of X.
 
         Each draw takes parameters from every binary posterior, normalises the one-vs-rest
@@ -274,6 +292,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             Number of draws.
         random_state : int, RandomState instance or None, default=None
             Seed of the parameter and label draws.
+        offset : float or array-like of shape (n_samples,), default=None
+            The known term of each row's linear predictor, as at ``fit``.
 
         Returns
         -------
@@ -285,11 +305,13 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=ACCEPT_SPARSE)
         if not is_number(n_draws, Integral) or n_draws < 1:
             raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
+        known = linear_offset(None, offset, X.shape[0], None)
         rng = check_random_state(random_state)
         if len(self.estimators_) == 1:
-            return self.estimators_[0].sample_y(X, n_draws=n_draws, random_state=rng)
+            return self.estimators_[0].sample_y(X, n_draws=n_draws, random_state=rng,
+                                                offset=known)
         out = np.empty((n_draws, X.shape[0]), dtype=self.classes_.dtype)
-        for rows, q in self._normalised_draws(X, n_draws, rng):
+        for rows, q in self._normalised_draws(X, known, n_draws, rng):
             # inverse CDF: the first class whose cumulative probability exceeds a uniform
             u = rng.random_sample(q.shape[:2] + (1,))
             index = np.minimum((np.cumsum(q, axis=-1) < u).sum(axis=-1), q.shape[-1] - 1)
@@ -297,7 +319,7 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         return out
 
     def to_arviz(self, X: MatrixLike | None = None, y: VectorLike | None = None, *,
-                 n_draws: int = 1000, n_chains: int = 4,
+                 offset: VectorLike | None = None, n_draws: int = 1000, n_chains: int = 4,
                  random_state: RandomStateLike = None) -> Any:
         """ArviZ data of each binary model
         (:meth:`BayesianLogisticRegression.to_arviz
@@ -310,6 +332,8 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
             kept.
         y : array-like of shape (n_samples,), default=None
             Their class labels; each model sees ``y == label`` (with two classes, y).
+        offset : float or array-like of shape (n_samples,), default=None
+            The known term of the linear predictor of the rows of ``X``, as at ``fit``.
         n_draws : int, default=1000
             Draws per chain, as for the binary models.
         n_chains : int, default=4
@@ -329,20 +353,45 @@ class BayesianOneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstim
         one_model = len(self.estimators_) == 1
         return {label: est.to_arviz(
             X, None if y is None else (y if one_model else (np.asarray(y) == label).astype(int)),
-            n_draws=n_draws, n_chains=n_chains, random_state=random_state)
+            offset=offset, n_draws=n_draws, n_chains=n_chains, random_state=random_state)
             for label, est in self._per_class()}
 
-    def predict(self, X: MatrixLike) -> Prediction:
+    def predict(self, X: MatrixLike, offset: VectorLike | None = None) -> Prediction:
         """The class of highest :meth:`predict_proba`.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             The data.
+        offset : float or array-like of shape (n_samples,), default=None
+            The known term of each row's linear predictor, as at ``fit``.
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        proba = self.predict_proba(X)
+        proba = self.predict_proba(X, offset=offset)
         return self.classes_[np.argmax(proba, axis=1)]
+
+    def score(self, X: MatrixLike, y: VectorLike, sample_weight: VectorLike | None = None,
+              offset: VectorLike | None = None) -> float:
+        """Mean accuracy of :meth:`predict` on X against y.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test samples.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+        offset : float or array-like of shape (n_samples,), default=None
+            The known term of each row's linear predictor, as at ``fit``.
+
+        Returns
+        -------
+        score : float
+            Mean accuracy.
+        """
+        return float(accuracy_score(y, self.predict(X, offset=offset),
+                                    sample_weight=sample_weight))

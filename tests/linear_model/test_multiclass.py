@@ -186,3 +186,70 @@ def test_to_arviz_per_class_has_each_models_log_likelihood():
                                       (y[:40] == label).astype(int))
         assert data[label].log_likelihood["y"].shape == (4, 50, 40)
     assert set(clf.to_arviz(n_draws=20)) == set(clf.classes_)  # the training rows
+
+
+def _offset_classes(n=400, seed=0):
+    """Three classes whose log-odds move with a known per-row term."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    offset = rng.uniform(-1.5, 1.5, n)
+    logits = np.column_stack([X[:, 0], X[:, 1], -X[:, 0]]) + np.outer(offset, [1.0, -1.0, 0.0])
+    y = (logits + rng.gumbel(size=logits.shape)).argmax(axis=1)
+    return X, np.array(["a", "b", "c"])[y], offset
+
+
+def test_offset_reaches_every_binary_fit_and_prediction():
+    from skcoreset import BayesianBinaryRegression
+
+    X, y, offset = _offset_classes()
+    base = BayesianBinaryRegression(link="cloglog")
+    clf = BayesianOneVsRestClassifier(base, n_draws=20_000, random_state=0).fit(
+        X, y, offset=offset)
+    # the binary problems fitted by hand, with the offset
+    by_hand = [BayesianBinaryRegression(link="cloglog").fit(X, (y == label).astype(int),
+                                                            offset=offset)
+               for label in clf.classes_]
+    without = BayesianBinaryRegression(link="cloglog").fit(X, (y == "a").astype(int))
+    for est, ref in zip(clf.estimators_, by_hand):
+        np.testing.assert_allclose(est.posterior_.mean, ref.posterior_.mean, rtol=1e-10)
+    assert np.abs(clf.estimators_[0].coef_ - without.coef_).max() > 0.05  # it mattered
+    # predictions: the per-draw normalised probabilities with the offset, written out
+    X_new, off_new = X[:5], np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
+    proba, std = clf.predict_proba(X_new, return_std=True, offset=off_new)
+    rng = np.random.default_rng(1)
+    p = np.stack([-np.expm1(-np.exp(X_new @ t[:, :-1].T + t[:, -1] + off_new[:, None]))
+                  for t in (ref.posterior_.sample(200_000, random_state=rng) for ref in by_hand)],
+                 axis=-1)
+    q = p / p.sum(axis=-1, keepdims=True)
+    assert np.all(np.abs(proba - q.mean(axis=1)) < 5 * q.std(axis=1) / np.sqrt(20_000) + 1e-12)
+    assert np.abs(proba - clf.predict_proba(X_new)).max() > 0.05
+    np.testing.assert_array_equal(clf.predict(X_new, offset=off_new),
+                                  clf.classes_[proba.argmax(axis=1)])
+    assert clf.score(X_new, clf.predict(X_new, offset=off_new), offset=off_new) == 1.0
+    labels = clf.sample_y(X_new, n_draws=4000, random_state=0, offset=off_new)
+    freq = np.stack([(labels == c).mean(axis=0) for c in clf.classes_], axis=1)
+    np.testing.assert_allclose(freq, proba, atol=0.04)
+
+
+def test_offset_with_two_classes_is_the_binary_model_with_it():
+    X, y, offset = _offset_classes()
+    y2 = np.where(y == "a", "a", "z")
+    clf = BayesianOneVsRestClassifier().fit(X, y2, offset=offset)
+    ref = BayesianLogisticRegression().fit(X, y2, offset=offset)
+    np.testing.assert_allclose(clf.estimators_[0].posterior_.mean, ref.posterior_.mean,
+                               rtol=1e-10)
+    proba, std = clf.predict_proba(X[:7], return_std=True, offset=offset[:7])
+    ref_proba, ref_std = ref.predict_proba(X[:7], return_std=True, offset=offset[:7])
+    np.testing.assert_allclose(proba, ref_proba, rtol=1e-12)
+    np.testing.assert_allclose(std[:, 0], ref_std, rtol=1e-12)
+    np.testing.assert_array_equal(
+        clf.sample_y(X[:7], n_draws=50, random_state=3, offset=offset[:7]),
+        ref.sample_y(X[:7], n_draws=50, random_state=3, offset=offset[:7]))
+    data = clf.to_arviz(X[:50], y2[:50], offset=offset[:50], n_draws=20, n_chains=2,
+                        random_state=0)["z"]
+    ref_data = ref.to_arviz(X[:50], y2[:50], offset=offset[:50], n_draws=20, n_chains=2,
+                            random_state=0)
+    np.testing.assert_allclose(data.log_likelihood["y"].values,
+                               ref_data.log_likelihood["y"].values)
+    with pytest.raises(ValueError, match="offset"):
+        clf.predict_proba(X[:7], offset=np.full(7, np.nan))
