@@ -66,10 +66,12 @@ class BlockContext:
         """Coreset of a weighted part by the base constructor (observation (2)).
 
         A part with at most M rows of positive weight is already as small as the budget:
-        compressing it could only add error, so it is returned as it is.
+        compressing it could only add error, so it is returned as it is (a builder that
+        sizes its coresets itself, ``M="auto"``, has no such budget and sees every part).
         """
         keep = np.flatnonzero(part.weights > 0)
-        if len(keep) <= self.builder.M:
+        budget = self.builder._budget()
+        if budget is not None and len(keep) <= budget:
             return part.take(keep, part.weights[keep], self._error(part))
         X, y, w = part.X[keep], part.y[keep], part.weights[keep]
         builder = copy.copy(self.builder)  # _build sets attributes: one copy per task/thread

@@ -300,6 +300,16 @@ def test_memmap_dask_streaming_and_verbose(tmp_path, capsys):
     np.testing.assert_allclose(on_dask.sample_weight_, in_memory.sample_weight_, rtol=1e-6)
 
 
+def test_streaming_over_the_default_auto_budget():
+    # M="auto" sizes each block's coreset itself: no fixed budget to compare a part with
+    X, y = make_logistic_regression(3000, coef=[1.0, -1.0, 0.5], random_state=7)
+    streamed = StreamingCoreset(QuasiNewtonCoreset(random_state=0), block_size=1000,
+                                random_state=0).fit(X, y)
+    assert 0 < len(streamed.sample_indices_) < 3000
+    kl, _ = _laplace_quality(X, y, "logistic", streamed)
+    assert kl < 0.1
+
+
 def test_pipelines_and_grid_search():
     X, y = make_logistic_regression(3000, coef=[1.0, -1.0, 0.5], random_state=8)
     pipe = Pipeline([("coreset", QuasiNewtonCoreset(M=50, random_state=0)),
