@@ -205,3 +205,22 @@ def test_auto_leaves_binomial_cells_uncorrected():
     assert not hasattr(pipe, "exact_corrected_")
     with pytest.raises(ValueError, match="not supported with n_trials"):
         route(True).fit(X, k, coreset__n_trials=n)
+
+
+def test_binary_offsets_are_corrected_to_the_all_rows_posterior():
+    # cloglog with log(time at risk) as offset; statsmodels' MLE (a wide prior) as reference
+    sm = pytest.importorskip("statsmodels.api")
+    from skcoreset import BayesianBinaryRegression, QuasiNewtonCoreset
+
+    rng = np.random.default_rng(5)
+    X, offset = rng.normal(size=(3000, 2)), rng.uniform(-3.0, 1.0, 3000)
+    y = (rng.random(3000) < -np.expm1(-np.exp(-1.0 + X @ [0.6, -0.4] + offset))).astype(int)
+    pipe = Pipeline([("coreset", QuasiNewtonCoreset(M=100, random_state=1)),
+                     ("clf", BayesianBinaryRegression(link="cloglog", prior_scale=1e3,
+                                                      intercept_prior_scale=1e3,
+                                                      random_state=0))],
+                    exact_correction=True).fit(X, y, coreset__offset=offset)
+    assert pipe.exact_corrected_
+    ref = sm.GLM(y, sm.add_constant(X, prepend=False), offset=offset,
+                 family=sm.families.Binomial(link=sm.families.links.CLogLog())).fit()
+    assert np.max(np.abs(pipe[-1].posterior_.mean - ref.params) / ref.bse) < 0.2

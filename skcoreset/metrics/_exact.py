@@ -338,11 +338,13 @@ def _weighed_draws(estimator, X, y, sample_weight, exposure, offset, n_draws, fi
         rows = _dask_rows(final, Xt, y, sample_weight)
     else:
         Xt, y_encoded, weights = _check_rows(final, Xt, y, sample_weight, "X")
-        if (exposure is not None or offset is not None) and family.binary:
-            raise ValueError("exposure and offset are for count models; this estimator "
-                             f"fits the {family.name} model.")
+        if exposure is not None and family.binary:
+            raise ValueError("exposure is for count models; this estimator fits the "
+                             f"{family.name} model (pass its known term as offset).")
         # as the estimator's fit: the weights of rates, or the offset in the linear predictor
-        if hasattr(family, "exposure_as_weight"):
+        if family.binary:  # a known term of the linear predictor under any link
+            offset_values = linear_offset(None, offset, Xt.shape[0], None)
+        elif hasattr(family, "exposure_as_weight"):
             exposure_values = combined_exposure(exposure, offset, Xt.shape[0],
                                                 family.link.name)
             if exposure_values is not None:

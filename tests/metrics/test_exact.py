@@ -59,6 +59,38 @@ def test_laplace_kl_matches_quadrature_in_one_dimension():
                                                      abs=0.05)
 
 
+def test_binary_offset_kl_matches_quadrature_in_one_dimension():
+    # cloglog with a known log(time at risk) per row: the Laplace fit of a slightly different
+    # offset, measured against the exact posterior with the rows' own offsets
+    from skcoreset import BayesianBinaryRegression
+
+    rng = np.random.default_rng(4)
+    x, offset = rng.normal(size=60), rng.uniform(-2.0, 1.0, 60)
+    y = (rng.random(60) < -np.expm1(-np.exp(0.8 * x + offset))).astype(int)
+    reg = BayesianBinaryRegression(link="cloglog", fit_intercept=False, prior_scale=3.0).fit(
+        x[:, None], y, offset=0.85 * offset)
+    m, s = float(reg.posterior_.mean[0]), float(reg.posterior_.std[0])
+
+    def log_p(t):  # log prior + sum_n log P(y_n), P(1) = 1 - exp(-exp(x t + offset))
+        eta = x * t + offset
+        return float(np.sum(np.where(y == 1, np.log(-np.expm1(-np.exp(eta))), -np.exp(eta)))
+                     - t * t / 18)
+
+    lo, hi, top = m - 12 * s, m + 12 * s, log_p(m)
+    Z = integrate.quad(lambda t: np.exp(log_p(t) - top), lo, hi, limit=200)[0]
+
+    def integrand(t):
+        log_q = -0.5 * ((t - m) / s) ** 2 - np.log(s * np.sqrt(2 * np.pi))
+        return np.exp(log_q) * (log_q - (log_p(t) - top - np.log(Z)))
+
+    expected = integrate.quad(integrand, lo, hi, limit=200)[0]
+    result = exact_kl(reg, x[:, None], y, offset=offset, n_draws=4000, random_state=1)
+    assert expected > 0.01 and result.reliable
+    assert abs(result.kl - expected) < 4 * result.kl_se + 1e-3
+    with pytest.raises(ValueError, match="exposure is for count models"):
+        exact_kl(reg, x[:, None], y, exposure=np.ones(60))
+
+
 def _grid_kl(log_q, log_p, area):
     """KL(q || p) of two unnormalised log densities on the same grid (cell area ``area``)."""
     lq = log_q - (logsumexp(log_q) + np.log(area))
@@ -263,6 +295,8 @@ def test_bad_inputs_raise_clear_errors():
         exact_kl(clf, X, y, fit_rows=(X, y))
     with pytest.raises(ValueError, match="count models"):
         exact_kl(clf, X, y, exposure=np.ones(len(y)))
+    with pytest.raises(ValueError, match="offset"):
+        exact_kl(clf, X, y, offset=np.full(len(y), np.nan))
     mcmc = BayesianLogisticRegression(method="mcmc", n_draws=100, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="fit_rows"):
         exact_kl(mcmc, X, y, fit_rows=[X, y])
