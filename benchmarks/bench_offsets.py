@@ -35,7 +35,7 @@ import numpy as np
 import statsmodels.api as sm
 
 from skcoreset import (BayesianBinaryRegression, BayesianNegativeBinomialRegression,
-                       GIGACoreset, QuasiNewtonCoreset, StreamingCoreset)
+                       BayesianPoissonRegression, GIGACoreset, QuasiNewtonCoreset, StreamingCoreset)
 from skcoreset.metrics import exact_kl, mean_error_sd, posterior_kl
 from skcoreset.pipeline import Pipeline
 
@@ -60,6 +60,8 @@ def real_sets():
     y = data["cancer"].to_numpy(float)
     sets.append(("cancer", "negbin", X, y, dict(exposure=population),
                  "cancer counts over population (exposure), x = log population"))
+    sets.append(("cancer", "poisson", X, y, dict(exposure=population),
+                 "the same counts, Poisson"))
 
     data = sm.datasets.fair.load_pandas().data
     yrs = data["yrs_married"].to_numpy(float)
@@ -69,6 +71,8 @@ def real_sets():
     y = np.ceil(data["affairs"].to_numpy(float))
     sets.append(("fair", "negbin", X, y, dict(exposure=yrs),
                  "affairs (rounded up) over yrs_married (exposure)"))
+    sets.append(("fair", "poisson", X, y, dict(exposure=yrs),
+                 "the same counts, Poisson (the exposure enters as weights of rates)"))
     sets.append(("fair", "cloglog", X, (y > 0).astype(int), dict(offset=np.log(yrs)),
                  "any affair, cloglog, offset = log(yrs_married)"))
 
@@ -88,13 +92,16 @@ def real_sets():
 def _estimator(kind, alpha=None, **kw):
     if kind == "negbin":
         return BayesianNegativeBinomialRegression(alpha=alpha, **WIDE, **kw)
+    if kind == "poisson":
+        return BayesianPoissonRegression(**WIDE, **kw)
     return BayesianBinaryRegression(link=kind, **WIDE, **kw)
 
 
 def _statsmodels(kind, X, y, params, alpha=None):
     exog = sm.add_constant(X, prepend=False)
-    if kind == "negbin":
-        family = sm.families.NegativeBinomial(alpha=alpha)
+    if kind in ("negbin", "poisson"):
+        family = (sm.families.NegativeBinomial(alpha=alpha) if kind == "negbin"
+                  else sm.families.Poisson())
         model = sm.GLM(y, exog, family=family, exposure=params.get("exposure"),
                        offset=params.get("offset"))
     elif "n_trials" in params:
