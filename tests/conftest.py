@@ -102,7 +102,7 @@ def dask_cluster():
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                            host="127.0.0.1", dashboard_address=None)
     yield cluster
-    cluster.close()
+    cluster.close(timeout=60)  # a worker slow to stop must not hang the session's end
 
 
 # ArviZ 1.x (DataTree, Python >= 3.12) renamed a few things; the tests run on either.
