@@ -52,6 +52,14 @@ def check_numeric_dtype(name, value, allowed="a number or a 1-D array of numbers
                             "number.") from None
 
 
+def check_numeric_dtypes(**values):
+    """:func:`check_numeric_dtype` of each named value given (not None), e.g. an exposure
+    and an offset, from their dtypes (a dask array is not computed)."""
+    for name, value in values.items():
+        if value is not None:
+            check_numeric_dtype(name, value)
+
+
 def _float_vector(name, value, n_samples):
     """``value`` (a number or array of numbers, checked by :func:`check_numeric_dtype`) as
     a float64 array of shape ``(n_samples,)``; a scalar or 0-d array is repeated."""

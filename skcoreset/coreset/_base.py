@@ -21,7 +21,7 @@ from ..families import BinaryFamily, Family, make_family, model_names
 from .._inference import prior_precision, resolve_family
 from .._atomic import fit_context
 from .._sklearn_compat import Interval, StrOptions, _get_output_config
-from .._validation import (ACCEPT_SPARSE, check_numeric_dtype, check_sample_weight,
+from .._validation import (ACCEPT_SPARSE, check_numeric_dtypes, check_sample_weight,
                            check_trials, combined_exposure, explained_input_errors,
                            linear_offset)
 from ._calibration import laplace_distance
@@ -368,9 +368,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             raise ValueError(
                 f"n_trials of {type(self).__name__} is supported for rows in memory (a "
                 "table of cells is small): compute the dask arrays first.")
-        for name, value in (("exposure", exposure), ("offset", offset)):
-            if value is not None:
-                check_numeric_dtype(name, value)
+        check_numeric_dtypes(exposure=exposure, offset=offset)
         X = as_row_blocks(X)
         data = DaskRows.from_arrays(X, y, sample_weight)
         self.n_features_in_ = data.n_features

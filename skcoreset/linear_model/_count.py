@@ -17,7 +17,7 @@ from .._posterior import SamplePosterior, check_level
 from .._sklearn_compat import Interval, StrOptions, _num_samples, available_if
 from .._typing import FitMethod, FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._dask_predict import linear_offset_lazily
-from .._validation import check_numeric_dtype, linear_offset
+from .._validation import check_numeric_dtypes, linear_offset
 from ..families import NegativeBinomialFamily, PoissonFamily
 from ._base import uses_pass_glm
 from ._docs import COMMON_ATTRS_DOC
@@ -49,14 +49,6 @@ def _exposure_doc(method: _Documented) -> _Documented:
     return method
 
 
-def _check_dtypes(exposure, offset):
-    """Refuse an exposure or offset that is not numbers (a boolean mask, strings) from its
-    dtype, without computing a dask array."""
-    for name, value in (("exposure", exposure), ("offset", offset)):
-        if value is not None:
-            check_numeric_dtype(name, value)
-
-
 class _BaseCountRegression(_BaseRegression):
     """The count regressions: non-negative targets, predictions of new counts, and counts
     observed over an exposure (``exposure=``, ``offset=``) in fit, predict, score,
@@ -80,7 +72,7 @@ class _BaseCountRegression(_BaseRegression):
         link = self._family().link.name
         if not (lazily and is_dask_collection(X)):
             return linear_offset(exposure, offset, _num_samples(X), link)
-        _check_dtypes(exposure, offset)
+        check_numeric_dtypes(exposure=exposure, offset=offset)
         if offset is not None:
             linear_offset(None, 0.0, 1, link)  # the link check, before any task runs
         return linear_offset_lazily(X, exposure, offset, link)
