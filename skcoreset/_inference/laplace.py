@@ -218,7 +218,7 @@ def find_mode(log_post, theta0=None, *, neg_hessian0=None, tol, max_iter, verbos
 
 
 def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10,
-            max_iter=100, theta0=None, offset=None, verbose=0):
+            max_iter=100, theta0=None, offset=None, verbose=0, keep_precision=True):
     """Laplace approximation of a weighted GLM posterior.
 
     Finds the mode ``theta*`` of ``sum_n w_n log p(y_n | a_n . theta) + log N(theta; 0, P^-1)``
@@ -253,6 +253,14 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
         A known term of each row's linear predictor (a storage holds its own).
     verbose : int
         Print one line per Newton step when positive.
+    keep_precision : bool, default=True
+        Whether the posterior keeps the precision (the exact negative Hessian at the mode)
+        besides the covariance's Cholesky factor, for callers that read it (e.g. a sampler's
+        start or a coreset's pilot). False: the precision is factored in its own memory and
+        the covariance's factor computed there (:meth:`GaussianPosterior.from_precision_cholesky`:
+        the same ``cov_cholesky``, bit for bit), so the posterior is one ``p x p`` array and
+        the fit never holds two; ``precision`` is then formed from the factor when read (to
+        the rounding of two inversions).
 
     Returns
     -------
@@ -262,13 +270,17 @@ def laplace(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1e-10
     """
     rows = as_storage(X, y, sample_weight, offset)
     log_post = log_posterior_of(rows, family, prior_prec, fit_intercept)
-    # the precision factored in its own memory, the covariance's factor in the same array:
-    # the posterior is one p x p array (30.5 MiB at p = 2,001), never two at once
     result = find_mode(log_post, theta0, tol=tol, max_iter=max_iter, verbose=verbose,
-                       keep_neg_hessian=False)
+                       keep_neg_hessian=keep_precision)
     if not result.converged:
         warn_not_converged("Newton's method", max_iter)
-    posterior = GaussianPosterior.from_precision_cholesky(result.x, result.neg_hessian_factor)
+    if keep_precision:
+        posterior = GaussianPosterior(result.x, precision=result.neg_hessian)
+    else:
+        # the precision factored in its own memory, the covariance's factor in the same
+        # array: the posterior is one p x p array (30.5 MiB at p = 2,001), never two at once
+        posterior = GaussianPosterior.from_precision_cholesky(result.x,
+                                                              result.neg_hessian_factor)
     return InferenceResult(
         posterior=posterior, n_iter=result.n_iter, converged=result.converged,
         log_evidence=laplace_log_evidence(log_post, result.x, result.state, posterior,

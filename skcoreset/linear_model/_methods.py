@@ -13,6 +13,7 @@ by hand.
 
 import re
 import textwrap
+from functools import partial
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -58,8 +59,9 @@ def _has_pass_glm_mapping(family):
 
 # The fitting methods, in the order their options take in the estimators' signatures.
 METHODS = {
+    # the estimators read no precision: their posterior is one p x p array
     "laplace": Method(
-        laplace, doc="""
+        partial(laplace, keep_precision=False), doc="""
 - ``"laplace"``: Gaussian centred at the posterior mode (found by Newton's method with a
   line search) with covariance the inverse negative Hessian of the log posterior there.""",
         options={}),
