@@ -720,8 +720,8 @@ class DaskRows:
     def priority_sample(self, capacities, rng, function, *args, stratify=False):
         """Priority samples of the rows with importance ``w_n * function(*args, X, y, w)``,
         one per budget in ``capacities`` with independent keys: every chunk keeps its rows
-        of highest priority and a tree of tasks merges them, so the client receives only
-        the kept rows (see :meth:`InMemoryRows.priority_sample`: the same rows with the
+        of highest priority and the tasks merge them (:meth:`_sum`), so the client receives
+        only the kept rows (see :meth:`InMemoryRows.priority_sample`: the same rows with the
         same ``rng``, the keys being hashes of the row numbers)."""
         seed = rng.randint(np.iinfo(np.int32).max)
         # the merged samples do not depend on the order of the merges: a task per worker
