@@ -437,14 +437,10 @@ class DaskRows:
 
     def every(self, stride, *, gather_rows=0):
         """Rows ``0, stride, 2 stride, ...`` of all chunks (global row numbers) with their
-        weights: held on the cluster (persisted: a pass over them reads no other row), or
-        gathered into this process as :class:`InMemoryRows` when there are at most
-        ``gather_rows`` of them.
-
-        Thinned chunks of rows held on a cluster stay on the workers that hold their rows
-        (a pass over them is a task per worker thread however many chunks it reads);
-        otherwise, and when they would be too small for a task each, they are merged into
-        chunks as large as this storage's, so that a pass has fewer tasks."""
+        weights: held on the cluster (persisted: a pass over them reads no other row; in
+        chunks as large as this storage's, so that a pass has fewer tasks), or gathered into
+        this process as :class:`InMemoryRows` when there are at most ``gather_rows`` of
+        them."""
         import dask
 
         w, offset = (None if v is None else v[::stride] for v in (self._w, self._offset))
@@ -453,11 +449,7 @@ class DaskRows:
             X, y, w, offset = dask.compute(X, y, w, offset)
             offset = None if offset is None else np.asarray(offset, dtype=float)
             return InMemoryRows(*_chunk_arrays(self.encode, X, y, w), offset)
-        stay = (_client() is not None and min(X.chunks[0]) > 0
-                and not _too_small(X.shape[0], X.shape[1], len(X.chunks[0]))
-                and _held(self._X))
-        if not stay:  # merging pieces held by different workers would move them
-            X = X.rechunk({0: max(self.sizes)})
+        X = X.rechunk({0: max(self.sizes)})
         y = y.rechunk((X.chunks[0],))
         w, offset = (None if v is None else v.rechunk((X.chunks[0],)) for v in (w, offset))
         X, y, w, offset = dask.persist(X, y, w, offset)
@@ -729,8 +721,8 @@ class DaskRows:
     def priority_sample(self, capacities, rng, function, *args, stratify=False):
         """Priority samples of the rows with importance ``w_n * function(*args, X, y, w)``,
         one per budget in ``capacities`` with independent keys: every chunk keeps its rows
-        of highest priority and a tree of tasks merges them, so the client receives only
-        the kept rows (see :meth:`InMemoryRows.priority_sample`: the same rows with the
+        of highest priority and the tasks merge them (:meth:`_sum`), so the client receives
+        only the kept rows (see :meth:`InMemoryRows.priority_sample`: the same rows with the
         same ``rng``, the keys being hashes of the row numbers)."""
         seed = rng.randint(np.iinfo(np.int32).max)
         # the merged samples do not depend on the order of the merges: a task per worker
