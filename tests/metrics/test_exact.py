@@ -31,6 +31,19 @@ def _logistic_log_post(thetas, X, y, w, prior_prec):
     return w @ log_expit(signs * eta) - 0.5 * (thetas**2) @ prior_prec
 
 
+def _gaussian_kl_by_quadrature(log_p, m, s, half_width):
+    """``(KL(N(m, s^2) || p), Z, top)`` for the unnormalised log density ``log_p`` of one
+    parameter, by quadrature over ``m +- half_width * s``: ``p = exp(log_p - top) / Z``."""
+    lo, hi, top = m - half_width * s, m + half_width * s, log_p(m)
+    Z = integrate.quad(lambda t: np.exp(log_p(t) - top), lo, hi, limit=200)[0]
+
+    def integrand(t):
+        log_q = -0.5 * ((t - m) / s) ** 2 - np.log(s * np.sqrt(2 * np.pi))
+        return np.exp(log_q) * (log_q - (log_p(t) - top - np.log(Z)))
+
+    return integrate.quad(integrand, lo, hi, limit=200)[0], Z, top
+
+
 def test_laplace_kl_matches_quadrature_in_one_dimension():
     # ten counts, one coefficient, no intercept: a skewed posterior, Laplace visibly off
     X, y = poisson_data(10, [1.0], seed=3)
@@ -41,14 +54,8 @@ def test_laplace_kl_matches_quadrature_in_one_dimension():
     def log_p(t):  # the direct sum: log prior + sum_n (y_n x_n t - exp(x_n t)), up to a constant
         return float(np.sum(y * X[:, 0] * t - np.exp(X[:, 0] * t)) - t * t / 18)
 
-    lo, hi, top = m - 15 * s, m + 15 * s, log_p(m)
-    Z = integrate.quad(lambda t: np.exp(log_p(t) - top), lo, hi, limit=200)[0]
-
-    def integrand(t):
-        log_q = -0.5 * ((t - m) / s) ** 2 - np.log(s * np.sqrt(2 * np.pi))
-        return np.exp(log_q) * (log_q - (log_p(t) - top - np.log(Z)))
-
-    expected = integrate.quad(integrand, lo, hi, limit=200)[0]
+    expected, Z, top = _gaussian_kl_by_quadrature(log_p, m, s, 15)
+    lo, hi = m - 15 * s, m + 15 * s
     result = exact_kl(reg, X, y, n_draws=4000, random_state=1)
     assert isinstance(result, ExactKL) and result.reliable and result.n_draws == 4000
     assert expected > 0.003  # not a trivial case
@@ -76,14 +83,7 @@ def test_binary_offset_kl_matches_quadrature_in_one_dimension():
         return float(np.sum(np.where(y == 1, np.log(-np.expm1(-np.exp(eta))), -np.exp(eta)))
                      - t * t / 18)
 
-    lo, hi, top = m - 12 * s, m + 12 * s, log_p(m)
-    Z = integrate.quad(lambda t: np.exp(log_p(t) - top), lo, hi, limit=200)[0]
-
-    def integrand(t):
-        log_q = -0.5 * ((t - m) / s) ** 2 - np.log(s * np.sqrt(2 * np.pi))
-        return np.exp(log_q) * (log_q - (log_p(t) - top - np.log(Z)))
-
-    expected = integrate.quad(integrand, lo, hi, limit=200)[0]
+    expected = _gaussian_kl_by_quadrature(log_p, m, s, 12)[0]
     result = exact_kl(reg, x[:, None], y, offset=offset, n_draws=4000, random_state=1)
     assert expected > 0.01 and result.reliable
     assert abs(result.kl - expected) < 4 * result.kl_se + 1e-3
