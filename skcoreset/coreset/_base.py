@@ -15,7 +15,7 @@ from sklearn.utils.validation import assert_all_finite, check_is_fitted, validat
 
 from .._backend import (DaskRows, InMemoryRows, as_row_blocks, dense_rows, float_dtypes,
                         float_rows, is_dask_collection, offset_keyword, take_rows)
-from .._dask_predict import linear_offset_lazily
+from .._dask_predict import exposure_as_weight_lazily, linear_offset_lazily
 from .._numbers import is_number
 from ..families import BinaryFamily, Family, make_family, model_names
 from .._inference import prior_precision, resolve_family
@@ -307,8 +307,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         part = self._fit_rows(data, family, prior_prec, rng)
         cells = getattr(data, "cells", None)  # the cell of each row of binomial data
         if cells is None:
+            drawn = getattr(data, "hands_on_drawn_targets", False)
             self._set_coreset(part.indices, part.weights, part.X, data.n,
-                              offset=part.offset)
+                              outcomes=part.y if drawn else None, offset=part.offset)
         else:
             self._set_coreset(cells[part.indices], part.weights, part.X, data.n_cells,
                               outcomes=(data.y[part.indices] > 0).astype(int),
@@ -379,18 +380,20 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             assert_all_finite(summary.witness, input_name="y")
         self._set_family(resolve_model(self._likelihood_params().model, summary.witness))
         self._encode_target(summary.witness)  # target checks; sets classes_ of a binary model
+        rates_on_chunks = False
         if exposure is not None or offset is not None:
+            # offset + log(exposure), checked in the tasks that read them
+            log_exposure = linear_offset_lazily(X, exposure, offset, self._offset_link())
             if hasattr(self.family_, "exposure_as_weight"):
-                raise ValueError(
-                    f"exposure and offset of {type(self).__name__} with the {self.model_} "
-                    "model are supported for rows in memory (arrays and np.memmap); for "
-                    "dask arrays pass the rates y / exposure with sample_weight=exposure "
-                    "(times any weights), the same likelihood.")
-            # offset + log(exposure) in the rows' linear predictors, checked in the tasks
-            # that read them
-            data = data.with_offset(linear_offset_lazily(X, exposure, offset,
-                                                         self._offset_link()))
+                # counts over an exposure as rates weighted by it (exact for every link),
+                # computed where the chunks live, as in memory
+                rates, weights, _ = exposure_as_weight_lazily(self.family_, X, y,
+                                                              sample_weight, log_exposure)
+                data, rates_on_chunks = DaskRows.from_arrays(X, rates, weights), True
+            else:  # in the rows' linear predictors
+                data = data.with_offset(log_exposure)
         data = data.encoded(partial(encode_labels, self.family_, getattr(self, "classes_", None)))
+        data.hands_on_drawn_targets = rates_on_chunks  # the rates, not y at the indices
         if self.family_.unresolved:  # parameters estimated from data: on the first chunk
             self._resolve_family(*data.first_chunk())
         return data
@@ -491,7 +494,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
 
         ``rows`` are the data rows of ``indices`` (in that order); they are kept so that
         ``transform`` recognises the training data without hashing it. ``outcomes``: the
-        0/1 target of each row, of binomial cells (whose y are their successes), or None;
+        target each row hands on where it is not y at its index, or None: the 0/1 outcome
+        of binomial cells (whose y are their successes; a cell's successes first), or the
+        rate of counts over an exposure computed on dask chunks;
         ``offset``: the rows' offsets in the linear predictor (``sample_offset_``), or None.
         """
         keep = weights > 0

@@ -203,13 +203,34 @@ def test_dask_exposure_and_alpha_estimated_on_the_first_chunk_with_its_offsets(c
     assert blind.family_.alpha > 2
 
 
-def test_poisson_exposure_on_dask_asks_for_rates():
+def test_poisson_exposure_on_dask_builds_the_coreset_of_weighted_rates():
+    """The Poisson model's exposure on dask arrays: rates y / exposure weighted by it,
+    computed on the chunks, the coreset of the same rates in memory (and of counts over
+    the exposure passed in memory)."""
+    pytest.importorskip("dask.array")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 2))
+    exposure = np.exp(rng.uniform(-2.0, 3.0, 3000))
+    y = rng.poisson(exposure * np.exp(0.3 + X @ [0.5, -0.4])).astype(float)
+    coreset = QuasiNewtonCoreset(M=200, model="poisson", random_state=0)
+    expected = clone(coreset).fit(X, y / exposure, sample_weight=exposure)
+    from_counts = clone(coreset).fit(X, y, exposure=exposure)
+    np.testing.assert_array_equal(from_counts.sample_indices_, expected.sample_indices_)
+    Xd, yd, exposure_d = _dask(X, y, exposure)
+    lazy = clone(coreset).fit(Xd, yd, exposure=exposure_d)
+    np.testing.assert_array_equal(lazy.sample_indices_, expected.sample_indices_)
+    np.testing.assert_allclose(lazy.sample_weight_, expected.sample_weight_, rtol=1e-6)
+    _, y_core, w_core = clone(coreset).fit_coreset(Xd, yd, exposure=exposure_d)
+    rates = (y / exposure)[lazy.sample_indices_]  # handed on: the rates, not the counts
+    np.testing.assert_allclose(y_core, rates, rtol=1e-12)
+    with pytest.raises(ValueError, match="exposure"):  # checked in the tasks, as in memory
+        clone(coreset).fit(Xd, yd, exposure=-exposure_d)
+
+
+def test_dask_offsets_that_are_not_numbers_are_refused_by_name():
     da = pytest.importorskip("dask.array")
     X = np.random.default_rng(0).normal(size=(300, 2))
     y = np.arange(300) % 5
-    with pytest.raises(ValueError, match="rates y / exposure with sample_weight=exposure"):
-        UniformCoreset(M=20, model="poisson").fit(da.from_array(X, chunks=100), y,
-                                                  exposure=np.ones(300))
     with pytest.raises(TypeError, match="offset"):
         UniformCoreset(M=20, model="negative_binomial").fit(
             da.from_array(X, chunks=100), y, offset=np.ones(300, dtype=bool))
