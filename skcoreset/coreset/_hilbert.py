@@ -303,7 +303,10 @@ _HILBERT_PARAMS_DOC = """
         pass); ``"prior"``: the prior.
         The Laplace fits use the sample weights divided by their mean, so that the projection
         depends on the relative weights only: multiplying all sample weights by ``c``
-        multiplies the coreset weights by ``c`` and keeps the same rows.
+        multiplies the coreset weights by ``c`` and keeps the same rows. Poisson counts
+        given with ``exposure=`` are fitted as rates weighted by ``sample_weight`` times the
+        exposure, divided by the mean of ``sample_weight`` alone (the exposures are part of
+        the likelihood).
     n_subsample : int, default=None
         Subsample size for ``weighting="laplace-subsample"``; ``None`` means ``sqrt(N)``.
     max_memory : float or None, default=4.0
