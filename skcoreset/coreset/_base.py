@@ -26,6 +26,7 @@ from .._validation import (ACCEPT_SPARSE, check_numeric_dtypes, check_sample_wei
                            linear_offset)
 from ._calibration import laplace_distance
 from ._merge_reduce import merge_reduce_chunks
+from ._projection import weight_unit
 from ._model import builds_for_sampler, likelihood_for, resolve_model
 from ._checks import warn_if_all_rows, warn_if_far, warn_if_weight_lost
 from ._docs import fill_sampling_doc
@@ -302,6 +303,11 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self._for_sampler = for_sampler
         self.__dict__.pop("kl_estimate_", None)  # set again by this fit
         data = self._validated_rows(X, y, sample_weight, exposure, offset, n_trials)
+        # the Hilbert weighting distributions' unit of weight: the mean of the user's
+        # weights, not of their products with the exposures (which are likelihood)
+        exposure = getattr(data, "exposure", None)  # rows in memory only
+        self._weight_unit = None if exposure is None else weight_unit(data.sample_weight,
+                                                                      exposure)
         family, prior_prec = self._family_and_prior(data.n_features)
         rng = check_random_state(self.random_state)
         part = self._fit_rows(data, family, prior_prec, rng)
@@ -314,7 +320,6 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             self._set_coreset(cells[part.indices], part.weights, part.X, data.n_cells,
                               outcomes=(data.y[part.indices] > 0).astype(int),
                               offset=part.offset)
-        exposure = getattr(data, "exposure", None)  # rows in memory only
         self._coreset_exposure = None if exposure is None else exposure[self.sample_indices_]
         warn_if_all_rows(self, data)
         warn_if_weight_lost(self, float(np.sum(self.sample_weight_)), data.total_weight())

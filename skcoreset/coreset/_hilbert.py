@@ -115,12 +115,19 @@ class _HilbertCoreset(LikelihoodCoreset):
         progress.message(f"{what} ...")
         return progress
 
+    def _unit(self):
+        """The unit of weight of the weighting distribution: the mean of the user's weights
+        when the rows' weights include exposures (set by ``fit``), else ``None`` (the mean
+        of the weights of the rows it is fitted on)."""
+        return getattr(self, "_weight_unit", None)
+
     def _weighting_distribution(self, X, y, sample_weight, family, prior_prec, rng,
                                 offset=None):
         """The distribution pi-hat the projection draws parameters from.
 
-        Fitted on weights of mean 1 (:func:`relative_weights`), so that it depends on the
-        relative sample weights only (and with the rows' offsets, when they have them).
+        Fitted on the weights divided by the mean of the user's weights
+        (:func:`relative_weights` with :meth:`_unit`), so that it depends on the relative
+        sample weights only (and with the rows' offsets, when they have them).
         """
         if self.weighting == "prior":
             return GaussianPosterior(np.zeros(len(prior_prec)), np.diag(1.0 / prior_prec))
@@ -130,7 +137,7 @@ class _HilbertCoreset(LikelihoodCoreset):
             rows = rng.choice(rows, size=min(max(size, 1), len(rows)), replace=False)
         progress = self._stage(f"Laplace fit of the weighting distribution on {len(rows)} rows")
         result = laplace(X[rows], y[rows], family,
-                         sample_weight=relative_weights(sample_weight[rows]),
+                         sample_weight=relative_weights(sample_weight[rows], self._unit()),
                          prior_prec=prior_prec, fit_intercept=self.fit_intercept,
                          offset=take_offset(offset, rows),
                          verbose=max(int(self.verbose) - 1, 0))
@@ -142,8 +149,9 @@ class _HilbertCoreset(LikelihoodCoreset):
         rows = np.flatnonzero(sample_weight > 0)  # zero-weight rows are never projected
         self.projection_dim_ = self._resolve_projection_dim(len(rows))
         self._check_memory(len(rows), self.projection_dim_)
-        unit = relative_weights(sample_weight)
-        thetas = self._draw_projection(X, y, unit, family, prior_prec, rng, offset)
+        unit = relative_weights(sample_weight, self._unit())
+        # the weighting distribution divides the weights by their unit itself
+        thetas = self._draw_projection(X, y, sample_weight, family, prior_prec, rng, offset)
         if len(rows) < len(sample_weight):
             X, y, unit, offset = X[rows], y[rows], unit[rows], take_offset(offset, rows)
         local, factor = self._solve_projected(X, y, unit, family, thetas, offset=offset)
@@ -222,7 +230,7 @@ class _HilbertCoreset(LikelihoodCoreset):
         elif self.weighting == "laplace-subsample":
             X, y, w, offset = subsample(max(self.n_subsample or int(np.sqrt(n_samples)), 1),
                                         rng)
-            posterior = laplace(X, y, family, sample_weight=relative_weights(w),
+            posterior = laplace(X, y, family, sample_weight=relative_weights(w, self._unit()),
                                 prior_prec=prior_prec, fit_intercept=self.fit_intercept,
                                 offset=offset).posterior
         else:  # the prior needs no data
@@ -295,7 +303,10 @@ _HILBERT_PARAMS_DOC = """
         pass); ``"prior"``: the prior.
         The Laplace fits use the sample weights divided by their mean, so that the projection
         depends on the relative weights only: multiplying all sample weights by ``c``
-        multiplies the coreset weights by ``c`` and keeps the same rows.
+        multiplies the coreset weights by ``c`` and keeps the same rows. Poisson counts
+        given with ``exposure=`` are fitted as rates weighted by ``sample_weight`` times the
+        exposure, divided by the mean of ``sample_weight`` alone (the exposures are part of
+        the likelihood).
     n_subsample : int, default=None
         Subsample size for ``weighting="laplace-subsample"``; ``None`` means ``sqrt(N)``.
     max_memory : float or None, default=4.0

@@ -171,17 +171,20 @@ def block_builder(base, model, dispersion_estimated=False):
     return builder
 
 
-def make_context(base, model, data, family, prior_prec, rng, dispersion_estimated=False):
+def make_context(base, model, data, family, prior_prec, rng, dispersion_estimated=False,
+                 weight_unit=None):
     """The :class:`BlockContext` of a new tree over the rows of ``data`` (an
     :class:`~skcoreset._backend.InMemoryRows` or :class:`~skcoreset._backend.DaskRows`):
     root seed, builder and, for Hilbert constructors, the shared projection drawn from the
-    weighting distribution of all of ``data`` (see :func:`weighting_access`).
+    weighting distribution of all of ``data`` (see :func:`weighting_access`; ``weight_unit``:
+    the mean of the user's weights when the rows' weights include exposures).
     """
     seed = rng.randint(np.iinfo(np.int32).max)
     builder = block_builder(base, model, dispersion_estimated)
+    builder._weight_unit = weight_unit  # of the laplace-subsample weighting, as of all rows
     thetas = builder._block_projection(
         data.n, family, prior_prec, block_rng(seed, 2),
-        **weighting_access(data, family, prior_prec, builder.fit_intercept))
+        **weighting_access(data, family, prior_prec, builder.fit_intercept, weight_unit))
     return BlockContext(builder, family, prior_prec, seed, thetas)
 
 
@@ -197,7 +200,7 @@ def _positive_weight(top, X, y, sample_weight, offset=None):
     return (total,)
 
 
-def weighting_access(data, family, prior_prec, fit_intercept):
+def weighting_access(data, family, prior_prec, fit_intercept, weight_unit=None):
     """``full_laplace`` and ``subsample`` callables of ``BaseCoreset._block_projection`` for
     the rows of a storage, which read them by sums over rows and by draws.
 
@@ -206,12 +209,17 @@ def weighting_access(data, family, prior_prec, fit_intercept):
     :func:`~skcoreset.coreset._projection.relative_weights` in memory, it sees the weights
     divided by their mean over the rows of positive weight (after an exact rescaling by a
     power of two, so that neither 1e-300 nor 1e300 under- or overflows): pi-hat depends on
-    the relative weights only.
+    the relative weights only. When the weights include the exposures of counts, they are
+    divided by ``weight_unit``, the mean of the user's weights alone, instead.
     """
     def full_laplace():
-        top = np.frexp(data.max_weight())[1]
-        total, = data.sum(_positive_weight, top)
-        relative = data.scaled(data.n_positive() / total, exponent=-top)
+        if weight_unit is not None:
+            top = np.frexp(weight_unit)[1]
+            relative = data.scaled(1.0 / np.ldexp(weight_unit, -top), exponent=-top)
+        else:
+            top = np.frexp(data.max_weight())[1]
+            total, = data.sum(_positive_weight, top)
+            relative = data.scaled(data.n_positive() / total, exponent=-top)
         return laplace(relative, None, family, sample_weight=None, prior_prec=prior_prec,
                        fit_intercept=fit_intercept).posterior
 

@@ -65,17 +65,35 @@ def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=
     return (vectors, total) if return_sum else vectors
 
 
-def relative_weights(sample_weight):
-    """``sample_weight`` divided by its mean over the rows of positive weight.
+def relative_weights(sample_weight, unit=None):
+    """``sample_weight`` divided by ``unit``, by default by its mean over the rows of
+    positive weight.
 
     The weighting distribution is fitted on these: it then depends on the relative weights
     only, so multiplying all weights by ``c`` leaves the projection unchanged and multiplies
-    the coreset weights by ``c``. Rescaled by a power of two first, so that neither 1e-300
-    nor 1e300 under- or overflows.
+    the coreset weights by ``c``. When the weights hold the exposures of counts as well
+    (rates weighted by ``sample_weight * exposure``), ``unit`` is the mean of the user's
+    weights alone (:func:`weight_unit`): the exposures are part of the likelihood, and
+    dividing them out would widen the distribution by about ``sqrt(mean exposure)``.
+    Rescaled by a power of two first, so that neither 1e-300 nor 1e300 under- or
+    overflows.
     """
     positive = sample_weight > 0
     if not positive.any():
         return sample_weight.astype(float)
-    top = np.frexp(sample_weight.max())[1]
+    top = np.frexp(sample_weight.max() if unit is None else unit)[1]
     scaled = np.ldexp(sample_weight, -top)
-    return scaled / scaled[positive].mean()
+    return scaled / (scaled[positive].mean() if unit is None else np.ldexp(unit, -top))
+
+
+def weight_unit(sample_weight, exposure):
+    """The unit of :func:`relative_weights` for rows whose weights ``sample_weight`` are
+    the user's weights times ``exposure``: the mean of the user's weights over the rows of
+    positive weight (``None`` if there are none).
+    """
+    user = sample_weight / exposure
+    positive = user > 0
+    if not positive.any():
+        return None
+    top = np.frexp(user.max())[1]
+    return float(np.ldexp(np.ldexp(user[positive], -top).mean(), top))

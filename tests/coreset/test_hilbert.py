@@ -1,16 +1,21 @@
 """Hilbert coreset constructors (GIGACoreset, FrankWolfeCoreset): projection size, memory,
-weight scale and degenerate budgets (issues 10.4, 11.4, 11.5)."""
+weight scale (with exposures) and degenerate budgets (issues 10.4, 11.4, 11.5)."""
 
 import warnings
 
 import numpy as np
 import pytest
+import statsmodels.api as sm
 from sklearn.base import clone
 
-from skcoreset import FrankWolfeCoreset, GIGACoreset, _progress
+from skcoreset import (BayesianPoissonRegression, FrankWolfeCoreset, GIGACoreset,
+                       StreamingCoreset, _progress)
+from skcoreset.coreset import _base
 from skcoreset.exceptions import CoresetAccuracyWarning
 from skcoreset.families import LogisticFamily
-from skcoreset.coreset._projection import project_loglik, relative_weights
+from skcoreset.coreset._projection import project_loglik, relative_weights, weight_unit
+from skcoreset.metrics import posterior_kl
+from skcoreset.pipeline import Pipeline
 from skcoreset.solvers import giga
 
 from ..conftest import logistic_data
@@ -205,6 +210,76 @@ def test_weights_of_one_are_unchanged_by_the_normalisation():
     np.testing.assert_array_equal(relative_weights(np.ones(5)), np.ones(5))
     np.testing.assert_allclose(relative_weights(1e-300 * w), [0.0, 1.5, 0.5, 1.0])
     np.testing.assert_allclose(relative_weights(1e300 * w), [0.0, 1.5, 0.5, 1.0])
+
+
+def _counts_over_exposures(n=2000, seed=0):
+    """Poisson counts over exposures spanning 10^2..10^5, and statsmodels' fit of them."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    exposure = 10 ** rng.uniform(2, 5, size=n)
+    y = rng.poisson(exposure * np.exp(-6 + X @ np.array([0.3, -0.2, 0.1]))).astype(float)
+    reference = sm.GLM(y, sm.add_constant(X, prepend=False), family=sm.families.Poisson(),
+                       exposure=exposure).fit()
+    return X, y, exposure, reference
+
+
+_WIDE = dict(prior_scale=1e3, intercept_prior_scale=1e3)
+
+
+def _exposure_pipeline(coreset, X, y, exposure):
+    pipe = Pipeline([("coreset", coreset), ("clf", BayesianPoissonRegression(**_WIDE))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CoresetAccuracyWarning)
+        return pipe.fit(X, y, coreset__exposure=exposure)
+
+
+@pytest.mark.parametrize("coreset, kl_max", [
+    (GIGACoreset(M=100, random_state=0), 1e-3),
+    (FrankWolfeCoreset(M=100, random_state=0), 1.0),
+    (GIGACoreset(M=100, weighting="laplace-subsample", random_state=0), 0.1),
+    (StreamingCoreset(GIGACoreset(M=100, random_state=0), block_size=500, random_state=0),
+     0.05),
+])
+def test_exposures_stay_in_the_weighting_distribution(coreset, kl_max, monkeypatch):
+    # counts over exposures enter as rates weighted by the exposure; the weighting
+    # distribution is fitted on those weights over the mean of the user's weights, so
+    # that it is the all-rows posterior, not one about sqrt(mean exposure) times wider
+    X, y, exposure, reference = _counts_over_exposures()
+    full = BayesianPoissonRegression(**_WIDE).fit(X, y, exposure=exposure)
+    pipe = _exposure_pipeline(clone(coreset), X, y, exposure)
+    clf = pipe.named_steps["clf"]
+    theta = np.append(clf.coef_, clf.intercept_)
+    assert posterior_kl(pipe, full) < kl_max
+    assert np.max(np.abs(theta - reference.params) / reference.bse) < 1.0
+    # control: weights divided by their own mean (the exposures' scale lost) are far
+    monkeypatch.setattr(_base, "weight_unit", lambda sample_weight, exposure: None)
+    control = _exposure_pipeline(clone(coreset), X, y, exposure)
+    assert posterior_kl(control, full) > 5.0
+
+
+@pytest.mark.parametrize("weighting", ["laplace", "laplace-subsample"])
+def test_scaling_the_weights_of_counts_over_exposures_scales_the_coreset(weighting):
+    X, y, exposure, _ = _counts_over_exposures(n=500)
+    base = np.random.default_rng(3).uniform(0.5, 2.0, size=len(y))
+    coreset = GIGACoreset(M=30, projection_dim=100, weighting=weighting, random_state=0)
+    reference = clone(coreset).fit(X, y, sample_weight=base, exposure=exposure)
+    for c in (1e-8, 1e8):
+        scaled = clone(coreset).fit(X, y, sample_weight=c * base, exposure=exposure)
+        np.testing.assert_array_equal(scaled.sample_indices_, reference.sample_indices_)
+        np.testing.assert_allclose(scaled.sample_weight_, c * reference.sample_weight_,
+                                   rtol=1e-6)
+
+
+def test_weight_unit_is_the_mean_of_the_user_weights():
+    w = np.array([0.0, 3.0, 1.0, 2.0])
+    exposure = np.array([5.0, 10.0, 1e4, 0.5])
+    np.testing.assert_allclose(relative_weights(w * exposure, weight_unit(w * exposure,
+                                                                          exposure)),
+                               w * exposure / 2.0)
+    for c in (1e-300, 1e300):
+        np.testing.assert_allclose(relative_weights(c * w * exposure,
+                                                    weight_unit(c * w * exposure, exposure)),
+                                   w * exposure / 2.0)
 
 
 # --- verbose -------------------------------------------------------------------------------
