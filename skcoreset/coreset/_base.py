@@ -163,7 +163,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                                            prior_prec, rng, **offset_keyword(data.offset))
             return data.take(indices, weights)
         context, _, root = merge_reduce_chunks(self, self.model_, data, family, prior_prec,
-                                               rng, self._dispersion_estimated)
+                                               rng, self._dispersion_estimated,
+                                               self._weight_unit)
         if context.thetas is not None:
             self.weighting_posterior_ = context.builder.weighting_posterior_
         if root.error is not None:
@@ -305,9 +306,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         data = self._validated_rows(X, y, sample_weight, exposure, offset, n_trials)
         # the Hilbert weighting distributions' unit of weight: the mean of the user's
         # weights, not of their products with the exposures (which are likelihood)
-        exposure = getattr(data, "exposure", None)  # rows in memory only
-        self._weight_unit = None if exposure is None else weight_unit(data.sample_weight,
-                                                                      exposure)
+        exposure = getattr(data, "exposure", None)  # rows in memory
+        self._weight_unit = (getattr(data, "weight_unit", None) if exposure is None  # dask
+                             else weight_unit(data.sample_weight, exposure))
         family, prior_prec = self._family_and_prior(data.n_features)
         rng = check_random_state(self.random_state)
         part = self._fit_rows(data, family, prior_prec, rng)
@@ -395,10 +396,14 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                 rates, weights, _ = exposure_as_weight_lazily(self.family_, X, y,
                                                               sample_weight, log_exposure)
                 data, rates_on_chunks = DaskRows.from_arrays(X, rates, weights), True
+                # the mean of the user's positive weights (as weight_unit in memory)
+                unit = summary.total_weight / summary.n_positive
             else:  # in the rows' linear predictors
                 data = data.with_offset(log_exposure)
         data = data.encoded(partial(encode_labels, self.family_, getattr(self, "classes_", None)))
         data.hands_on_drawn_targets = rates_on_chunks  # the rates, not y at the indices
+        if rates_on_chunks:
+            data.weight_unit = unit
         if self.family_.unresolved:  # parameters estimated from data: on the first chunk
             self._resolve_family(*data.first_chunk())
         return data

@@ -243,8 +243,9 @@ def _merge(context, left, right, first, last):
 
 
 def merge_reduce_chunks(base, model, data, family, prior_prec, rng,
-                        dispersion_estimated=False):
-    """Merge-reduce with ``base`` over the chunks of ``data`` (one leaf per chunk).
+                        dispersion_estimated=False, weight_unit=None):
+    """Merge-reduce with ``base`` over the chunks of ``data`` (one leaf per chunk;
+    ``weight_unit`` as in :func:`make_context`).
 
     The tree of :class:`StreamingCoreset` as tasks of the storage, so the result equals
     ``StreamingCoreset(base, block_size=<chunk size>)`` fitted in memory with the same
@@ -259,7 +260,7 @@ def merge_reduce_chunks(base, model, data, family, prior_prec, rng,
         The gathered coreset of all rows.
     """
     context = make_context(base, model, data, family, prior_prec, rng,
-                           dispersion_estimated)
+                           dispersion_estimated, weight_unit)
     shared = data.shared(context)  # one copy on the cluster, not one per task
     merge = data.task(_merge)
     tree = MergeTree(lambda left, right, first, last: merge(shared, left, right, first, last))

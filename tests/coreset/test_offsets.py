@@ -329,3 +329,20 @@ def test_sensitivity_coreset_reads_offsets():
             X, signed, np.ones(3000), fitted.cluster_centers_, labels,
             np.hypot(fitted.radius_, 1.0), True, offset=offset)
         np.testing.assert_allclose(computed, expected, rtol=1e-10)
+
+
+def test_poisson_exposure_on_dask_merge_reduce_is_the_stream_of_the_same_blocks():
+    """GIGA over dask chunks of counts over an exposure: the merge-reduce tree of
+    StreamingCoreset over the same blocks in memory, with the weighting distribution's
+    unit of weight that of the user's weights (not of their products with the exposure)."""
+    pytest.importorskip("dask.array")
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(2000, 2))
+    exposure = np.exp(rng.uniform(np.log(1e2), np.log(1e5), 2000))
+    y = rng.poisson(exposure * np.exp(-8.0 + X @ [0.5, -0.4])).astype(float)
+    base = GIGACoreset(M=60, model="poisson", random_state=0)
+    expected = StreamingCoreset(clone(base), block_size=500, random_state=0).fit(
+        X, y, exposure=exposure)
+    lazy = clone(base).fit(*_dask(X, y, exposure)[:2], exposure=_dask(X, y, exposure)[2])
+    np.testing.assert_array_equal(lazy.sample_indices_, expected.sample_indices_)
+    np.testing.assert_allclose(lazy.sample_weight_, expected.sample_weight_, rtol=1e-6)
