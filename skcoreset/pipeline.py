@@ -25,6 +25,8 @@ from ._atomic import atomic
 from ._posterior import SamplePosterior
 from ._summary import steps_feature_names
 from ._sklearn_compat import available_if
+from .coreset._base import estimated_dispersion
+from .linear_model._count import given_dispersion
 from .linear_model._results import copied_rows, read_copied_rows
 from .exceptions import CoresetEfficiencyWarning, ImportanceSamplingWarning
 from .metrics._exact import MAX_PARETO_K, exact_correction
@@ -237,9 +239,11 @@ class Pipeline(sk_pipeline.Pipeline):
                              f"{self.exact_correction!r}.")
 
     @staticmethod
-    def _fit_step(step, X, y, weights, params, last, final=None, offset=None):
+    def _fit_step(step, X, y, weights, params, last, final=None, offset=None,
+                  dispersion=None):
         """Fit one step on (X, y) with the coreset weights (and the coreset rows' offsets
-        in the linear predictor) so far; return the new data."""
+        in the linear predictor, and the overdispersion the coreset estimated on all rows)
+        so far; return the new data."""
         for name in ("exposure", "offset"):
             if weights is not None and params.get(name) is not None:
                 raise ValueError(
@@ -281,7 +285,8 @@ class Pipeline(sk_pipeline.Pipeline):
                 params = {**params, "estimator": final}
             return step.fit_coreset(X, y, **params)
         if last:
-            step.fit(X, y, **params)
+            with given_dispersion(step, dispersion):
+                step.fit(X, y, **params)
             return X, y, weights
         if hasattr(step, "fit_transform"):
             return step.fit_transform(X, y, **params), y, weights
@@ -319,7 +324,7 @@ class Pipeline(sk_pipeline.Pipeline):
         # without metadata (an exposure or offset describes the rows too)
         kept = None if params else copied_rows(X, y)
         X_input, y_input = X, y
-        weights = offset = None
+        weights = offset = dispersion = None
         for index, (name, step) in enumerate(self.steps):
             if step is None or step == "passthrough":
                 continue
@@ -328,9 +333,14 @@ class Pipeline(sk_pipeline.Pipeline):
             start = time.perf_counter()
             X, y, weights = self._fit_step(step, X, y, weights, step_params[name],
                                            last=index == len(self.steps) - 1,
-                                           final=self.steps[-1][1], offset=offset)
+                                           final=self.steps[-1][1], offset=offset,
+                                           dispersion=dispersion)
             if _is_coreset(step):  # the offsets of its rows (negative binomial), or None
                 offset = getattr(step, "sample_offset_", None)
+                # the overdispersion of all rows (the first coreset's: a later one's rows
+                # are the first's), which a coreset's few rows cannot tell
+                if dispersion is None:
+                    dispersion = estimated_dispersion(step)
             if self.verbose:
                 print(f"[Pipeline] ({index + 1} of {len(self.steps)}) fitting {name}, "
                       f"total={time.perf_counter() - start:.1f}s")

@@ -70,6 +70,17 @@ def encode_labels(family, classes, y):
     return family.encode_target(y, classes)
 
 
+def estimated_dispersion(coreset):
+    """The overdispersion a fitted coreset estimated from all its training rows (a
+    :class:`~skcoreset._inference.dispersion.Dispersion`: the negative binomial model with
+    ``alpha="auto"``), or None. The estimator fitted on the coreset takes it rather than
+    estimate it again from the coreset's rows, which are too few to tell the overdispersion
+    (a few dozen weighted rows make it the Poisson limit)."""
+    if not getattr(coreset, "_dispersion_estimated", False):
+        return None
+    return getattr(coreset, "_dispersion", None)
+
+
 class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
     """Base class of the coreset constructors.
 
@@ -208,6 +219,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         # coreset estimates again from its rows
         self._dispersion_estimated = (self.family_.unresolved
                                       and hasattr(self.family_, "log_alpha_derivatives"))
+        self._dispersion = None  # its estimate, by _resolve_family
 
     def _family_params(self):
         """Parameters of the family given by name (``link``, ``noise_scale``): none here."""
@@ -367,8 +379,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
             if exposure is not None:
                 y_encoded, sample_weight, _ = self.family_.exposure_as_weight(
                     y_encoded, sample_weight, exposure)
-            self._resolve_family(X, y_encoded, sample_weight, offset)
             rows = InMemoryRows(X, y_encoded, sample_weight, offset)
+            self._resolve_family(X, y_encoded, sample_weight, offset, rows=rows)
             rows.exposure = exposure
             return rows
         if n_trials is not None:
@@ -404,8 +416,9 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         data.hands_on_drawn_targets = rates_on_chunks  # the rates, not y at the indices
         if rates_on_chunks:
             data.weight_unit = unit
-        if self.family_.unresolved:  # parameters estimated from data: on the first chunk
-            self._resolve_family(*data.first_chunk())
+        if self.family_.unresolved:  # parameters estimated from data: the first chunk's
+            # pilot, the overdispersion refined on all the chunks
+            self._resolve_family(*data.first_chunk(), rows=data)
         return data
 
     def _trial_rows(self, X, y, sample_weight, exposure, offset, n_trials):
@@ -481,13 +494,17 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         returns its base)."""
         return self
 
-    def _resolve_family(self, X, y_encoded, sample_weight, offset=None):
+    def _resolve_family(self, X, y_encoded, sample_weight, offset=None, rows=None):
         """Estimate the parameters of ``family_`` set to "auto" (e.g. the negative binomial
-        overdispersion) from the rows given (with their offsets)."""
+        overdispersion) from the rows given (with their offsets), the overdispersion refined
+        on all ``rows`` (a storage) when given; its estimate is kept for the estimator
+        fitted on the coreset (:func:`estimated_dispersion`)."""
         params = self._likelihood_params()
-        self.family_ = resolve_family(self.family_, X, y_encoded, sample_weight,
-                                      prior_prec=self._prior_precision(X.shape[1]),
-                                      fit_intercept=params.fit_intercept, offset=offset)
+        self.family_, self._dispersion = resolve_family(
+            self.family_, X, y_encoded, sample_weight,
+            prior_prec=self._prior_precision(X.shape[1]),
+            fit_intercept=params.fit_intercept, offset=offset, return_dispersion=True,
+            rows=rows)
 
     def _prior_precision(self, n_features):
         params = self._likelihood_params()

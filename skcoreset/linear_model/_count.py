@@ -1,6 +1,7 @@
 """The count regressions: Poisson and negative binomial counts, observed over an exposure."""
 
 from collections.abc import Callable
+from contextlib import contextmanager
 from numbers import Real
 from typing import Any, Literal, Self, TypeVar
 
@@ -47,6 +48,25 @@ _Documented = TypeVar("_Documented", bound=Callable[..., Any])
 def _exposure_doc(method: _Documented) -> _Documented:
     method.__doc__ = (method.__doc__ or "").replace("{exposure}", _EXPOSURE_DOC)
     return method
+
+
+@contextmanager
+def given_dispersion(estimator, dispersion):
+    """While in the block, a :class:`BayesianNegativeBinomialRegression` with
+    ``alpha="auto"`` fits with the overdispersion ``dispersion`` (a
+    :class:`~skcoreset._inference.dispersion.Dispersion` estimated on all the rows a coreset
+    stands in for) instead of estimating it from the rows it is given; other estimators,
+    one that samples (``method="mcmc"``, whose draws the pipeline's exact correction weights
+    to all rows), or ``dispersion=None`` are left alone."""
+    if (dispersion is None or not isinstance(estimator, BayesianNegativeBinomialRegression)
+            or estimator.method == "mcmc"):
+        yield
+        return
+    estimator._given_dispersion = dispersion
+    try:
+        yield
+    finally:
+        del estimator._given_dispersion
 
 
 class _BaseCountRegression(_BaseRegression):
@@ -607,9 +627,15 @@ class BayesianNegativeBinomialRegression(_BaseCountRegression):
         """The family with ``alpha`` estimated for ``alpha="auto"`` on all ``rows`` (with
         its Laplace sd in ``log alpha``); stored with ``alpha_``, ``alpha_std_`` and
         ``log_alpha_std_``."""
-        family, dispersion = resolve_family(
-            self._family(), X, y_encoded, sample_weight, prior_prec=prior,
-            fit_intercept=self.fit_intercept, offset=offset, return_dispersion=True, rows=rows)
+        given = vars(self).get("_given_dispersion")
+        if given is not None and self._family().unresolved:
+            # estimated on all the rows a coreset stands in for (see given_dispersion)
+            family, dispersion = self._family().with_alpha(given.alpha), given
+        else:
+            family, dispersion = resolve_family(
+                self._family(), X, y_encoded, sample_weight, prior_prec=prior,
+                fit_intercept=self.fit_intercept, offset=offset, return_dispersion=True,
+                rows=rows)
         self.family_ = family
         self.alpha_ = family.alpha
         self.log_alpha_std_ = 0.0 if dispersion is None else dispersion.log_alpha_sd

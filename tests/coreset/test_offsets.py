@@ -45,7 +45,8 @@ _NOT_NEGATIVE_BINOMIAL = {"SensitivityCoreset": "only the logistic model"}
 
 def _make(name):
     settings = _SETTINGS.get(name, {"M": 600})
-    return getattr(skcoreset.coreset, name)(**settings, random_state=0)
+    # a clone: set_params of the one base_coreset in _SETTINGS would change every later test's
+    return clone(getattr(skcoreset.coreset, name)(**settings, random_state=0))
 
 
 @pytest.fixture(scope="module")
