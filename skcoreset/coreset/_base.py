@@ -215,8 +215,8 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self.model_ = self.family_.name
         self.prior_scale_ = params.prior_scale
         self.intercept_prior_scale_ = params.intercept_prior_scale
-        # an overdispersion estimated from the data, which the estimator fitted on the
-        # coreset estimates again from its rows
+        # an overdispersion estimated from the data, which a skcoreset Pipeline hands to the
+        # estimator fitted on the coreset (and which may estimate it again from its rows)
         self._dispersion_estimated = (self.family_.unresolved
                                       and hasattr(self.family_, "log_alpha_derivatives"))
         self._dispersion = None  # its estimate, by _resolve_family
@@ -359,7 +359,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         with the checks and messages of in-memory input; non-finite X raises inside the
         first task that reads it. Family parameters estimated from data (the negative
         binomial ``alpha="auto"``) are estimated from the rows in memory, or from the first
-        chunk of a dask array.
+        chunk of a dask array, the overdispersion then refined on all of them.
         """
         if not is_dask_collection(X):
             with explained_input_errors():
