@@ -405,7 +405,7 @@ def test_exact_correction_reads_the_coreset_rows_offsets():
 
 def test_negative_binomial_exposure_through_a_uniform_coreset_is_its_rows_fit():
     """Exposure and offset add up in the linear predictor; the final estimator fits the
-    coreset's counts with their weights and offsets."""
+    coreset's counts with their weights and offsets, given the overdispersion of all rows."""
     X, y, e = _counts(n=2000)
     offset = np.random.default_rng(4).normal(0.0, 0.2, len(y))
     pipe = Pipeline([("coreset", UniformCoreset(M=500, random_state=0)),
@@ -417,10 +417,12 @@ def test_negative_binomial_exposure_through_a_uniform_coreset_is_its_rows_fit():
     X_core, y_core, w_core = pipe[0].fit_coreset(X, y, exposure=e, offset=offset,
                                                  estimator=pipe[-1])
     np.testing.assert_array_equal(y_core, y[rows])  # counts, not rates
-    by_hand = BayesianNegativeBinomialRegression().fit(X[rows], y[rows], sample_weight=weights,
-                                                       exposure=e[rows], offset=offset[rows])
+    every_row = BayesianNegativeBinomialRegression().fit(X, y, exposure=e, offset=offset)
+    by_hand = BayesianNegativeBinomialRegression(alpha=pipe[0].family_.alpha).fit(
+        X[rows], y[rows], sample_weight=weights, exposure=e[rows], offset=offset[rows])
     np.testing.assert_allclose(pipe[-1].posterior_.mean, by_hand.posterior_.mean, rtol=1e-8)
-    np.testing.assert_allclose(pipe[-1].alpha_, by_hand.alpha_, rtol=1e-8)
+    np.testing.assert_allclose(pipe[-1].alpha_, every_row.alpha_, rtol=1e-8)
+    np.testing.assert_allclose(pipe[-1].alpha_std_, every_row.alpha_std_, rtol=1e-6)
 
 
 def test_exposure_in_a_coreset_needs_a_skcoreset_pipeline():
