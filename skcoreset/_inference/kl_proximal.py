@@ -279,7 +279,7 @@ class _PrimalPath:
     def step(self, state, r):
         """The proximal update of eqs. (16)-(17) with ``r = 1 / (1 + beta)``."""
         params = state.params
-        prec = params["precision"]
+        prec = self._precision(state)
         scaling = r * prec
         scaling[np.diag_indices_from(scaling)] += (1.0 - r) * self.prior_prec
         # factored in place: the transpose of the symmetric matrix is Fortran-ordered
@@ -302,13 +302,31 @@ class _PrimalPath:
         precision = params["target"]  # never changed in place: shared with the new state
         chol = stable_cholesky(precision)
         mean = params["mean"] + linalg.cho_solve((chol, True), params["grad_m"])
-        return self.evaluate(mean, precision, chol)
+        rebuild = params.get("rebuild")
+        if rebuild is not None:
+            # this iterate's own precision is needed again only if the step is rejected:
+            # dropped, one p x p array fewer while the new target is summed, and rebuilt then
+            params["precision"] = None
+        new_state = self.evaluate(mean, precision, chol)
+        if rebuild is not None:
+            # the new precision is this iterate's target: the same pass over the rows again
+            mean_before = params["mean"]  # not params: its target is the new precision
+            new_state.params["rebuild"] = (
+                lambda: self.evaluate(mean_before, rebuild()).params["target"])
+        return new_state
+
+    def _precision(self, state):
+        """The iterate's precision, rebuilt if :meth:`newton_step` dropped it."""
+        params = state.params
+        if params["precision"] is None:
+            params["precision"] = params["rebuild"]()
+        return params["precision"]
 
     def posterior(self, state):
         # the last iterate's precision factored in place, the covariance's factor in the
         # same array (GaussianPosterior.from_precision_cholesky): one p x p array kept
         return GaussianPosterior.from_precision_cholesky(
-            state.params["mean"], cholesky_in_place(state.params["precision"]))
+            state.params["mean"], cholesky_in_place(self._precision(state)))
 
     def initial(self, init, theta0, tol, max_iter):
         if init == "prior":
@@ -317,7 +335,11 @@ class _PrimalPath:
         log_post = log_posterior_of(self.rows, self.family, self.prior_prec,
                                     self.fit_intercept)
         mode = find_mode(log_post, theta0, tol=tol, max_iter=max_iter)
-        return self.evaluate(mode.x, mode.neg_hessian)
+        mode_x = mode.x
+        state = self.evaluate(mode_x, mode.neg_hessian)
+        # the Laplace precision again, should a fixed-point step from here be rejected
+        state.params["rebuild"] = lambda: log_post.neg_hessian(log_post.eta(mode_x))
+        return state
 
 
 class _DualPath:
@@ -590,6 +612,7 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
             n_newton += 1
         elif unguarded_from is None:
             newton = False  # proximal steps from here on
+            new_state = None  # the rejected step's arrays, before the precision is rebuilt
             new_state, step_beta, retries = _ascent_step(path, state, step_beta, beta)
             n_backtracks += retries
             if new_state is None:

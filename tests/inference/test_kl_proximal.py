@@ -13,7 +13,7 @@ from threadpoolctl import threadpool_limits
 
 from skcoreset.families import GaussianFamily, LogisticFamily, PoissonFamily
 from skcoreset._inference._common import prior_precision
-from skcoreset._inference.kl_proximal import kl_proximal
+from skcoreset._inference.kl_proximal import _PrimalPath, kl_proximal
 from skcoreset._testing import direct_vi
 
 from ..conftest import conjugate_linear_regression, logistic_data, poisson_data
@@ -260,3 +260,30 @@ def test_criterion_is_the_same_from_either_square_root():
     for root, transposed in ((chol_inv, False), (cov_chol, True)):
         got = _PrimalPath._criterion(root, transposed, grad, target)
         assert got == pytest.approx(want, rel=1e-10)
+
+
+@pytest.mark.parametrize("n,d,seed", [(20, 5, 1), (15, 8, 0)])
+def test_rejected_fixed_point_step_rebuilds_the_dropped_precision(monkeypatch, n, d, seed):
+    # few rows and a wide prior: the latent variances are large and a fixed-point step lowers
+    # the bound (after three steps, after one): the proximal step from there needs the
+    # iterate's precision, which the fixed-point step dropped and the fit rebuilds
+    X, y, family = _problem("logistic", n=n, d=d, seed=seed)
+    fit = _fit(X, y, family, tol=1e-20, newton_steps=True, prior_scale=10.0)
+    assert 0 < fit.extra["n_newton"] < fit.n_iter and fit.converged
+
+    # the reference keeps every precision, as the fit did before dropping them
+    initial = _PrimalPath.initial
+
+    def keeping_precision(self, *args, **kwargs):
+        state = initial(self, *args, **kwargs)
+        state.params.pop("rebuild", None)
+        return state
+
+    monkeypatch.setattr(_PrimalPath, "initial", keeping_precision)
+    kept = _fit(X, y, family, tol=1e-20, newton_steps=True, prior_scale=10.0)
+    assert (fit.n_iter, fit.extra["n_newton"]) == (kept.n_iter, kept.extra["n_newton"])
+    np.testing.assert_allclose(fit.extra["elbo_history"], kept.extra["elbo_history"],
+                               rtol=1e-14)
+    np.testing.assert_allclose(fit.posterior.mean, kept.posterior.mean, rtol=1e-12,
+                               atol=1e-14)
+    np.testing.assert_allclose(fit.posterior.cov, kept.posterior.cov, rtol=1e-12, atol=1e-14)
