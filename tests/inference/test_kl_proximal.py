@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import sparse
 from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import scale
@@ -262,12 +263,17 @@ def test_criterion_is_the_same_from_either_square_root():
         assert got == pytest.approx(want, rel=1e-10)
 
 
-@pytest.mark.parametrize("n,d,seed", [(20, 5, 1), (15, 8, 0)])
-def test_rejected_fixed_point_step_rebuilds_the_dropped_precision(monkeypatch, n, d, seed):
+@pytest.mark.parametrize("n,d,seed,sparse_rows", [(20, 5, 1, False), (15, 8, 0, False),
+                                                  (20, 5, 1, True)])
+def test_rejected_fixed_point_step_rebuilds_the_dropped_precision(monkeypatch, n, d, seed,
+                                                                  sparse_rows):
     # few rows and a wide prior: the latent variances are large and a fixed-point step lowers
     # the bound (after three steps, after one): the proximal step from there needs the
-    # iterate's precision, which the fixed-point step dropped and the fit rebuilds
+    # iterate's precision, which the fixed-point step dropped and the fit rebuilds (sparse
+    # rows: from the covariance, the other way of the passes)
     X, y, family = _problem("logistic", n=n, d=d, seed=seed)
+    if sparse_rows:
+        X = sparse.csr_matrix(X)
     fit = _fit(X, y, family, tol=1e-20, newton_steps=True, prior_scale=10.0)
     assert 0 < fit.extra["n_newton"] < fit.n_iter and fit.converged
 
