@@ -12,7 +12,6 @@ from .._arviz import MAX_DRAW_ROWS, chunked_loo, fits_draw_groups, inference_dat
 from .._inference import effective_sample_size_of_means
 from .._numbers import is_number
 from .._typing import MatrixLike, RandomStateLike, VectorLike
-from .._validation import linear_offset
 from ._results import KEPT_VALUES, KeptRows, kept_rows
 
 
@@ -194,8 +193,7 @@ class ArvizExportMixin:
             raise ValueError(f"{caller} needs both X and y for the rows of its "
                              "log_likelihood, posterior_predictive and observed_data groups.")
         X = self._check_predict_input(X)
-        return KeptRows(X, *self._arviz_targets(y, n_trials, X.shape[0]), None,
-                        self._offset_of(offset, X.shape[0]))
+        return KeptRows(X, *self._arviz_targets(y, n_trials, X.shape[0]), None, offset)
 
     def _arviz_targets(self, y, n_trials, n_rows):
         """The encoded targets of ``n_rows`` rows passed to :meth:`to_arviz` or
@@ -204,11 +202,6 @@ class ArvizExportMixin:
         if len(y) != n_rows:
             raise ValueError(f"X has {n_rows} rows but y has {len(y)} entries.")
         return y, None
-
-    def _offset_of(self, offset, n_rows):
-        """The offsets of ``n_rows`` rows in their linear predictors, validated, or None:
-        any finite numbers, for any link."""
-        return linear_offset(None, offset, n_rows, None)
 
     def _observed(self, y):
         """Encoded targets as ArviZ sees them (the binary models: 0/1)."""

@@ -21,7 +21,7 @@ from .._posterior import SamplePosterior
 from .._sklearn_compat import _num_samples, available_if
 from .._typing import FitMethod, FloatArray, MatrixLike, Prediction, RandomStateLike, VectorLike
 from .._sklearn_compat import StrOptions
-from .._validation import check_numeric_dtype, check_sample_weight, check_trials
+from .._validation import check_numeric_dtype, check_sample_weight, check_trials, linear_offset
 from .._warnings import warn
 from ..families import (LINKS, BinaryFamily, Link, LogisticFamily, ProbitFamily,
                         binary_family)
@@ -129,7 +129,7 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
 
     def _offset_at(self, X, offset):
         """The offset of the rows of X (in memory), validated, or None."""
-        return self._offset_of(offset, _num_samples(X))
+        return self._linear_offset(X, None, offset, lazily=False)
 
     def _linear_offset(self, X, exposure, offset, lazily=True):
         """The offset, a known term of each row's linear predictor (any link), validated;
@@ -140,7 +140,7 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         if lazily and is_dask_collection(X):
             check_numeric_dtype("offset", offset)
             return linear_offset_lazily(X, None, offset, None)
-        return self._offset_at(X, offset)
+        return linear_offset(None, offset, _num_samples(X), None)  # any link
 
     def _trials_as_rows(self, X, y, n_trials, sample_weight, offset):
         """Successes y out of ``n_trials`` per row as weighted rows of each class
@@ -276,7 +276,7 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
         if not is_number(n_draws, Integral) or n_draws < 1:
             raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
         trials = check_trials(np.zeros(X.shape[0]), n_trials, X.shape[0])[1]
-        shift = self._offset_of(offset, X.shape[0])
+        shift = self._offset_at(X, offset)
         rng = check_random_state(random_state)
         theta = self.posterior_.sample(n_draws, random_state=rng)
         eta = linear_predictor(X, theta, self.fit_intercept)
@@ -296,7 +296,7 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
                  feature_names: VectorLike | None = None) -> Any:
         _check_rows_given("to_arviz", X, n_trials, offset)
         return self._to_arviz(X, y, n_trials, n_draws, n_chains, random_state,
-                              feature_names, offset=offset)
+                              feature_names, offset=self._offset_at(X, offset))
 
     to_arviz.__doc__ = _with_trials(BaseBayesianGLM.to_arviz.__doc__)
 
@@ -306,7 +306,7 @@ class _BaseBinaryClassifier(ClassifierMixin, BaseBayesianGLM):
             random_state: RandomStateLike = None) -> Any:
         _check_rows_given("loo", X, n_trials, offset)
         return self._loo(X, y, n_trials, n_draws, n_chains, reff, random_state,
-                         offset=offset)
+                         offset=self._offset_at(X, offset))
 
     loo.__doc__ = _with_trials(BaseBayesianGLM.loo.__doc__)
 
