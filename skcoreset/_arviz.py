@@ -86,12 +86,13 @@ def offset_scales_mean(family):
     return family.link.name != "log" and hasattr(family, "loglik_with_exposure")
 
 
-def _with_offset(family, eta, offset):
-    """``(eta + offset, None)``: a row's offset (of counts, ``offset + log(exposure)``; of a
-    binary model, its known term) in the linear predictors ``eta`` (n, S), in log space
-    whatever its size; for counts over
-    an exposure through a link other than log, whose mean an offset does not scale,
-    ``(eta, exp(offset))``, the exposure left to multiply the mean by."""
+def with_offset(family, eta, offset):
+    """``(eta + offset, None)``: the rows' offsets (n,) (of counts ``offset +
+    log(exposure)``; of a binary model its known term) in the linear predictors ``eta``
+    (n, S), in log space whatever their size; for counts through a link other than log,
+    whose mean an offset does not scale, ``(eta, exp(offset))``, the exposure left to
+    multiply the mean by (the ``exposure`` of :func:`draw_targets` and
+    :func:`pointwise_loglik`)."""
     if offset is None:
         return eta, None
     if offset_scales_mean(family):
@@ -99,13 +100,12 @@ def _with_offset(family, eta, offset):
     return eta + np.asarray(offset)[:, None], None
 
 
-def draw_targets(family, eta, rng, *, n_trials=None, offset=None, alpha=None):
+def draw_targets(family, eta, rng, *, n_trials=None, exposure=None, alpha=None):
     """One target per row and draw, ``(n, S)``, for linear predictors ``eta`` of shape
-    (n, S): of a binary model the successes out of ``n_trials`` (n,) when given; with the
-    rows' ``offset`` (n,) (:func:`_with_offset`: of counts the log of their exposure);
-    ``alpha`` (S,): the negative binomial overdispersion of each draw, when sampled with
-    the coefficients."""
-    eta, exposure = _with_offset(family, eta, offset)
+    (n, S) that hold the rows' offsets (:func:`with_offset`): of a binary model the
+    successes out of ``n_trials`` (n,) when given; of counts through a link other than log
+    over ``exposure`` (n,); ``alpha`` (S,): the negative binomial overdispersion of each
+    draw, when sampled with the coefficients."""
     if n_trials is not None:
         return family.sample_with_trials(eta, n_trials, rng)
     if alpha is not None:
@@ -115,10 +115,9 @@ def draw_targets(family, eta, rng, *, n_trials=None, offset=None, alpha=None):
     return family.sample(eta, rng)
 
 
-def pointwise_loglik(family, y, eta, *, n_trials=None, offset=None, alpha=None):
+def pointwise_loglik(family, y, eta, *, n_trials=None, exposure=None, alpha=None):
     """``log p(y_n | draw s)``, ``(n, S)``, with the arguments of :func:`draw_targets`
     (a binary model's successes y out of ``n_trials``: the binomial's)."""
-    eta, exposure = _with_offset(family, eta, offset)
     if n_trials is not None:
         return family.loglik_with_trials(y, eta, n_trials)
     if alpha is not None:
@@ -132,8 +131,9 @@ def _pointwise(estimator, X, y, n_trials, offset, theta, rng, alpha=None):
     """Log-likelihood of every row under every draw, and a predictive draw of every row
     per draw: two ``(S, n)`` arrays, for draws ``theta`` of shape (S, p) (and ``alpha``,
     see :func:`joint_alpha`)."""
-    eta = linear_predictor(X, theta, estimator.fit_intercept)  # (n, S)
-    given = dict(n_trials=n_trials, offset=offset, alpha=alpha)
+    eta, exposure = with_offset(estimator.family_,
+                                linear_predictor(X, theta, estimator.fit_intercept), offset)
+    given = dict(n_trials=n_trials, exposure=exposure, alpha=alpha)
     loglik = pointwise_loglik(estimator.family_, y, eta, **given)
     draws = draw_targets(estimator.family_, eta, rng, **given)
     return loglik.T, _observed(estimator, draws, n_trials).T
@@ -200,7 +200,7 @@ def inference_data(estimator, rows, n_draws, n_chains, random_state, feature_nam
     ``rows`` is ``(X, y_encoded, n_trials, weights, offset)`` of the rows of the data
     groups (the log-likelihood of a weighted row is multiplied by its weight; a binary
     model's ``n_trials`` is the number of trials of each row, whose successes are y; the
-    offset of counts is ``offset + log(exposure)``, see :func:`_with_offset`), or None
+    offset of counts is ``offset + log(exposure)``, see :func:`with_offset`), or None
     for the posterior (and sample_stats) only. ``feature_names`` name the coefficients (as
     in ``summary``).
     """
@@ -258,11 +258,11 @@ def _loo_sums(family, fit_intercept, theta, alpha, reff, X, y, weights, first_ro
     block = max(1, _LOO_BLOCK_VALUES // len(theta))
     for start in range(0, X.shape[0], block):
         part = slice(start, start + block)
-        eta = linear_predictor(float_rows(X[part]), theta, fit_intercept)
-        loglik = pointwise_loglik(family, y[part], eta,
-                                  n_trials=None if n_trials is None else n_trials[part],
-                                  offset=None if offset is None else offset[part],
-                                  alpha=alpha)
+        eta, exposure = with_offset(
+            family, linear_predictor(float_rows(X[part]), theta, fit_intercept),
+            None if offset is None else offset[part])
+        loglik = pointwise_loglik(family, y[part], eta, exposure=exposure, alpha=alpha,
+                                  n_trials=None if n_trials is None else n_trials[part])
         sums.add(_weighted(loglik, None if weights is None else weights[part, None]),
                  first_row + start)
     return (sums,)

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, validate_data
 
-from .._arviz import draw_targets, offset_scales_mean
+from .._arviz import draw_targets, offset_scales_mean, with_offset
 from .._backend import DaskRows, InMemoryRows, as_row_blocks, is_dask_collection
 from .._dask_predict import exposure_as_weight_lazily, sample_y_lazily
 from .._design import latent_moments, linear_predictor, split_theta
@@ -640,6 +640,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         """Targets drawn at the rows of X for each parameter draw (rows of ``theta``), with
         the :meth:`_linear_offset` ``log_exposure`` (or None), as an array of shape (draws,
         rows)."""
-        eta = linear_predictor(X, theta, self.fit_intercept)
-        draws = draw_targets(self.family_, eta, rng, offset=log_exposure)
+        eta, exposure = with_offset(self.family_, linear_predictor(X, theta, self.fit_intercept),
+                                    log_exposure)
+        draws = draw_targets(self.family_, eta, rng, exposure=exposure)
         return self._decode_draws(draws.T)
