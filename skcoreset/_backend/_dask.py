@@ -27,6 +27,7 @@ arrays (:func:`map_row_blocks`).
 
 import operator
 from functools import partial, reduce
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils.validation import assert_all_finite
@@ -187,10 +188,13 @@ class _Prepared:
     """A chunk's float X, encoded y and weights (:func:`_chunk_arrays`) and checked offsets,
     held on the cluster between passes: checked, encoded and filled once, not in every
     pass (a third of a gradient task's time). Its size (for the workers' memory
-    accounting) is that of the arrays it adds to the chunk of X it shares."""
+    accounting) is that of the arrays it adds to the chunk of X it shares. ``state``: what
+    :meth:`DaskRows.hold` keeps beside the chunk (empty, or one object handed to the
+    chunk's functions before its rows)."""
 
-    def __init__(self, arrays, offset, nbytes):
+    def __init__(self, arrays, offset, nbytes, state=()):
         self.arrays, self.offset, self.nbytes = arrays, offset, nbytes
+        self.state = state
 
     def __sizeof__(self):
         return self.nbytes
@@ -203,9 +207,18 @@ def _prepare(encode, X, y, w, offset):
     return _Prepared(arrays, offset, sum(a.nbytes for a in added))
 
 
+def _with_state(function, args, chunk):
+    # the chunk's arrays shared (the same worker), with the state made from them beside
+    with reusing_memory():
+        state = function(*args, *chunk.arrays, **offset_keyword(chunk.offset))
+    from dask.sizeof import sizeof
+
+    return _Prepared(chunk.arrays, chunk.offset, sizeof(state), (state,))
+
+
 def _in_prepared(function, args, chunk, start, block, *extra):
     with reusing_memory():
-        return function(*args, *extra, *chunk.arrays, start, block,
+        return function(*args, *extra, *chunk.state, *chunk.arrays, start, block,
                         **offset_keyword(chunk.offset))
 
 
@@ -217,12 +230,13 @@ def _in_prepared_group(combine, function, args, chunks, starts, blocks):
         if combine is None:
             state = None
             for chunk, start, block in zip(chunks, starts, blocks):
-                state = function(*args, state, *chunk.arrays, start, block,
+                state = function(*args, state, *chunk.state, *chunk.arrays, start, block,
                                  **offset_keyword(chunk.offset))
             return state
         result = None
         for chunk, start, block in zip(chunks, starts, blocks):
-            out = function(*args, *chunk.arrays, start, block, **offset_keyword(chunk.offset))
+            out = function(*args, *chunk.state, *chunk.arrays, start, block,
+                           **offset_keyword(chunk.offset))
             # combined as they come: one chunk's result held at a time
             result = out if result is None else combine(("group", block), result, out)
         return result
@@ -236,6 +250,38 @@ def _held(array):
     graph = dict(array.__dask_graph__())
     return (len(graph) == int(np.prod(array.numblocks))
             and all(isinstance(value, Future) for value in graph.values()))
+
+
+def _placement(chunks):
+    """The numbers of chunks held on the cluster (persisted delayed objects) by the worker
+    that holds them; None when some chunk is not held (a failed task, whose error the
+    chunk's task then raises)."""
+    from distributed import wait
+
+    futures = [chunk.__dask_graph__()[chunk.key] for chunk in chunks]
+    wait(futures)
+    holders = _client().who_has(futures)
+    by_worker = {}
+    for block, future in enumerate(futures):
+        where = holders.get(future.key) or [None]
+        by_worker.setdefault(where[0], []).append(block)
+    return None if None in by_worker else by_worker
+
+
+def _thread_groups(by_worker):
+    """The chunks of each worker (:func:`_placement`) split over its threads."""
+    threads = {address: info.get("nthreads", 1) for address, info
+               in _client().scheduler_info(n_workers=-1)["workers"].items()}
+    return tuple(tuple(group.tolist()) for worker, blocks in by_worker.items()
+                 for group in np.array_split(blocks, threads.get(worker, 1)) if len(group))
+
+
+class _Held(NamedTuple):
+    """Chunks with state kept on the cluster (:meth:`DaskRows.hold`): persisted
+    :class:`_Prepared` objects and their numbers grouped by worker thread."""
+
+    chunks: tuple
+    groups: tuple
 
 
 def _rows_only(function, *args_and_rows, **offset):
@@ -508,24 +554,47 @@ class DaskRows:
             self._groups = ()
             prepared = self._prepared_chunks()
             if prepared is not None:
-                from distributed import wait
-
-                client = _client()
-                futures = [chunk.__dask_graph__()[chunk.key] for chunk in prepared]
-                wait(futures)
-                holders = client.who_has(futures)
-                threads = {address: info.get("nthreads", 1) for address, info
-                           in client.scheduler_info(n_workers=-1)["workers"].items()}
-                by_worker = {}
-                for block, future in enumerate(futures):
-                    where = holders.get(future.key) or [None]
-                    by_worker.setdefault(where[0], []).append(block)
-                if None not in by_worker:
-                    self._groups = tuple(
-                        tuple(group.tolist()) for worker, blocks in by_worker.items()
-                        for group in np.array_split(blocks, threads.get(worker, 1))
-                        if len(group))
+                by_worker = _placement(prepared)
+                if by_worker is not None:
+                    self._groups = _thread_groups(by_worker)
         return self._groups or None
+
+    def hold(self, function, *args, max_bytes=np.inf, grows=0.0):
+        """``function(*args, X, y, w[, offset=])`` of every prepared chunk, made once by
+        the worker that holds the chunk and kept there beside it (persisted), for
+        :meth:`sum_held`: state of a chunk that many passes read (a copy of its rows in
+        another precision). None when the chunks are not prepared on a cluster, when a
+        worker holds more than ``max_bytes`` of X, or when its X with the state (about
+        ``grows`` times its X's bytes) would pass the share of its memory limit at which it
+        starts spilling to disk."""
+        import dask
+
+        prepared = self._prepared_chunks()
+        by_worker = None if prepared is None else _placement(prepared)
+        if by_worker is None:
+            return None
+        workers = _client().scheduler_info(n_workers=-1)["workers"]
+        share = dask.config.get("distributed.worker.memory.target", 1.0) or 1.0
+        for worker, blocks in by_worker.items():
+            rows_bytes = sum(self.sizes[b] for b in blocks) * self.n_features * 8
+            limit = workers.get(worker, {}).get("memory_limit") or np.inf
+            if rows_bytes > max_bytes or rows_bytes * (1 + grows) > share * limit:
+                return None
+        keep = dask.delayed(_with_state, pure=True)
+        tasks = [None] * len(prepared)
+        for worker, blocks in by_worker.items():
+            # where the chunk is: made from the arrays it holds, not from a copy sent
+            with dask.annotate(workers=[worker], allow_other_workers=False):
+                for b in blocks:
+                    tasks[b] = keep(function, args, prepared[b])
+        chunks = dask.persist(*tasks)
+        by_worker = _placement(chunks)
+        return None if by_worker is None else _Held(chunks, _thread_groups(by_worker))
+
+    def sum_held(self, held, function, *args):
+        """``function(*args, state, X, y, w[, offset=])`` of every chunk, with the chunk's
+        ``state`` kept by :meth:`hold`, summed as by :meth:`sum`."""
+        return self._sum(_rows_only, function, *args, held=held)
 
     def _blocks(self):
         """The delayed blocks of X, y, the weights and the offsets (None without)."""
@@ -589,7 +658,8 @@ class DaskRows:
         root = tree_reduce(tasks, self.task(combine))
         return (root if finish is None else self.task(finish)(root)).compute()
 
-    def _sum(self, function, *args, combine=_sum_all, fold=False, root_here=True):
+    def _sum(self, function, *args, combine=_sum_all, fold=False, root_here=True,
+             held=None):
         """``function(*args, X, y, w, start, block)`` of every chunk, added up by a tree of
         ``combine`` whose root runs here: at most ``_SPLIT_EVERY`` small results are
         gathered, and a pass takes one round trip to the cluster fewer (its latency is most
@@ -606,11 +676,12 @@ class DaskRows:
         of the chunks before it in its task (``state``; None for a task's first chunk),
         and the tasks' results are combined. With ``root_here=False`` the last ``combine``
         runs on the cluster too, so that only its result is gathered (results holding
-        rows)."""
+        rows). ``held``: chunks with state (:meth:`hold`) to read instead of the prepared
+        ones."""
         import dask
         from dask.base import tokenize
 
-        groups = self._held_groups()
+        groups = self._held_groups() if held is None else held.groups
         if groups is None:
             tasks = (self.chunk_tasks(_fold_first, function, *args) if fold
                      else self.chunk_tasks(function, *args))
@@ -618,7 +689,7 @@ class DaskRows:
                 return tree_reduce(tasks, self.task(combine)).compute()
             top, level = tree_levels(tasks, self.task(combine), until=_SPLIT_EVERY)
             return combine((level, 0), *dask.compute(*top))
-        prepared = self._prepared_chunks()
+        prepared = self._prepared_chunks() if held is None else held.chunks
         name = _task_name(function, args)
         task = dask.delayed(_in_prepared_group, pure=True)
         tasks = []

@@ -346,6 +346,14 @@ class MixedProducts(NamedTuple):
                 or not _MIN_MIXED_BYTES <= X.nbytes <= _MAX_MIXED_BYTES
                 or InMemoryRows(X, log_post.y, log_post.sample_weight).file_backed):
             return None
+        return cls.of(log_post, theta)
+
+    @classmethod
+    def of(cls, log_post, theta):
+        """The products about ``theta`` of a :class:`LogPosterior` of dense float64 rows
+        whatever their size (a chunk's, on a cluster), or None when X overflows float32 or
+        a residual is not finite."""
+        X = log_post.X
         with np.errstate(over="ignore"):
             X32 = X.astype(np.float32)
         if not np.all(np.isfinite(X32)):
@@ -384,6 +392,24 @@ def _loglik_sums(family, theta, fit_intercept, neg_hessian, X, y, sample_weight,
         sums = (out[0], out[2]) + out[3:]
         total = sums if total is None else tuple(a + b for a, b in zip(total, sums))
     return total
+
+
+def _mixed_chunk(family, theta, fit_intercept, X, y, sample_weight, offset=None):
+    """:class:`MixedProducts` of some rows about ``theta`` (what a worker keeps beside its
+    chunk for :func:`_mixed_loglik_sums`)."""
+    return MixedProducts.of(LogPosterior(X, y, family, sample_weight, np.zeros(len(theta)),
+                                         fit_intercept, offset), theta)
+
+
+def _mixed_loglik_sums(family, theta, fit_intercept, mixed, X, y, sample_weight,
+                       offset=None):
+    """:func:`_loglik_sums` (no Hessian) with the products of ``mixed`` (the rows'
+    :class:`MixedProducts`; None: float64 products, for rows whose copy overflowed)."""
+    if mixed is None:
+        return _loglik_sums(family, theta, fit_intercept, None, X, y, sample_weight, offset)
+    out = LogPosterior(X, y, family, sample_weight, np.zeros(len(theta)), fit_intercept,
+                       offset).mixed_precision(None, mixed).value_and_grad(theta)
+    return out[0], out[2]
 
 
 def _target_sums(X, y, sample_weight, offset=None):
@@ -443,6 +469,7 @@ class ChunkedLogPosterior:
             gather_rows = max(rows.sizes) if rows.chunked else rows.n
         self.gather_rows = gather_rows
         self.n_passes = 0
+        self._mixed = None  # the chunks' MixedProducts kept on the cluster (mixed_precision)
         self._eager_hessian = (rows.chunked
                                and rows.n * len(prior_prec) ** 2 <= _EAGER_HESSIAN_FLOPS)
         if target_sums is not None:
@@ -492,8 +519,33 @@ class ChunkedLogPosterior:
                                    self.fit_intercept, self.gather_rows,
                                    tuple(value * scale for value in sums))
 
+    def mixed_precision(self, theta):
+        """This log posterior with the products of its gradient passes in single precision
+        about ``theta`` (:meth:`LogPosterior.mixed_precision`): each worker keeps a
+        :class:`MixedProducts` beside each of its chunks, made once, so that its tasks read
+        float32 rows. Itself when the rows are not held on a cluster, hold fewer than
+        ``_MIN_MIXED_BYTES`` in all or more than ``_MAX_MIXED_BYTES`` on a worker (the
+        bounds in memory), or when a worker's memory limit leaves no room for the copy."""
+        d = self.rows.n_features
+        if not self.rows.chunked or self.rows.n * d * 8 < _MIN_MIXED_BYTES:
+            return self
+        # the copy adds half the rows' bytes, and the reference's eta and residuals
+        mixed = self.rows.hold(_mixed_chunk, self.family, np.array(theta, dtype=float),
+                               self.fit_intercept, max_bytes=_MAX_MIXED_BYTES,
+                               grows=0.5 + 2 / d)
+        if mixed is None:
+            return self
+        other = copy.copy(self)
+        other._mixed = mixed
+        return other
+
     def _sums(self, theta, neg_hessian=None):
         theta = np.asarray(theta, dtype=float)
+        if self._mixed is not None and neg_hessian is None:
+            self.n_passes += 1
+            out = self.rows.sum_held(self._mixed, _mixed_loglik_sums, self.family, theta,
+                                     self.fit_intercept)
+            return _Sums(theta, float(out[0]), out[1]), ()
         eager = neg_hessian is None and self._eager_hessian
         out = self._pass(_loglik_sums, self.family, theta, self.fit_intercept,
                          np.float64 if eager else neg_hessian)

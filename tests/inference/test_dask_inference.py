@@ -17,6 +17,7 @@ from ..coreset.test_scaling import _bytes_to_client
 
 laplace_module = importlib.import_module("skcoreset._inference.laplace")
 kl_proximal_module = importlib.import_module("skcoreset._inference.kl_proximal")
+common_module = importlib.import_module("skcoreset._inference._common")
 
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
@@ -232,6 +233,88 @@ def test_nuts_on_a_cluster_gives_the_in_memory_draws(client):
     proba = lazy.predict_proba(Xd)  # predictions average over the draws, lazily
     assert isinstance(proba, da.Array)
     np.testing.assert_allclose(proba.compute(), ref.predict_proba(X), rtol=1e-8)
+
+
+def _scaled_logistic_rows(n, seed=0):
+    # features of unequal scales (the float32 copy's rounding differs per column)
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5)) * [1.0, 2.0, 0.5, 3.0, 1.0]
+    eta = X @ [0.5, -0.3, 0.2, 0.1, 0.0] - 1.0
+    return X, (rng.random(n) < 1.0 / (1.0 + np.exp(-eta))).astype(int)
+
+
+def test_mixed_precision_gradients_on_a_cluster_equal_in_memory(client, monkeypatch):
+    """NUTS' gradient passes on a cluster read float32 copies of the chunks made once by
+    the workers that hold them, about the same reference as in memory: the same products
+    block for block (chunks of the in-memory pass's blocks), so the same value and
+    gradient to float64 rounding, and within the single-precision error
+    ``MixedProducts`` documents of the float64 pass (about 1e-7 nats per row's
+    ``|x . (coef - coef_0)|``, 1e-6 of the gradient's scale)."""
+    from skcoreset._backend import DaskRows
+    from skcoreset.families import LogisticFamily
+
+    monkeypatch.setattr(common_module, "_MIN_MIXED_BYTES", 0)  # these rows are in cache
+    X, y = _scaled_logistic_rows(6000)
+    family = LogisticFamily()
+    encode = partial(family.encode_target, classes=np.array([0, 1]))
+    prior = np.ones(X.shape[1] + 1)
+    exact = common_module.LogPosterior(X, encode(y), family, np.ones(len(y)), prior, True)
+    rows = DaskRows.from_arrays(*_chunked(X, y, chunks=1000)).encoded(encode)
+    chunked = common_module.ChunkedLogPosterior(rows, family, prior, True)
+    reference = np.array([0.5, -0.3, 0.2, 0.1, 0.0, -1.0])
+    in_memory = exact.mixed_precision(reference)
+    with distributed.get_task_stream(client=client) as tasks:
+        on_cluster = chunked.mixed_precision(reference)
+        points = reference + np.random.default_rng(1).normal(0.0, 0.05, (3, len(prior)))
+        for theta in points:
+            value, _, grad = on_cluster.value_and_grad(theta)
+            ref_value, _, ref_grad = in_memory.value_and_grad(theta, rows_per_block=1000)
+            np.testing.assert_allclose([value, *grad], [ref_value, *ref_grad], rtol=1e-10)
+            exact_value, eta, exact_grad = exact.value_and_grad(theta)
+            assert 0 < np.max(np.abs(grad - exact_grad))  # single precision, not float64
+            r = family.d1(encode(y), eta)
+            scale = np.append(np.abs(X).T @ np.abs(r), np.abs(r).sum())
+            assert np.all(np.abs(grad - exact_grad) <= 1e-5 * scale)
+            shift = np.abs(X @ (theta - reference)[:-1]).sum()
+            assert abs(value - exact_value) <= 1e-6 * shift
+    keys = [str(t["key"]) for t in tasks.data]
+    # a copy per chunk, once, where the chunk is held; every pass a task per worker thread
+    assert sum("_with_state" in key for key in keys) == rows.n_chunks
+    assert 3 <= sum("_mixed_loglik_sums" in key for key in keys) <= 3 * 2
+    held = [chunk.key for chunk in on_cluster._mixed.chunks]
+    prepared = [chunk.key for chunk in rows._prepared_chunks()]
+    where = client.who_has()
+    assert [where[key] for key in held] == [where[key] for key in prepared]
+    # Newton passes (with the Hessian) stay float64
+    np.testing.assert_allclose(on_cluster.value_and_grad(reference, np.float64)[3],
+                               exact.value_and_grad(reference, neg_hessian=np.float64)[3],
+                               rtol=1e-12)
+    # no copy where the in-memory rule makes none (rows in cache), or beyond a worker's bound
+    monkeypatch.setattr(common_module, "_MIN_MIXED_BYTES", X.nbytes + 1)
+    assert chunked.mixed_precision(reference) is chunked
+    monkeypatch.setattr(common_module, "_MIN_MIXED_BYTES", 0)
+    monkeypatch.setattr(common_module, "_MAX_MIXED_BYTES", X.nbytes // 4)
+    assert chunked.mixed_precision(reference) is chunked
+
+
+@pytest.mark.filterwarnings("ignore::skcoreset._inference.diagnostics.MCMCDiagnosticWarning")
+def test_nuts_on_a_cluster_samples_with_the_in_memory_mixed_precision(client, monkeypatch):
+    """With single-precision passes in memory (rows out of cache, forced here), NUTS on a
+    cluster samples with them too: the draws are the in-memory ones up to the float32
+    rounding of blocks that differ (the chunks' against the pass's), far below a draw's
+    Monte Carlo error."""
+    monkeypatch.setattr(common_module, "_MIN_MIXED_BYTES", 0)
+    X, y = _scaled_logistic_rows(3000, seed=2)
+    Xd, yd = _chunked(X, y, chunks=1500)
+    clf = BayesianLogisticRegression(method="mcmc", n_draws=10, n_burnin=5, n_chains=2,
+                                     random_state=0)
+    ref = clone(clf).fit(X, y)
+    with distributed.get_task_stream(client=client) as tasks:
+        lazy = clone(clf).fit(Xd, yd)
+    assert any("_mixed_loglik_sums" in str(t["key"]) for t in tasks.data)
+    sd = ref.posterior_samples_.std(axis=0)
+    assert np.max(np.abs(lazy.posterior_samples_ - ref.posterior_samples_) / sd) < 1e-4
+    np.testing.assert_array_equal(lazy.sample_stats_["n_steps"], ref.sample_stats_["n_steps"])
 
 
 def test_predictions_are_lazy_dask_arrays(client):
