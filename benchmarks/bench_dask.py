@@ -2,12 +2,12 @@
 quasi-Newton coreset, against the in-memory fit of the same rows.
 
 Run by hand: ``python benchmarks/bench_dask.py [--quick] [--n N] [--d D] [--chunk-rows R]
-[--methods ...] [--qnc | --nuts | --pass-glm]``. A ``distributed.LocalCluster`` of two
-worker processes (one thread each, BLAS included; ``--memory-limit`` per worker, default
-4 GiB) generates N = 1e7 rows (``--quick``: 1e6) of d = 20 features chunk by chunk on the
-workers, where they stay (persisted; the client never holds them): AR(0.5)-correlated
-Gaussian features and logistic labels with about 15 % positives, in chunks of 250,000 rows
-(40 MB). Then, on the cluster:
+[--methods ...] [--qnc | --nuts | --pass-glm | --passes | --mixed-passes | --nuts-fits]``. A
+``distributed.LocalCluster`` of two worker processes (one thread each, BLAS included;
+``--memory-limit`` per worker, default 4 GiB) generates N = 1e7 rows (``--quick``: 1e6) of d
+= 20 features chunk by chunk on the workers, where they stay (persisted; the client never
+holds them): AR(0.5)-correlated Gaussian features and logistic labels with about 15 %
+positives, in chunks of 250,000 rows (40 MB). Then, on the cluster:
 
 * ``BayesianLogisticRegression(method=...).fit(X, y)`` for ``"laplace"``,
   ``"kl_proximal"``, ``"pass_glm"`` and ``"mcmc"`` (NUTS, a short run: 2 chains in turn,
@@ -52,6 +52,14 @@ chunks prepared once and a task per worker, and with the package's allocator cha
 in turn (``--rounds`` times): wall time, its paired median ratio to in memory, and the CPU
 time of this process and the workers.
 
+``--mixed-passes`` times NUTS' gradient pass with float64 products and with
+single-precision products about a reference point (the in-memory sampler's float32 copy of
+X; on the cluster the workers' float32 copies of the chunks they hold), in memory and on the
+cluster, in turn (``--rounds`` times): paired median ratio of dask over memory per
+precision. ``--nuts-fits`` times whole ``BayesianLogisticRegression(method="mcmc")`` fits
+(2 chains, ``--nuts-draws``, ``--nuts-burnin``) in memory and on the cluster with
+single-precision and with float64 passes, in turn (``--repeats`` times).
+
 The rows are then gathered and fitted in this process with one BLAS thread (the baseline:
 what a user with the memory for them would run), in turn with the cluster fits
 (``--repeats`` times each, best time; NUTS once), and each dask fit is compared with it:
@@ -73,6 +81,7 @@ from sklearn.base import clone
 
 D = 20
 CHUNK_ROWS = 250_000  # 40 MB of float64 features per chunk
+_MIXED_PRECISION = None  # ChunkedLogPosterior.mixed_precision, set by main
 
 
 def anon_rss():
@@ -511,7 +520,124 @@ def pass_costs(client, X, y, rounds):
           "scheduler) and the two workers")
 
 
+def _float64_passes(on):
+    """In this process: dask rows' log posteriors with (on) or without single-precision
+    passes (``ChunkedLogPosterior.mixed_precision`` patched to return itself)."""
+    from skcoreset._inference import _common
+
+    if on:
+        _common.ChunkedLogPosterior.mixed_precision = lambda self, theta: self
+    else:
+        _common.ChunkedLogPosterior.mixed_precision = _MIXED_PRECISION
+
+
+def mixed_pass_costs(client, X, y, rounds):
+    """NUTS' gradient pass (the log posterior's value and gradient) in memory and on the
+    cluster, with float64 products and with single-precision products about a reference
+    point (the in-memory sampler's ``MixedProducts``; on the cluster float32 copies of the
+    chunks kept by the workers), in turn, ``rounds`` times: wall time and its paired
+    median ratio to the in-memory pass of the same precision."""
+    from functools import partial
+
+    from threadpoolctl import threadpool_limits
+
+    from skcoreset._backend import DaskRows
+    from skcoreset._inference import prior_precision
+    from skcoreset._inference._common import ChunkedLogPosterior, LogPosterior
+    from skcoreset.families import LogisticFamily
+
+    family = LogisticFamily()
+    d = X.shape[1]
+    prior = prior_precision(d, prior_scale=1.0, intercept_prior_scale=10.0,
+                            fit_intercept=True)
+    X_local, y_local = _local(client, X, y)
+    encode = partial(family.encode_target, classes=np.array([0, 1]))
+    memory = LogPosterior(X_local, encode(y_local), family, np.ones(len(y_local)), prior, True)
+    chunked = ChunkedLogPosterior(DaskRows.from_arrays(X, y).encoded(encode), family, prior,
+                                  True)
+    reference = np.full(d + 1, 0.01)
+    chunked.value_and_grad(reference)  # prepares the chunks
+    start = time.perf_counter()
+    with threadpool_limits(limits=1):
+        memory_mixed = memory.mixed_precision(reference)
+    made = {"memory": time.perf_counter() - start}
+    start = time.perf_counter()
+    chunked_mixed = chunked.mixed_precision(reference)
+    made["dask"] = time.perf_counter() - start
+    assert memory_mixed is not memory and chunked_mixed is not chunked
+    cases = {("memory", "float64"): memory, ("dask", "float64"): chunked,
+             ("memory", "float32"): memory_mixed, ("dask", "float32"): chunked_mixed}
+    wall = {key: [] for key in cases}
+    theta = reference
+    for _ in range(rounds):
+        theta = theta + 0.001
+        for key, log_post in cases.items():
+            with threadpool_limits(limits=1):
+                start = time.perf_counter()
+                log_post.value_and_grad(theta)
+                wall[key].append(time.perf_counter() - start)
+    print()
+    print(f"NUTS' gradient pass, N = {len(y_local):,}, d = {d}, {X.numblocks[0]} chunks, "
+          f"{rounds} rounds in turn; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores (float32 copies made in {made['memory']:.2f} s in memory, "
+          f"{made['dask']:.2f} s on the cluster)")
+    print(f"{'products':>9} {'memory [ms]':>11} {'dask [ms]':>9} {'dask / memory':>13}")
+    for precision in ("float64", "float32"):
+        here, there = (np.array(wall[where, precision]) for where in ("memory", "dask"))
+        print(f"{precision:>9} {1e3 * np.median(here):11.0f} {1e3 * np.median(there):9.0f} "
+              f"{np.median(there / here):13.2f}")
+    print("medians over the rounds; dask / memory: paired median ratio")
+
+
+def nuts_fits(client, X, y, repeats, n_draws, n_burnin):
+    """Whole ``BayesianLogisticRegression(method="mcmc")`` fits in memory (one BLAS thread)
+    and on the cluster with single-precision passes and with float64 passes, in turn,
+    ``repeats`` times: wall time, gradients, ms per gradient, and the largest difference
+    of the posterior means from the in-memory fit's in posterior sds."""
+    from threadpoolctl import threadpool_limits
+
+    from skcoreset import BayesianLogisticRegression
+
+    X_local, y_local = _local(client, X, y)
+    make = dict(method="mcmc", n_draws=n_draws, n_burnin=n_burnin, n_chains=2,
+                random_state=0)
+    runs = {"memory": [], "dask, float32 passes": [], "dask, float64 passes": []}
+    fitted = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(repeats):
+            for label in runs:
+                _float64_passes(label == "dask, float64 passes")
+                data = (X_local, y_local) if label == "memory" else (X, y)
+                with threadpool_limits(limits=1):
+                    est, seconds = _timed(
+                        lambda: BayesianLogisticRegression(**make).fit(*data))
+                runs[label].append(seconds)
+                fitted[label] = est
+                print(f"  {label}: {seconds:.1f} s", flush=True)
+    _float64_passes(False)
+    reference = fitted["memory"]
+    print()
+    print(f"BayesianLogisticRegression(method='mcmc', n_draws={n_draws}, n_burnin={n_burnin}, "
+          f"n_chains=2), N = {len(y_local):,}, d = {X.shape[1]}, {X.numblocks[0]} chunks, "
+          f"{repeats} rounds in turn; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    print(f"{'fit':>21} {'wall [s]':>9} {'gradients':>9} {'ms / gradient':>13} "
+          f"{'vs memory':>9} {'means vs memory [sd]':>20}")
+    for label, seconds in runs.items():
+        est = fitted[label]
+        ratios = np.array(seconds) / np.array(runs["memory"])
+        print(f"{label:>21} {np.median(seconds):9.1f} {est.n_gradients_:9d} "
+              f"{1e3 * np.median(seconds) / est.n_gradients_:13.1f} {np.median(ratios):9.2f} "
+              f"{_sd(est, reference, reference.posterior_.std):20.1e}")
+    print("wall: median over the rounds; vs memory: paired median ratio of the wall times")
+
+
 def main():
+    global _MIXED_PRECISION
+    from skcoreset._inference import _common
+
+    _MIXED_PRECISION = _common.ChunkedLogPosterior.mixed_precision
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 1e6")
     parser.add_argument("--n", type=int, default=None, help="rows (default 1e7)")
@@ -527,6 +653,12 @@ def main():
     parser.add_argument("--passes", action="store_true",
                         help="only single passes: in memory and on the cluster with the "
                         "pass changes off and on, in turn")
+    parser.add_argument("--mixed-passes", action="store_true",
+                        help="only NUTS' gradient pass in float64 and single precision, in "
+                        "memory and on the cluster, in turn")
+    parser.add_argument("--nuts-fits", action="store_true",
+                        help="only whole NUTS fits in memory and on the cluster (single and "
+                        "double precision passes), in turn")
     parser.add_argument("--rounds", type=int, default=5, help="--passes: rounds in turn")
     parser.add_argument("--gradients", type=int, default=30,
                         help="--nuts: gradients timed in turn, median of")
@@ -564,6 +696,14 @@ def main():
           flush=True)
 
     warm_up(client, X, y)
+    if args.mixed_passes or args.nuts_fits:
+        if args.mixed_passes:
+            mixed_pass_costs(client, X, y, args.rounds)
+        if args.nuts_fits:
+            nuts_fits(client, X, y, args.repeats, args.nuts_draws, args.nuts_burnin)
+        client.close()
+        cluster.close()
+        return
     if args.passes:
         pass_costs(client, X, y, args.rounds)
         client.close()
