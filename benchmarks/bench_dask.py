@@ -4,8 +4,8 @@ quasi-Newton coreset, against the in-memory fit of the same rows.
 Run by hand: ``python benchmarks/bench_dask.py [--quick] [--n N] [--d D] [--chunk-rows R]
 [--methods ...] [--qnc | --nuts | --pass-glm | --passes | --mixed-passes | --nuts-fits]``. A
 ``distributed.LocalCluster`` of two worker processes (one thread each, BLAS included;
-``--memory-limit`` per worker, default 4 GiB) generates N = 1e7 rows (``--quick``: 1e6) of d
-= 20 features chunk by chunk on the workers, where they stay (persisted; the client never
+``--memory-limit`` per worker, default 4 GiB) generates N = 1e7 rows (``--quick``: 1e6) of
+d = 20 features chunk by chunk on the workers, where they stay (persisted; the client never
 holds them): AR(0.5)-correlated Gaussian features and logistic labels with about 15 %
 positives, in chunks of 250,000 rows (40 MB). Then, on the cluster:
 
