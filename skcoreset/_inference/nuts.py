@@ -15,7 +15,9 @@ in the cache, its products with X are made in single precision about the mode
 (:class:`~skcoreset._inference._common.MixedProducts`, checked against the float64 pass at
 the start), which takes about two thirds of the time; for rows on a dask cluster it is one
 reduction over their chunks (:class:`ChunkedLogPosterior`), so the chains sample all rows
-without gathering them, at the cost of a round trip to the cluster per gradient. Chains
+without gathering them, at the cost of a round trip to the cluster per gradient (its
+products in single precision too, from float32 copies the workers keep beside their
+chunks). Chains
 are independent (their own warm-up, step size and random stream) and run in parallel with
 joblib when ``n_jobs`` allows; after the warm-up they run in rounds until the smallest
 bulk effective sample size reaches the number of draws asked for and every rank-normalized
