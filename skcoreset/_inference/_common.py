@@ -358,9 +358,13 @@ class MixedProducts(NamedTuple):
             X32 = X.astype(np.float32)
         if not np.all(np.isfinite(X32)):
             return None
-        coef, _ = split_theta(theta, log_post.fit_intercept)
+        coef, intercept = split_theta(theta, log_post.fit_intercept)
         eta = X @ coef
-        r = log_post.sample_weight * log_post.family.d1(log_post.y, log_post.eta(theta))
+        # the reference's linear predictors from eta (log_post.eta would multiply X again)
+        full = eta + intercept
+        if log_post.offset is not None:
+            full += log_post.offset
+        r = log_post.sample_weight * log_post.family.d1(log_post.y, full)
         if not np.all(np.isfinite(r)):
             return None
         return cls(X32, np.array(coef), eta, r, X.T @ r)

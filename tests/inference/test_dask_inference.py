@@ -255,22 +255,28 @@ def test_mixed_precision_gradients_on_a_cluster_equal_in_memory(client, monkeypa
 
     monkeypatch.setattr(common_module, "_MIN_MIXED_BYTES", 0)  # these rows are in cache
     X, y = _scaled_logistic_rows(6000)
+    offset = np.random.default_rng(3).normal(0.0, 0.3, len(y))  # known terms of eta
     family = LogisticFamily()
     encode = partial(family.encode_target, classes=np.array([0, 1]))
     prior = np.ones(X.shape[1] + 1)
-    exact = common_module.LogPosterior(X, encode(y), family, np.ones(len(y)), prior, True)
-    rows = DaskRows.from_arrays(*_chunked(X, y, chunks=1000)).encoded(encode)
+    exact = common_module.LogPosterior(X, encode(y), family, np.ones(len(y)), prior, True,
+                                       offset)
+    rows = DaskRows.from_arrays(*_chunked(X, y, chunks=1000), offset=offset).encoded(encode)
     chunked = common_module.ChunkedLogPosterior(rows, family, prior, True)
     reference = np.array([0.5, -0.3, 0.2, 0.1, 0.0, -1.0])
     in_memory = exact.mixed_precision(reference)
     with distributed.get_task_stream(client=client) as tasks:
         on_cluster = chunked.mixed_precision(reference)
         points = reference + np.random.default_rng(1).normal(0.0, 0.05, (3, len(prior)))
-        for theta in points:
+        for theta in [reference, *points]:
             value, _, grad = on_cluster.value_and_grad(theta)
             ref_value, _, ref_grad = in_memory.value_and_grad(theta, rows_per_block=1000)
             np.testing.assert_allclose([value, *grad], [ref_value, *ref_grad], rtol=1e-10)
             exact_value, eta, exact_grad = exact.value_and_grad(theta)
+            if theta is reference:  # no step: the float64 products alone
+                np.testing.assert_allclose([value, *grad], [exact_value, *exact_grad],
+                                           rtol=1e-12)
+                continue
             assert 0 < np.max(np.abs(grad - exact_grad))  # single precision, not float64
             r = family.d1(encode(y), eta)
             scale = np.append(np.abs(X).T @ np.abs(r), np.abs(r).sum())
@@ -280,7 +286,7 @@ def test_mixed_precision_gradients_on_a_cluster_equal_in_memory(client, monkeypa
     keys = [str(t["key"]) for t in tasks.data]
     # a copy per chunk, once, where the chunk is held; every pass a task per worker thread
     assert sum("_with_state" in key for key in keys) == rows.n_chunks
-    assert 3 <= sum("_mixed_loglik_sums" in key for key in keys) <= 3 * 2
+    assert 4 <= sum("_mixed_loglik_sums" in key for key in keys) <= 4 * 2
     held = [chunk.key for chunk in on_cluster._mixed.chunks]
     prepared = [chunk.key for chunk in rows._prepared_chunks()]
     where = client.who_has()
