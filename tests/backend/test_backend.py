@@ -109,6 +109,29 @@ def test_dask_summary_witnesses_the_targets_of_positive_weight():
     assert data.summary.min_weight == 0.0 and data.summary.max_weight == w.max()
 
 
+@pytest.mark.parametrize("values", [
+    [], [3], [True, False, True], np.array([2, 2, 2], dtype=np.int8), [1.0, np.inf, -np.inf, 0.5],
+    [np.nan, 1.0, 0.0], [np.nan], np.arange(-5, 5).astype(np.uint8), [-0.0, 0.0, 1.0],
+    [7, 3, 3, 9, 1], [np.inf, 1.0], np.array([0, 1, 1, 0], dtype=np.int8)])
+def test_smallest_distinct_values_are_those_of_a_sort(values):
+    # the summary's witness finds y's smallest distinct values without sorting the chunk
+    from skcoreset._backend._dask_summary import _smallest_distinct
+
+    values = np.asarray(values)
+    expected = np.unique(values)[:3]
+    found = _smallest_distinct(values)
+    assert found.dtype == expected.dtype
+    np.testing.assert_array_equal(found, expected)
+
+
+def test_dask_summary_of_unit_weights_is_that_of_ones():
+    from skcoreset._backend._dask_summary import summarise_chunk
+
+    y = np.array([0, 1, 1, 0, 2], dtype=np.int8)
+    for a, b in zip(summarise_chunk(y, None, 0, 0), summarise_chunk(y, np.ones(5), 0, 0)):
+        np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize("stratify", [False, True])
 def test_uniform_sample_keeps_each_total_weight(stratify):
     X, y, w = _rows()
