@@ -184,6 +184,31 @@ class GaussianPosterior(_Moments):
         posterior.cov_cholesky = _cholesky_of_inverse(precision_cholesky)
         return posterior
 
+    @classmethod
+    def from_cov_cholesky(cls, mean: ArrayInput,
+                          cov_cholesky: FloatArray) -> "GaussianPosterior":
+        """Return ``N(mean, C C^T)`` holding the lower Cholesky factor ``C`` of the
+        covariance itself (not a copy): :meth:`from_precision_cholesky` of a factor ``R``
+        whose covariance factor is ``C`` (e.g. computed by the same LAPACK calls), without
+        computing it again.
+
+        Parameters
+        ----------
+        mean : array-like of shape (p,)
+        cov_cholesky : ndarray of shape (p, p)
+            Lower triangular, its upper triangle zero.
+
+        Returns
+        -------
+        posterior : GaussianPosterior
+        """
+        posterior = cls.__new__(cls)
+        posterior.mean = np.asarray(mean, dtype=float)
+        posterior._precision = None
+        posterior._cov = None
+        posterior.cov_cholesky = cov_cholesky
+        return posterior
+
     @property
     def cov(self) -> FloatArray:
         """Posterior covariance ``(p, p)``.
