@@ -69,7 +69,7 @@ def _cholesky_of_inverse(chol: FloatArray) -> FloatArray:
     (:func:`cholesky_in_place`, Fortran-ordered and exactly symmetric: the factor
     :func:`stable_cholesky` gives, without its copy; with jitter when the inverse is
     singular to rounding)."""
-    return cholesky_in_place(inverse_from_cholesky(chol))
+    return cholesky_in_place(inverse_from_cholesky(chol), symmetric=True)
 
 
 def _product_of_cholesky(chol: FloatArray) -> FloatArray:

@@ -236,7 +236,7 @@ class _PrimalPath:
             cov_diag = np.diag(cov).copy()
             # in V's memory, with jitter when V is singular to rounding (the factor that
             # GaussianPosterior.from_precision_cholesky computes from chol, bit for bit)
-            root = cholesky_in_place(cov)
+            root = cholesky_in_place(cov, symmetric=True)
             transposed = True
             if precision is None:
                 root_kept = root
