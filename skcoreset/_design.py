@@ -13,6 +13,8 @@ dense copy of many rows is made.
 
 import numpy as np
 from scipy import linalg, sparse
+# the kernel of scipy's sparse products, for products accumulated over row blocks
+from scipy.sparse import _sparsetools
 
 from ._backend import row_slice, transpose
 
@@ -42,6 +44,22 @@ def rmatvec(X, r, fit_intercept):
     if fit_intercept:
         out = np.append(out, r.sum())
     return out
+
+
+def add_rmatvec(out, X, r):
+    """``out += X.T @ r`` for a CSR block X of float64 rows (e.g. :func:`row_slice`'s) and
+    r of its rows: scipy's own kernel of ``X.T @ r``, which adds each row's terms into its
+    output in the order of the rows, so a pass over consecutive blocks into one ``out``
+    gives the bits of one product with the whole matrix, without a vector of every row."""
+    _sparsetools.csc_matvec(X.shape[1], X.shape[0], X.indptr, X.indices, X.data,
+                            np.ascontiguousarray(r, dtype=np.float64), out)
+    return out
+
+
+def accumulates_rmatvec(X):
+    """Whether :func:`add_rmatvec` takes X's row blocks: a float64 CSR matrix."""
+    return (sparse.issparse(X) and X.format == "csr" and X.dtype == np.float64
+            and X.indptr.dtype == X.indices.dtype)
 
 
 _MIN_BLOCK_ROWS = 4096

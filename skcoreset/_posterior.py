@@ -69,7 +69,7 @@ def _cholesky_of_inverse(chol: FloatArray) -> FloatArray:
     (:func:`cholesky_in_place`, Fortran-ordered and exactly symmetric: the factor
     :func:`stable_cholesky` gives, without its copy; with jitter when the inverse is
     singular to rounding)."""
-    return cholesky_in_place(inverse_from_cholesky(chol))
+    return cholesky_in_place(inverse_from_cholesky(chol), symmetric=True)
 
 
 def _product_of_cholesky(chol: FloatArray) -> FloatArray:
@@ -182,6 +182,31 @@ class GaussianPosterior(_Moments):
         posterior._precision = None
         posterior._cov = None
         posterior.cov_cholesky = _cholesky_of_inverse(precision_cholesky)
+        return posterior
+
+    @classmethod
+    def from_cov_cholesky(cls, mean: ArrayInput,
+                          cov_cholesky: FloatArray) -> "GaussianPosterior":
+        """Return ``N(mean, C C^T)`` holding the lower Cholesky factor ``C`` of the
+        covariance itself (not a copy): :meth:`from_precision_cholesky` of a factor ``R``
+        whose covariance factor is ``C`` (e.g. computed by the same LAPACK calls), without
+        computing it again.
+
+        Parameters
+        ----------
+        mean : array-like of shape (p,)
+        cov_cholesky : ndarray of shape (p, p)
+            Lower triangular, its upper triangle zero.
+
+        Returns
+        -------
+        posterior : GaussianPosterior
+        """
+        posterior = cls.__new__(cls)
+        posterior.mean = np.asarray(mean, dtype=float)
+        posterior._precision = None
+        posterior._cov = None
+        posterior.cov_cholesky = cov_cholesky
         return posterior
 
     @property

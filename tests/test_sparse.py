@@ -427,6 +427,50 @@ def test_laplace_fit_on_wide_sparse_data_never_densifies_the_rows():
     assert peak < 0.25 * n * d * 8, f"peak {peak / 1e6:.0f} MB"
 
 
+def test_sparse_laplace_holds_about_two_vectors_of_every_row(monkeypatch):
+    """Newton's method on CSR rows keeps the linear predictors of one point (a trial's
+    replace the current point's), sums the gradient and the Hessian's products by row
+    blocks, and holds the curvature while it solves: about two vectors of every row at its
+    peak where it held about 3.5 (two points' linear predictors and the residuals, or the
+    curvature and a product's latent values). Small blocks, so that they do not count."""
+    from skcoreset._inference.laplace import laplace
+    from skcoreset.families.logistic import LogisticFamily
+
+    monkeypatch.setattr(design, "_SPARSE_BLOCK_NNZ", 2**14)
+    n = 100_000
+    X, y = one_hot_data(n, n_levels=(30, 12, 40), seed=3)
+    y, w, prior = np.where(y > 0, 1.0, -1.0), np.ones(n), np.ones(X.shape[1] + 1)
+    tracemalloc.start()
+    try:
+        result = laplace(X, y, LogisticFamily(), sample_weight=w, prior_prec=prior,
+                         fit_intercept=True, keep_precision=False)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.converged
+    assert peak < 2.75 * 8 * n, f"peak {peak / (8 * n):.2f} vectors of every row"
+
+
+def test_fit_keeps_its_encoded_targets_without_copying_them(monkeypatch):
+    """The targets kept for to_arviz and loo are the fit's own encoding of the labels (no
+    second vector of every row); the caller's float targets, which the fit may share, are
+    still copied."""
+    from skcoreset.linear_model import _results
+
+    copied = []
+    copy = _results._copy
+    monkeypatch.setattr(_results, "_copy", lambda a: copied.append(a) or copy(a))
+    labels = np.where(Y_BINARY > 0, "yes", "no")
+    est = BayesianLogisticRegression().fit(X_SPARSE, labels)
+    assert not any(a is est._kept_rows.y for a in copied)
+    assert not any(a.shape == labels.shape for a in copied if not sparse.issparse(a))
+    counts = Y_COUNTS.astype(float)
+    poisson = BayesianPoissonRegression().fit(X_COUNTS, counts)
+    assert not np.shares_memory(poisson._kept_rows.y, counts)
+    counts[:] = 0.0  # the caller's array changed after the fit
+    assert np.any(poisson._kept_rows.y != 0.0)
+
+
 # --- coreset constructors --------------------------------------------------------------------
 
 _CONSTRUCTORS = [

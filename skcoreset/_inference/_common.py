@@ -9,8 +9,9 @@ import numpy as np
 from scipy.sparse import issparse
 
 from .._backend import InMemoryRows, float_rows, row_chunks, row_slice, row_width
-from .._design import (add_scaled_gram, add_sparse_gram, block_rows, linear_predictor,
-                       n_params, rmatvec, sparse_block_rows, split_theta, weighted_gram)
+from .._design import (accumulates_rmatvec, add_rmatvec, add_scaled_gram, add_sparse_gram,
+                       block_rows, linear_predictor, n_params, rmatvec, sparse_block_rows,
+                       split_theta, weighted_gram)
 from .._linalg import cholesky_logdet
 
 
@@ -182,9 +183,11 @@ class LogPosterior:
             rows_per_block = (sparse_block_rows(self.X) if issparse(self.X)
                               else block_rows(len(self.prior_prec)))
         eta = np.empty(n)
-        # a sparse X's gradient is one product of the whole matrix with the rows' residuals:
-        # scipy copies a block's rows to transpose them
-        resid = np.empty(n) if issparse(self.X) else None
+        # a CSR X's gradient accumulates over its blocks with the bits of one product with
+        # the whole matrix (add_rmatvec); another sparse X's is that product with the rows'
+        # residuals (scipy copies a block's rows to transpose them)
+        blocked_rmatvec = accumulates_rmatvec(self.X)
+        resid = np.empty(n) if issparse(self.X) and not blocked_rmatvec else None
         loglik = 0.0
         grad_x = np.zeros(d)
         grad_1 = 0.0
@@ -211,7 +214,9 @@ class LogPosterior:
                                                        second=neg_hessian is not None)
             loglik += w @ terms[0]
             r = w * terms[1]
-            if resid is not None:
+            if blocked_rmatvec:
+                add_rmatvec(grad_x, X, r)
+            elif resid is not None:
                 resid[rows] = r
             elif mixed is None:
                 grad_x += X.T @ r
@@ -290,18 +295,36 @@ class LogPosterior:
                 latent = linear_predictor(self.X, v, self.fit_intercept)
                 return rmatvec(self.X, c * latent, self.fit_intercept) + self.prior_prec * v
             return product
-        # the curvature by row blocks (a block's temporaries) and each product's latent
-        # vector scaled in place: two vectors of all rows (the products are with the whole
-        # of X: scipy copies a block's rows to transpose them)
+        # the curvature by row blocks (a block's temporaries): one vector of all rows
+        blocks = self._sparse_blocks()
         c = np.empty(self.X.shape[0])
-        for rows in self._sparse_blocks():
+        for rows in blocks:
             c[rows] = self._curvature(eta, rows)
+        if not accumulates_rmatvec(self.X):
+            def sparse_product(v):
+                # scipy copies a block's rows to transpose them: products with all of X
+                latent = linear_predictor(self.X, v, self.fit_intercept)
+                latent *= c
+                return rmatvec(self.X, latent, self.fit_intercept) + self.prior_prec * v
+            return sparse_product
 
-        def sparse_product(v):
-            latent = linear_predictor(self.X, v, self.fit_intercept)
-            latent *= c
-            return rmatvec(self.X, latent, self.fit_intercept) + self.prior_prec * v
-        return sparse_product
+        def blocked_product(v):
+            # each product's latent values by row blocks, their sum over X's columns
+            # accumulated (add_rmatvec): no second vector of all rows
+            coef, intercept = split_theta(v, self.fit_intercept)
+            out = np.zeros(self.X.shape[1])
+            total = 0.0
+            for rows in blocks:
+                X = row_slice(self.X, rows)
+                latent = X @ coef
+                latent += intercept
+                latent *= c[rows]
+                add_rmatvec(out, X, latent)
+                total += latent.sum()
+            if self.fit_intercept:
+                out = np.append(out, total)
+            return out + self.prior_prec * v
+        return blocked_product
 
     def log_prior_normaliser(self):
         """``log`` of the prior's normalising constant (:func:`prior_log_normaliser`)."""

@@ -414,10 +414,13 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
             # so is the factor's: the full step is nearly always taken, and when it is not,
             # the next step computes a fresh Hessian
             factor = None
+        # and the state's (e.g. linear predictors of every row): the trials need none of
+        # it, and a failed line search, which does, evaluates it again
+        state = new_state = None
         t = 1.0
         while True:
             new_x = x + t * step
-            new_grad = new_hessian = None
+            new_grad = new_hessian = new_state = None  # a failed trial's memory too
             if fuse and t == 1.0:
                 new_value, new_state, new_grad, new_hessian = objective.value_and_derivatives(
                     new_x, exact=fuse == "exact")
@@ -430,6 +433,8 @@ def newton_maximise(objective, x0, *, tol, max_iter, reuse_below=None, full_step
             if t < MIN_STEP:
                 break
         if t < MIN_STEP:
+            new_state = None
+            _, state = objective.value(x)  # the value as before: only the state is wanted
             if fresh and exact:  # no progress possible at working precision: at the maximum
                 return result(x, state, value, neg_hessian, n_iter, True, grad)
             # a stale or approximate Hessian may be to blame: refresh it and retry, exact

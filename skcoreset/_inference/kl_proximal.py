@@ -102,7 +102,7 @@ _MIN_BETA_FACTOR = 1e-10  # give up halving beta below this fraction of the base
 # (observed: 3e-7 at p = 100).
 _SINGLE_VARIANCE_ERROR = 1e-5
 # Rows x quadrature nodes per chunk of the expected log-likelihood (8 MB per temporary).
-_QUADRATURE_ELEMENTS = 2**20
+_QUADRATURE_ELEMENTS = 2**18
 
 
 def _linearised_terms(family, y, sample_weight, m_lat, v_lat):
@@ -206,14 +206,26 @@ class _PrimalPath:
         # sparse rows in memory: the latent variances are quadratic forms with V itself,
         # formed in place of the precision's factor (no factor and V at once)
         self.by_covariance = not is_chunked(rows) and issparse(rows.X)
+        # whether the fixed-point steps keep no precision (set by kl_proximal)
+        self.newton = False
+
+    @property
+    def drops_precision(self):
+        """Whether the fixed-point steps on sparse rows keep the covariance's factor instead
+        of the precision: the target is factored in its own memory, the covariance formed
+        and factored there, and a precision is rebuilt only for a rejected step (so an
+        iterate holds two ``p x p`` arrays and a step three, not four)."""
+        return self.newton and self.by_covariance
 
     def evaluate(self, mean, precision, chol=None):
         """ELBO and linearisation at ``N(mean, precision^-1)`` (``chol``: the precision's
-        lower Cholesky factor when known, which this overwrites)."""
+        lower Cholesky factor when known, which this overwrites; ``precision`` may then be
+        None, and the state keeps the covariance's factor, ``params["root"]``)."""
         p = len(mean)
         if chol is None:
             chol = stable_cholesky(precision)
         logdet_prec = cholesky_logdet(chol)
+        root_kept = None
         if self.by_covariance:
             # V in place of L (LAPACK potri); after the pass over the rows its Cholesky
             # factor C in place of V: C^T is a square root F of V (F^T F = V)
@@ -222,11 +234,12 @@ class _PrimalPath:
                 _sparse_elbo_sums, self.family, mean, cov, self.fit_intercept,
                 self.variance_dtype)
             cov_diag = np.diag(cov).copy()
-            try:
-                root = linalg.cholesky(cov, lower=True, overwrite_a=True, check_finite=False)
-            except linalg.LinAlgError:  # V singular to rounding: with jitter, from a copy
-                root = stable_cholesky(inverse_from_cholesky(stable_cholesky(precision)))
+            # in V's memory, with jitter when V is singular to rounding (the factor that
+            # GaussianPosterior.from_precision_cholesky computes from chol, bit for bit)
+            root = cholesky_in_place(cov, symmetric=True)
             transposed = True
+            if precision is None:
+                root_kept = root
         else:
             # V = L^-T L^-1, so F = L^-1 is a square root of V and v~_n = ||L^-1 a_n||^2;
             # L^-1 in place of L (LAPACK trtri)
@@ -243,7 +256,8 @@ class _PrimalPath:
         grad_m = -alpha_sum - self.prior_prec * mean
         # the stopping criterion now, so that the square root need not be kept with the state
         params = dict(mean=mean, precision=precision, target=target, grad_m=grad_m,
-                      criterion=self._criterion(root, transposed, grad_m, target))
+                      criterion=self._criterion(root, transposed, grad_m, target),
+                      root=root_kept)
         return _State(value - kl, params, error)
 
     @staticmethod
@@ -280,6 +294,7 @@ class _PrimalPath:
         """The proximal update of eqs. (16)-(17) with ``r = 1 / (1 + beta)``."""
         params = state.params
         prec = self._precision(state)
+        target = self._target(state)
         scaling = r * prec
         scaling[np.diag_indices_from(scaling)] += (1.0 - r) * self.prior_prec
         # factored in place: the transpose of the symmetric matrix is Fortran-ordered
@@ -287,7 +302,7 @@ class _PrimalPath:
             linalg.cho_factor(scaling.T, lower=False, overwrite_a=True, check_finite=False),
             params["grad_m"])
         del scaling
-        precision = params["target"] * (1.0 - r)
+        precision = target * (1.0 - r)
         for rows in row_chunks(len(prec), len(prec)):  # r * prec added without a copy
             precision[rows] += r * prec[rows]
         return self.evaluate(mean, precision)
@@ -299,10 +314,12 @@ class _PrimalPath:
         depends on ``V`` only through the small latent variances, so the precision error
         shrinks by far more than ``r`` per step, and the mean converges quadratically."""
         params = state.params
+        rebuild = params.get("rebuild")
+        if rebuild is not None and self.drops_precision:
+            return self._dropping_newton_step(state)
         precision = params["target"]  # never changed in place: shared with the new state
         chol = stable_cholesky(precision)
         mean = params["mean"] + linalg.cho_solve((chol, True), params["grad_m"])
-        rebuild = params.get("rebuild")
         if rebuild is not None:
             # this iterate's own precision is needed again only if the step is rejected:
             # dropped, one p x p array fewer while the new target is summed, and rebuilt then
@@ -315,6 +332,23 @@ class _PrimalPath:
                 lambda: self.evaluate(mean_before, rebuild()).params["target"])
         return new_state
 
+    def _dropping_newton_step(self, state):
+        """:meth:`newton_step` with :attr:`drops_precision`: this iterate's target (the new
+        precision) is factored in its own memory and its covariance's factor let go; both
+        are rebuilt, by passes over the rows, only if the step is rejected."""
+        params = state.params
+        mean_before = params["mean"]
+        # the factor stable_cholesky gives, bit for bit, in the target's memory
+        chol = cholesky_in_place(params["target"])
+        params["target"] = params["precision"] = params["root"] = None
+        params["target_again"] = lambda: self.evaluate(
+            mean_before, self._precision(state)).params["target"]
+        mean = mean_before + linalg.cho_solve((chol, True), params["grad_m"])
+        new_state = self.evaluate(mean, None, chol)
+        # the new precision is this iterate's target: the same pass over the rows again
+        new_state.params["rebuild"] = lambda: self._target(state)
+        return new_state
+
     def _precision(self, state):
         """The iterate's precision, rebuilt if :meth:`newton_step` dropped it."""
         params = state.params
@@ -322,7 +356,19 @@ class _PrimalPath:
             params["precision"] = params["rebuild"]()
         return params["precision"]
 
+    def _target(self, state):
+        """The iterate's target, rebuilt if :meth:`_dropping_newton_step` consumed it."""
+        params = state.params
+        if params["target"] is None:
+            params["target"] = params.pop("target_again")()
+        return params["target"]
+
     def posterior(self, state):
+        if state.params.get("root") is not None:
+            # the covariance's factor computed with the iterate (that of its precision's,
+            # from_precision_cholesky's, bit for bit)
+            return GaussianPosterior.from_cov_cholesky(state.params["mean"],
+                                                       state.params["root"])
         # the last iterate's precision factored in place, the covariance's factor in the
         # same array (GaussianPosterior.from_precision_cholesky): one p x p array kept
         return GaussianPosterior.from_precision_cholesky(
@@ -334,6 +380,15 @@ class _PrimalPath:
             return self.evaluate(np.zeros(p), np.diag(self.prior_prec))
         log_post = log_posterior_of(self.rows, self.family, self.prior_prec,
                                     self.fit_intercept)
+        if self.drops_precision:
+            # the Laplace precision factored in its own memory, rebuilt if needed
+            mode = find_mode(log_post, theta0, tol=tol, max_iter=max_iter,
+                             keep_neg_hessian=False)
+            mode_x, chol = mode.x, mode.neg_hessian_factor
+            del mode  # its linear predictors, a vector of every row
+            state = self.evaluate(mode_x, None, chol)
+            state.params["rebuild"] = lambda: log_post.neg_hessian(log_post.eta(mode_x))
+            return state
         mode = find_mode(log_post, theta0, tol=tol, max_iter=max_iter)
         mode_x = mode.x
         state = self.evaluate(mode_x, mode.neg_hessian)
@@ -594,6 +649,7 @@ def kl_proximal(X, y, family, *, sample_weight, prior_prec, fit_intercept, tol=1
         rows = X if chunked else InMemoryRows(X, y, sample_weight, offset)
         path = _PrimalPath(rows, family, prior_prec, fit_intercept, large)
         newton = newton and (large if newton_steps == "auto" else newton_steps)
+        path.newton = newton
 
     state = path.initial(init, theta0, tol=min(tol, 1e-10), max_iter=100)
     elbo_history, criterion_history = [state.elbo], []

@@ -1,5 +1,7 @@
 """Laplace approximation: weighted MAP by damped Newton, Hessian at the mode as precision."""
 
+import weakref
+
 import numpy as np
 
 from .._backend import as_storage
@@ -11,6 +13,10 @@ from ._common import InferenceResult, laplace_log_evidence, log_posterior_of
 # curvature at a row changes by a factor ~exp(|x . step|), and |x . step| is about
 # sqrt(2 decrement / total weight) for a typical row.
 _STALE_HESSIAN_SCALE = 0.005
+
+
+def _dead():
+    """A weak reference to nothing."""
 
 
 class LogPosteriorObjective(NewtonObjective):
@@ -33,12 +39,15 @@ class LogPosteriorObjective(NewtonObjective):
         # large problems whose Hessian costs far more than a product with it (sparse rows):
         # inexact Newton steps by conjugate gradients, one exact Hessian at the mode
         self.refines_steps = approx and getattr(log_post, "cheap_products", False)
-        self._grad = (None, None)
+        # the gradient at the last point evaluated, with a weak reference to its linear
+        # predictors (which would otherwise stay alive after Newton's method lets go of
+        # them, a vector of every row)
+        self._grad = (_dead, None)
 
     def value(self, theta):
         if self.fuses_derivatives:
             value, eta, grad = self.log_post.value_and_grad(theta)
-            self._grad = (eta, grad)
+            self._grad = (weakref.ref(eta), grad)
             return value, eta
         eta = self.log_post.eta(theta)
         return self.log_post.value(theta, eta), eta
@@ -50,11 +59,11 @@ class LogPosteriorObjective(NewtonObjective):
                                            neg_hessian=np.float64 if exact else np.float32)
         # the gradient of this point, not a stale trial's (whose linear predictors, a vector
         # of every row, would be kept alive)
-        self._grad = out[1:3]
+        self._grad = (weakref.ref(out[1]), out[2])
         return out
 
     def gradient(self, theta, eta):
-        if self._grad[0] is eta:
+        if self._grad[0]() is eta:
             return self._grad[1]
         return self.log_post.grad(theta, eta)
 

@@ -212,6 +212,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
         X, y, sample_weight = unpack_weighted_subset(X, y, sample_weight)
         if is_dask_collection(X):
             return self._fit_dask(X, y, sample_weight, exposure, offset)
+        y_given = y
         # PASS-GLM finds non-finite entries of X in its one pass over the data (from the
         # diagonal of its Gram, PassGLMStatistics.add): no separate pass over X for them
         finds_non_finite = METHODS[self.method].finds_non_finite
@@ -233,7 +234,7 @@ class BaseBayesianGLM(ArvizExportMixin, BaseEstimator):
                 X, y, n_trials, sample_weight, offset)
         exposure = exposure_of(offset) if self._exposure_as_weight(offset) else None
         if n_trials is None:  # a table's cells are kept by _trials_as_rows
-            keep_rows(self, X, y_encoded, sample_weight, None, offset)
+            keep_rows(self, X, y_encoded, sample_weight, None, offset, y_given=y_given)
         if exposure is not None:
             y_encoded, sample_weight, log_constant = self._family().exposure_as_weight(
                 y_encoded, sample_weight, exposure)

@@ -116,17 +116,21 @@ def rows_info(n_rows, total_weight, weighted):
     return {"rows": int(n_rows), "total_weight": float(total_weight), "weighted": weighted}
 
 
-def keep_rows(estimator, X, y_encoded, sample_weight, n_trials, offset=None):
+def keep_rows(estimator, X, y_encoded, sample_weight, n_trials, offset=None, y_given=None):
     """Keep the training rows for :meth:`to_arviz` and :meth:`loo`, so that changing the
     caller's arrays after ``fit`` changes nothing (copies of the targets, weights, numbers
     of trials and offsets; of X up to ``COPIED_VALUES`` values, beyond a reference whose
     changes are refused): at most ``KEPT_VALUES`` values (else, or with ``X=None``,
-    nothing is kept)."""
+    nothing is kept). ``y_given``: the targets as the caller passed them, when
+    ``y_encoded`` was made from them; encoded targets sharing no memory with them are
+    the fit's own and kept as they are (a copy would be a second vector of every row)."""
     keep = X is not None and _n_values(X) <= KEPT_VALUES
     weights = None
     if keep and not np.all(np.asarray(sample_weight) == 1.0):
         weights = _copy(sample_weight)
-    estimator._kept_rows = (KeptRows(_kept_array(X), _copy(y_encoded),
+    private = (y_given is not None and isinstance(y_encoded, np.ndarray)
+               and not np.may_share_memory(y_encoded, np.asarray(y_given)))
+    estimator._kept_rows = (KeptRows(_kept_array(X), y_encoded if private else _copy(y_encoded),
                                      None if n_trials is None else _copy(n_trials), weights,
                                      None if offset is None else _copy(offset))
                             if keep else None)

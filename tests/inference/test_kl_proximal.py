@@ -286,6 +286,7 @@ def test_rejected_fixed_point_step_rebuilds_the_dropped_precision(monkeypatch, n
         return state
 
     monkeypatch.setattr(_PrimalPath, "initial", keeping_precision)
+    monkeypatch.setattr(_PrimalPath, "drops_precision", False)  # sparse rows: as dense
     kept = _fit(X, y, family, tol=1e-20, newton_steps=True, prior_scale=10.0)
     assert (fit.n_iter, fit.extra["n_newton"]) == (kept.n_iter, kept.extra["n_newton"])
     np.testing.assert_allclose(fit.extra["elbo_history"], kept.extra["elbo_history"],
@@ -293,3 +294,45 @@ def test_rejected_fixed_point_step_rebuilds_the_dropped_precision(monkeypatch, n
     np.testing.assert_allclose(fit.posterior.mean, kept.posterior.mean, rtol=1e-12,
                                atol=1e-14)
     np.testing.assert_allclose(fit.posterior.cov, kept.posterior.cov, rtol=1e-12, atol=1e-14)
+
+
+def test_sparse_fixed_point_steps_hold_one_p_by_p_matrix_during_the_pass(monkeypatch):
+    """On sparse rows, a fixed-point step factors its target in place and forms V there, so
+    the pass over the rows starts with V alone among the ``p x p`` arrays (where it started
+    with the precision and V); the posterior is bit for bit the one of the steps that keep
+    every precision."""
+    import importlib
+    import tracemalloc
+    from scipy.special import expit
+
+    module = importlib.import_module("skcoreset._inference.kl_proximal")
+
+    rng = np.random.default_rng(0)
+    n, levels = 3000, (200, 150, 100)
+    codes = np.column_stack([rng.choice(k, size=n, p=rng.dirichlet(np.full(k, 0.5)))
+                             for k in levels]) + np.cumsum((0,) + levels[:-1])
+    X = sparse.csr_matrix((np.ones(codes.size), codes.ravel(),
+                           np.arange(0, codes.size + 1, len(levels))), shape=(n, sum(levels)))
+    y = np.where(rng.random(n) < expit(X @ rng.normal(0.0, 0.5, X.shape[1]) - 1.0), 1.0, -1.0)
+    p = X.shape[1] + 1
+    at_pass = []
+    sums = module._sparse_elbo_sums
+
+    def recorded(*args, **kwargs):
+        at_pass.append(tracemalloc.get_traced_memory()[0])
+        return sums(*args, **kwargs)
+
+    monkeypatch.setattr(module, "_sparse_elbo_sums", recorded)
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        fit = _fit(X, y, LogisticFamily(), newton_steps=True)
+    finally:
+        tracemalloc.stop()
+    assert fit.converged and fit.extra["n_newton"] == fit.n_iter >= 2
+    assert max(at_pass) - start < 1.5 * 8 * p * p, [(m - start) / (8 * p * p) for m in at_pass]
+    monkeypatch.setattr(_PrimalPath, "drops_precision", False)
+    kept = _fit(X, y, LogisticFamily(), newton_steps=True)
+    np.testing.assert_array_equal(fit.posterior.mean, kept.posterior.mean)
+    np.testing.assert_array_equal(fit.posterior.cov_cholesky, kept.posterior.cov_cholesky)
+    assert fit.extra["elbo_history"].tolist() == kept.extra["elbo_history"].tolist()
