@@ -267,11 +267,10 @@ class StreamingCoreset(BaseCoreset):
         return _Stream(context, MergeTree(context.merge), self._stream_settings(),
                        has_offset=has_offset)
 
-    def _in_memory_context(self, X, y, sample_weight, family, prior_prec, rng, offset=None,
-                           weight_unit=None):
+    def _in_memory_context(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
         return make_context(self._base(), self.model_,
                             InMemoryRows(X, y, sample_weight, offset), family, prior_prec,
-                            rng, self._dispersion_estimated, weight_unit)
+                            rng, self._dispersion_estimated)
 
     def _consume(self, stream, X, y, sample_weight, offset=None):
         """Cut validated, encoded rows (with their offsets, or None) into blocks; build
@@ -301,8 +300,7 @@ class StreamingCoreset(BaseCoreset):
 
     def _build(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
         stream = self._start_stream(
-            self._in_memory_context(X, y, sample_weight, family, prior_prec, rng, offset,
-                                    self._weight_unit),
+            self._in_memory_context(X, y, sample_weight, family, prior_prec, rng, offset),
             offset is not None)
         self._consume(stream, X, y, sample_weight, offset)
         root = self._finish_stream(stream)
