@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from .._backend import InMemoryRows, float_dtypes
+from .._inference.dispersion import Dispersion, estimate_dispersion
 from .._atomic import fit_context
 from .._sklearn_compat import HasMethods, Interval
 from .._validation import ACCEPT_SPARSE, check_sample_weight, linear_offset
@@ -54,11 +55,41 @@ class _Stream:
     total_weight: float = 0.0
     # whether the rows have offsets in their linear predictors (all blocks or none)
     has_offset: bool = False
+    # the overdispersion estimates of the partial_fit calls, pooled (see _pool)
+    dispersion: "_PooledDispersion | None" = None
 
     def copy(self):
         """A copy to add blocks to (the parts of the tree are shared, never changed)."""
         return _Stream(self.context, self.tree.copy(), self.settings, self.n_blocks,
-                       self.n_samples, self.total_weight, self.has_offset)
+                       self.n_samples, self.total_weight, self.has_offset, self.dispersion)
+
+
+@dataclass(frozen=True)
+class _PooledDispersion:
+    """The negative binomial overdispersion of all the rows a stream has seen, from the
+    estimates of its ``partial_fit`` calls (each on the call's rows): their ``log alpha``
+    weighted by its precision, the inverse variance of its Laplace sd (a fixed-effect
+    pooling; calls at the Poisson limit, of undefined sd, enter only while no call has
+    more). The rows are not kept, and the overdispersion has no finite sufficient
+    statistics, so this is the estimate of all rows up to the pooling."""
+
+    precision: float = 0.0
+    weighted: float = 0.0  # sum of precision * log alpha
+    last: Dispersion | None = None
+
+    def add(self, estimate):
+        sd = estimate.log_alpha_sd
+        if not np.isfinite(sd) or sd <= 0:
+            return self if self.precision > 0 else _PooledDispersion(last=estimate)
+        precision = 1.0 / sd**2
+        return _PooledDispersion(self.precision + precision,
+                                 self.weighted + precision * np.log(estimate.alpha), estimate)
+
+    def estimate(self):
+        if self.precision == 0:
+            return self.last
+        return Dispersion(float(np.exp(self.weighted / self.precision)),
+                          float(1.0 / np.sqrt(self.precision)), self.last.theta)
 
 
 _STREAMING_ATTRS_DOC = """
@@ -403,17 +434,38 @@ class StreamingCoreset(BaseCoreset):
             stream = self._start_stream(self._in_memory_context(
                 X, y_encoded, sample_weight, family, prior_prec,
                 check_random_state(self.random_state), offset), offset is not None)
+            if self._dispersion_estimated and self._dispersion is not None:
+                stream.dispersion = _PooledDispersion().add(self._dispersion)
         else:
             y_encoded = self._encode_more(y)
             offset = self._stream_offset(exposure, offset, X.shape[0],
                                          self._stream.has_offset)
             stream = self._stream.copy()  # the block is added completely or not at all
         self._consume(stream, X, y_encoded, sample_weight, offset)
+        if not first_call and stream.dispersion is not None:
+            self._pool_dispersion(stream, X, y_encoded, sample_weight, offset)
         root = self._finish_stream(stream)
         self._set_coreset(root.indices, root.weights, root.X, self.n_samples_seen_,
                           offset=root.offset)
         warn_if_weight_lost(self, float(np.sum(self.sample_weight_)), stream.total_weight)
         return self
+
+    def _pool_dispersion(self, stream, X, y, sample_weight, offset):
+        """Estimate the overdispersion (``alpha="auto"``) on the rows of this call, from
+        the stream's estimate so far, and pool it with those of the calls before: the
+        estimate of all rows seen, which ``family_`` and a skcoreset Pipeline's estimator
+        then hold, and under which the later blocks and merges are built (a first call of
+        a few hundred rows alone is tens of standard errors off). Called once the call's
+        blocks are in ``stream``, so that a failing call leaves the stream as it was."""
+        params = self._likelihood_params()
+        estimate = estimate_dispersion(
+            self.family_, X, y, sample_weight, prior_prec=self._prior_precision(X.shape[1]),
+            fit_intercept=params.fit_intercept, alpha0=self.family_.alpha, offset=offset,
+            theta0=stream.dispersion.last.theta)
+        stream.dispersion = stream.dispersion.add(estimate)
+        self._dispersion = stream.dispersion.estimate()
+        self.family_ = self.family_.with_alpha(self._dispersion.alpha)
+        stream.context.family = self.family_  # shared with the tree: from the next block on
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
