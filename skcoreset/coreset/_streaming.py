@@ -91,7 +91,7 @@ def _ordered_outcomes(outcome_sums):
     y = 0 has no finite mode), so each block's coreset fits a log-likelihood unlike that of
     all rows, and merges keep its error (20,000
     logistic rows in 10 blocks: sorted, QuasiNewtonCoreset's KL to the all-rows posterior
-    is 0.7 nats, shuffled 0.0001). Uniform and sensitivity sampling draw the same
+    is 0.7 nats, shuffled 0.00006). Uniform and sensitivity sampling draw the same
     subsets in law whatever the order."""
     sums = np.array([block for block in outcome_sums if block[0] > 0]).reshape(-1, 3)
     n_blocks, n = len(sums), sums[:, 0].sum()
@@ -200,6 +200,15 @@ class StreamingCoreset(BaseCoreset):
     that data, computed in row chunks (one pass per Newton step; X is never copied); with
     ``"laplace-subsample"`` that of a uniform subsample; or the prior. In a stream that
     starts with a small first call, prefer ``"prior"`` or a representative first call.
+
+    **Row order.** Feed the rows in random order: with a base constructor that fits the
+    log-likelihood, blocks of one outcome (rows sorted or grouped by y) make a far less
+    accurate coreset, and a warning says so when more than half of the variance of y lies
+    between the blocks.
+
+    **Overdispersion.** Under the negative binomial model with ``alpha="auto"``, every
+    ``partial_fit`` call estimates alpha on its rows, and the stream pools the estimates
+    by their precision (``family_``; later blocks are built under the pooled estimate).
 
     **Offsets.** With the negative binomial model's ``exposure`` and ``offset`` the rows'
     offsets travel with them into every block, merge and shared weighting distribution,

@@ -485,7 +485,7 @@ def test_dask_draws_are_stratified_by_class():
 
 def test_streaming_rows_sorted_by_outcome_are_told_to_shuffle():
     # all y = 0 blocks, then all y = 1: each block's coreset fits a log-likelihood unlike
-    # that of all rows (QuasiNewtonCoreset in 10 blocks: 0.7 nats sorted, 0.0001 shuffled)
+    # that of all rows (QuasiNewtonCoreset in 10 blocks: 0.7 nats sorted, 0.00006 shuffled)
     X, y = _logistic_data(2000)
     order = np.argsort(y, kind="stable")
     stream = StreamingCoreset(GIGACoreset(M=50, projection_dim=50), block_size=200,
