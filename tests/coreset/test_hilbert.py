@@ -356,3 +356,18 @@ def test_verbose_two_adds_the_newton_steps_of_the_weighting_fit(capsys):
     X, y = _logistic_data(n=500)
     GIGACoreset(M=5, projection_dim=50, random_state=0, verbose=2).fit(X, y)
     assert "[laplace] iter" in capsys.readouterr().out
+
+
+def test_rates_on_dask_chunks_get_the_weighting_distribution_of_counts_in_memory():
+    da = pytest.importorskip("dask.array")
+    X, y, exposure, _ = _counts_over_exposures(n=2000)
+    coreset = GIGACoreset(M=30, projection_dim=100, random_state=0)
+    in_memory = clone(coreset).fit(X, y, exposure=exposure).weighting_posterior_
+    chunked = [da.from_array(a, chunks=(500,) + a.shape[1:]) for a in (X, y, exposure)]
+    for posterior in (
+            clone(coreset).fit(*chunked[:2], exposure=chunked[2]).weighting_posterior_,
+            clone(coreset).set_params(model="poisson").fit(
+                chunked[0], chunked[1] / chunked[2],
+                sample_weight=chunked[2]).weighting_posterior_):
+        np.testing.assert_allclose(posterior.mean, in_memory.mean, rtol=1e-8)
+        np.testing.assert_allclose(posterior.cov, in_memory.cov, rtol=1e-6)
