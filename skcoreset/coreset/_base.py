@@ -26,7 +26,6 @@ from .._validation import (ACCEPT_SPARSE, check_numeric_dtypes, check_sample_wei
                            linear_offset)
 from ._calibration import laplace_distance
 from ._merge_reduce import merge_reduce_chunks
-from ._projection import weight_unit
 from ._model import builds_for_sampler, likelihood_for, resolve_model
 from ._checks import warn_if_all_rows, warn_if_far, warn_if_weight_lost
 from ._docs import fill_sampling_doc
@@ -174,8 +173,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                                            prior_prec, rng, **offset_keyword(data.offset))
             return data.take(indices, weights)
         context, _, root = merge_reduce_chunks(self, self.model_, data, family, prior_prec,
-                                               rng, self._dispersion_estimated,
-                                               self._weight_unit)
+                                               rng, self._dispersion_estimated)
         if context.thetas is not None:
             self.weighting_posterior_ = context.builder.weighting_posterior_
         if root.error is not None:
@@ -316,11 +314,7 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
         self._for_sampler = for_sampler
         self.__dict__.pop("kl_estimate_", None)  # set again by this fit
         data = self._validated_rows(X, y, sample_weight, exposure, offset, n_trials)
-        # the Hilbert weighting distributions' unit of weight: the mean of the user's
-        # weights, not of their products with the exposures (which are likelihood)
         exposure = getattr(data, "exposure", None)  # rows in memory
-        self._weight_unit = (getattr(data, "weight_unit", None) if exposure is None  # dask
-                             else weight_unit(data.sample_weight, exposure))
         family, prior_prec = self._family_and_prior(data.n_features)
         rng = check_random_state(self.random_state)
         part = self._fit_rows(data, family, prior_prec, rng)
@@ -408,14 +402,10 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
                 rates, weights, _ = exposure_as_weight_lazily(self.family_, X, y,
                                                               sample_weight, log_exposure)
                 data, rates_on_chunks = DaskRows.from_arrays(X, rates, weights), True
-                # the mean of the user's positive weights (as weight_unit in memory)
-                unit = summary.total_weight / summary.n_positive
             else:  # in the rows' linear predictors
                 data = data.with_offset(log_exposure)
         data = data.encoded(partial(encode_labels, self.family_, getattr(self, "classes_", None)))
         data.hands_on_drawn_targets = rates_on_chunks  # the rates, not y at the indices
-        if rates_on_chunks:
-            data.weight_unit = unit
         if self.family_.unresolved:  # parameters estimated from data: the first chunk's
             # pilot, the overdispersion refined on all the chunks
             self._resolve_family(*data.first_chunk(), rows=data)

@@ -17,7 +17,7 @@ from .._progress import Progress, format_seconds
 from ._base import LikelihoodCoreset
 from ._checks import uniform_fallback
 from ._docs import COMMON_ATTRS_DOC, COMMON_PARAMS_DOC
-from ._projection import project_loglik, relative_weights
+from ._projection import project_loglik, weighting_weights
 from .._typing import RandomStateLike
 
 # projection_dim="auto": the papers' J = 500, or M when larger (see _HILBERT_PARAMS_DOC).
@@ -115,19 +115,13 @@ class _HilbertCoreset(LikelihoodCoreset):
         progress.message(f"{what} ...")
         return progress
 
-    def _unit(self):
-        """The unit of weight of the weighting distribution: the mean of the user's weights
-        when the rows' weights include exposures (set by ``fit``), else ``None`` (the mean
-        of the weights of the rows it is fitted on)."""
-        return getattr(self, "_weight_unit", None)
-
     def _weighting_distribution(self, X, y, sample_weight, family, prior_prec, rng,
                                 offset=None):
         """The distribution pi-hat the projection draws parameters from.
 
-        Fitted on the weights divided by the mean of the user's weights
-        (:func:`relative_weights` with :meth:`_unit`), so that it depends on the relative
-        sample weights only (and with the rows' offsets, when they have them).
+        The Laplace posterior of the rows with their weights as they enter the
+        log-likelihood (:func:`weighting_weights`; and their offsets, when they have them):
+        exposures carried by the weights of rates keep their scale as with ``exposure=``.
         """
         if self.weighting == "prior":
             return GaussianPosterior(np.zeros(len(prior_prec)), np.diag(1.0 / prior_prec))
@@ -137,7 +131,7 @@ class _HilbertCoreset(LikelihoodCoreset):
             rows = rng.choice(rows, size=min(max(size, 1), len(rows)), replace=False)
         progress = self._stage(f"Laplace fit of the weighting distribution on {len(rows)} rows")
         result = laplace(X[rows], y[rows], family,
-                         sample_weight=relative_weights(sample_weight[rows], self._unit()),
+                         sample_weight=weighting_weights(sample_weight[rows]),
                          prior_prec=prior_prec, fit_intercept=self.fit_intercept,
                          offset=take_offset(offset, rows),
                          verbose=max(int(self.verbose) - 1, 0))
@@ -149,12 +143,11 @@ class _HilbertCoreset(LikelihoodCoreset):
         rows = np.flatnonzero(sample_weight > 0)  # zero-weight rows are never projected
         self.projection_dim_ = self._resolve_projection_dim(len(rows))
         self._check_memory(len(rows), self.projection_dim_)
-        unit = relative_weights(sample_weight, self._unit())
-        # the weighting distribution divides the weights by their unit itself
         thetas = self._draw_projection(X, y, sample_weight, family, prior_prec, rng, offset)
         if len(rows) < len(sample_weight):
-            X, y, unit, offset = X[rows], y[rows], unit[rows], take_offset(offset, rows)
-        local, factor = self._solve_projected(X, y, unit, family, thetas, offset=offset)
+            X, y, offset = X[rows], y[rows], take_offset(offset, rows)
+        local, factor = self._solve_projected(X, y, sample_weight[rows], family, thetas,
+                                              offset=offset)
         if len(local) == 0:
             return self._fallback(sample_weight, rng)
         self._warn_if_small(len(local), len(rows))
@@ -220,7 +213,7 @@ class _HilbertCoreset(LikelihoodCoreset):
         Every block is then projected under the same weighting distribution pi-hat, so the
         block coresets and their merges approximate the same vector (Campbell & Broderick
         2018, eq. 39). ``"laplace"`` is the Laplace posterior of all the data
-        (``full_laplace()``, which sees the weights divided by their mean, as in memory);
+        (``full_laplace()``, on the weights as in memory);
         ``"laplace-subsample"`` that of ``n_subsample`` (default ``sqrt(N)``) uniformly
         drawn rows; ``"prior"`` the prior. Sets ``weighting_posterior_`` and
         ``projection_dim_`` (blocks are bounded, so ``"auto"`` needs no memory cap here).
@@ -230,7 +223,7 @@ class _HilbertCoreset(LikelihoodCoreset):
         elif self.weighting == "laplace-subsample":
             X, y, w, offset = subsample(max(self.n_subsample or int(np.sqrt(n_samples)), 1),
                                         rng)
-            posterior = laplace(X, y, family, sample_weight=relative_weights(w, self._unit()),
+            posterior = laplace(X, y, family, sample_weight=weighting_weights(w),
                                 prior_prec=prior_prec, fit_intercept=self.fit_intercept,
                                 offset=offset).posterior
         else:  # the prior needs no data
@@ -301,12 +294,11 @@ _HILBERT_PARAMS_DOC = """
         ``"laplace-subsample"``: Laplace posterior of a uniform subsample of ``n_subsample``
         rows, not reweighted (the papers' "realistic" choice, for data too large for a full
         pass); ``"prior"``: the prior.
-        The Laplace fits use the sample weights divided by their mean, so that the projection
-        depends on the relative weights only: multiplying all sample weights by ``c``
-        multiplies the coreset weights by ``c`` and keeps the same rows. Poisson counts
-        given with ``exposure=`` are fitted as rates weighted by ``sample_weight`` times the
-        exposure, divided by the mean of ``sample_weight`` alone (the exposures are part of
-        the likelihood).
+        The Laplace fits use the sample weights as they enter the log-likelihood (a weight
+        of ``w`` is the row ``w`` times), so Poisson counts given with ``exposure=`` and
+        the rates ``y / exposure`` with ``sample_weight=exposure`` get the same weighting
+        distribution and coreset. Weights totalling more than 2^32 are scaled down to that
+        total (a wider distribution), so that the draws stay apart in float32.
     n_subsample : int, default=None
         Subsample size for ``weighting="laplace-subsample"``; ``None`` means ``sqrt(N)``.
     max_memory : float or None, default=4.0

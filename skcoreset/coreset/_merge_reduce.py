@@ -21,7 +21,7 @@ from sklearn.base import clone
 
 from .._backend import Part, block_rng, float_rows, offset_keyword, row_chunks, take_offset
 from .._inference import laplace
-from ._projection import project_loglik
+from ._projection import project_loglik, weighting_exponent
 
 # Row chunks of at most 2**19 float64 values (4 MiB), at least 1024 rows.
 _CHUNKS = dict(max_elements=2**19, min_rows=1024)
@@ -171,56 +171,35 @@ def block_builder(base, model, dispersion_estimated=False):
     return builder
 
 
-def make_context(base, model, data, family, prior_prec, rng, dispersion_estimated=False,
-                 weight_unit=None):
+def make_context(base, model, data, family, prior_prec, rng, dispersion_estimated=False):
     """The :class:`BlockContext` of a new tree over the rows of ``data`` (an
     :class:`~skcoreset._backend.InMemoryRows` or :class:`~skcoreset._backend.DaskRows`):
     root seed, builder and, for Hilbert constructors, the shared projection drawn from the
-    weighting distribution of all of ``data`` (see :func:`weighting_access`; ``weight_unit``:
-    the mean of the user's weights when the rows' weights include exposures).
+    weighting distribution of all of ``data`` (see :func:`weighting_access`).
     """
     seed = rng.randint(np.iinfo(np.int32).max)
     builder = block_builder(base, model, dispersion_estimated)
-    builder._weight_unit = weight_unit  # of the laplace-subsample weighting, as of all rows
     thetas = builder._block_projection(
         data.n, family, prior_prec, block_rng(seed, 2),
-        **weighting_access(data, family, prior_prec, builder.fit_intercept, weight_unit))
+        **weighting_access(data, family, prior_prec, builder.fit_intercept))
     return BlockContext(builder, family, prior_prec, seed, thetas)
 
 
 # --------------------------------------------------------------------------------------------
 # The shared weighting distribution of Hilbert coresets: the Laplace fit of all rows
 # --------------------------------------------------------------------------------------------
-def _positive_weight(top, X, y, sample_weight, offset=None):
-    """``sum_n ldexp(w_n, -top)`` over the rows (in row chunks: no temporary of all the
-    rows; their offsets play no part)."""
-    total = 0.0
-    for rows in row_chunks(len(y), 1, **_CHUNKS):
-        total += np.ldexp(sample_weight[rows], -top).sum()
-    return (total,)
-
-
-def weighting_access(data, family, prior_prec, fit_intercept, weight_unit=None):
+def weighting_access(data, family, prior_prec, fit_intercept):
     """``full_laplace`` and ``subsample`` callables of ``BaseCoreset._block_projection`` for
     the rows of a storage, which read them by sums over rows and by draws.
 
     ``full_laplace`` is the Laplace fit of the estimators on all rows (every Newton step one
-    pass over the rows in memory, or one reduction over their chunks on a cluster). As
-    :func:`~skcoreset.coreset._projection.relative_weights` in memory, it sees the weights
-    divided by their mean over the rows of positive weight (after an exact rescaling by a
-    power of two, so that neither 1e-300 nor 1e300 under- or overflows): pi-hat depends on
-    the relative weights only. When the weights include the exposures of counts, they are
-    divided by ``weight_unit``, the mean of the user's weights alone, instead.
+    pass over the rows in memory, or one reduction over their chunks on a cluster), on
+    the weights as they enter the log-likelihood, scaled as in memory
+    (:func:`~skcoreset.coreset._projection.weighting_weights`).
     """
     def full_laplace():
-        if weight_unit is not None:
-            top = np.frexp(weight_unit)[1]
-            relative = data.scaled(1.0 / np.ldexp(weight_unit, -top), exponent=-top)
-        else:
-            top = np.frexp(data.max_weight())[1]
-            total, = data.sum(_positive_weight, top)
-            relative = data.scaled(data.n_positive() / total, exponent=-top)
-        return laplace(relative, None, family, sample_weight=None, prior_prec=prior_prec,
+        rows = data.scaled(1.0, exponent=weighting_exponent(data.total_weight()))
+        return laplace(rows, None, family, sample_weight=None, prior_prec=prior_prec,
                        fit_intercept=fit_intercept).posterior
 
     def subsample(size, rng):
@@ -243,9 +222,8 @@ def _merge(context, left, right, first, last):
 
 
 def merge_reduce_chunks(base, model, data, family, prior_prec, rng,
-                        dispersion_estimated=False, weight_unit=None):
-    """Merge-reduce with ``base`` over the chunks of ``data`` (one leaf per chunk;
-    ``weight_unit`` as in :func:`make_context`).
+                        dispersion_estimated=False):
+    """Merge-reduce with ``base`` over the chunks of ``data`` (one leaf per chunk).
 
     The tree of :class:`StreamingCoreset` as tasks of the storage, so the result equals
     ``StreamingCoreset(base, block_size=<chunk size>)`` fitted in memory with the same
@@ -260,7 +238,7 @@ def merge_reduce_chunks(base, model, data, family, prior_prec, rng,
         The gathered coreset of all rows.
     """
     context = make_context(base, model, data, family, prior_prec, rng,
-                           dispersion_estimated, weight_unit)
+                           dispersion_estimated)
     shared = data.shared(context)  # one copy on the cluster, not one per task
     merge = data.task(_merge)
     tree = MergeTree(lambda left, right, first, last: merge(shared, left, right, first, last))

@@ -65,35 +65,44 @@ def project_loglik(X, y, sample_weight, family, thetas, fit_intercept, *, dtype=
     return (vectors, total) if return_sum else vectors
 
 
-def relative_weights(sample_weight, unit=None):
-    """``sample_weight`` divided by ``unit``, by default by its mean over the rows of
-    positive weight.
+def relative_weights(sample_weight):
+    """``sample_weight`` divided by its mean over the rows of positive weight.
 
-    The weighting distribution is fitted on these: it then depends on the relative weights
-    only, so multiplying all weights by ``c`` leaves the projection unchanged and multiplies
-    the coreset weights by ``c``. When the weights hold the exposures of counts as well
-    (rates weighted by ``sample_weight * exposure``), ``unit`` is the mean of the user's
-    weights alone (:func:`weight_unit`): the exposures are part of the likelihood, and
-    dividing them out would widen the distribution by about ``sqrt(mean exposure)``.
-    Rescaled by a power of two first, so that neither 1e-300 nor 1e300 under- or
-    overflows.
+    For what depends on the relative weights only (the k-means of sensitivity sampling),
+    not for the weighting distribution of Hilbert coresets, which is fitted on the weights
+    as they enter the log-likelihood (a row of weight ``w`` stands for ``w`` rows, and
+    rates weighted by their exposures are counts over those exposures). Rescaled by a
+    power of two first, so that neither 1e-300 nor 1e300 under- or overflows.
     """
     positive = sample_weight > 0
     if not positive.any():
         return sample_weight.astype(float)
-    top = np.frexp(sample_weight.max() if unit is None else unit)[1]
+    top = np.frexp(sample_weight.max())[1]
     scaled = np.ldexp(sample_weight, -top)
-    return scaled / (scaled[positive].mean() if unit is None else np.ldexp(unit, -top))
+    return scaled / scaled[positive].mean()
 
 
-def weight_unit(sample_weight, exposure):
-    """The unit of :func:`relative_weights` for rows whose weights ``sample_weight`` are
-    the user's weights times ``exposure``: the mean of the user's weights over the rows of
-    positive weight (``None`` if there are none).
-    """
-    user = sample_weight / exposure
-    positive = user > 0
-    if not positive.any():
-        return None
-    top = np.frexp(user.max())[1]
-    return float(np.ldexp(np.ldexp(user[positive], -top).mean(), top))
+# The largest total weight a weighting distribution is fitted on (as many rows as 2^32). Its
+# draws must differ in their log-likelihoods by more than the float32 rounding of the
+# projected values (~1e-7 relative); the posterior of a total weight W is about W^-1/2 wide,
+# so past 2^32 (posterior sds ~1e-5) the draws would be lost in it and the projection noise.
+_MAX_WEIGHTING_TOTAL = 2.0**32
+
+
+def weighting_exponent(total_weight):
+    """The power of two by which rows of ``total_weight`` are scaled for the weighting
+    distribution: 0 (the weights as they enter the log-likelihood) up to a total of
+    2^32, and down to that total beyond it (a wider distribution, exactly rescaled)."""
+    if not total_weight > _MAX_WEIGHTING_TOTAL:
+        return 0
+    return -int(np.frexp(total_weight / _MAX_WEIGHTING_TOTAL)[1])
+
+
+def weighting_weights(sample_weight):
+    """The weights a Hilbert coreset's weighting distribution is fitted on: the rows'
+    weights as they enter the log-likelihood (a row of weight ``w`` stands for ``w`` rows,
+    and the rates of ``fit(X, y / exposure, sample_weight=exposure)`` are counts over those
+    exposures, as with ``exposure=``), so that it is the posterior the coreset must match,
+    not one of the weights over their mean; scaled down by a power of two only when they
+    total more than 2^32 (:func:`weighting_exponent`)."""
+    return np.ldexp(sample_weight, weighting_exponent(float(np.sum(sample_weight))))

@@ -10,10 +10,9 @@ from sklearn.base import clone
 
 from skcoreset import (BayesianPoissonRegression, FrankWolfeCoreset, GIGACoreset,
                        StreamingCoreset, _progress)
-from skcoreset.coreset import _base
 from skcoreset.exceptions import CoresetAccuracyWarning
 from skcoreset.families import LogisticFamily
-from skcoreset.coreset._projection import project_loglik, relative_weights, weight_unit
+from skcoreset.coreset._projection import project_loglik, relative_weights
 from skcoreset.metrics import posterior_kl
 from skcoreset.pipeline import Pipeline
 from skcoreset.solvers import giga
@@ -188,12 +187,12 @@ def test_invalid_max_memory_is_rejected():
 # --- weight scale --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cls", HILBERT)
-@pytest.mark.parametrize("weighting", ["laplace", "laplace-subsample", "prior"])
-def test_scaling_all_weights_scales_the_coreset_weights(cls, weighting):
-    # multiplying every sample weight by c multiplies the coreset weights by c, same rows
+def test_scaling_all_weights_scales_the_coreset_weights_under_the_prior(cls):
+    # the solvers are scale-invariant: under a weighting distribution that does not see the
+    # weights, multiplying every sample weight by c multiplies the coreset weights by c
     X, y = _logistic_data(n=1000)
     base = np.random.default_rng(3).uniform(0.5, 2.0, size=len(y))
-    coreset = cls(M=30, projection_dim=100, weighting=weighting, random_state=0)
+    coreset = cls(M=30, projection_dim=100, weighting="prior", random_state=0)
     reference = clone(coreset).fit(X, y, sample_weight=base)
     assert reference.sample_weight_.sum() > 0.3 * base.sum()
     for c in (1e-300, 1e-8, 1.0, 1e8):
@@ -202,6 +201,41 @@ def test_scaling_all_weights_scales_the_coreset_weights(cls, weighting):
         np.testing.assert_allclose(scaled.sample_weight_, c * reference.sample_weight_,
                                    rtol=1e-6)
         np.testing.assert_allclose(scaled.error_, reference.error_, rtol=1e-6)
+
+
+@pytest.mark.parametrize("scale", [1e-2, 1.0, 1e3])
+def test_weighting_distribution_is_the_posterior_of_the_weighted_rows(scale):
+    # a weight of w is the row w times: pi-hat is the Laplace posterior of the weighted
+    # log-likelihood, as statsmodels' GLM with frequency weights (wide prior: its MLE and
+    # covariance), not that of the weights over their mean
+    X, y = _logistic_data(n=1000)
+    w = scale * np.random.default_rng(3).uniform(0.5, 2.0, size=len(y))
+    coreset = GIGACoreset(M=30, projection_dim=100, prior_scale=1e3,
+                          intercept_prior_scale=1e3, random_state=0).fit(X, y, sample_weight=w)
+    reference = sm.GLM(y, sm.add_constant(X, prepend=False), family=sm.families.Binomial(),
+                       freq_weights=w).fit()
+    posterior = coreset.weighting_posterior_
+    np.testing.assert_allclose(posterior.mean, reference.params,
+                               atol=1e-3 * np.min(reference.bse))
+    np.testing.assert_allclose(np.sqrt(np.diag(posterior.cov)), reference.bse, rtol=1e-3)
+
+
+def test_weighting_distribution_of_a_huge_total_weight_is_widened_exactly():
+    # past a total weight of 2^32 the draws would differ by less than the float32 rounding
+    # of the projected log-likelihoods: the weights are scaled down to that total by a power
+    # of two, a wider distribution than statsmodels' by exactly its square root
+    X, y = _logistic_data(n=1000)
+    w = np.full(len(y), 1e12)
+    coreset = GIGACoreset(M=30, projection_dim=100, prior_scale=1e3,
+                          intercept_prior_scale=1e3, random_state=0).fit(X, y, sample_weight=w)
+    reference = sm.GLM(y, sm.add_constant(X, prepend=False), family=sm.families.Binomial(),
+                       freq_weights=w).fit()
+    shrink = 2.0 ** -np.frexp(w.sum() / 2.0**32)[1]
+    assert w.sum() * shrink <= 2.0**32 < 2 * w.sum() * shrink
+    sd = np.sqrt(np.diag(coreset.weighting_posterior_.cov))
+    np.testing.assert_allclose(sd, reference.bse / np.sqrt(shrink), rtol=1e-3)
+    np.testing.assert_allclose(coreset.weighting_posterior_.mean, reference.params,
+                               atol=1e-3 * np.min(sd))
 
 
 def test_weights_of_one_are_unchanged_by_the_normalisation():
@@ -233,6 +267,19 @@ def _exposure_pipeline(coreset, X, y, exposure):
         return pipe.fit(X, y, coreset__exposure=exposure)
 
 
+def _rates_pipeline(coreset, X, y, exposure):
+    # the scikit-learn idiom: rates y / exposure weighted by the exposure
+    pipe = Pipeline([("coreset", coreset), ("clf", BayesianPoissonRegression(**_WIDE))])
+    key = ("coreset__base_coreset__model" if isinstance(coreset, StreamingCoreset)
+           else "coreset__model")
+    pipe.set_params(**{key: "poisson"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CoresetAccuracyWarning)
+        return pipe.fit(X, y / exposure, coreset__sample_weight=exposure)
+
+
+@pytest.mark.parametrize("idiom", [_exposure_pipeline, _rates_pipeline],
+                         ids=["exposure", "rates"])
 @pytest.mark.parametrize("coreset, kl_max", [
     (GIGACoreset(M=100, random_state=0), 1e-3),
     (FrankWolfeCoreset(M=100, random_state=0), 1.0),
@@ -240,46 +287,42 @@ def _exposure_pipeline(coreset, X, y, exposure):
     (StreamingCoreset(GIGACoreset(M=100, random_state=0), block_size=500, random_state=0),
      0.05),
 ])
-def test_exposures_stay_in_the_weighting_distribution(coreset, kl_max, monkeypatch):
-    # counts over exposures enter as rates weighted by the exposure; the weighting
-    # distribution is fitted on those weights over the mean of the user's weights, so
+def test_exposures_stay_in_the_weighting_distribution(coreset, kl_max, idiom):
+    # counts over exposures, given as exposure= or as rates weighted by the exposure: the
+    # weighting distribution is fitted on the weights as they enter the log-likelihood, so
     # that it is the all-rows posterior, not one about sqrt(mean exposure) times wider
+    # (the rates idiom, when the weights were divided by their mean: 0.2-0.4 nats here, and
+    # 1.6-6.8 nats on statsmodels' cancer data)
     X, y, exposure, reference = _counts_over_exposures()
     full = BayesianPoissonRegression(**_WIDE).fit(X, y, exposure=exposure)
-    pipe = _exposure_pipeline(clone(coreset), X, y, exposure)
+    pipe = idiom(clone(coreset), X, y, exposure)
     clf = pipe.named_steps["clf"]
     theta = np.append(clf.coef_, clf.intercept_)
     assert posterior_kl(pipe, full) < kl_max
     assert np.max(np.abs(theta - reference.params) / reference.bse) < 1.0
-    # control: weights divided by their own mean (the exposures' scale lost) are far
-    monkeypatch.setattr(_base, "weight_unit", lambda sample_weight, exposure: None)
-    control = _exposure_pipeline(clone(coreset), X, y, exposure)
-    assert posterior_kl(control, full) > 5.0
 
 
 @pytest.mark.parametrize("weighting", ["laplace", "laplace-subsample"])
-def test_scaling_the_weights_of_counts_over_exposures_scales_the_coreset(weighting):
-    X, y, exposure, _ = _counts_over_exposures(n=500)
-    base = np.random.default_rng(3).uniform(0.5, 2.0, size=len(y))
-    coreset = GIGACoreset(M=30, projection_dim=100, weighting=weighting, random_state=0)
-    reference = clone(coreset).fit(X, y, sample_weight=base, exposure=exposure)
-    for c in (1e-8, 1e8):
-        scaled = clone(coreset).fit(X, y, sample_weight=c * base, exposure=exposure)
-        np.testing.assert_array_equal(scaled.sample_indices_, reference.sample_indices_)
-        np.testing.assert_allclose(scaled.sample_weight_, c * reference.sample_weight_,
-                                   rtol=1e-6)
-
-
-def test_weight_unit_is_the_mean_of_the_user_weights():
-    w = np.array([0.0, 3.0, 1.0, 2.0])
-    exposure = np.array([5.0, 10.0, 1e4, 0.5])
-    np.testing.assert_allclose(relative_weights(w * exposure, weight_unit(w * exposure,
-                                                                          exposure)),
-                               w * exposure / 2.0)
-    for c in (1e-300, 1e300):
-        np.testing.assert_allclose(relative_weights(c * w * exposure,
-                                                    weight_unit(c * w * exposure, exposure)),
-                                   w * exposure / 2.0)
+def test_rates_weighted_by_exposure_make_the_coreset_of_counts_over_exposure(weighting):
+    # fit(X, y / e, sample_weight=e) is the likelihood of fit(X, y, exposure=e): the same
+    # weighting distribution (with "laplace", statsmodels' GLM with the exposure) and coreset
+    X, y, exposure, reference = _counts_over_exposures(n=500)
+    coreset = GIGACoreset(M=30, projection_dim=100, weighting=weighting, prior_scale=1e3,
+                          intercept_prior_scale=1e3, random_state=0)
+    counts = clone(coreset).fit(X, y, exposure=exposure)
+    rates = clone(coreset).set_params(model="poisson")
+    rates.fit(X, y / exposure, sample_weight=exposure)
+    np.testing.assert_allclose(rates.weighting_posterior_.mean,
+                               counts.weighting_posterior_.mean, rtol=1e-6)
+    np.testing.assert_allclose(rates.weighting_posterior_.cov,
+                               counts.weighting_posterior_.cov, rtol=1e-6)
+    np.testing.assert_array_equal(rates.sample_indices_, counts.sample_indices_)
+    np.testing.assert_allclose(rates.sample_weight_, counts.sample_weight_, rtol=1e-6)
+    if weighting == "laplace":
+        np.testing.assert_allclose(rates.weighting_posterior_.mean, reference.params,
+                                   atol=1e-3 * np.min(reference.bse))
+        np.testing.assert_allclose(np.sqrt(np.diag(rates.weighting_posterior_.cov)),
+                                   reference.bse, rtol=1e-3)
 
 
 # --- verbose -------------------------------------------------------------------------------
@@ -313,3 +356,18 @@ def test_verbose_two_adds_the_newton_steps_of_the_weighting_fit(capsys):
     X, y = _logistic_data(n=500)
     GIGACoreset(M=5, projection_dim=50, random_state=0, verbose=2).fit(X, y)
     assert "[laplace] iter" in capsys.readouterr().out
+
+
+def test_rates_on_dask_chunks_get_the_weighting_distribution_of_counts_in_memory():
+    da = pytest.importorskip("dask.array")
+    X, y, exposure, _ = _counts_over_exposures(n=2000)
+    coreset = GIGACoreset(M=30, projection_dim=100, random_state=0)
+    in_memory = clone(coreset).fit(X, y, exposure=exposure).weighting_posterior_
+    chunked = [da.from_array(a, chunks=(500,) + a.shape[1:]) for a in (X, y, exposure)]
+    for posterior in (
+            clone(coreset).fit(*chunked[:2], exposure=chunked[2]).weighting_posterior_,
+            clone(coreset).set_params(model="poisson").fit(
+                chunked[0], chunked[1] / chunked[2],
+                sample_weight=chunked[2]).weighting_posterior_):
+        np.testing.assert_allclose(posterior.mean, in_memory.mean, rtol=1e-8)
+        np.testing.assert_allclose(posterior.cov, in_memory.cov, rtol=1e-6)
