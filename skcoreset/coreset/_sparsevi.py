@@ -40,6 +40,7 @@ from .._typing import RandomStateLike
 # Greedy steps in a row that re-select a coreset point without lowering the best KL so
 # far before the construction stops (the coreset has stopped growing and improving).
 _PATIENCE = 5
+_NOT_SELECTED = object()
 
 
 @dataclass
@@ -77,6 +78,12 @@ def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_dr
     projected stochastic gradient steps on the active weights with the KL gradient of
     eq. (22). The selection's draws serve the first gradient step, since adding a point with
     weight 0 leaves ``pi_w`` unchanged.
+
+    The paper starts from ``w = 0``, where ``pi_w`` is the prior. Under a prior too vague
+    for its draws (log-link potentials ``-exp(eta)`` beyond float64, or their products
+    over the rows), no Monte Carlo estimate exists there: the construction then starts
+    from ``min(p, M)`` rows drawn with probabilities ``s_n / sum(s)``, each of weight
+    ``sum(s) / min(p, M)`` (p parameters), which count as that many greedy steps.
 
     The loop runs at most ``min(M, C)`` greedy steps, C the number of rows with
     ``s_n > 0`` (a step adds at most one row, so by then the coreset may hold every row),
@@ -180,8 +187,22 @@ def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_d
     history = []
     best_kl, stalled = np.inf, 0
     stop_reason = "max_steps"
-    for step in range(1, max_steps + 1):
-        index = oracle.select(active, weights)
+    start = 1
+    # the first selection, made here to see whether the prior's draws are usable
+    pending = oracle.select(active, weights)
+    if oracle.overflowed:
+        # the prior is too vague for its draws: start from a uniform subsample instead
+        active, weights = _uniform_start(sample_weight, len(prior_prec), max_steps, rng)
+        progress.message(f"the potentials overflow at draws from the prior: starting from "
+                         f"{len(active)} rows of uniform weight")
+        weights = _optimise_weights(oracle, active, weights, n_iter_opt, learning_rate)
+        oracle.refresh(active, weights)
+        history.append((np.count_nonzero(weights), *oracle.kl()))
+        best_kl = history[-1][1]
+        start, pending = len(active) + 1, _NOT_SELECTED
+    for step in range(start, max_steps + 1):
+        index = oracle.select(active, weights) if pending is _NOT_SELECTED else pending
+        pending = _NOT_SELECTED
         if index is None:  # every potential is constant under pi_w: nothing to correlate
             stop_reason = "constant_potentials"
             break
@@ -206,6 +227,23 @@ def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_d
     full_weights[active] = weights
     return SparseVIResult(weights=full_weights, history=np.array(history).reshape(-1, 3),
                           n_iter=len(history), stop_reason=stop_reason, n_subsample=n_used)
+
+
+def _uniform_start(sample_weight, n_params, max_steps, rng):
+    """Rows and weights of a uniform subsample: the starting coreset when the prior is too
+    vague for Monte Carlo estimates under it.
+
+    ``min(p, max_steps)`` distinct rows drawn with probabilities ``s_n / sum(s)``, each
+    standing for ``sum(s) / k`` of the data (the uniform-subsample start of Naik, Rendall,
+    Campbell & Ghosh 2022 and Chen & Campbell 2024). With p parameters the coreset
+    posterior is then proper in every direction, so its draws stay where the potentials are
+    finite; the greedy steps and the projected gradient then add, reweight or drop rows.
+    """
+    candidates = np.flatnonzero(sample_weight > 0)
+    k = min(n_params, max_steps, len(candidates))
+    prob = sample_weight[candidates] / sample_weight[candidates].sum()
+    active = np.sort(rng.choice(candidates, size=k, replace=False, p=prob))
+    return active, np.full(k, sample_weight.sum() / k)
 
 
 _SPARSEVI_PARAMS_DOC = """
@@ -326,6 +364,11 @@ class SparseVICoreset(LikelihoodCoreset):
     (adding a point with weight 0 does not change ``pi_w``); the Laplace sampler refits
     only the active rows, warm-started, and the MCMC sampler continues its walkers. BLAS
     runs single-threaded inside the loop, whose products are all small.
+
+    **Vague priors.** The algorithm starts from the prior (``w = 0``). When the prior is
+    so wide that the potentials of its draws overflow (counts under the log link with a
+    prior scale of a few tens or more, depending on the covariates), it starts instead from a uniform subsample of as
+    many rows as parameters, each standing for an equal share of the data.
 
     **Large N.** With the Monte Carlo samplers a selection or gradient step evaluates the
     potentials of ``m + U`` rows at S draws (m the coreset size, U = ``n_subsample``), and

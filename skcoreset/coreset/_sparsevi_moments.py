@@ -21,6 +21,9 @@ from ._sparsevi_steps import _AdamStep, _NaturalStep
 # S = T = 100, N = 1e5): final KL 20 nats at U = 1000, 5.0 at 5000, 2.6 at 20,000, for
 # relative times 1 : 6 : 9 per greedy step.
 AUTO_SUBSAMPLE = 5000
+# Centred potentials above this are rescaled before their products (covariances over
+# N rows and S draws), which would otherwise overflow float64.
+_LARGEST_POTENTIAL = 1e100
 
 
 def resolve_subsample(n_subsample, n_candidates):
@@ -83,6 +86,7 @@ class _MonteCarloMoments:
             self._cumulative_weight = np.cumsum(sample_weight[self.candidates])
         self._cached = None
         self._full_gaussian = None
+        self.overflowed = False
 
     def residual_rows(self, active, weights):
         """Rows whose potentials are needed, the residual's coefficients on them, and the
@@ -107,7 +111,8 @@ class _MonteCarloMoments:
         return rows, coef, np.arange(len(active))
 
     def _centred_potentials(self, active, weights):
-        """Row-centred potentials ``g`` (eq. 20) on fresh draws, and the residual."""
+        """Row-centred potentials ``g`` (eq. 20) on fresh draws, and the residual; ``g`` is
+        None when the draws' potentials overflow (:attr:`overflowed`)."""
         thetas = self.sampler.draw(self.n_draws, self.rng)
         rows, coef, position = self.residual_rows(active, weights)
         if self.n_subsample is None:
@@ -115,7 +120,19 @@ class _MonteCarloMoments:
         else:
             g = self.potentials(self.X[rows], self.y[rows], thetas,
                                 take_offset(self.offset, rows))
+        # A wide pi_w (a vague prior, before the coreset pins the parameters down) puts
+        # draws where log-link potentials, -exp(eta), overflow: no estimate exists then.
+        if not np.isfinite(g).all():
+            self.overflowed = True
+            return None, None, rows, position
         g -= g.mean(axis=1, keepdims=True)
+        # Or they are finite but their products (sums over rows and draws) would overflow:
+        # one positive factor common to every row changes no correlation (eq. 13) nor the
+        # direction of the step, and keeps them finite.
+        largest = np.abs(g).max()
+        self.overflowed = bool(largest > _LARGEST_POTENTIAL)
+        if self.overflowed:
+            g /= largest
         resid = coef @ g
         resid -= resid.mean()
         return g, resid, rows, position
@@ -123,6 +140,9 @@ class _MonteCarloMoments:
     def select(self, active, weights):
         """Greedy choice of eq. (13) from the correlations of eq. (20); row index or None."""
         g, resid, rows, position = self._centred_potentials(active, weights)
+        if g is None:
+            self._cached = None
+            return None
         cov = g @ resid / self.n_draws
         var = np.einsum("ij,ij->i", g, g) / self.n_draws
         held = np.zeros(len(rows))
@@ -144,6 +164,8 @@ class _MonteCarloMoments:
         else:
             self.sampler.update(active, weights)
             g, resid, _, position = self._centred_potentials(active, weights)
+            if g is None:  # no estimate at these draws: no step
+                return np.zeros(len(active))
         return -(g[position] @ resid) / self.n_draws
 
     def step_rule(self, n_active):
@@ -188,6 +210,8 @@ class _ExactGaussianMoments:
     ``A^T diag(r) A = A^T diag(s) A - A_I^T diag(w_I) A_I`` (the first term computed once).
     A gradient costs ``O(|I| p^2 + p^3)`` and a selection ``O(N p^2)``: no Monte Carlo.
     """
+
+    overflowed = False  # closed forms: no draws to overflow
 
     def __init__(self, X, y, sample_weight, noise_scale, prior_prec, fit_intercept):
         self.X, self.y = X, y
