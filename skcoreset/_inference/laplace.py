@@ -19,6 +19,16 @@ def _dead():
     """A weak reference to nothing."""
 
 
+def _reference(state):
+    """A weak reference to a point's linear predictors (a vector of every row, which must
+    not outlive the point); a chunked pass's state (its sums, a few numbers per feature,
+    which cannot be referenced weakly) is held."""
+    try:
+        return weakref.ref(state)
+    except TypeError:
+        return lambda: state
+
+
 class LogPosteriorObjective(NewtonObjective):
     """A log posterior as a :class:`~skcoreset._inference._newton.NewtonObjective`; the state is the
     linear predictors.
@@ -47,7 +57,7 @@ class LogPosteriorObjective(NewtonObjective):
     def value(self, theta):
         if self.fuses_derivatives:
             value, eta, grad = self.log_post.value_and_grad(theta)
-            self._grad = (weakref.ref(eta), grad)
+            self._grad = (_reference(eta), grad)
             return value, eta
         eta = self.log_post.eta(theta)
         return self.log_post.value(theta, eta), eta
@@ -59,7 +69,7 @@ class LogPosteriorObjective(NewtonObjective):
                                            neg_hessian=np.float64 if exact else np.float32)
         # the gradient of this point, not a stale trial's (whose linear predictors, a vector
         # of every row, would be kept alive)
-        self._grad = (weakref.ref(out[1]), out[2])
+        self._grad = (_reference(out[1]), out[2])
         return out
 
     def gradient(self, theta, eta):
