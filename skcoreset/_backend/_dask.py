@@ -583,8 +583,9 @@ class DaskRows:
         keep = dask.delayed(_with_state, pure=True)
         tasks = [None] * len(prepared)
         for worker, blocks in by_worker.items():
-            # where the chunk is: made from the arrays it holds, not from a copy sent
-            with dask.annotate(workers=[worker], allow_other_workers=False):
+            # where the chunk is: made from the arrays it holds, not from a copy sent (on
+            # another worker only if that one is gone)
+            with dask.annotate(workers=[worker], allow_other_workers=True):
                 for b in blocks:
                     tasks[b] = keep(function, args, prepared[b])
         chunks = dask.persist(*tasks)

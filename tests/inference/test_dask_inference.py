@@ -3,6 +3,7 @@ Newton or proximal step one map-reduce over the chunks (the in-memory fit's step
 posterior), predictions lazy block by block, scores computed where the rows are."""
 
 import importlib
+import time
 from functools import partial
 
 import numpy as np
@@ -318,6 +319,12 @@ def test_nuts_on_a_cluster_samples_with_the_in_memory_mixed_precision(client, mo
     with distributed.get_task_stream(client=client) as tasks:
         lazy = clone(clf).fit(Xd, yd)
     assert any("_mixed_loglik_sums" in str(t["key"]) for t in tasks.data)
+    # the copies are the fit's: released by the workers when it ends
+    for _ in range(100):
+        if not any("_with_state" in str(key) for key in client.who_has()):
+            break
+        time.sleep(0.05)
+    assert not any("_with_state" in str(key) for key in client.who_has())
     sd = ref.posterior_samples_.std(axis=0)
     assert np.max(np.abs(lazy.posterior_samples_ - ref.posterior_samples_) / sd) < 1e-4
     np.testing.assert_array_equal(lazy.sample_stats_["n_steps"], ref.sample_stats_["n_steps"])
