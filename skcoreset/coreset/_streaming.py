@@ -12,7 +12,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from .._backend import InMemoryRows, float_dtypes
-from .._inference.dispersion import Dispersion, estimate_dispersion
+from .._inference import resolve_family
+from ..families import make_family
 from .._atomic import fit_context
 from .._sklearn_compat import HasMethods, Interval
 from .._validation import ACCEPT_SPARSE, check_sample_weight, linear_offset
@@ -117,7 +118,7 @@ class _PooledDispersion:
 
     precision: float = 0.0
     weighted: float = 0.0  # sum of precision * log alpha
-    last: Dispersion | None = None
+    last: Any = None  # the latest call's estimate (a Dispersion)
 
     def add(self, estimate):
         sd = estimate.log_alpha_sd
@@ -130,8 +131,8 @@ class _PooledDispersion:
     def estimate(self):
         if self.precision == 0:
             return self.last
-        return Dispersion(float(np.exp(self.weighted / self.precision)),
-                          float(1.0 / np.sqrt(self.precision)), self.last.theta)
+        return self.last._replace(alpha=float(np.exp(self.weighted / self.precision)),
+                                  log_alpha_sd=float(1.0 / np.sqrt(self.precision)))
 
 
 _STREAMING_ATTRS_DOC = """
@@ -343,11 +344,15 @@ class StreamingCoreset(BaseCoreset):
 
     def _start_stream(self, context, has_offset=False):
         """A new tree whose blocks are built and merged by ``context`` (of rows with offsets
-        in their linear predictors, or of rows without)."""
+        in their linear predictors, or of rows without), with the overdispersion estimated
+        on its first rows as the start of the pooled estimate of later calls."""
         if context.thetas is not None:
             self.weighting_posterior_ = context.builder.weighting_posterior_
+        dispersion = (_PooledDispersion().add(self._dispersion)
+                      if self._dispersion_estimated and self._dispersion is not None
+                      else None)
         return _Stream(context, MergeTree(context.merge), self._stream_settings(),
-                       has_offset=has_offset)
+                       has_offset=has_offset, dispersion=dispersion)
 
     def _in_memory_context(self, X, y, sample_weight, family, prior_prec, rng, offset=None):
         return make_context(self._base(), self.model_,
@@ -501,8 +506,6 @@ class StreamingCoreset(BaseCoreset):
             stream = self._start_stream(self._in_memory_context(
                 X, y_encoded, sample_weight, family, prior_prec,
                 check_random_state(self.random_state), offset), offset is not None)
-            if self._dispersion_estimated and self._dispersion is not None:
-                stream.dispersion = _PooledDispersion().add(self._dispersion)
         else:
             y_encoded = self._encode_more(y)
             offset = self._stream_offset(exposure, offset, X.shape[0],
@@ -518,17 +521,20 @@ class StreamingCoreset(BaseCoreset):
         return self
 
     def _pool_dispersion(self, stream, X, y, sample_weight, offset):
-        """Estimate the overdispersion (``alpha="auto"``) on the rows of this call, from
-        the stream's estimate so far, and pool it with those of the calls before: the
-        estimate of all rows seen, which ``family_`` and a skcoreset Pipeline's estimator
-        then hold, and under which the later blocks and merges are built (a first call of
-        a few hundred rows alone is tens of standard errors off). Called once the call's
-        blocks are in ``stream``, so that a failing call leaves the stream as it was."""
+        """Estimate the overdispersion (``alpha="auto"``) on the rows of this call and pool
+        it with those of the calls before: the estimate of all rows seen, which ``family_``
+        and a skcoreset Pipeline's estimator then hold, and under which the later blocks and
+        merges are built (a first call of a few hundred rows alone is tens of standard
+        errors off). Called once the call's blocks are in ``stream``, so that a failing
+        call leaves the stream as it was."""
         params = self._likelihood_params()
-        estimate = estimate_dispersion(
-            self.family_, X, y, sample_weight, prior_prec=self._prior_precision(X.shape[1]),
-            fit_intercept=params.fit_intercept, alpha0=self.family_.alpha, offset=offset,
-            theta0=stream.dispersion.last.theta)
+        # the family as given, alpha="auto" (not "auto" the model: that is never this one)
+        unresolved = make_family(params.model, **params._family_params())
+        _, estimate = resolve_family(
+            unresolved, X, y, sample_weight,
+            prior_prec=self._prior_precision(X.shape[1]), fit_intercept=params.fit_intercept,
+            offset=offset, return_dispersion=True,
+            rows=InMemoryRows(X, y, sample_weight, offset))
         stream.dispersion = stream.dispersion.add(estimate)
         self._dispersion = stream.dispersion.estimate()
         self.family_ = self.family_.with_alpha(self._dispersion.alpha)

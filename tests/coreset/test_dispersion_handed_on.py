@@ -140,3 +140,9 @@ def test_a_stream_pools_the_overdispersion_of_its_calls(with_offset):
     assert dispersion.alpha * dispersion.log_alpha_sd == pytest.approx(alpha_se, rel=0.1)
     # the blocks after the first call are built under the pooled estimate
     assert stream._stream.context.family.alpha == stream.family_.alpha
+    # a stream started by fit pools its rows' estimate with those of the calls after it
+    started = clone(stream).fit(X[:10_000], y[:10_000],
+                                offset=offset[:10_000] if with_offset else None)
+    started.partial_fit(X[10_000:], y[10_000:],
+                        offset=offset[10_000:] if with_offset else None)
+    assert abs(started.family_.alpha - alpha) < 0.5 * alpha_se
