@@ -119,9 +119,10 @@ class _HilbertCoreset(LikelihoodCoreset):
                                 offset=None):
         """The distribution pi-hat the projection draws parameters from.
 
-        The Laplace posterior of the rows with their weights as they enter the
-        log-likelihood (:func:`weighting_weights`; and their offsets, when they have them):
-        exposures carried by the weights of rates keep their scale as with ``exposure=``.
+        The Laplace posterior of the rows with the weights of :func:`weighting_weights`
+        (and their offsets, when they have them): under the Poisson model the weights as
+        they enter the log-likelihood, so exposures carried by the weights of rates keep
+        their scale as with ``exposure=``; under the others the weights over their mean.
         """
         if self.weighting == "prior":
             return GaussianPosterior(np.zeros(len(prior_prec)), np.diag(1.0 / prior_prec))
@@ -131,7 +132,7 @@ class _HilbertCoreset(LikelihoodCoreset):
             rows = rng.choice(rows, size=min(max(size, 1), len(rows)), replace=False)
         progress = self._stage(f"Laplace fit of the weighting distribution on {len(rows)} rows")
         result = laplace(X[rows], y[rows], family,
-                         sample_weight=weighting_weights(sample_weight[rows]),
+                         sample_weight=weighting_weights(sample_weight[rows], family),
                          prior_prec=prior_prec, fit_intercept=self.fit_intercept,
                          offset=take_offset(offset, rows),
                          verbose=max(int(self.verbose) - 1, 0))
@@ -223,7 +224,7 @@ class _HilbertCoreset(LikelihoodCoreset):
         elif self.weighting == "laplace-subsample":
             X, y, w, offset = subsample(max(self.n_subsample or int(np.sqrt(n_samples)), 1),
                                         rng)
-            posterior = laplace(X, y, family, sample_weight=weighting_weights(w),
+            posterior = laplace(X, y, family, sample_weight=weighting_weights(w, family),
                                 prior_prec=prior_prec, fit_intercept=self.fit_intercept,
                                 offset=offset).posterior
         else:  # the prior needs no data
@@ -294,11 +295,16 @@ _HILBERT_PARAMS_DOC = """
         ``"laplace-subsample"``: Laplace posterior of a uniform subsample of ``n_subsample``
         rows, not reweighted (the papers' "realistic" choice, for data too large for a full
         pass); ``"prior"``: the prior.
-        The Laplace fits use the sample weights as they enter the log-likelihood (a weight
-        of ``w`` is the row ``w`` times), so Poisson counts given with ``exposure=`` and
-        the rates ``y / exposure`` with ``sample_weight=exposure`` get the same weighting
-        distribution and coreset. Weights totalling more than 2^32 are scaled down to that
-        total (a wider distribution), so that the draws stay apart in float32.
+        Under the Poisson model the Laplace fits use the sample weights as they enter the
+        log-likelihood, so counts given with ``exposure=`` and the rates ``y / exposure``
+        with ``sample_weight=exposure`` get the same weighting distribution and coreset
+        (weights totalling more than 2^32 are scaled down to that total, so that the draws
+        stay apart in float32). Under the other models they use the sample weights divided
+        by their mean: the projection depends on the relative weights only, multiplying all
+        sample weights by ``c`` multiplies the coreset weights by ``c`` and keeps the same
+        rows, and a few rows of large weights (binomial cells of many trials) are projected
+        under a distribution as informed as one observation per row, which suits the
+        projection better than their narrow posterior.
     n_subsample : int, default=None
         Subsample size for ``weighting="laplace-subsample"``; ``None`` means ``sqrt(N)``.
     max_memory : float or None, default=4.0

@@ -21,7 +21,7 @@ from sklearn.base import clone
 
 from .._backend import Part, block_rng, float_rows, offset_keyword, row_chunks, take_offset
 from .._inference import laplace
-from ._projection import project_loglik, weighting_exponent
+from ._projection import project_loglik, weighting_exponent, weights_carry_exposures
 
 # Row chunks of at most 2**19 float64 values (4 MiB), at least 1024 rows.
 _CHUNKS = dict(max_elements=2**19, min_rows=1024)
@@ -188,17 +188,34 @@ def make_context(base, model, data, family, prior_prec, rng, dispersion_estimate
 # --------------------------------------------------------------------------------------------
 # The shared weighting distribution of Hilbert coresets: the Laplace fit of all rows
 # --------------------------------------------------------------------------------------------
+def _positive_weight(top, X, y, sample_weight, offset=None):
+    """``sum_n ldexp(w_n, -top)`` over the rows (in row chunks: no temporary of all the
+    rows; their offsets play no part)."""
+    total = 0.0
+    for rows in row_chunks(len(y), 1, **_CHUNKS):
+        total += np.ldexp(sample_weight[rows], -top).sum()
+    return (total,)
+
+
 def weighting_access(data, family, prior_prec, fit_intercept):
     """``full_laplace`` and ``subsample`` callables of ``BaseCoreset._block_projection`` for
     the rows of a storage, which read them by sums over rows and by draws.
 
     ``full_laplace`` is the Laplace fit of the estimators on all rows (every Newton step one
     pass over the rows in memory, or one reduction over their chunks on a cluster), on
-    the weights as they enter the log-likelihood, scaled as in memory
-    (:func:`~skcoreset.coreset._projection.weighting_weights`).
+    the weights of :func:`~skcoreset.coreset._projection.weighting_weights`, as in memory:
+    under the Poisson model the weights as they are (scaled down past a total of 2^32),
+    under the others divided by their mean over the rows of positive weight (after an
+    exact rescaling by a power of two, so that neither 1e-300 nor 1e300 under- or
+    overflows).
     """
     def full_laplace():
-        rows = data.scaled(1.0, exponent=weighting_exponent(data.total_weight()))
+        if weights_carry_exposures(family):
+            rows = data.scaled(1.0, exponent=weighting_exponent(data.total_weight()))
+        else:
+            top = np.frexp(data.max_weight())[1]
+            total, = data.sum(_positive_weight, top)
+            rows = data.scaled(data.n_positive() / total, exponent=-top)
         return laplace(rows, None, family, sample_weight=None, prior_prec=prior_prec,
                        fit_intercept=fit_intercept).posterior
 

@@ -187,12 +187,13 @@ def test_invalid_max_memory_is_rejected():
 # --- weight scale --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cls", HILBERT)
-def test_scaling_all_weights_scales_the_coreset_weights_under_the_prior(cls):
-    # the solvers are scale-invariant: under a weighting distribution that does not see the
-    # weights, multiplying every sample weight by c multiplies the coreset weights by c
+@pytest.mark.parametrize("weighting", ["laplace", "laplace-subsample", "prior"])
+def test_scaling_all_weights_scales_the_coreset_weights(cls, weighting):
+    # multiplying every sample weight by c multiplies the coreset weights by c, same rows
+    # (the binary models: weights that say how many rows a row stands for)
     X, y = _logistic_data(n=1000)
     base = np.random.default_rng(3).uniform(0.5, 2.0, size=len(y))
-    coreset = cls(M=30, projection_dim=100, weighting="prior", random_state=0)
+    coreset = cls(M=30, projection_dim=100, weighting=weighting, random_state=0)
     reference = clone(coreset).fit(X, y, sample_weight=base)
     assert reference.sample_weight_.sum() > 0.3 * base.sum()
     for c in (1e-300, 1e-8, 1.0, 1e8):
@@ -203,16 +204,22 @@ def test_scaling_all_weights_scales_the_coreset_weights_under_the_prior(cls):
         np.testing.assert_allclose(scaled.error_, reference.error_, rtol=1e-6)
 
 
+def _poisson_counts(n=1000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    return X, rng.poisson(np.exp(0.5 + X @ np.array([0.3, -0.2, 0.1]))).astype(float)
+
+
 @pytest.mark.parametrize("scale", [1e-2, 1.0, 1e3])
-def test_weighting_distribution_is_the_posterior_of_the_weighted_rows(scale):
-    # a weight of w is the row w times: pi-hat is the Laplace posterior of the weighted
-    # log-likelihood, as statsmodels' GLM with frequency weights (wide prior: its MLE and
-    # covariance), not that of the weights over their mean
-    X, y = _logistic_data(n=1000)
+def test_poisson_weighting_distribution_is_the_posterior_of_the_weighted_rows(scale):
+    # under the Poisson model a weight may be an exposure: pi-hat is the Laplace posterior
+    # of the weighted log-likelihood, as statsmodels' GLM with frequency weights (wide
+    # prior: its MLE and covariance), not that of the weights over their mean
+    X, y = _poisson_counts()
     w = scale * np.random.default_rng(3).uniform(0.5, 2.0, size=len(y))
     coreset = GIGACoreset(M=30, projection_dim=100, prior_scale=1e3,
                           intercept_prior_scale=1e3, random_state=0).fit(X, y, sample_weight=w)
-    reference = sm.GLM(y, sm.add_constant(X, prepend=False), family=sm.families.Binomial(),
+    reference = sm.GLM(y, sm.add_constant(X, prepend=False), family=sm.families.Poisson(),
                        freq_weights=w).fit()
     posterior = coreset.weighting_posterior_
     np.testing.assert_allclose(posterior.mean, reference.params,
@@ -224,11 +231,11 @@ def test_weighting_distribution_of_a_huge_total_weight_is_widened_exactly():
     # past a total weight of 2^32 the draws would differ by less than the float32 rounding
     # of the projected log-likelihoods: the weights are scaled down to that total by a power
     # of two, a wider distribution than statsmodels' by exactly its square root
-    X, y = _logistic_data(n=1000)
+    X, y = _poisson_counts()
     w = np.full(len(y), 1e12)
     coreset = GIGACoreset(M=30, projection_dim=100, prior_scale=1e3,
                           intercept_prior_scale=1e3, random_state=0).fit(X, y, sample_weight=w)
-    reference = sm.GLM(y, sm.add_constant(X, prepend=False), family=sm.families.Binomial(),
+    reference = sm.GLM(y, sm.add_constant(X, prepend=False), family=sm.families.Poisson(),
                        freq_weights=w).fit()
     shrink = 2.0 ** -np.frexp(w.sum() / 2.0**32)[1]
     assert w.sum() * shrink <= 2.0**32 < 2 * w.sum() * shrink

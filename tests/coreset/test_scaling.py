@@ -425,9 +425,7 @@ def test_streaming_m_points_to_the_base_constructor():
 
 def test_streaming_hilbert_is_scale_invariant_and_resolves_auto_projection():
     X, y = _logistic_data(1200)
-    # under the prior the blocks and merges see relative weights only
-    stream = StreamingCoreset(GIGACoreset(M=20, weighting="prior"), block_size=400,
-                              random_state=0)
+    stream = StreamingCoreset(GIGACoreset(M=20), block_size=400, random_state=0)
     reference = clone(stream).fit(X, y)
     assert reference.weighting_posterior_ is not None
     for c in (1e-300, 1e8):
@@ -435,13 +433,16 @@ def test_streaming_hilbert_is_scale_invariant_and_resolves_auto_projection():
         np.testing.assert_array_equal(scaled.sample_indices_, reference.sample_indices_)
         np.testing.assert_allclose(scaled.sample_weight_, c * reference.sample_weight_,
                                    rtol=1e-6)
-    # under the Laplace weighting, that of the weighted rows, as in memory
+    # under the Poisson model, the weighting distribution of the weighted rows, as in memory
+    counts = np.random.default_rng(0).poisson(np.exp(0.3 * X[:, 0]))
     w = np.full(len(y), 1e3)
     stream = StreamingCoreset(GIGACoreset(M=20), block_size=400, random_state=0)
-    streamed = stream.fit(X, y, sample_weight=w).weighting_posterior_
-    in_memory = GIGACoreset(M=20, random_state=0).fit(X, y, sample_weight=w)
+    streamed = stream.fit(X, counts, sample_weight=w).weighting_posterior_
+    in_memory = GIGACoreset(M=20, random_state=0).fit(X, counts, sample_weight=w)
     np.testing.assert_allclose(streamed.mean, in_memory.weighting_posterior_.mean, rtol=1e-8)
     np.testing.assert_allclose(streamed.cov, in_memory.weighting_posterior_.cov, rtol=1e-8)
+    unit = GIGACoreset(M=20, random_state=0).fit(X, counts).weighting_posterior_
+    np.testing.assert_allclose(np.diag(streamed.cov), 1e-3 * np.diag(unit.cov), rtol=1e-2)
 
 
 def test_streaming_model_auto_warns_when_the_first_block_is_binary_counts():
