@@ -60,6 +60,14 @@ precision. ``--nuts-fits`` times whole ``BayesianLogisticRegression(method="mcmc
 (2 chains, ``--nuts-draws``, ``--nuts-burnin``) in memory and on the cluster with
 single-precision and with float64 passes, in turn (``--repeats`` times).
 
+``--paired`` instead fits the ``--methods`` (default PASS-GLM and Laplace) in memory and
+on the cluster in turn, ``--rounds`` times (the order alternating): the paired median (and
+range) of the wall-time ratios, the CPU time (this process and both workers) and the load
+average; then, with ``--one-worker``, the same after every chunk has been gathered on one
+worker (what computing X into this process once did: the cluster keeps a chunk fetched by
+the concatenating task only there) and the prepared chunks released, as a fresh fit meets
+such rows.
+
 The rows are then gathered and fitted in this process with one BLAS thread (the baseline:
 what a user with the memory for them would run), in turn with the cluster fits
 (``--repeats`` times each, best time; NUTS once), and each dask fit is compared with it:
@@ -176,6 +184,15 @@ class PassLog:
         return len(full), len(thinned), float(np.median(full)) if full else np.nan
 
 
+def chunks_held(client, X):
+    """The number of chunks of X each worker holds."""
+    held = {worker: 0 for worker in client.scheduler_info(n_workers=-1)["workers"]}
+    for workers in client.who_has(X).values():
+        for worker in workers:
+            held[worker] += 1
+    return list(held.values())
+
+
 def worker_anon_rss(client):
     return client.run(anon_rss)
 
@@ -289,8 +306,17 @@ def pass_glm_pilot(client, seeds=(0, 1, 2)):
 
 
 def _local(client, X, y):
-    """The rows gathered into this process (the in-memory baselines)."""
-    return client.gather(client.compute([X, y]))
+    """The rows gathered into this process (the in-memory baselines), chunk by chunk from
+    the workers holding them. (Computing X would concatenate the chunks in a task on one
+    worker, and the cluster then keeps every chunk there alone: later fits would read them
+    all on that worker.)"""
+    from dask.core import flatten
+
+    def gather(array):
+        graph = dict(array.__dask_graph__())
+        return np.concatenate(client.gather([graph[key] for key in
+                                             flatten(array.__dask_keys__())]))
+    return gather(X), gather(y)
 
 
 def _timed(fit):
@@ -633,6 +659,50 @@ def nuts_fits(client, X, y, repeats, n_draws, n_burnin):
     print("wall: median over the rounds; vs memory: paired median ratio of the wall times")
 
 
+def paired_fits(client, X, y, names, rounds, one_worker):
+    """Fits in memory and on the cluster in turn: paired median of the wall-time ratios,
+    CPU time of this process and the workers, load average; with ``one_worker``, again
+    after every chunk has been gathered on one worker."""
+    from threadpoolctl import threadpool_limits
+
+    table = methods(200, 100)
+    X_local, y_local = _local(client, X, y)
+    pids = [os.getpid(), *client.run(os.getpid).values()]
+    phases = ["chunks spread", "chunks on one worker"][:1 + one_worker]
+    for phase in phases:
+        if phase == "chunks on one worker":
+            client.gather(client.compute([X, y]))  # a task on one worker fetches them all
+            time.sleep(2)  # the scheduler drops the other copies
+        print(f"\n{phase}: chunks held {chunks_held(client, X)}", flush=True)
+        times = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for r in range(rounds):
+                fitted = []  # the prepared chunks are released with the fits of a round
+                for where in ("memory", "dask")[::1 if r % 2 == 0 else -1]:
+                    for name in names:
+                        start_cpu, start = _cpu_seconds(pids), time.perf_counter()
+                        if where == "memory":
+                            with threadpool_limits(limits=1):
+                                fitted.append(table[name]().fit(X_local, y_local))
+                        else:
+                            fitted.append(table[name]().fit(X, y))
+                        times.setdefault((name, where), []).append(
+                            (time.perf_counter() - start, _cpu_seconds(pids) - start_cpu,
+                             os.getloadavg()[0]))
+        print(f"{'method':>10} {'memory [s]':>10} {'dask [s]':>9} {'ratio':>6} {'range':>10} "
+              f"{'CPU ratio':>9} {'load':>9}")
+        for name in names:
+            mem, dask = (np.array(times[name, where]) for where in ("memory", "dask"))
+            ratio = dask[:, 0] / mem[:, 0]
+            print(f"{name:>10} {np.median(mem[:, 0]):10.2f} {np.median(dask[:, 0]):9.2f} "
+                  f"{np.median(ratio):6.2f} {ratio.min():4.2f}-{ratio.max():4.2f} "
+                  f"{np.median(dask[:, 1] / mem[:, 1]):9.2f} "
+                  f"{dask[:, 2].min():4.1f}-{dask[:, 2].max():4.1f}", flush=True)
+    print("ratio: paired median (and range) of dask over memory wall times; CPU: this "
+          "process (client and scheduler) and both workers, over the in-memory fit's")
+
+
 def main():
     global _MIXED_PRECISION
     from skcoreset._inference import _common
@@ -659,7 +729,13 @@ def main():
     parser.add_argument("--nuts-fits", action="store_true",
                         help="only whole NUTS fits in memory and on the cluster (single and "
                         "double precision passes), in turn")
-    parser.add_argument("--rounds", type=int, default=5, help="--passes: rounds in turn")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="--passes, --mixed-passes, --paired: rounds in turn")
+    parser.add_argument("--paired", action="store_true",
+                        help="only fits in memory and on the cluster in turn (--methods, "
+                        "default pass_glm laplace), paired ratios")
+    parser.add_argument("--one-worker", action="store_true",
+                        help="--paired: again with every chunk gathered on one worker")
     parser.add_argument("--gradients", type=int, default=30,
                         help="--nuts: gradients timed in turn, median of")
     parser.add_argument("--nuts-draws", type=int, default=200,
@@ -686,14 +762,14 @@ def main():
         cluster.close()
         return
     X, y = make_rows(n, args.d, args.chunk_rows)
+    client.wait_for_workers(2)  # before the rows are computed: on both workers
     X, y = client.persist([X, y])
-    client.wait_for_workers(2)
     wait([X, y])
     held = {w: v / 2**20 for w, v in worker_anon_rss(client).items()}
     print(f"N = {n:,}, d = {args.d}, {X.numblocks[0]} chunks of {X.chunks[0][0]:,} rows "
-          f"({X.nbytes / 2**30:.2f} GiB) persisted on 2 workers (1 thread each); worker "
-          f"memory with the rows: {', '.join(f'{v:.0f}' for v in held.values())} MiB",
-          flush=True)
+          f"({X.nbytes / 2**30:.2f} GiB) persisted on 2 workers (1 thread each; chunks "
+          f"held: {', '.join(map(str, chunks_held(client, X)))}); worker memory with the "
+          f"rows: {', '.join(f'{v:.0f}' for v in held.values())} MiB", flush=True)
 
     warm_up(client, X, y)
     if args.mixed_passes or args.nuts_fits:
@@ -701,6 +777,12 @@ def main():
             mixed_pass_costs(client, X, y, args.rounds)
         if args.nuts_fits:
             nuts_fits(client, X, y, args.repeats, args.nuts_draws, args.nuts_burnin)
+        client.close()
+        cluster.close()
+        return
+    if args.paired:
+        paired_fits(client, X, y, args.methods or ["pass_glm", "laplace"], args.rounds,
+                    args.one_worker)
         client.close()
         cluster.close()
         return
