@@ -177,6 +177,36 @@ def test_probit_on_a_cluster_equals_in_memory(client):
     _assert_same_posterior(BayesianProbitRegression().fit(Xd, yd), ref)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_pass_glm_on_a_cluster_is_the_in_memory_fit_from_two_passes(client, weighted):
+    """PASS-GLM on the cluster: the in-memory posterior (the pilot rows, and so the
+    polynomial, are the same) and fit statistics to rounding, from one summary task per
+    chunk of y (and weights), one preparation per chunk and two passes over the rows (the
+    statistics with the pilot sample, then the log-likelihood at the posterior mean), each
+    a task per worker thread."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(6000, 4))
+    y = np.where(rng.random(len(X)) < 1 / (1 + np.exp(1 - X @ [0.5, -0.3, 0.2, 0.1])),
+                 "yes", "no")
+    w = rng.uniform(0.5, 2.0, len(y)) if weighted else None
+    Xd, yd = _chunked(X, y, chunks=500)
+    ref = BayesianLogisticRegression(method="pass_glm").fit(X, y, sample_weight=w)
+    with distributed.get_task_stream(client=client) as tasks:
+        lazy = BayesianLogisticRegression(method="pass_glm").fit(
+            Xd, yd, sample_weight=None if w is None else da.from_array(w, chunks=610))
+    sd = ref.posterior_.std
+    assert np.max(np.abs(lazy.posterior_.mean - ref.posterior_.mean) / sd) < 1e-9
+    np.testing.assert_allclose(lazy.posterior_.cov, ref.posterior_.cov, rtol=1e-9)
+    for name in ("loglik_", "deviance_", "aic_", "bic_"):
+        assert getattr(lazy, name) == pytest.approx(getattr(ref, name), rel=1e-11)
+    n_chunks = int(np.ceil(len(y) / 500))
+    keys = [str(t["key"]) for t in tasks.data]
+    assert sum("summarise_chunk" in key for key in keys) == n_chunks
+    assert sum("_prepare" in key for key in keys) == n_chunks
+    for pass_name in ("_chunk_summaries", "_fit_sums"):
+        assert 1 <= sum(pass_name in key for key in keys) <= 2
+
+
 def test_only_sums_reach_the_client_and_data_travel_once(client):
     """Only O(p^2) numbers per pass and chunk, at most 8 chunks' worth, reach the client.
     A dask array wrapping an in-memory array (and in-memory y or weights given with a dask
