@@ -177,12 +177,7 @@ class GaussianPosterior(_Moments):
         -------
         posterior : GaussianPosterior
         """
-        posterior = cls.__new__(cls)
-        posterior.mean = np.asarray(mean, dtype=float)
-        posterior._precision = None
-        posterior._cov = None
-        posterior.cov_cholesky = _cholesky_of_inverse(precision_cholesky)
-        return posterior
+        return cls.from_cov_cholesky(mean, _cholesky_of_inverse(precision_cholesky))
 
     @classmethod
     def from_cov_cholesky(cls, mean: ArrayInput,
