@@ -367,8 +367,9 @@ class SparseVICoreset(LikelihoodCoreset):
 
     **Vague priors.** The algorithm starts from the prior (``w = 0``). When the prior is
     so wide that the potentials of its draws overflow (counts under the log link with a
-    prior scale of a few tens or more, depending on the covariates), it starts instead from a uniform subsample of as
-    many rows as parameters, each standing for an equal share of the data.
+    prior scale of a few tens or more, depending on the covariates), it starts instead
+    from a uniform subsample of as many rows as parameters, each standing for an equal
+    share of the data.
 
     **Large N.** With the Monte Carlo samplers a selection or gradient step evaluates the
     potentials of ``m + U`` rows at S draws (m the coreset size, U = ``n_subsample``), and
