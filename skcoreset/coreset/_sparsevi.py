@@ -237,7 +237,7 @@ def _uniform_start(sample_weight, n_params, max_steps, rng):
 
     ``k = min(5 p, max_steps // 2)`` distinct rows (p parameters) drawn with probabilities
     ``s_n / sum(s)``, each standing for ``sum(s) / k`` of the data (the uniform-subsample
-    start of Naik, Rendall, Campbell & Ghosh 2022 and Chen & Campbell 2024). The coreset
+    start of Naik, Rousseau & Campbell 2022 and Chen & Campbell 2024). The coreset
     posterior is then proper and near the target, so its draws stay where the potentials
     are finite; the greedy steps and the projected gradient then add, reweight or drop rows
     with the other half of the budget. With only p rows the start is an exact fit of p
