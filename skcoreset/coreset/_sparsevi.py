@@ -85,7 +85,8 @@ def sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_dr
     for its draws (log-link potentials ``-exp(eta)`` beyond float64, or their products
     over the rows), no Monte Carlo estimate exists there: the construction then starts
     from ``k = min(5 p, M // 2)`` rows drawn with probabilities ``s_n / sum(s)`` (p
-    parameters), each of weight ``sum(s) / k``, which count as k greedy steps.
+    parameters), each of weight ``sum(s) / k``, which count as k greedy steps; the MCMC
+    sampler's walkers then start at draws of that coreset posterior's Laplace fit.
 
     The loop runs at most ``min(M, C)`` greedy steps, C the number of rows with
     ``s_n > 0`` (a step adds at most one row, so by then the coreset may hold every row),
@@ -195,6 +196,12 @@ def _sparse_vi(X, y, family, *, sample_weight, prior_prec, fit_intercept, M, n_d
     if oracle.overflowed:
         # the prior is too vague for its draws: start from a uniform subsample instead
         active, weights = _uniform_start(sample_weight, len(prior_prec), max_steps, rng)
+        if sampler == "mcmc":
+            # the walkers are draws of the prior, where the potentials overflow and no
+            # stretch move is ever accepted: move them to the start's Laplace fit
+            start_fit = LaplaceSampler(X, y, family, prior_prec, fit_intercept, offset)
+            start_fit.update(active, weights)
+            draws.start_at(start_fit.mean, start_fit.precision_chol_inv, rng)
         progress.message(f"the potentials overflow at draws from the prior: starting from "
                          f"{len(active)} rows of uniform weight")
         weights = _optimise_weights(oracle, active, weights, n_iter_opt, learning_rate)
@@ -374,7 +381,8 @@ class SparseVICoreset(LikelihoodCoreset):
     so wide that the potentials of its draws overflow (counts under the log link with a
     prior scale of a few tens or more, depending on the covariates), it starts instead
     from a uniform subsample of five rows per parameter (at most half of M), each
-    standing for an equal share of the data.
+    standing for an equal share of the data; with ``sampler="mcmc"`` the walkers start
+    at draws of that coreset posterior's Laplace approximation rather than of the prior.
 
     **Large N.** With the Monte Carlo samplers a selection or gradient step evaluates the
     potentials of ``m + U`` rows at S draws (m the coreset size, U = ``n_subsample``), and

@@ -374,12 +374,9 @@ def test_huge_m_stops_and_says_why():
     assert SparseVICoreset(random_state=0, **FAST).fit(X, y).stop_reason_ == "max_steps"
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_vague_prior_counts_over_exposures_start_from_finite_draws(seed):
-    # Under a vague prior (sd 1000) the draws of pi_0 put exp(eta) of the log link beyond
-    # float64: the paper's start at w = 0 gave no usable estimate and the old code fell
-    # back to a uniform coreset (6 to 103 nats for these seeds); started from a uniform
-    # subsample, SparseVI builds on finite draws. Measured against the exact posterior.
+def _vague_prior_counts_over_exposures_kl(**coreset_params):
+    """Exact KL (:func:`skcoreset.metrics.exact_kl`) of a SparseVI coreset of Poisson counts
+    over exposures under a prior of sd 1000, and the fitted coreset."""
     from skcoreset import BayesianPoissonRegression
     from skcoreset.metrics import exact_kl
 
@@ -388,11 +385,32 @@ def test_vague_prior_counts_over_exposures_start_from_finite_draws(seed):
     exposure = 10 ** rng.uniform(-2, 2, 300)
     y = rng.poisson(exposure * np.exp(0.5 + X @ [0.4, -0.3])).astype(float)
     wide = dict(prior_scale=1e3, intercept_prior_scale=1e3)
-    pipe = Pipeline([("coreset", SparseVICoreset(M=10, random_state=seed)),
+    pipe = Pipeline([("coreset", SparseVICoreset(M=10, **coreset_params)),
                      ("clf", BayesianPoissonRegression(**wide))], exact_correction=False)
     pipe.fit(X, y, coreset__exposure=exposure)
-    assert pipe.named_steps["coreset"].stop_reason_ != "constant_potentials"
-    result = exact_kl(pipe, X, y, exposure=exposure, random_state=0)
+    return exact_kl(pipe, X, y, exposure=exposure, random_state=0), pipe.named_steps["coreset"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_vague_prior_counts_over_exposures_start_from_finite_draws(seed):
+    # Under a vague prior (sd 1000) the draws of pi_0 put exp(eta) of the log link beyond
+    # float64: the paper's start at w = 0 gave no usable estimate and the old code fell
+    # back to a uniform coreset (6 to 103 nats for these seeds); started from a uniform
+    # subsample, SparseVI builds on finite draws. Measured against the exact posterior.
+    result, coreset = _vague_prior_counts_over_exposures_kl(random_state=seed)
+    assert coreset.stop_reason_ != "constant_potentials"
+    assert result.reliable
+    assert result.kl < 1.0 and result.max_mean_error_sd < 0.5
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_vague_prior_mcmc_walkers_start_at_the_uniform_start(seed):
+    # The emcee walkers began as draws of the prior (sd 1000), where every potential
+    # overflows and no stretch move is accepted: they never reached the coreset posterior
+    # of the uniform start (Gaussian-proxy KL 1e161 to 1e212 nats, exact KL 12 to 87 nats
+    # for seeds 0-2). Started at the start's Laplace fit: 0.02 to 0.07 nats.
+    result, coreset = _vague_prior_counts_over_exposures_kl(sampler="mcmc", random_state=seed)
+    assert coreset.sampler_ == "mcmc"
     assert result.reliable
     assert result.kl < 1.0 and result.max_mean_error_sd < 0.5
 
