@@ -284,6 +284,31 @@ class _Held(NamedTuple):
     groups: tuple
 
 
+def _submitted_pass(name, chunks, starts, groups, group_combine, function, args, root_here,
+                    combine):
+    """A pass over held chunks (persisted delayed objects): a task per group of chunks
+    (:func:`_in_prepared_group`) submitted with the chunks' futures, not built into a graph
+    (no graph, tokenisation or optimisation on the client; unique keys instead of hashes
+    of the arguments, among them the parameters), one message to the scheduler for all;
+    their results are gathered and combined here (``root_here``) or by one more task whose
+    result is gathered."""
+    from uuid import uuid4
+
+    from dask.utils import funcname
+
+    client = _client()
+    held = [chunk.__dask_graph__()[chunk.key] for chunk in chunks]
+    futures = client.map(
+        _in_prepared_group, [group_combine] * len(groups), [function] * len(groups),
+        [args] * len(groups), [[held[b] for b in group] for group in groups],
+        [[starts[b] for b in group] for group in groups], [list(group) for group in groups],
+        key=[f"{name}-{uuid4().hex}" for _ in groups], pure=False)
+    if root_here:
+        return combine(("groups", 0), *client.gather(futures))
+    return client.submit(combine, ("groups", 0), *futures,
+                         key=f"{funcname(combine)}-{uuid4().hex}", pure=False).result()
+
+
 def _rows_only(function, *args_and_rows, **offset):
     # drops the number of the chunk's first row and the chunk's, for per-row functions and
     # sums
@@ -669,7 +694,8 @@ class DaskRows:
         Chunks prepared on the cluster are read by one task per worker thread, which
         combines the results of its chunks, and the client those of the tasks: a few tasks
         and messages a pass instead of one per chunk and per node of the tree (what a pass
-        costs beyond its arithmetic, the more so on busy cores). The sums are then added
+        costs beyond its arithmetic, the more so on busy cores), submitted as futures
+        (:func:`_submitted_pass`) rather than built into a graph. The sums are then added
         in an order that depends on where the chunks are, which changes their rounding
         only.
 
@@ -680,7 +706,6 @@ class DaskRows:
         rows). ``held``: chunks with state (:meth:`hold`) to read instead of the prepared
         ones."""
         import dask
-        from dask.base import tokenize
 
         groups = self._held_groups() if held is None else held.groups
         if groups is None:
@@ -691,17 +716,9 @@ class DaskRows:
             top, level = tree_levels(tasks, self.task(combine), until=_SPLIT_EVERY)
             return combine((level, 0), *dask.compute(*top))
         prepared = self._prepared_chunks() if held is None else held.chunks
-        name = _task_name(function, args)
-        task = dask.delayed(_in_prepared_group, pure=True)
-        tasks = []
-        for group in groups:
-            inputs = (None if fold else combine, function, args,
-                      [prepared[b] for b in group], [self.starts[b] for b in group],
-                      list(group))
-            tasks.append(task(*inputs, dask_key_name=f"{name}-{tokenize(*inputs)}"))
-        if not root_here:
-            return self.task(combine)(("groups", 0), *tasks).compute()
-        return combine(("groups", 0), *dask.compute(*tasks))
+        return _submitted_pass(_task_name(function, args), prepared, self.starts, groups,
+                               None if fold else combine, function, args, root_here,
+                               combine)
 
     def _root_seed(self, rng):
         """The root seed of the tasks' draws: drawn once from each ``rng`` handed in, so the

@@ -469,3 +469,39 @@ def test_fold_reads_every_chunk_once_in_row_order_within_a_task(on_cluster, requ
     assert n_rows == len(y)
     assert sorted(starts) == rows.starts
     np.testing.assert_allclose(sums, X.T @ (w * y), rtol=1e-12)
+
+
+class _Unhashable:
+    """Parameters of a pass that dask cannot hash: a pass over chunks held on a cluster
+    sends its arguments as they are (hashing them cost a pass more than its arithmetic
+    at NUTS' thousands of passes)."""
+
+    def __init__(self, theta):
+        self.theta = theta
+
+    def __dask_tokenize__(self):
+        raise AssertionError("a pass hashed its arguments")
+
+
+def _offset_sums(params, X, y, w, offset=None):
+    eta = X @ params.theta + offset
+    return X.T @ (w * eta), w @ eta
+
+
+def test_passes_over_held_chunks_submit_their_arguments_unhashed(dask_cluster):
+    """Chunks held on a cluster: a pass is a task per worker thread submitted with the
+    chunks' futures (no graph, no hash of the parameters) whose sums, with the rows'
+    offsets and weights, equal those in memory."""
+    distributed = pytest.importorskip("distributed")
+    X, y, w = _rows(n=2000)
+    offset = np.random.default_rng(1).normal(size=len(y))
+    with distributed.Client(dask_cluster) as client:
+        rows = _dask_rows(X, y, w, chunks=250)
+        rows = DaskRows(*client.persist([rows._X, rows._y, rows._w]),
+                        rows.summary).with_offset(offset)
+        for theta in ([0.5, -1.0, 2.0], [0.0, 0.25, -0.5]):
+            grad, total = rows.sum(_offset_sums, _Unhashable(np.array(theta)))
+            eta = X @ theta + offset
+            np.testing.assert_allclose(grad, X.T @ (w * eta), rtol=1e-12)
+            assert total == pytest.approx(w @ eta, rel=1e-12)
+        assert 1 <= len(rows._held_groups()) <= 2 < rows.n_chunks
