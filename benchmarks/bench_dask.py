@@ -58,7 +58,9 @@ X; on the cluster the workers' float32 copies of the chunks they hold), in memor
 cluster, in turn (``--rounds`` times): paired median ratio of dask over memory per
 precision. ``--nuts-fits`` times whole ``BayesianLogisticRegression(method="mcmc")`` fits
 (2 chains, ``--nuts-draws``, ``--nuts-burnin``) in memory and on the cluster with
-single-precision and with float64 passes, in turn (``--repeats`` times).
+single-precision and with float64 passes, in turn (``--repeats`` times). With
+``--graph-passes`` both also time the cluster's passes built as a graph each (the code
+before passes over held chunks were submitted as futures) in turn with the rest.
 
 ``--paired`` instead fits the ``--methods`` (default PASS-GLM and Laplace) in memory and
 on the cluster in turn, ``--rounds`` times (the order alternating): the paired median (and
@@ -87,9 +89,12 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 
+from skcoreset._backend import _dask
+
 D = 20
 CHUNK_ROWS = 250_000  # 40 MB of float64 features per chunk
 _MIXED_PRECISION = None  # ChunkedLogPosterior.mixed_precision, set by main
+_SUBMITTED_PASS = None  # skcoreset._backend._dask._submitted_pass, set by main
 
 
 def anon_rss():
@@ -557,12 +562,39 @@ def _float64_passes(on):
         _common.ChunkedLogPosterior.mixed_precision = _MIXED_PRECISION
 
 
-def mixed_pass_costs(client, X, y, rounds):
+def _graph_pass(name, chunks, starts, groups, group_combine, function, args, root_here,
+                combine):
+    """The pass over held chunks as it was before it was submitted as futures: the same
+    tasks built into a graph of ``dask.delayed`` calls named by a hash of their arguments
+    (the parameters among them) and computed (the baseline of ``--graph-passes``)."""
+    import dask
+    from dask.base import tokenize
+
+    task = dask.delayed(_dask._in_prepared_group, pure=True)
+    tasks = []
+    for group in groups:
+        inputs = (group_combine, function, args, [chunks[b] for b in group],
+                  [starts[b] for b in group], list(group))
+        tasks.append(task(*inputs, dask_key_name=f"{name}-{tokenize(*inputs)}"))
+    if not root_here:
+        return dask.delayed(combine, pure=True)(("groups", 0), *tasks).compute()
+    return combine(("groups", 0), *dask.compute(*tasks))
+
+
+def _graph_passes(on):
+    """In this process: passes over held chunks built as graphs (on, the code before) or
+    submitted as futures (off, the package's)."""
+    _dask._submitted_pass = _graph_pass if on else _SUBMITTED_PASS
+
+
+def mixed_pass_costs(client, X, y, rounds, graph=False):
     """NUTS' gradient pass (the log posterior's value and gradient) in memory and on the
     cluster, with float64 products and with single-precision products about a reference
     point (the in-memory sampler's ``MixedProducts``; on the cluster float32 copies of the
     chunks kept by the workers), in turn, ``rounds`` times: wall time and its paired
-    median ratio to the in-memory pass of the same precision."""
+    median ratio to the in-memory pass of the same precision. ``graph``: the cluster's passes
+    also built as graphs (the code before they were submitted as futures), in turn, and
+    the paired median ratio of the package's passes to those."""
     from functools import partial
 
     from threadpoolctl import threadpool_limits
@@ -593,11 +625,14 @@ def mixed_pass_costs(client, X, y, rounds):
     assert memory_mixed is not memory and chunked_mixed is not chunked
     cases = {("memory", "float64"): memory, ("dask", "float64"): chunked,
              ("memory", "float32"): memory_mixed, ("dask", "float32"): chunked_mixed}
+    if graph:
+        cases.update({("graph", "float64"): chunked, ("graph", "float32"): chunked_mixed})
     wall = {key: [] for key in cases}
     theta = reference
     for _ in range(rounds):
         theta = theta + 0.001
         for key, log_post in cases.items():
+            _graph_passes(key[0] == "graph")
             with threadpool_limits(limits=1):
                 start = time.perf_counter()
                 log_post.value_and_grad(theta)
@@ -607,19 +642,31 @@ def mixed_pass_costs(client, X, y, rounds):
           f"{rounds} rounds in turn; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores (float32 copies made in {made['memory']:.2f} s in memory, "
           f"{made['dask']:.2f} s on the cluster)")
-    print(f"{'products':>9} {'memory [ms]':>11} {'dask [ms]':>9} {'dask / memory':>13}")
+    _graph_passes(False)
+    print(f"{'products':>9} {'memory [ms]':>11} {'dask [ms]':>9} {'dask / memory':>13}"
+          + (f" {'graph [ms]':>10} {'graph / memory':>14} {'dask / graph':>12}" if graph
+             else ""))
     for precision in ("float64", "float32"):
         here, there = (np.array(wall[where, precision]) for where in ("memory", "dask"))
-        print(f"{precision:>9} {1e3 * np.median(here):11.0f} {1e3 * np.median(there):9.0f} "
-              f"{np.median(there / here):13.2f}")
-    print("medians over the rounds; dask / memory: paired median ratio")
+        line = (f"{precision:>9} {1e3 * np.median(here):11.1f} {1e3 * np.median(there):9.1f} "
+                f"{np.median(there / here):13.2f}")
+        if graph:
+            before = np.array(wall["graph", precision])
+            line += (f" {1e3 * np.median(before):10.1f} {np.median(before / here):14.2f} "
+                     f"{np.median(there / before):12.2f}")
+        print(line)
+    print("medians over the rounds; dask / memory (graph / memory, dask / graph): paired "
+          "median ratios" + ("; graph: the cluster's passes built as graphs (before)"
+                             if graph else ""))
 
 
-def nuts_fits(client, X, y, repeats, n_draws, n_burnin):
+def nuts_fits(client, X, y, repeats, n_draws, n_burnin, graph=False):
     """Whole ``BayesianLogisticRegression(method="mcmc")`` fits in memory (one BLAS thread)
     and on the cluster with single-precision passes and with float64 passes, in turn,
     ``repeats`` times: wall time, gradients, ms per gradient, and the largest difference
-    of the posterior means from the in-memory fit's in posterior sds."""
+    of the posterior means from the in-memory fit's in posterior sds. ``graph``: the float64
+    passes replaced by single-precision passes built as graphs (the code before they were
+    submitted as futures)."""
     from threadpoolctl import threadpool_limits
 
     from skcoreset import BayesianLogisticRegression
@@ -627,13 +674,15 @@ def nuts_fits(client, X, y, repeats, n_draws, n_burnin):
     X_local, y_local = _local(client, X, y)
     make = dict(method="mcmc", n_draws=n_draws, n_burnin=n_burnin, n_chains=2,
                 random_state=0)
-    runs = {"memory": [], "dask, float32 passes": [], "dask, float64 passes": []}
+    runs = {"memory": [], "dask, float32 passes": [],
+            "dask, float32, graphs" if graph else "dask, float64 passes": []}
     fitted = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(repeats):
             for label in runs:
                 _float64_passes(label == "dask, float64 passes")
+                _graph_passes(label == "dask, float32, graphs")
                 data = (X_local, y_local) if label == "memory" else (X, y)
                 with threadpool_limits(limits=1):
                     est, seconds = _timed(
@@ -642,6 +691,7 @@ def nuts_fits(client, X, y, repeats, n_draws, n_burnin):
                 fitted[label] = est
                 print(f"  {label}: {seconds:.1f} s", flush=True)
     _float64_passes(False)
+    _graph_passes(False)
     reference = fitted["memory"]
     print()
     print(f"BayesianLogisticRegression(method='mcmc', n_draws={n_draws}, n_burnin={n_burnin}, "
@@ -704,10 +754,11 @@ def paired_fits(client, X, y, names, rounds, one_worker):
 
 
 def main():
-    global _MIXED_PRECISION
+    global _MIXED_PRECISION, _SUBMITTED_PASS
     from skcoreset._inference import _common
 
     _MIXED_PRECISION = _common.ChunkedLogPosterior.mixed_precision
+    _SUBMITTED_PASS = _dask._submitted_pass
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 1e6")
     parser.add_argument("--n", type=int, default=None, help="rows (default 1e7)")
@@ -729,6 +780,9 @@ def main():
     parser.add_argument("--nuts-fits", action="store_true",
                         help="only whole NUTS fits in memory and on the cluster (single and "
                         "double precision passes), in turn")
+    parser.add_argument("--graph-passes", action="store_true",
+                        help="--mixed-passes, --nuts-fits: also the cluster's passes built "
+                        "as graphs (before they were submitted as futures), in turn")
     parser.add_argument("--rounds", type=int, default=5,
                         help="--passes, --mixed-passes, --paired: rounds in turn")
     parser.add_argument("--paired", action="store_true",
@@ -774,9 +828,10 @@ def main():
     warm_up(client, X, y)
     if args.mixed_passes or args.nuts_fits:
         if args.mixed_passes:
-            mixed_pass_costs(client, X, y, args.rounds)
+            mixed_pass_costs(client, X, y, args.rounds, args.graph_passes)
         if args.nuts_fits:
-            nuts_fits(client, X, y, args.repeats, args.nuts_draws, args.nuts_burnin)
+            nuts_fits(client, X, y, args.repeats, args.nuts_draws, args.nuts_burnin,
+                      args.graph_passes)
         client.close()
         cluster.close()
         return
