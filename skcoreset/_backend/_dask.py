@@ -2,8 +2,9 @@
 
 The row chunks of ``X`` (all columns in one block; ``y`` and ``sample_weight`` rechunked
 alike) are the blocks; every per-chunk step is a ``dask.delayed`` task, combined by a tree of
-tasks on the cluster, and the client receives only small results: sums over rows, the drawn
-rows and their weights. Draws are exact:
+tasks on the cluster (chunks held on a ``distributed`` cluster: a task per worker thread,
+submitted with the chunks' futures), and the client receives only small results: sums over
+rows, the drawn rows and their weights. Draws are exact:
 
 * :meth:`DaskRows.uniform_sample` -- every row of positive weight gets a uniform random key
   in its chunk; the smallest keys over all chunks (a distributed reservoir, merged by the
