@@ -488,6 +488,25 @@ def _cpu_seconds(pids):
     return total / tick
 
 
+def _logistic_posteriors(client, X, y):
+    """The logistic log posterior of the benchmark's rows in memory, and what makes it on
+    the cluster: ``(family, prior, encode, in_memory)``."""
+    from functools import partial
+
+    from skcoreset._inference import prior_precision
+    from skcoreset._inference._common import LogPosterior
+    from skcoreset.families import LogisticFamily
+
+    family = LogisticFamily()
+    prior = prior_precision(X.shape[1], prior_scale=1.0, intercept_prior_scale=10.0,
+                            fit_intercept=True)
+    X_local, y_local = _local(client, X, y)
+    encode = partial(family.encode_target, classes=np.array([0, 1]))
+    in_memory = LogPosterior(X_local, encode(y_local), family, np.ones(len(y_local)), prior,
+                             True)
+    return family, prior, encode, in_memory
+
+
 def pass_costs(client, X, y, rounds):
     """One pass at a time: the value and gradient of the log posterior (NUTS' pass) and with
     the Hessian (a Newton pass), in memory and on the cluster with the pass changes off
@@ -495,26 +514,17 @@ def pass_costs(client, X, y, rounds):
     workers were started), with the chunks prepared once and a task per worker, and with
     the allocator change too; in turn, ``rounds`` times. Wall time (paired median ratio to
     in memory) and CPU time of this process and the workers."""
-    from functools import partial
-
     from threadpoolctl import threadpool_limits
 
     from skcoreset._backend import DaskRows
-    from skcoreset._inference import prior_precision
-    from skcoreset._inference._common import ChunkedLogPosterior, LogPosterior
-    from skcoreset.families import LogisticFamily
+    from skcoreset._inference._common import ChunkedLogPosterior
 
-    family = LogisticFamily()
+    family, prior, encode, memory = _logistic_posteriors(client, X, y)
     d = X.shape[1]
-    prior = prior_precision(d, prior_scale=1.0, intercept_prior_scale=10.0,
-                            fit_intercept=True)
-    X_local, y_local = _local(client, X, y)
-    encode = partial(family.encode_target, classes=np.array([0, 1]))
     before = DaskRows.from_arrays(X, y).encoded(encode)
     before._prepared = ()  # every task prepares its chunk: the code before the changes
     after = DaskRows.from_arrays(X, y).encoded(encode)
-    cases = {"memory": (LogPosterior(X_local, encode(y_local), family, np.ones(len(y_local)),
-                                     prior, True), False),
+    cases = {"memory": (memory, False),
              "dask before": (ChunkedLogPosterior(before, family, prior, True), False),
              "prepared, task per worker": (ChunkedLogPosterior(after, family, prior, True),
                                            False),
@@ -536,7 +546,7 @@ def pass_costs(client, X, y, rounds):
         theta = theta + 0.001
     client.run(_switch_allocator, True)
     print()
-    print(f"One pass, N = {len(y_local):,}, d = {d}, {X.numblocks[0]} chunks, {rounds} rounds "
+    print(f"One pass, N = {X.shape[0]:,}, d = {d}, {X.numblocks[0]} chunks, {rounds} rounds "
           f"in turn; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'pass':>9} {'case':>26} {'wall [ms]':>9} {'wall ratio':>10} {'CPU [ms]':>8} "
           f"{'CPU ratio':>9}")
@@ -595,22 +605,13 @@ def mixed_pass_costs(client, X, y, rounds, graph=False):
     median ratio to the in-memory pass of the same precision. ``graph``: the cluster's passes
     also built as graphs (the code before they were submitted as futures), in turn, and
     the paired median ratio of the package's passes to those."""
-    from functools import partial
-
     from threadpoolctl import threadpool_limits
 
     from skcoreset._backend import DaskRows
-    from skcoreset._inference import prior_precision
-    from skcoreset._inference._common import ChunkedLogPosterior, LogPosterior
-    from skcoreset.families import LogisticFamily
+    from skcoreset._inference._common import ChunkedLogPosterior
 
-    family = LogisticFamily()
+    family, prior, encode, memory = _logistic_posteriors(client, X, y)
     d = X.shape[1]
-    prior = prior_precision(d, prior_scale=1.0, intercept_prior_scale=10.0,
-                            fit_intercept=True)
-    X_local, y_local = _local(client, X, y)
-    encode = partial(family.encode_target, classes=np.array([0, 1]))
-    memory = LogPosterior(X_local, encode(y_local), family, np.ones(len(y_local)), prior, True)
     chunked = ChunkedLogPosterior(DaskRows.from_arrays(X, y).encoded(encode), family, prior,
                                   True)
     reference = np.full(d + 1, 0.01)
@@ -638,7 +639,7 @@ def mixed_pass_costs(client, X, y, rounds, graph=False):
                 log_post.value_and_grad(theta)
                 wall[key].append(time.perf_counter() - start)
     print()
-    print(f"NUTS' gradient pass, N = {len(y_local):,}, d = {d}, {X.numblocks[0]} chunks, "
+    print(f"NUTS' gradient pass, N = {X.shape[0]:,}, d = {d}, {X.numblocks[0]} chunks, "
           f"{rounds} rounds in turn; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores (float32 copies made in {made['memory']:.2f} s in memory, "
           f"{made['dask']:.2f} s on the cluster)")
