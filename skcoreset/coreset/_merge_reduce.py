@@ -230,12 +230,41 @@ def weighting_access(data, family, prior_prec, fit_intercept):
 # --------------------------------------------------------------------------------------------
 # The tree over the chunks of a chunked storage (dask): every leaf and merge a task
 # --------------------------------------------------------------------------------------------
-def _leaf(context, X, y, sample_weight, start, block, offset=None):
-    return context.leaf(X, y, sample_weight, start, block, offset)
+def _leaf(context, per_chunk, X, y, sample_weight, start, block, offset=None):
+    part = context.leaf(X, y, sample_weight, start, block, offset)
+    return part if per_chunk is None else (part, per_chunk(y, sample_weight))
 
 
 def _merge(context, left, right, first, last):
     return context.merge(left, right, first, last)
+
+
+def chunk_tree(base, model, data, family, prior_prec, rng, dispersion_estimated=False,
+               per_chunk=None):
+    """The tree of :func:`merge_reduce_chunks` as tasks of the storage, not computed.
+
+    Returns
+    -------
+    context : BlockContext
+    tree : MergeTree
+        Its nodes are the storage's tasks; ``tree.root()`` the coreset of all rows.
+    values : list
+        With ``per_chunk``, the tasks of ``per_chunk(y, sample_weight)`` of every chunk
+        (encoded targets and weights), in chunk order: computed in the chunk's leaf task,
+        so that they read no row again (empty without ``per_chunk``).
+    """
+    context = make_context(base, model, data, family, prior_prec, rng,
+                           dispersion_estimated)
+    shared = data.shared(context)  # one copy on the cluster, not one per task
+    merge = data.task(_merge)
+    tree = MergeTree(lambda left, right, first, last: merge(shared, left, right, first, last))
+    values = []
+    for block, leaf in enumerate(data.chunk_tasks(_leaf, shared, per_chunk)):
+        if per_chunk is not None:
+            leaf, value = leaf[0], leaf[1]
+            values.append(value)
+        tree.push(block, leaf)
+    return context, tree, values
 
 
 def merge_reduce_chunks(base, model, data, family, prior_prec, rng,
@@ -254,11 +283,6 @@ def merge_reduce_chunks(base, model, data, family, prior_prec, rng,
     root : Part
         The gathered coreset of all rows.
     """
-    context = make_context(base, model, data, family, prior_prec, rng,
-                           dispersion_estimated)
-    shared = data.shared(context)  # one copy on the cluster, not one per task
-    merge = data.task(_merge)
-    tree = MergeTree(lambda left, right, first, last: merge(shared, left, right, first, last))
-    for block, leaf in enumerate(data.chunk_tasks(_leaf, shared)):
-        tree.push(block, leaf)
+    context, tree, _ = chunk_tree(base, model, data, family, prior_prec, rng,
+                                  dispersion_estimated)
     return context, tree, data.gather(tree.root())

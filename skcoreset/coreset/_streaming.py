@@ -23,13 +23,18 @@ from ._checks import warn_if_weight_lost
 from .._warnings import warn
 from ._docs import COMMON_ATTRS_DOC
 from .._docstrings import fill_doc
-from ._merge_reduce import BlockContext, MergeTree, make_context, merge_reduce_chunks
+from ._merge_reduce import BlockContext, MergeTree, chunk_tree, make_context
 from ._uniform import UniformCoreset
 from .._typing import MatrixLike, RandomStateLike, VectorLike
 
 
 def _leaf_task(context, X, y, sample_weight, start, block, offset=None):
     return context.leaf(X, y, sample_weight, start, block, offset)
+
+
+def _with_values(root, values):
+    # the root coreset and the per-block values of a dask tree, gathered together
+    return root, values
 
 
 def _same(a, b):
@@ -378,6 +383,10 @@ class StreamingCoreset(BaseCoreset):
             stream.n_samples = start + rows.stop
             stream.outcome_sums += (_block_outcomes(y[rows], sample_weight[rows]),)
             self._report(stream, merged)
+        self._tell_order(stream)
+
+    def _tell_order(self, stream):
+        """Warn, once a stream, when its blocks come in order of their outcome."""
         # sampling bases draw the same subset in law whatever the order; those that fit the
         # log-likelihood block by block do not
         fits = isinstance(self._base(), LikelihoodCoreset)
@@ -415,12 +424,17 @@ class StreamingCoreset(BaseCoreset):
         # the same tree with one task per leaf and merge; a stream then continues from the
         # gathered root, placed at the level of the whole tree as the coreset of all blocks
         data = data.rechunk(self.block_size)
-        context, tree, root = merge_reduce_chunks(self._base(), self.model_, data, family,
-                                                  prior_prec, rng, self._dispersion_estimated)
+        # the blocks' outcome sums come from their leaf tasks, gathered with the root
+        context, tree, outcomes = chunk_tree(self._base(), self.model_, data, family,
+                                             prior_prec, rng, self._dispersion_estimated,
+                                             per_chunk=_block_outcomes)
+        root, outcome_sums = data.gather(data.task(_with_values)(tree.root(), outcomes))
         stream = self._start_stream(context, data.has_offset)
         stream.n_blocks, stream.n_samples = data.n_chunks, data.n
         stream.total_weight = data.total_weight()
+        stream.outcome_sums = tuple(outcome_sums)
         stream.tree.levels = [None] * (len(tree.levels) - 1) + [(0, stream.n_blocks - 1, root)]
+        self._tell_order(stream)
         return self._finish_stream(stream)
 
     def _finish_stream(self, stream):
