@@ -232,39 +232,38 @@ def weighting_access(data, family, prior_prec, fit_intercept):
 # --------------------------------------------------------------------------------------------
 def _leaf(context, per_chunk, X, y, sample_weight, start, block, offset=None):
     part = context.leaf(X, y, sample_weight, start, block, offset)
-    return part if per_chunk is None else (part, per_chunk(y, sample_weight))
+    return part, (() if per_chunk is None else (per_chunk(y, sample_weight),))
 
 
 def _merge(context, left, right, first, last):
-    return context.merge(left, right, first, last)
+    # the chunks' values travel up the tree with their coresets: no task of their own
+    return context.merge(left[0], right[0], first, last), left[1] + right[1]
 
 
 def chunk_tree(base, model, data, family, prior_prec, rng, dispersion_estimated=False,
                per_chunk=None):
     """The tree of :func:`merge_reduce_chunks` as tasks of the storage, not computed.
 
+    Every node is the task of a pair: the coreset of its chunks (a
+    :class:`~skcoreset._backend.Part`) and, with ``per_chunk``, the tuple of
+    ``per_chunk(y, sample_weight)`` of each of its chunks (encoded targets and weights), in
+    chunk order, computed in the chunk's leaf task, so that they read no row again and
+    add no task (empty without ``per_chunk``).
+
     Returns
     -------
     context : BlockContext
     tree : MergeTree
-        Its nodes are the storage's tasks; ``tree.root()`` the coreset of all rows.
-    values : list
-        With ``per_chunk``, the tasks of ``per_chunk(y, sample_weight)`` of every chunk
-        (encoded targets and weights), in chunk order: computed in the chunk's leaf task,
-        so that they read no row again (empty without ``per_chunk``).
+        ``data.gather(tree.root())`` is the pair of all the chunks.
     """
     context = make_context(base, model, data, family, prior_prec, rng,
                            dispersion_estimated)
     shared = data.shared(context)  # one copy on the cluster, not one per task
     merge = data.task(_merge)
     tree = MergeTree(lambda left, right, first, last: merge(shared, left, right, first, last))
-    values = []
     for block, leaf in enumerate(data.chunk_tasks(_leaf, shared, per_chunk)):
-        if per_chunk is not None:
-            leaf, value = leaf[0], leaf[1]
-            values.append(value)
         tree.push(block, leaf)
-    return context, tree, values
+    return context, tree
 
 
 def merge_reduce_chunks(base, model, data, family, prior_prec, rng,
@@ -279,10 +278,11 @@ def merge_reduce_chunks(base, model, data, family, prior_prec, rng,
     -------
     context : BlockContext
     tree : MergeTree
-        Its nodes are the storage's tasks.
+        Its nodes are the storage's tasks (see :func:`chunk_tree`).
     root : Part
         The gathered coreset of all rows.
     """
-    context, tree, _ = chunk_tree(base, model, data, family, prior_prec, rng,
-                                  dispersion_estimated)
-    return context, tree, data.gather(tree.root())
+    context, tree = chunk_tree(base, model, data, family, prior_prec, rng,
+                               dispersion_estimated)
+    root, _ = data.gather(tree.root())
+    return context, tree, root

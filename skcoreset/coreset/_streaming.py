@@ -32,11 +32,6 @@ def _leaf_task(context, X, y, sample_weight, start, block, offset=None):
     return context.leaf(X, y, sample_weight, start, block, offset)
 
 
-def _with_values(root, values):
-    # the root coreset and the per-block values of a dask tree, gathered together
-    return root, values
-
-
 def _same(a, b):
     """Whether two parameter values are equal (arrays elementwise, others by ``==``)."""
     if a is b:
@@ -425,14 +420,13 @@ class StreamingCoreset(BaseCoreset):
         # gathered root, placed at the level of the whole tree as the coreset of all blocks
         data = data.rechunk(self.block_size)
         # the blocks' outcome sums come from their leaf tasks, gathered with the root
-        context, tree, outcomes = chunk_tree(self._base(), self.model_, data, family,
-                                             prior_prec, rng, self._dispersion_estimated,
-                                             per_chunk=_block_outcomes)
-        root, outcome_sums = data.gather(data.task(_with_values)(tree.root(), outcomes))
+        context, tree = chunk_tree(self._base(), self.model_, data, family, prior_prec, rng,
+                                   self._dispersion_estimated, per_chunk=_block_outcomes)
+        root, outcome_sums = data.gather(tree.root())
         stream = self._start_stream(context, data.has_offset)
         stream.n_blocks, stream.n_samples = data.n_chunks, data.n
         stream.total_weight = data.total_weight()
-        stream.outcome_sums = tuple(outcome_sums)
+        stream.outcome_sums = outcome_sums
         stream.tree.levels = [None] * (len(tree.levels) - 1) + [(0, stream.n_blocks - 1, root)]
         self._tell_order(stream)
         return self._finish_stream(stream)
