@@ -27,7 +27,8 @@ from .._validation import (ACCEPT_SPARSE, check_numeric_dtypes, check_sample_wei
 from ._calibration import laplace_distance
 from ._merge_reduce import merge_reduce_chunks
 from ._model import builds_for_sampler, likelihood_for, resolve_model
-from ._checks import warn_if_all_rows, warn_if_far, warn_if_weight_lost
+from ._checks import (block_outcomes, warn_if_all_rows, warn_if_far, warn_if_ordered,
+                      warn_if_weight_lost)
 from ._docs import fill_sampling_doc
 from ._subset import WeightedSubset, _attrs_array, weighted_subset
 from .._typing import ArrayInput, FloatArray, MatrixLike, RandomStateLike, VectorLike
@@ -166,14 +167,25 @@ class BaseCoreset(TransformerMixin, BaseEstimator, metaclass=ABCMeta):
 
         The protected hook ``fit`` calls. In-memory rows go to :meth:`_build`; chunked (dask)
         rows are reduced by merge-reduce over their chunks with this constructor as the
-        base, which sets ``weighting_posterior_`` and ``error_`` of Hilbert constructors.
+        base, which sets ``weighting_posterior_`` and ``error_`` of Hilbert constructors
+        and warns, as :class:`StreamingCoreset` does, when the chunks come in order of the
+        outcome (:func:`order_matters`).
         """
         if not data.chunked:
             indices, weights = self._build(data.X, data.y, data.sample_weight, family,
                                            prior_prec, rng, **offset_keyword(data.offset))
             return data.take(indices, weights)
-        context, _, root = merge_reduce_chunks(self, self.model_, data, family, prior_prec,
-                                               rng, self._dispersion_estimated)
+        # each chunk's outcome sums from its leaf task, to tell chunks in order of y
+        per_chunk = block_outcomes if order_matters(self) else None
+        context, _, root, outcome_sums = merge_reduce_chunks(
+            self, self.model_, data, family, prior_prec, rng, self._dispersion_estimated,
+            per_chunk)
+        warn_if_ordered(
+            type(self).__name__, outcome_sums,
+            f"the {data.n_chunks} chunks of the dask arrays it merge-reduces",
+            "Shuffle the rows before fitting (index the dask arrays by a random permutation "
+            "of the rows, e.g. numpy.random.default_rng(0).permutation(n_samples)), or fit "
+            "rows that fit in memory as NumPy arrays, with no merge-reduce.")
         if context.thetas is not None:
             self.weighting_posterior_ = context.builder.weighting_posterior_
         if root.error is not None:
@@ -751,6 +763,14 @@ class LikelihoodCoreset(BaseCoreset):
 
     def _family_params(self):
         return {"link": self.link, "noise_scale": self.noise_scale}
+
+
+def order_matters(base):
+    """Whether merge-reduce with ``base`` suffers from blocks that come in order of their
+    outcome: constructors that fit the log-likelihood block by block do (a block of one
+    outcome does not locate the posterior); uniform and sensitivity sampling draw the same
+    subsets in law whatever the order."""
+    return isinstance(base, LikelihoodCoreset)
 
 
 fill_sampling_doc(BaseCoreset)

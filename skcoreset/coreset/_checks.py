@@ -1,6 +1,7 @@
 """What a fitted coreset checks about itself and says: whether rows are its training data,
 both classes kept, weight not lost, its distance to the full posterior, a coreset that
-keeps every row, and the uniform fallback when a constructor selects none."""
+keeps every row, the uniform fallback when a constructor selects none, and merge-reduce
+blocks that come in order of their outcome."""
 
 import numpy as np
 from scipy import sparse
@@ -126,3 +127,57 @@ def uniform_fallback(coreset, why, sample_weight, rng):
         f"{type(coreset).__name__}: {why} Returning a uniform coreset of the same budget "
         "instead.", UserWarning)
     return uniform_subset(coreset.M, sample_weight, rng)
+
+
+# Rows whose blocks hold more than this share of the outcome's variance between them (and
+# ten times what blocks of rows in random order hold, (B - 1) / (N - 1)) are told to shuffle.
+_ORDERED_SHARE = 0.5
+
+
+def block_outcomes(y, sample_weight):
+    """``(rows, sum y, sum y^2)`` of a block's rows of positive weight."""
+    y = np.asarray(y, dtype=float)[sample_weight > 0]
+    return (len(y), float(y.sum()), float(y @ y))
+
+
+def _ordered_outcomes(outcome_sums):
+    """The share of the variance of the outcomes that lies between the blocks, when it is
+    far above that of rows in random order (None otherwise): the rows came sorted or
+    grouped by their outcome (all y = 0, then all y = 1).
+
+    Merge-reduce with a base constructor that fits the log-likelihood then compresses
+    poorly: a block of one outcome does not locate the posterior (a logistic block of only
+    y = 0 has no finite mode), so each block's coreset fits a log-likelihood unlike that of
+    all rows, and merges keep its error (20,000 logistic rows in 10 blocks: sorted,
+    QuasiNewtonCoreset's KL to the all-rows posterior is 0.7 nats, shuffled 0.00006)."""
+    sums = np.array([block for block in outcome_sums if block[0] > 0]).reshape(-1, 3)
+    n_blocks, n = len(sums), sums[:, 0].sum()
+    if n_blocks < 2 or n <= n_blocks:
+        return None
+    mean = sums[:, 1].sum() / n
+    total = sums[:, 2].sum() - n * mean**2
+    if not total > 1e-12 * sums[:, 2].sum():
+        return None
+    share = float((sums[:, 1]**2 / sums[:, 0]).sum() - n * mean**2) / total
+    random_order = (n_blocks - 1) / (n - 1)
+    return share if share > max(_ORDERED_SHARE, 10 * random_order) else None
+
+
+def warn_if_ordered(name, outcome_sums, where, advice):
+    """Warn when the blocks of a merge-reduce tree came in order of their outcome.
+
+    ``outcome_sums`` holds :func:`block_outcomes` of every block; ``where`` names the
+    blocks (e.g. "its 10 blocks") and ``advice`` says how to shuffle the rows. Returns
+    whether it warned.
+    """
+    share = _ordered_outcomes(outcome_sums)
+    if share is None:
+        return False
+    n_blocks = sum(block[0] > 0 for block in outcome_sums)
+    n = sum(block[0] for block in outcome_sums)
+    warn(f"{name}: {share:.0%} of the variance of y lies between {where} (rows in random "
+         f"order: about {100 * (n_blocks - 1) / max(n - 1, 1):.2g}%): the rows come sorted "
+         "or grouped by their outcome, so each block's coreset fits a log-likelihood unlike "
+         f"that of all the rows and the merged coreset stands in poorly for them. {advice}",
+         UserWarning)
+    return True

@@ -267,12 +267,12 @@ def chunk_tree(base, model, data, family, prior_prec, rng, dispersion_estimated=
 
 
 def merge_reduce_chunks(base, model, data, family, prior_prec, rng,
-                        dispersion_estimated=False):
+                        dispersion_estimated=False, per_chunk=None):
     """Merge-reduce with ``base`` over the chunks of ``data`` (one leaf per chunk).
 
     The tree of :class:`StreamingCoreset` as tasks of the storage, so the result equals
     ``StreamingCoreset(base, block_size=<chunk size>)`` fitted in memory with the same
-    ``rng``; only the root is gathered.
+    ``rng``; only the root is gathered (with ``per_chunk`` as in :func:`chunk_tree`).
 
     Returns
     -------
@@ -281,8 +281,11 @@ def merge_reduce_chunks(base, model, data, family, prior_prec, rng,
         Its nodes are the storage's tasks (see :func:`chunk_tree`).
     root : Part
         The gathered coreset of all rows.
+    values : tuple
+        ``per_chunk(y, sample_weight)`` of every chunk, in chunk order (empty without
+        ``per_chunk``).
     """
     context, tree = chunk_tree(base, model, data, family, prior_prec, rng,
-                               dispersion_estimated)
-    root, _ = data.gather(tree.root())
-    return context, tree, root
+                               dispersion_estimated, per_chunk)
+    root, values = data.gather(tree.root())
+    return context, tree, root, values

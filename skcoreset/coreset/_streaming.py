@@ -17,10 +17,9 @@ from ..families import make_family
 from .._atomic import fit_context
 from .._sklearn_compat import HasMethods, Interval
 from .._validation import ACCEPT_SPARSE, check_sample_weight, linear_offset
-from ._base import BaseCoreset, LikelihoodCoreset
+from ._base import BaseCoreset, order_matters
 from ._model import resolve_model
-from ._checks import warn_if_weight_lost
-from .._warnings import warn
+from ._checks import block_outcomes, warn_if_ordered, warn_if_weight_lost
 from ._docs import COMMON_ATTRS_DOC
 from .._docstrings import fill_doc
 from ._merge_reduce import BlockContext, MergeTree, chunk_tree, make_context
@@ -60,7 +59,7 @@ class _Stream:
     # the overdispersion estimates of the partial_fit calls, pooled (see _PooledDispersion)
     dispersion: "_PooledDispersion | None" = None
     # (rows, sum of y, sum of y^2) of each block's rows of positive weight, to tell rows
-    # that come in order of their outcome (see _ordered_outcomes); whether it was told
+    # that come in order of their outcome (see warn_if_ordered); whether it was told
     outcome_sums: tuple = ()
     told_order: bool = False
 
@@ -69,42 +68,6 @@ class _Stream:
         return _Stream(self.context, self.tree.copy(), self.settings, self.n_blocks,
                        self.n_samples, self.total_weight, self.has_offset, self.dispersion,
                        self.outcome_sums, self.told_order)
-
-
-# Rows whose blocks hold more than this share of the outcome's variance between them (and
-# ten times what blocks of rows in random order hold, (B - 1) / (N - 1)) are told to shuffle.
-_ORDERED_SHARE = 0.5
-
-
-def _block_outcomes(y, sample_weight):
-    """``(rows, sum y, sum y^2)`` of a block's rows of positive weight."""
-    y = np.asarray(y, dtype=float)[sample_weight > 0]
-    return (len(y), float(y.sum()), float(y @ y))
-
-
-def _ordered_outcomes(outcome_sums):
-    """The share of the variance of the outcomes that lies between the blocks, when it is
-    far above that of rows in random order (None otherwise): the rows came sorted or
-    grouped by their outcome (all y = 0, then all y = 1).
-
-    Merge-reduce with a base constructor that fits the log-likelihood then compresses
-    poorly: a block of one outcome does not locate the posterior (a logistic block of only
-    y = 0 has no finite mode), so each block's coreset fits a log-likelihood unlike that of
-    all rows, and merges keep its error (20,000
-    logistic rows in 10 blocks: sorted, QuasiNewtonCoreset's KL to the all-rows posterior
-    is 0.7 nats, shuffled 0.00006). Uniform and sensitivity sampling draw the same
-    subsets in law whatever the order."""
-    sums = np.array([block for block in outcome_sums if block[0] > 0]).reshape(-1, 3)
-    n_blocks, n = len(sums), sums[:, 0].sum()
-    if n_blocks < 2 or n <= n_blocks:
-        return None
-    mean = sums[:, 1].sum() / n
-    total = sums[:, 2].sum() - n * mean**2
-    if not total > 1e-12 * sums[:, 2].sum():
-        return None
-    share = float((sums[:, 1]**2 / sums[:, 0]).sum() - n * mean**2) / total
-    random_order = (n_blocks - 1) / (n - 1)
-    return share if share > max(_ORDERED_SHARE, 10 * random_order) else None
 
 
 @dataclass(frozen=True)
@@ -376,27 +339,19 @@ class StreamingCoreset(BaseCoreset):
             merged = stream.tree.push(stream.n_blocks, part)
             stream.n_blocks += 1
             stream.n_samples = start + rows.stop
-            stream.outcome_sums += (_block_outcomes(y[rows], sample_weight[rows]),)
+            stream.outcome_sums += (block_outcomes(y[rows], sample_weight[rows]),)
             self._report(stream, merged)
         self._tell_order(stream)
 
     def _tell_order(self, stream):
         """Warn, once a stream, when its blocks come in order of their outcome."""
-        # sampling bases draw the same subset in law whatever the order; those that fit the
-        # log-likelihood block by block do not
-        fits = isinstance(self._base(), LikelihoodCoreset)
-        share = (None if stream.told_order or not fits
-                 else _ordered_outcomes(stream.outcome_sums))
-        if share is not None:
-            stream.told_order = True
-            warn(f"StreamingCoreset: {share:.0%} of the variance of y lies between its "
-                 f"{stream.n_blocks} blocks (rows in random order: about "
-                 f"{100 * (stream.n_blocks - 1) / max(stream.n_samples - 1, 1):.2g}%): the rows "
-                 "come sorted or grouped by their outcome, so each block's coreset fits a "
-                 "log-likelihood unlike that of all the rows and the merged coreset stands "
-                 "in poorly for them. Shuffle the rows before streaming them (e.g. "
-                 "sklearn.utils.shuffle(X, y, random_state=0), or a random permutation of "
-                 "the row order), or use one constructor on all rows.", UserWarning)
+        if stream.told_order or not order_matters(self._base()):
+            return
+        stream.told_order = warn_if_ordered(
+            "StreamingCoreset", stream.outcome_sums, f"its {stream.n_blocks} blocks",
+            "Shuffle the rows before streaming them (e.g. sklearn.utils.shuffle(X, y, "
+            "random_state=0), or a random permutation of the row order), or use one "
+            "constructor on all rows.")
 
     def _report(self, stream, merged):
         if self.verbose:
@@ -421,7 +376,7 @@ class StreamingCoreset(BaseCoreset):
         data = data.rechunk(self.block_size)
         # the blocks' outcome sums come from their leaf tasks, gathered with the root
         context, tree = chunk_tree(self._base(), self.model_, data, family, prior_prec, rng,
-                                   self._dispersion_estimated, per_chunk=_block_outcomes)
+                                   self._dispersion_estimated, per_chunk=block_outcomes)
         root, outcome_sums = data.gather(tree.root())
         stream = self._start_stream(context, data.has_offset)
         stream.n_blocks, stream.n_samples = data.n_chunks, data.n
