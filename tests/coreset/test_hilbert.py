@@ -378,3 +378,26 @@ def test_rates_on_dask_chunks_get_the_weighting_distribution_of_counts_in_memory
                 sample_weight=chunked[2]).weighting_posterior_):
         np.testing.assert_allclose(posterior.mean, in_memory.mean, rtol=1e-8)
         np.testing.assert_allclose(posterior.cov, in_memory.cov, rtol=1e-6)
+
+
+# --- merge-reduce ----------------------------------------------------------------------------
+
+def test_merged_coreset_weights_are_those_of_the_data():
+    # the weights of a merge-reduce coreset of Hilbert blocks weigh the rows' projected
+    # log-likelihoods (under the stream's shared draws) against their exact sum over all
+    # rows, computed here from the rows themselves: a block coreset of wrong weights or a
+    # merge that weighted a part twice would leave error_ and this sum apart
+    X, y = _logistic_data()
+    sample_weight = np.where(np.arange(len(y)) % 3 == 0, 3.0, 0.5)
+    stream = StreamingCoreset(GIGACoreset(M=50, projection_dim=50), block_size=200,
+                              random_state=0).fit(X, y, sample_weight=sample_weight)
+    vectors = project_loglik(X, np.where(y > 0, 1.0, -1.0), sample_weight, LogisticFamily(),
+                             stream._stream.context.thetas, True)
+    weights = np.zeros(len(y))
+    weights[stream.sample_indices_] = stream.sample_weight_ / sample_weight[
+        stream.sample_indices_]
+    target = vectors.sum(axis=0)
+    error = np.linalg.norm(target - weights @ vectors) / np.linalg.norm(target)
+    np.testing.assert_allclose(stream.error_, error, rtol=1e-5)
+    # no worse in the projection than GIGA on all the rows at once under the same draws
+    assert error < 1.2 * giga(vectors, n_iter=50).error
