@@ -178,6 +178,7 @@ def warn_if_ordered(name, outcome_sums, where, advice):
     warn(f"{name}: {share:.0%} of the variance of y lies between {where} (rows in random "
          f"order: about {100 * (n_blocks - 1) / max(n - 1, 1):.2g}%): the rows come sorted "
          "or grouped by their outcome, so each block's coreset fits a log-likelihood unlike "
-         f"that of all the rows and the merged coreset stands in poorly for them. {advice}",
+         "that of all the rows, and the merged coreset can stand in for them far less "
+         f"well. {advice}",
          UserWarning)
     return True
