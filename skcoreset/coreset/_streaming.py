@@ -1,7 +1,7 @@
 """Merge-reduce coresets for streams and parallel construction (Huggins, Campbell & Broderick
 2016, §3.4): the estimator over the tree of :mod:`._merge_reduce`."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral
 from typing import Any, Self
 
@@ -64,9 +64,14 @@ class _Stream:
     told_order: bool = False
 
     def copy(self):
-        """A copy to add blocks to (the parts of the tree are shared, never changed)."""
-        return _Stream(self.context, self.tree.copy(), self.settings, self.n_blocks,
-                       self.n_samples, self.total_weight, self.has_offset, self.dispersion,
+        """A copy to add blocks to (the parts of the tree are shared, never changed), with
+        its own context, whose family a call may update (the pooled overdispersion) and
+        which a failed call then leaves unchanged in this stream."""
+        context = replace(self.context)
+        tree = self.tree.copy()
+        tree.merge = context.merge
+        return _Stream(context, tree, self.settings, self.n_blocks, self.n_samples,
+                       self.total_weight, self.has_offset, self.dispersion,
                        self.outcome_sums, self.told_order)
 
 
@@ -501,7 +506,7 @@ class StreamingCoreset(BaseCoreset):
         stream.dispersion = stream.dispersion.add(estimate)
         self._dispersion = stream.dispersion.estimate()
         self.family_ = self.family_.with_alpha(self._dispersion.alpha)
-        stream.context.family = self.family_  # shared with the tree: from the next block on
+        stream.context.family = self.family_  # this call's copy: from the next block on
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -146,3 +146,24 @@ def test_a_stream_pools_the_overdispersion_of_its_calls(with_offset):
     started.partial_fit(X[10_000:], y[10_000:],
                         offset=offset[10_000:] if with_offset else None)
     assert abs(started.family_.alpha - alpha) < 0.5 * alpha_se
+
+
+def test_a_failed_call_leaves_the_stream_under_its_pooled_overdispersion(
+        counts, monkeypatch):
+    """A partial_fit that fails after pooling its alpha leaves the stream as it was: the
+    blocks of the next call are built under the alpha of the calls that completed."""
+    X, y, _ = counts
+    stream = StreamingCoreset(UniformCoreset(M=100, model="negative_binomial", **_FLAT),
+                              block_size=500, random_state=0)
+    stream.partial_fit(X[:1000], y[:1000])
+    alpha = stream.family_.alpha
+
+    def interrupted(self, stream):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(StreamingCoreset, "_finish_stream", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            stream.partial_fit(X[1000:], y[1000:])
+    assert stream.family_.alpha == alpha
+    assert stream._stream.context.family.alpha == alpha
