@@ -89,7 +89,7 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 
-from skcoreset._backend import _dask
+from skcoreset._backend import _dask, _dask_held
 
 D = 20
 CHUNK_ROWS = 250_000  # 40 MB of float64 features per chunk
@@ -580,7 +580,7 @@ def _graph_pass(name, chunks, starts, groups, group_combine, function, args, roo
     import dask
     from dask.base import tokenize
 
-    task = dask.delayed(_dask._in_prepared_group, pure=True)
+    task = dask.delayed(_dask_held._in_prepared_group, pure=True)
     tasks = []
     for group in groups:
         inputs = (group_combine, function, args, [chunks[b] for b in group],
